@@ -1,0 +1,894 @@
+//! `site-builder build`: the pipeline from a content folder to `OUT/`.
+//!
+//! ```text
+//! content/**/*.md ─parse─▶ pages ─normalize─▶ (Html, Text) Markdown
+//!      Html ─render─▶ sanitised HTML ─templates─▶ OUT/site/
+//!      Text ─chunk─▶ chunks ─filter─▶ chunks ─enrich─▶ OUT/chunks.jsonl
+//! everything skipped, dropped or broken ─▶ OUT/report.json
+//! ```
+//!
+//! A bad page is skipped and reported (or fails the build under `--strict`); the
+//! previous `OUT/site/` is replaced only once the new one is complete.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use indicatif::{ProgressBar, ProgressStyle};
+use search_core::chunk::{encode_jsonl, Chunk, CHUNKS_FORMAT_VERSION};
+use serde_json::json;
+
+use crate::chunk::{chunk_page, ChunkOptions, OptionsError};
+use crate::filter::{self, HeuristicJudge, Rule, StubJudge};
+use crate::mkdocs::{normalize, Target};
+use crate::output::{write_atomic, Staging, WriteError};
+use crate::parse::{parse_page, Page, PageError};
+use crate::render::{self, root_prefix, LinkContext, Rendered};
+use crate::report::*;
+use crate::site::{TemplateError, Templates};
+use crate::tree::{NavTree, PageRef, HOME_URL};
+use crate::{enrich, summary};
+
+/// How the stub candidates are judged (`--stub-judge`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum JudgeChoice {
+    /// The LLM when one is configured, else the heuristic.
+    #[default]
+    Auto,
+    Heuristic,
+    /// The LLM; the build fails if none is configured.
+    Llm,
+}
+
+/// Everything `build` needs, parsed and checked once at the edge.
+#[derive(Debug, Clone)]
+pub struct BuildOptions {
+    pub content: PathBuf,
+    pub out: PathBuf,
+    pub chunk: ChunkOptions,
+    pub strict: bool,
+    /// A templates folder to use instead of the built-in templates.
+    pub templates: Option<PathBuf>,
+    /// Absolute base URL of the deployed site, for `sitemap.xml`.
+    pub site_url: String,
+    pub judge: JudgeChoice,
+    pub llm: Option<crate::llm::LlmConfig>,
+    /// Show progress bars (when stderr is a terminal).
+    pub progress: bool,
+}
+
+/// Why a build did not produce its outputs.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    #[error("content folder {0} does not exist; pass --content DIR")]
+    ContentMissing(PathBuf),
+    #[error("{0} is not a folder; --content takes the folder that holds the Markdown pages")]
+    ContentNotDir(PathBuf),
+    #[error("no Markdown pages (*.md) under {0}")]
+    NoPages(PathBuf),
+    #[error(transparent)]
+    Options(#[from] OptionsError),
+    #[error(transparent)]
+    Template(#[from] TemplateError),
+    #[error(transparent)]
+    Write(#[from] WriteError),
+    #[error("--stub-judge llm needs an LLM: set SPIN_VARIABLE_LLM_BASE_URL (and _MODEL, _API_KEY) or use --stub-judge heuristic")]
+    NoLlm,
+    #[error("--strict: {skipped} page(s) skipped and {broken} broken link(s); the site was not replaced (see {report})")]
+    Strict {
+        skipped: usize,
+        broken: usize,
+        report: PathBuf,
+    },
+}
+
+/// A page that parsed, with everything derived from it.
+struct Built {
+    page: Page,
+    url: String,
+    chain: Vec<String>,
+    text_md: String,
+    rendered: Rendered,
+    summary: Option<String>,
+}
+
+/// Runs the build and returns its report (also written to `OUT/report.json`).
+pub fn build(opts: &BuildOptions) -> Result<Report, BuildError> {
+    let started = Instant::now();
+    let chunk_opts = opts.chunk.validate()?;
+    if !opts.content.exists() {
+        return Err(BuildError::ContentMissing(opts.content.clone()));
+    }
+    if !opts.content.is_dir() {
+        return Err(BuildError::ContentNotDir(opts.content.clone()));
+    }
+    let templates = match &opts.templates {
+        Some(dir) => Templates::from_dir(dir)?,
+        None => Templates::embedded()?,
+    };
+    let judge: Box<dyn StubJudge> = match (opts.judge, &opts.llm) {
+        (JudgeChoice::Llm, None) => return Err(BuildError::NoLlm),
+        (JudgeChoice::Heuristic, _) | (JudgeChoice::Auto, None) => {
+            Box::new(HeuristicJudge::default())
+        }
+        (_, Some(cfg)) => Box::new(crate::llm::LlmJudge::new(
+            cfg.clone(),
+            std::time::Duration::from_secs(60),
+        )),
+    };
+
+    let mut report = Report {
+        format: REPORT_FORMAT_VERSION,
+        chunks_format: CHUNKS_FORMAT_VERSION,
+        content: opts.content.display().to_string(),
+        out: opts.out.display().to_string(),
+        options: ReportOptions {
+            header_levels: chunk_opts.header_levels,
+            chunk_size: chunk_opts.chunk_size,
+            overlap: chunk_opts.overlap,
+            strict: opts.strict,
+            stub_judge: judge.name().to_string(),
+        },
+        ..Report::default()
+    };
+
+    // Parse.
+    let (sources, assets) = discover(&opts.content, &mut report);
+    if sources.is_empty() && report.skipped.is_empty() {
+        return Err(BuildError::NoPages(opts.content.clone()));
+    }
+    report.pages.read = sources.len() + report.skipped.len();
+    let mut pages: Vec<Page> = Vec::with_capacity(sources.len());
+    let mut ids: HashMap<String, String> = HashMap::new();
+    for source in &sources {
+        let parsed = std::fs::read(opts.content.join(source))
+            .map_err(|e| PageError::Io {
+                file: source.clone(),
+                message: e.to_string(),
+            })
+            .and_then(|bytes| parse_page(source, &bytes))
+            .and_then(|page| match ids.get(&page.id) {
+                Some(first) => Err(PageError::DuplicateId {
+                    file: source.clone(),
+                    id: page.id.clone(),
+                    first: first.clone(),
+                }),
+                None => Ok(page),
+            });
+        match parsed {
+            Ok(page) => {
+                ids.insert(page.id.clone(), source.clone());
+                pages.push(page);
+            }
+            Err(e) => report.skipped.push(Skipped {
+                file: source.clone(),
+                line: e.line(),
+                reason: e.kind().to_string(),
+                message: e.to_string(),
+            }),
+        }
+    }
+    let chains = resolve_chains(&pages);
+    let urls: Vec<String> = pages.iter().map(|p| page_url(&p.source)).collect();
+    let page_urls: HashMap<String, String> = pages
+        .iter()
+        .zip(&urls)
+        .map(|(p, u)| (p.source.clone(), u.clone()))
+        .collect();
+
+    // Normalise and render.
+    let clean = render::sanitizer();
+    let asset_exists = |rel: &str| assets.contains(rel);
+    let ctx = LinkContext {
+        pages: &page_urls,
+        asset_exists: &asset_exists,
+    };
+    let snippets = SnippetDir::new(&opts.content);
+    let bar = progress(opts.progress, pages.len() as u64, "render");
+    let mut built: Vec<Built> = Vec::with_capacity(pages.len());
+    for ((page, url), chain) in pages.into_iter().zip(urls).zip(chains) {
+        bar.set_message(page.source.clone());
+        let resolve = |name: &str| snippets.get(name);
+        let html_md = normalize(&page.body, Target::Html, &resolve);
+        let text_md = normalize(&page.body, Target::Text, &resolve);
+        for (line, name) in &html_md.missing_snippets {
+            report.warnings.push(Warning {
+                file: page.source.clone(),
+                line: Some(page.body_line + line),
+                message: format!("snippet include \"{name}\" not found in the content folder; the line was left out"),
+            });
+        }
+        let rendered = render::render(
+            &html_md,
+            &page.source,
+            &url,
+            &page.title,
+            page.body_line,
+            &ctx,
+            &clean,
+        );
+        for l in &rendered.broken_links {
+            report.broken_links.push(LinkProblem {
+                file: page.source.clone(),
+                line: l.line,
+                target: l.target.clone(),
+            });
+        }
+        for l in &rendered.missing_assets {
+            report.missing_assets.push(LinkProblem {
+                file: page.source.clone(),
+                line: l.line,
+                target: l.target.clone(),
+            });
+        }
+        let summary = summary::first_sentence(&text_md.text, 180);
+        built.push(Built {
+            page,
+            url,
+            chain,
+            text_md: text_md.text,
+            rendered,
+            summary,
+        });
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    report.pages.rendered = built.len();
+    report.pages.skipped = report.skipped.len();
+
+    // Chunk, filter, enrich.
+    let chunks = chunk_filter_enrich(
+        &built,
+        &chunk_opts,
+        judge.as_ref(),
+        opts.progress,
+        &mut report,
+    );
+
+    // Write the site into a staging folder.
+    let tree = NavTree::build(
+        &built
+            .iter()
+            .map(|b| PageRef {
+                chain: b.chain.iter().map(String::as_str).collect(),
+                url: &b.url,
+            })
+            .collect::<Vec<_>>(),
+    );
+    let site_dir = opts.out.join("site");
+    let staging = Staging::new(&site_dir)?;
+    write_site(
+        &staging,
+        &templates,
+        &tree,
+        &built,
+        &assets_used(&built),
+        opts,
+        &mut report,
+    )?;
+
+    report.seconds = started.elapsed().as_secs_f64();
+    let report_path = opts.out.join("report.json");
+    if opts.strict && (!report.skipped.is_empty() || !report.broken_links.is_empty()) {
+        write_atomic(&report_path, &report_json(&report))?;
+        return Err(BuildError::Strict {
+            skipped: report.skipped.len(),
+            broken: report.broken_links.len(),
+            report: report_path,
+        });
+    }
+    staging.commit()?;
+    write_atomic(
+        &opts.out.join("chunks.jsonl"),
+        encode_jsonl(&chunks).as_bytes(),
+    )?;
+    report.seconds = started.elapsed().as_secs_f64();
+    write_atomic(&report_path, &report_json(&report))?;
+    Ok(report)
+}
+
+fn report_json(report: &Report) -> Vec<u8> {
+    let mut v = serde_json::to_vec_pretty(report).unwrap_or_default();
+    v.push(b'\n');
+    v
+}
+
+fn progress(enabled: bool, len: u64, what: &str) -> ProgressBar {
+    if !enabled {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(len);
+    let style = ProgressStyle::with_template("{prefix:>8} [{bar:30}] {pos}/{len} {wide_msg}")
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
+        .progress_chars("=> ");
+    bar.set_style(style);
+    bar.set_prefix(what.to_string());
+    bar
+}
+
+/// Markdown pages (sorted) and other files (assets) under `content`, relative and
+/// `/`-separated. Hidden files and folders are ignored.
+fn discover(content: &Path, report: &mut Report) -> (Vec<String>, HashSet<String>) {
+    let mut pages = Vec::new();
+    let mut assets = HashSet::new();
+    let walker = walkdir::WalkDir::new(content)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|e| e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.'));
+    for entry in walker {
+        let entry = match entry {
+            Ok(e) => e,
+            Err(e) => {
+                let file = e.path().map(|p| rel_path(content, p)).unwrap_or_default();
+                report.skipped.push(Skipped {
+                    file: file.clone(),
+                    line: None,
+                    reason: "io".into(),
+                    message: format!("{file}: cannot read: {e}"),
+                });
+                continue;
+            }
+        };
+        if !entry.file_type().is_file() {
+            continue;
+        }
+        let rel = rel_path(content, entry.path());
+        let lower = rel.to_ascii_lowercase();
+        if lower.ends_with(".md") || lower.ends_with(".markdown") {
+            pages.push(rel);
+        } else {
+            assets.insert(rel);
+        }
+    }
+    (pages, assets)
+}
+
+fn rel_path(base: &Path, path: &Path) -> String {
+    let rel = path.strip_prefix(base).unwrap_or(path);
+    rel.components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// `it/wifi.md` → `it/wifi.html`.
+pub fn page_url(source: &str) -> String {
+    let stem = source
+        .strip_suffix(".md")
+        .or_else(|| source.strip_suffix(".markdown"))
+        .unwrap_or(source);
+    format!("{stem}.html")
+}
+
+/// Each page's chain (ancestors, then its own title). A page without frontmatter
+/// gets the chain of its folder: the folder's `index.md` page when there is one,
+/// else the parent folder's chain plus the folder's name.
+fn resolve_chains(pages: &[Page]) -> Vec<Vec<String>> {
+    let index_of: HashMap<&str, usize> = pages
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.source == "index.md" || p.source.ends_with("/index.md"))
+        .map(|(i, p)| (p.source.rsplit_once('/').map_or("", |(d, _)| d), i))
+        .collect();
+    let mut memo: HashMap<String, Vec<String>> = HashMap::new();
+    pages
+        .iter()
+        .map(|p| {
+            let mut chain = match &p.ancestors {
+                Some(a) => a.clone(),
+                None => {
+                    let dir = p.source.rsplit_once('/').map_or("", |(d, _)| d);
+                    let is_index = p.source == "index.md" || p.source.ends_with("/index.md");
+                    match (is_index, dir) {
+                        (true, "") => Vec::new(),
+                        (true, d) => folder_chain(parent_dir(d), pages, &index_of, &mut memo, 0),
+                        (false, d) => folder_chain(d, pages, &index_of, &mut memo, 0),
+                    }
+                }
+            };
+            chain.push(p.title.clone());
+            chain
+        })
+        .collect()
+}
+
+fn parent_dir(dir: &str) -> &str {
+    dir.rsplit_once('/').map_or("", |(d, _)| d)
+}
+
+fn folder_chain(
+    dir: &str,
+    pages: &[Page],
+    index_of: &HashMap<&str, usize>,
+    memo: &mut HashMap<String, Vec<String>>,
+    depth: usize,
+) -> Vec<String> {
+    if let Some(c) = memo.get(dir) {
+        return c.clone();
+    }
+    let chain = match index_of.get(dir) {
+        Some(&i) => {
+            let page = &pages[i];
+            let mut c = match &page.ancestors {
+                Some(a) => a.clone(),
+                None if dir.is_empty() || depth > 64 => Vec::new(),
+                None => folder_chain(parent_dir(dir), pages, index_of, memo, depth + 1),
+            };
+            c.push(page.title.clone());
+            c
+        }
+        None if dir.is_empty() => Vec::new(),
+        None => {
+            let mut c = folder_chain(parent_dir(dir), pages, index_of, memo, depth + 1);
+            let name = dir
+                .rsplit('/')
+                .next()
+                .unwrap_or(dir)
+                .replace(['-', '_'], " ");
+            let mut chars = name.chars();
+            c.push(
+                chars
+                    .next()
+                    .map(|f| f.to_uppercase().chain(chars).collect())
+                    .unwrap_or_default(),
+            );
+            c
+        }
+    };
+    memo.insert(dir.to_string(), chain.clone());
+    chain
+}
+
+/// Looks up `--8<--` snippets in the places MkDocs projects keep them.
+struct SnippetDir {
+    dirs: Vec<PathBuf>,
+}
+
+impl SnippetDir {
+    fn new(content: &Path) -> SnippetDir {
+        let dirs = ["snippets", "_snippets", "includes", "_includes", ""]
+            .iter()
+            .map(|d| content.join(d))
+            .collect();
+        SnippetDir { dirs }
+    }
+
+    fn get(&self, name: &str) -> Option<String> {
+        if name.contains("..") || name.starts_with('/') {
+            return None;
+        }
+        self.dirs
+            .iter()
+            .find_map(|d| std::fs::read_to_string(d.join(name)).ok())
+    }
+}
+
+fn chunk_filter_enrich(
+    built: &[Built],
+    opts: &ChunkOptions,
+    judge: &dyn StubJudge,
+    show_progress: bool,
+    report: &mut Report,
+) -> Vec<Chunk> {
+    let mut kept = Vec::new();
+    let mut dropped_by: BTreeMap<Rule, usize> = BTreeMap::new();
+    let mut candidates = Vec::new();
+    let mut per_page: Vec<(usize, usize)> = Vec::new(); // (page index, kept count)
+    for (pi, b) in built.iter().enumerate() {
+        let raw = chunk_page(&b.text_md, opts);
+        report.chunks.before_filters += raw.len();
+        let mut kept_here = 0;
+        for rc in raw {
+            let chunk = Chunk {
+                id: Chunk::make_id(&b.page.id, rc.n),
+                page_id: b.page.id.clone(),
+                n: rc.n,
+                title: b.page.title.clone(),
+                path: b.chain.clone(),
+                headers: rc.headers.clone(),
+                url: b.url.clone(),
+                anchor: rc.anchor.clone(),
+                version: b.page.version.clone(),
+                last_updated: b.page.last_updated.clone(),
+                index_text: String::new(),
+                text: rc.text,
+            };
+            if let Some(rule) = filter::rule_for(&chunk.text, &chunk.headers) {
+                drop_chunk(report, &mut dropped_by, &chunk, &b.page.source, rule);
+                continue;
+            }
+            if filter::is_stub_candidate(&chunk.text) {
+                candidates.push((pi, kept.len()));
+            }
+            kept.push(chunk);
+            kept_here += 1;
+        }
+        per_page.push((pi, kept_here));
+    }
+
+    // The stub check, which may call an LLM once per candidate.
+    report.chunks.stub_candidates = candidates.len();
+    let bar = progress(
+        show_progress && !candidates.is_empty(),
+        candidates.len() as u64,
+        "stubs",
+    );
+    let mut stub_drops = HashSet::new();
+    for &(pi, ci) in &candidates {
+        let chunk = &kept[ci];
+        let verdict = judge
+            .is_stub(&chunk.title, &chunk.text)
+            .unwrap_or_else(|why| {
+                report.warnings.push(Warning {
+                    file: built[pi].page.source.clone(),
+                    line: None,
+                    message: format!(
+                        "stub check for {} fell back to the heuristic: {why}",
+                        chunk.id
+                    ),
+                });
+                HeuristicJudge::default().judge(&chunk.text)
+            });
+        if verdict {
+            stub_drops.insert(ci);
+            drop_chunk(
+                report,
+                &mut dropped_by,
+                chunk,
+                &built[pi].page.source,
+                Rule::Stub,
+            );
+            per_page[pi].1 -= 1;
+        }
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    let mut chunks: Vec<Chunk> = kept
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| !stub_drops.contains(i))
+        .map(|(_, c)| c)
+        .collect();
+
+    let mut remaining = report.chunks.before_filters;
+    for rule in Rule::ALL {
+        let dropped = dropped_by.get(&rule).copied().unwrap_or(0);
+        remaining -= dropped;
+        report.chunks.filters.push(FilterCount {
+            rule,
+            dropped,
+            remaining,
+        });
+    }
+    report.chunks.after_filters = chunks.len();
+    report.chunks.pages_without_chunks = per_page
+        .iter()
+        .filter(|(_, k)| *k == 0)
+        .map(|(pi, _)| built[*pi].page.source.clone())
+        .collect();
+
+    for c in &mut chunks {
+        c.index_text = enrich::index_text(
+            &c.path,
+            &c.headers,
+            c.version.as_deref(),
+            c.last_updated.as_deref(),
+            &c.text,
+        );
+    }
+    chunks
+}
+
+fn drop_chunk(
+    report: &mut Report,
+    by: &mut BTreeMap<Rule, usize>,
+    chunk: &Chunk,
+    file: &str,
+    rule: Rule,
+) {
+    *by.entry(rule).or_default() += 1;
+    let body = filter::body_of(&chunk.text);
+    let preview: String = body
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .chars()
+        .take(80)
+        .collect();
+    report.dropped.push(Dropped {
+        chunk_id: chunk.id.clone(),
+        file: file.to_string(),
+        rule,
+        preview,
+    });
+}
+
+fn assets_used(built: &[Built]) -> Vec<String> {
+    let mut all: Vec<String> = built
+        .iter()
+        .flat_map(|b| b.rendered.assets.iter().cloned())
+        .collect();
+    all.sort();
+    all.dedup();
+    all
+}
+
+/// Renders every template into the staging folder.
+fn write_site(
+    staging: &Staging,
+    templates: &Templates,
+    tree: &NavTree,
+    built: &[Built],
+    assets: &[String],
+    opts: &BuildOptions,
+    report: &mut Report,
+) -> Result<(), BuildError> {
+    let site_title = if tree.nodes[0].title.is_empty() {
+        "Knowledge base".to_string()
+    } else {
+        tree.nodes[0].title.clone()
+    };
+    let built_date = today();
+    let site = json!({"title": site_title, "page_count": built.len(), "built": built_date});
+    let top_sections: Vec<serde_json::Value> = tree.nodes[0]
+        .children
+        .iter()
+        .map(|&c| json!({"title": tree.nodes[c].title, "url": tree.nodes[c].url}))
+        .collect();
+    let crumbs = |node: usize| -> Vec<serde_json::Value> {
+        let chain = tree.ancestry(node);
+        chain[..chain.len().saturating_sub(1)]
+            .iter()
+            .map(|&n| json!({"title": tree.nodes[n].title, "url": tree.nodes[n].url}))
+            .collect()
+    };
+    let child_list = |node: usize| -> Vec<serde_json::Value> {
+        tree.nodes[node]
+            .children
+            .iter()
+            .map(|&c| {
+                let n = &tree.nodes[c];
+                let summary = n.page.and_then(|p| built[p].summary.clone());
+                json!({
+                    "title": n.title, "url": n.url, "summary": summary,
+                    "is_section": !n.children.is_empty(),
+                    "child_count": tree.page_count(c) - usize::from(n.page.is_some()),
+                })
+            })
+            .collect()
+    };
+    let page_ctx = |b: &Built, node: usize| {
+        let tags: Vec<String> = match b.page.meta.get("tags") {
+            Some(serde_json::Value::Array(a)) => a
+                .iter()
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect(),
+            Some(serde_json::Value::String(s)) => vec![s.clone()],
+            _ => Vec::new(),
+        };
+        json!({
+            "title": b.page.title,
+            "title_id": b.rendered.title_id,
+            "html": b.rendered.html,
+            "toc": b.rendered.toc,
+            "breadcrumbs": crumbs(node),
+            "last_updated": b.page.last_updated,
+            "version": b.page.version,
+            "original_url": b.page.original_url,
+            "tags": tags,
+            "source": b.page.source,
+        })
+    };
+
+    let mut sitemap = Vec::new();
+    let bar = progress(opts.progress, built.len() as u64, "write");
+    // The content's root `index.md` is the home page's introduction, not a page of its own.
+    let home_page = built.iter().position(|b| b.url == HOME_URL);
+    for (pi, b) in built.iter().enumerate() {
+        bar.inc(1);
+        if Some(pi) == home_page {
+            continue;
+        }
+        let node = tree.page_node[pi];
+        let ctx = json!({
+            "root": root_prefix(&b.url),
+            "site": site,
+            "top_sections": top_sections,
+            "page": page_ctx(b, node),
+            "children": child_list(node),
+        });
+        staging.write(&b.url, templates.render("page.html", &ctx)?.as_bytes())?;
+        report.site.html_pages += 1;
+        sitemap.push((b.url.clone(), b.page.last_updated.clone()));
+    }
+    bar.finish_and_clear();
+
+    for node in tree.sections() {
+        let n = &tree.nodes[node];
+        if n.page.is_some() {
+            continue;
+        }
+        let ctx = json!({
+            "root": root_prefix(&n.url),
+            "site": site,
+            "top_sections": top_sections,
+            "section": {"title": n.title, "breadcrumbs": crumbs(node), "children": child_list(node)},
+        });
+        staging.write(&n.url, templates.render("section.html", &ctx)?.as_bytes())?;
+        report.site.section_pages += 1;
+        sitemap.push((n.url.clone(), None));
+    }
+
+    // Home: the root page's introduction (if any) and the first level of the tree.
+    let sections: Vec<serde_json::Value> = tree.nodes[0]
+        .children
+        .iter()
+        .zip(child_list(0))
+        .map(|(&c, mut entry)| {
+            let kids: Vec<serde_json::Value> = tree.nodes[c]
+                .children
+                .iter()
+                .map(|&k| json!({"title": tree.nodes[k].title, "url": tree.nodes[k].url}))
+                .collect();
+            entry["children"] = kids.into();
+            entry
+        })
+        .collect();
+    let home_ctx = json!({
+        "root": "",
+        "site": site,
+        "top_sections": top_sections,
+        "page": home_page.map(|p| page_ctx(&built[p], 0)),
+        "sections": sections,
+    });
+    staging.write(
+        HOME_URL,
+        templates.render("home.html", &home_ctx)?.as_bytes(),
+    )?;
+    report.site.html_pages += 1;
+    sitemap.insert(
+        0,
+        (
+            HOME_URL.to_string(),
+            home_page.and_then(|p| built[p].page.last_updated.clone()),
+        ),
+    );
+
+    fn subtree(tree: &NavTree, node: usize) -> serde_json::Value {
+        let n = &tree.nodes[node];
+        json!({"title": n.title, "url": n.url, "children": n.children.iter().map(|&c| subtree(tree, c)).collect::<Vec<_>>()})
+    }
+    let tree_ctx: Vec<serde_json::Value> = tree.nodes[0]
+        .children
+        .iter()
+        .map(|&c| subtree(tree, c))
+        .collect();
+    let search_ctx =
+        json!({"root": "", "site": site, "top_sections": top_sections, "tree": tree_ctx});
+    staging.write(
+        "search.html",
+        templates.render("search.html", &search_ctx)?.as_bytes(),
+    )?;
+    let not_found = json!({"root": "/", "site": site, "top_sections": top_sections});
+    staging.write(
+        "404.html",
+        templates.render("404.html", &not_found)?.as_bytes(),
+    )?;
+
+    let base = if opts.site_url.ends_with('/') {
+        opts.site_url.clone()
+    } else {
+        format!("{}/", opts.site_url)
+    };
+    let urls: Vec<serde_json::Value> = sitemap
+        .iter()
+        .map(|(u, d)| json!({"loc": format!("{base}{}", encode_path(u)), "lastmod": d}))
+        .collect();
+    staging.write(
+        "sitemap.xml",
+        templates
+            .render("sitemap.xml", &json!({"urls": urls}))?
+            .as_bytes(),
+    )?;
+
+    for (name, content) in templates.statics() {
+        staging.write(&format!("assets/{name}"), content.as_bytes())?;
+    }
+    for asset in assets {
+        let from = opts.content.join(asset);
+        let to = staging.path(asset);
+        if let Some(dir) = to.parent() {
+            std::fs::create_dir_all(dir).map_err(|source| WriteError {
+                path: dir.to_path_buf(),
+                source,
+            })?;
+        }
+        std::fs::copy(&from, &to).map_err(|source| WriteError {
+            path: to.clone(),
+            source,
+        })?;
+        report.site.assets_copied += 1;
+    }
+    Ok(())
+}
+
+/// Percent-encodes what a URL path cannot carry as is.
+fn encode_path(p: &str) -> String {
+    let mut out = String::with_capacity(p.len());
+    for b in p.bytes() {
+        if b.is_ascii_alphanumeric() || b"/-_.~".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// Today's date (UTC) as `YYYY-MM-DD`, from the system clock.
+fn today() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let days = (secs / 86_400) as i64;
+    // Civil-from-days (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_mirror_sources() {
+        assert_eq!(page_url("it/wifi.md"), "it/wifi.html");
+        assert_eq!(page_url("index.md"), "index.html");
+        assert_eq!(encode_path("a b/ü.html"), "a%20b/%C3%BC.html");
+    }
+
+    #[test]
+    fn today_is_a_date() {
+        let t = today();
+        assert_eq!(t.len(), 10);
+        assert!(t.starts_with("20"));
+    }
+
+    fn plain(source: &str, title: &str, ancestors: Option<Vec<&str>>) -> Page {
+        Page {
+            source: source.into(),
+            id: source.into(),
+            title: title.into(),
+            ancestors: ancestors.map(|a| a.into_iter().map(String::from).collect()),
+            original_url: None,
+            version: None,
+            last_updated: None,
+            meta: Default::default(),
+            body: String::new(),
+            body_line: 1,
+        }
+    }
+
+    #[test]
+    fn chains_come_from_folders_when_frontmatter_is_silent() {
+        let pages = vec![
+            plain("index.md", "Help", Some(vec![])),
+            plain("it/index.md", "IT services", Some(vec!["Help"])),
+            plain("it/vpn.md", "VPN", None),
+            plain("it/deep/more/x.md", "X", None),
+            plain("misc/index.md", "Misc", None),
+        ];
+        let chains = resolve_chains(&pages);
+        assert_eq!(chains[2], vec!["Help", "IT services", "VPN"]);
+        assert_eq!(chains[3], vec!["Help", "IT services", "Deep", "More", "X"]);
+        assert_eq!(chains[4], vec!["Help", "Misc"]);
+    }
+}

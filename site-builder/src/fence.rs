@@ -1,0 +1,65 @@
+//! Fenced code blocks as CommonMark defines them, for the stages that read
+//! Markdown line by line (normalising, chunking, summaries, titles): they must all
+//! agree on what is code, or a `# comment` in a shell block becomes a heading.
+
+/// An open code fence: its character and length.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Fence {
+    ch: char,
+    len: usize,
+}
+
+impl Fence {
+    /// The fence a line opens, if it opens one: three or more backticks or
+    /// tildes after any indentation; a backtick fence's info string may not
+    /// contain a backtick (```` ```x``` ```` is inline code, not a fence).
+    pub fn open(line: &str) -> Option<Fence> {
+        // Any indentation is accepted: fences inside list items are indented,
+        // and the callers do not track list nesting.
+        let t = line.trim_start();
+        let ch = t.chars().next().filter(|c| *c == '`' || *c == '~')?;
+        let len = t.chars().take_while(|c| *c == ch).count();
+        if len < 3 {
+            return None;
+        }
+        if ch == '`' && t[len..].contains('`') {
+            return None;
+        }
+        Some(Fence { ch, len })
+    }
+
+    /// Whether `line` closes this fence (same character, at least as long, nothing else).
+    pub fn closes(&self, line: &str) -> bool {
+        let t = line.trim();
+        t.chars().count() >= self.len && t.chars().all(|c| c == self.ch)
+    }
+
+    /// The fence as text, e.g. "```".
+    pub fn marker(&self) -> String {
+        std::iter::repeat_n(self.ch, self.len).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn opens_and_closes() {
+        let f = Fence::open("```bash title=\"x\"").unwrap();
+        assert!(f.closes("```"));
+        assert!(f.closes("  `````  "));
+        assert!(!f.closes("~~~"));
+        assert!(!f.closes("``` x"));
+        let t = Fence::open("~~~~").unwrap();
+        assert!(!t.closes("~~~"));
+        assert_eq!(t.marker(), "~~~~");
+    }
+
+    #[test]
+    fn inline_code_is_not_a_fence() {
+        assert_eq!(Fence::open("```  PDAL (2026). DOI  ```"), None);
+        assert_eq!(Fence::open("``two``"), None);
+        assert!(Fence::open("~~~ has ` inside").is_some());
+    }
+}

@@ -1,0 +1,24 @@
+//! `site-builder`: turns a knowledge base of Markdown pages into a static site and
+//! the chunk set that search is built from.
+//!
+//! The modules are the pipeline's stages, in order: [`parse`] (a file → a page),
+//! [`mkdocs`] (MkDocs Material syntax → CommonMark), [`render`] (Markdown → safe
+//! HTML), [`chunk`] (sections → bounded chunks), [`filter`] (drop what carries
+//! nothing), [`enrich`] (the text to index), [`tree`] + [`site`] (templates → HTML
+//! files), with [`build`] running them and [`report`] saying what happened.
+
+pub mod build;
+pub mod chunk;
+pub mod enrich;
+pub mod fence;
+pub mod filter;
+pub mod llm;
+pub mod mkdocs;
+pub mod output;
+pub mod parse;
+pub mod render;
+pub mod report;
+pub mod site;
+pub mod slug;
+pub mod summary;
+pub mod tree;

@@ -1,0 +1,445 @@
+//! Parse stage: one Markdown file of the knowledge base → one [`Page`].
+//!
+//! A page is either scraped (YAML frontmatter in the scraper's schema: `title`,
+//! `parent`, `path`, `original_url`, `page_id`, `version`, `last_updated`, plus any
+//! other keys kept as metadata) or plain Markdown (title from the first H1, else the
+//! file name; id from the path; ancestors filled in later from the folders by the
+//! build). Everything that can be wrong with a file is a [`PageError`] naming the file
+//! and, where there is one, the line: the build reports it and skips the page.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use crate::fence::Fence;
+
+/// A parsed page, before rendering and chunking.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Page {
+    /// Path relative to the content folder, with `/` separators (`it/wifi.md`).
+    pub source: String,
+    /// Stable id: `page_id` from the frontmatter, else derived from `source`.
+    pub id: String,
+    pub title: String,
+    /// Ancestor chain, root first, without the page's own title. `None` when the
+    /// file did not say (no frontmatter): the build derives it from the folders.
+    pub ancestors: Option<Vec<String>>,
+    pub original_url: Option<String>,
+    pub version: Option<String>,
+    pub last_updated: Option<String>,
+    /// Every other frontmatter key (e.g. `tags`), as JSON values.
+    pub meta: BTreeMap<String, Value>,
+    /// The Markdown after the frontmatter.
+    pub body: String,
+    /// 1-based line of the file on which `body` starts.
+    pub body_line: usize,
+}
+
+/// Why a file could not become a page.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PageError {
+    #[error("{file}: file is empty; write some Markdown or delete it")]
+    Empty { file: String },
+    #[error("{file}:{line}: not valid UTF-8 (byte {byte}); re-save the file as UTF-8")]
+    NotUtf8 {
+        file: String,
+        line: usize,
+        byte: usize,
+    },
+    #[error("{file}:1: frontmatter starts with `---` but has no closing `---` line")]
+    UnclosedFrontmatter { file: String },
+    #[error("{file}:{line}: malformed YAML frontmatter: {message}")]
+    BadYaml {
+        file: String,
+        line: usize,
+        message: String,
+    },
+    #[error("{file}:{line}: frontmatter must be a mapping of `key: value` lines")]
+    FrontmatterNotMapping { file: String, line: usize },
+    #[error("{file}:{line}: frontmatter has no `title`; add `title: …` (or remove the frontmatter to take the title from the first `# heading`)")]
+    MissingTitle { file: String, line: usize },
+    #[error(
+        "{file}:{line}: frontmatter key `{key}` must be a single value, not a list or mapping"
+    )]
+    NotScalar {
+        file: String,
+        line: usize,
+        key: String,
+    },
+    #[error("{file}: page_id `{id}` is already used by {first}; page ids must be unique")]
+    DuplicateId {
+        file: String,
+        id: String,
+        first: String,
+    },
+    #[error("{file}: could not read: {message}")]
+    Io { file: String, message: String },
+}
+
+impl PageError {
+    /// Short machine-readable name used in the build report.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            PageError::Empty { .. } => "empty_file",
+            PageError::NotUtf8 { .. } => "not_utf8",
+            PageError::UnclosedFrontmatter { .. } => "unclosed_frontmatter",
+            PageError::BadYaml { .. } => "malformed_yaml",
+            PageError::FrontmatterNotMapping { .. } => "frontmatter_not_mapping",
+            PageError::MissingTitle { .. } => "missing_title",
+            PageError::NotScalar { .. } => "frontmatter_not_scalar",
+            PageError::DuplicateId { .. } => "duplicate_page_id",
+            PageError::Io { .. } => "io",
+        }
+    }
+
+    /// The line the error points at, when it has one.
+    pub fn line(&self) -> Option<usize> {
+        match self {
+            PageError::NotUtf8 { line, .. }
+            | PageError::BadYaml { line, .. }
+            | PageError::FrontmatterNotMapping { line, .. }
+            | PageError::MissingTitle { line, .. }
+            | PageError::NotScalar { line, .. } => Some(*line),
+            PageError::UnclosedFrontmatter { .. } => Some(1),
+            _ => None,
+        }
+    }
+}
+
+/// Frontmatter keys with a meaning of their own; the rest goes to [`Page::meta`].
+const KNOWN_KEYS: [&str; 7] = [
+    "title",
+    "parent",
+    "path",
+    "original_url",
+    "page_id",
+    "version",
+    "last_updated",
+];
+
+/// Parses the bytes of the file at `source` (relative path, `/`-separated).
+pub fn parse_page(source: &str, bytes: &[u8]) -> Result<Page, PageError> {
+    let file = source.to_string();
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        let byte = e.valid_up_to();
+        let line = bytes[..byte].iter().filter(|&&b| b == b'\n').count() + 1;
+        PageError::NotUtf8 {
+            file: file.clone(),
+            line,
+            byte,
+        }
+    })?;
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    if text.trim().is_empty() {
+        return Err(PageError::Empty { file });
+    }
+
+    let Some((yaml, body, body_line)) = split_frontmatter(text, &file)? else {
+        return Ok(plain_page(source, text));
+    };
+    let value: serde_norway::Value =
+        serde_norway::from_str(yaml).map_err(|e| PageError::BadYaml {
+            file: file.clone(),
+            // The YAML starts on line 2 of the file, after the opening `---`.
+            line: e.location().map_or(2, |l| l.line() + 1),
+            message: yaml_message(&e),
+        })?;
+    let map = match value {
+        serde_norway::Value::Mapping(m) => m,
+        serde_norway::Value::Null => serde_norway::Mapping::new(),
+        _ => return Err(PageError::FrontmatterNotMapping { file, line: 2 }),
+    };
+
+    let line_of = |key: &str| key_line(yaml, key).map_or(2, |l| l + 1);
+    let mut fields: BTreeMap<String, Option<String>> = BTreeMap::new();
+    let mut meta = BTreeMap::new();
+    for (k, v) in map {
+        let key = match k {
+            serde_norway::Value::String(s) => s,
+            other => scalar_to_string(&other).unwrap_or_default(),
+        };
+        if KNOWN_KEYS.contains(&key.as_str()) {
+            let s = match &v {
+                serde_norway::Value::Null => None,
+                other => Some(scalar_to_string(other).ok_or_else(|| PageError::NotScalar {
+                    file: file.clone(),
+                    line: line_of(&key),
+                    key: key.clone(),
+                })?),
+            };
+            fields.insert(
+                key,
+                s.map(|s| s.trim().to_string()).filter(|s| !s.is_empty()),
+            );
+        } else {
+            meta.insert(key, serde_json::to_value(&v).unwrap_or(Value::Null));
+        }
+    }
+    let get = |k: &str| fields.get(k).cloned().flatten();
+
+    let title = get("title").ok_or(PageError::MissingTitle {
+        file: file.clone(),
+        line: 1,
+    })?;
+    let ancestors = match (get("path"), get("parent")) {
+        (Some(path), _) => {
+            let mut chain: Vec<String> = path
+                .split(" / ")
+                .map(|s| s.trim().to_string())
+                .filter(|s| !s.is_empty())
+                .collect();
+            if chain.last() == Some(&title) {
+                chain.pop();
+            }
+            Some(chain)
+        }
+        (None, Some(parent)) => Some(vec![parent]),
+        (None, None) => None,
+    };
+    Ok(Page {
+        id: get("page_id").unwrap_or_else(|| id_from_path(source)),
+        source: file,
+        title,
+        ancestors,
+        original_url: get("original_url"),
+        version: get("version"),
+        last_updated: get("last_updated"),
+        meta,
+        body: body.to_string(),
+        body_line,
+    })
+}
+
+/// Splits `---\n yaml \n---\n body`; `Ok(None)` when the file has no frontmatter.
+fn split_frontmatter<'a>(
+    text: &'a str,
+    file: &str,
+) -> Result<Option<(&'a str, &'a str, usize)>, PageError> {
+    let Some(rest) = text
+        .strip_prefix("---")
+        .filter(|r| r.starts_with('\n') || r.starts_with("\r\n"))
+    else {
+        return Ok(None);
+    };
+    let rest = rest
+        .trim_start_matches('\r')
+        .strip_prefix('\n')
+        .unwrap_or(rest);
+    let mut offset = 0;
+    for (i, line) in rest.split_inclusive('\n').enumerate() {
+        let trimmed = line.trim_end();
+        if trimmed == "---" || trimmed == "..." {
+            let yaml = &rest[..offset];
+            let body = &rest[offset + line.len()..];
+            // Line 1 is the opening fence, YAML lines follow, then the closing fence.
+            return Ok(Some((yaml, body, i + 3)));
+        }
+        offset += line.len();
+    }
+    Err(PageError::UnclosedFrontmatter {
+        file: file.to_string(),
+    })
+}
+
+/// A page without frontmatter: title from the first H1, else the file name.
+fn plain_page(source: &str, text: &str) -> Page {
+    let title = first_h1(text).unwrap_or_else(|| title_from_file_name(source));
+    Page {
+        source: source.to_string(),
+        id: id_from_path(source),
+        title,
+        ancestors: None,
+        original_url: None,
+        version: None,
+        last_updated: None,
+        meta: BTreeMap::new(),
+        body: text.to_string(),
+        body_line: 1,
+    }
+}
+
+/// Text of the first ATX `# ` heading outside fenced code.
+fn first_h1(text: &str) -> Option<String> {
+    let mut fence: Option<Fence> = None;
+    for line in text.lines() {
+        if let Some(f) = fence {
+            if f.closes(line) {
+                fence = None;
+            }
+            continue;
+        }
+        if let Some(f) = Fence::open(line) {
+            fence = Some(f);
+        } else if let Some(h) = line.strip_prefix("# ") {
+            let h = strip_heading_attrs(h.trim().trim_end_matches('#').trim());
+            if !h.is_empty() {
+                return Some(h.to_string());
+            }
+        }
+    }
+    None
+}
+
+/// Removes a trailing `{ #id .class }` attribute list from a heading's text.
+pub fn strip_heading_attrs(h: &str) -> &str {
+    if h.ends_with('}') {
+        if let Some(open) = h.rfind('{') {
+            return h[..open].trim_end();
+        }
+    }
+    h
+}
+
+/// `it-services/vpn-setup.md` → `Vpn setup`.
+fn title_from_file_name(source: &str) -> String {
+    let stem = source.rsplit('/').next().unwrap_or(source);
+    let stem = stem.strip_suffix(".md").unwrap_or(stem);
+    let words = stem.replace(['-', '_'], " ");
+    let mut chars = words.trim().chars();
+    match chars.next() {
+        Some(c) => c.to_uppercase().chain(chars).collect(),
+        None => source.to_string(),
+    }
+}
+
+/// `it-services/vpn.md` → `it-services-vpn`; stable as long as the file keeps its path.
+pub fn id_from_path(source: &str) -> String {
+    let stem = source.strip_suffix(".md").unwrap_or(source);
+    stem.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
+        .collect()
+}
+
+fn scalar_to_string(v: &serde_norway::Value) -> Option<String> {
+    match v {
+        serde_norway::Value::String(s) => Some(s.clone()),
+        serde_norway::Value::Number(n) => Some(n.to_string()),
+        serde_norway::Value::Bool(b) => Some(b.to_string()),
+        serde_norway::Value::Tagged(t) => scalar_to_string(&t.value),
+        _ => None,
+    }
+}
+
+/// 1-based line within the YAML where `key:` is defined.
+fn key_line(yaml: &str, key: &str) -> Option<usize> {
+    yaml.lines()
+        .position(|l| {
+            l.strip_prefix(key)
+                .is_some_and(|r| r.trim_start().starts_with(':'))
+        })
+        .map(|i| i + 1)
+}
+
+/// serde's message without its own " at line X column Y" (we give the file's line).
+fn yaml_message(e: &serde_norway::Error) -> String {
+    let msg = e.to_string();
+    match msg.find(" at line ") {
+        Some(i) => msg[..i].to_string(),
+        None => msg,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SCRAPED: &str = "---\ntitle: Wi-Fi\nparent: IT\npath: Help / IT / Wi-Fi\noriginal_url: https://x.example/wifi\npage_id: '123'\nversion: 4\nlast_updated: '2026-01-02'\ntags:\n- network\n---\n# Wi-Fi\n\nBody.\n";
+
+    #[test]
+    fn scraped_frontmatter_is_read() {
+        let p = parse_page("it/wifi.md", SCRAPED.as_bytes()).unwrap();
+        assert_eq!(p.id, "123");
+        assert_eq!(p.title, "Wi-Fi");
+        assert_eq!(
+            p.ancestors,
+            Some(vec!["Help".to_string(), "IT".to_string()])
+        );
+        assert_eq!(p.version.as_deref(), Some("4"));
+        assert_eq!(p.last_updated.as_deref(), Some("2026-01-02"));
+        assert_eq!(p.original_url.as_deref(), Some("https://x.example/wifi"));
+        assert_eq!(p.meta["tags"], serde_json::json!(["network"]));
+        assert!(p.body.starts_with("# Wi-Fi"));
+        assert_eq!(p.body_line, 12);
+    }
+
+    #[test]
+    fn plain_page_takes_h1_then_file_name() {
+        let p = parse_page(
+            "it/vpn-setup.md",
+            b"Intro\n\n```\n# not this\n```\n# VPN setup {#top}\n",
+        )
+        .unwrap();
+        assert_eq!(p.title, "VPN setup");
+        assert_eq!(p.id, "it-vpn-setup");
+        assert_eq!(p.ancestors, None);
+        let p = parse_page("it/vpn-setup.md", b"no heading here\n").unwrap();
+        assert_eq!(p.title, "Vpn setup");
+    }
+
+    #[test]
+    fn bad_yaml_names_the_file_line() {
+        let err =
+            parse_page("a.md", b"---\ntitle: ok\nparent: [unclosed\n---\nbody\n").unwrap_err();
+        assert_eq!(err.kind(), "malformed_yaml");
+        let msg = err.to_string();
+        assert!(msg.starts_with("a.md:"), "{msg}");
+        assert!(matches!(err.line(), Some(3..=5)), "{msg}");
+    }
+
+    #[test]
+    fn every_bad_input_is_a_typed_error() {
+        let cases: [(&[u8], &str, Option<usize>); 6] = [
+            (b"", "empty_file", None),
+            (b"  \n\n", "empty_file", None),
+            (
+                b"---\ntitle: x\nbody without end\n",
+                "unclosed_frontmatter",
+                Some(1),
+            ),
+            (b"---\nparent: y\n---\nbody\n", "missing_title", Some(1)),
+            (
+                b"---\n- a\n- b\n---\nbody\n",
+                "frontmatter_not_mapping",
+                Some(2),
+            ),
+            (
+                b"---\ntitle: x\nversion: [1, 2]\n---\n",
+                "frontmatter_not_scalar",
+                Some(3),
+            ),
+        ];
+        for (bytes, kind, line) in cases {
+            let err = parse_page("p.md", bytes).unwrap_err();
+            assert_eq!(err.kind(), kind, "{err}");
+            assert_eq!(err.line(), line, "{err}");
+            assert!(err.to_string().starts_with("p.md"), "{err}");
+        }
+    }
+
+    #[test]
+    fn non_utf8_reports_line() {
+        let err = parse_page("p.md", b"# T\nok\nbad \xff here\n").unwrap_err();
+        assert_eq!(
+            err,
+            PageError::NotUtf8 {
+                file: "p.md".into(),
+                line: 3,
+                byte: 11
+            }
+        );
+    }
+
+    #[test]
+    fn path_without_own_title_is_kept_whole() {
+        let p = parse_page("x.md", b"---\ntitle: X\npath: A / B\n---\n").unwrap();
+        assert_eq!(p.ancestors, Some(vec!["A".into(), "B".into()]));
+        let p = parse_page("x.md", b"---\ntitle: X\nparent: P\n---\n").unwrap();
+        assert_eq!(p.ancestors, Some(vec!["P".into()]));
+    }
+}

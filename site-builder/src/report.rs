@@ -1,0 +1,188 @@
+//! The build report: `OUT/report.json`, and the one-screen summary printed at the
+//! end of a build. Everything the build skipped, dropped or could not follow is
+//! listed here by file (and line, and chunk id), so that nothing is lost silently.
+
+use serde::Serialize;
+
+use crate::filter::Rule;
+
+/// Version of the `report.json` layout.
+pub const REPORT_FORMAT_VERSION: u32 = 1;
+
+/// `OUT/report.json`.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Report {
+    pub format: u32,
+    pub chunks_format: u32,
+    pub content: String,
+    pub out: String,
+    pub options: ReportOptions,
+    pub pages: PageCounts,
+    /// Pages that were not rendered, with the reason.
+    pub skipped: Vec<Skipped>,
+    pub chunks: ChunkCounts,
+    /// Every chunk the filters dropped.
+    pub dropped: Vec<Dropped>,
+    /// Links to pages that do not exist.
+    pub broken_links: Vec<LinkProblem>,
+    /// Links and images to files that are not in the content folder.
+    pub missing_assets: Vec<LinkProblem>,
+    /// Things that did not stop the build but deserve a look.
+    pub warnings: Vec<Warning>,
+    pub site: SiteCounts,
+    pub seconds: f64,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct ReportOptions {
+    pub header_levels: u8,
+    pub chunk_size: usize,
+    pub overlap: usize,
+    pub strict: bool,
+    pub stub_judge: String,
+}
+
+#[derive(Debug, Clone, Copy, Default, Serialize, PartialEq, Eq)]
+pub struct PageCounts {
+    /// Markdown files found.
+    pub read: usize,
+    pub rendered: usize,
+    pub skipped: usize,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct Skipped {
+    pub file: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
+    pub reason: String,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct ChunkCounts {
+    pub before_filters: usize,
+    /// One entry per rule, in the order applied: how many it dropped and how many
+    /// chunks remained after it.
+    pub filters: Vec<FilterCount>,
+    pub after_filters: usize,
+    pub stub_candidates: usize,
+    /// Pages all of whose chunks were dropped (still rendered on the site).
+    pub pages_without_chunks: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct FilterCount {
+    pub rule: Rule,
+    pub dropped: usize,
+    pub remaining: usize,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct Dropped {
+    pub chunk_id: String,
+    pub file: String,
+    pub rule: Rule,
+    /// The first words of the chunk, to check the decision at a glance.
+    pub preview: String,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct LinkProblem {
+    pub file: String,
+    pub line: usize,
+    pub target: String,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct Warning {
+    pub file: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct SiteCounts {
+    pub html_pages: usize,
+    pub section_pages: usize,
+    pub assets_copied: usize,
+}
+
+impl Report {
+    /// The end-of-build summary: one screen, the details are in `report.json`.
+    pub fn summary(&self) -> String {
+        use std::fmt::Write;
+        let mut s = String::new();
+        let p = &self.pages;
+        let _ = writeln!(s, "Built {} in {:.1}s", self.out, self.seconds);
+        let _ = writeln!(
+            s,
+            "  pages    {} read, {} rendered, {} skipped",
+            p.read, p.rendered, p.skipped
+        );
+        for sk in self.skipped.iter().take(5) {
+            let _ = writeln!(s, "           skipped {}", sk.message);
+        }
+        if self.skipped.len() > 5 {
+            let _ = writeln!(
+                s,
+                "           … and {} more (report.json: skipped)",
+                self.skipped.len() - 5
+            );
+        }
+        let c = &self.chunks;
+        let _ = writeln!(
+            s,
+            "  chunks   {} before filters, {} kept",
+            c.before_filters, c.after_filters
+        );
+        let rules: Vec<String> = c
+            .filters
+            .iter()
+            .filter(|f| f.dropped > 0)
+            .map(|f| format!("{} {}", f.rule, f.dropped))
+            .collect();
+        if !rules.is_empty() {
+            let _ = writeln!(s, "           dropped: {}", rules.join(", "));
+        }
+        let _ = writeln!(
+            s,
+            "           stub judge: {} ({} candidates)",
+            self.options.stub_judge, c.stub_candidates
+        );
+        let _ = writeln!(
+            s,
+            "  site     {} pages, {} section pages, {} assets",
+            self.site.html_pages, self.site.section_pages, self.site.assets_copied
+        );
+        let _ = writeln!(
+            s,
+            "  links    {} broken, {} missing assets",
+            self.broken_links.len(),
+            self.missing_assets.len()
+        );
+        for l in self.broken_links.iter().take(5) {
+            let _ = writeln!(
+                s,
+                "           {}:{}: no page at {}",
+                l.file, l.line, l.target
+            );
+        }
+        if self.broken_links.len() > 5 {
+            let _ = writeln!(
+                s,
+                "           … and {} more (report.json: broken_links)",
+                self.broken_links.len() - 5
+            );
+        }
+        if !self.warnings.is_empty() {
+            let _ = writeln!(
+                s,
+                "  warnings {} (report.json: warnings)",
+                self.warnings.len()
+            );
+        }
+        s
+    }
+}

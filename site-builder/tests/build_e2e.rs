@@ -1,0 +1,542 @@
+//! End-to-end tests of `site-builder build`: the real binary on the demo content,
+//! on the CSC corpus from `../shared`, and on hand-made bad input.
+
+use std::collections::{BTreeMap, HashSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use search_core::chunk::{decode_jsonl, Chunk};
+use serde_json::Value;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_site-builder"))
+        .args(args)
+        .current_dir(repo())
+        .output()
+        .unwrap()
+}
+
+fn build(content: &Path, out: &Path, extra: &[&str]) -> Output {
+    let mut args = vec![
+        "build",
+        "--quiet",
+        "--content",
+        content.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    run(&args)
+}
+
+fn report(out: &Path) -> Value {
+    serde_json::from_str(&fs::read_to_string(out.join("report.json")).unwrap()).unwrap()
+}
+
+fn chunks(out: &Path) -> Vec<Chunk> {
+    decode_jsonl(&fs::read_to_string(out.join("chunks.jsonl")).unwrap()).unwrap()
+}
+
+fn dropped_by_rule(r: &Value) -> BTreeMap<String, Vec<String>> {
+    let mut m: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for d in r["dropped"].as_array().unwrap() {
+        m.entry(d["rule"].as_str().unwrap().to_string())
+            .or_default()
+            .push(d["file"].as_str().unwrap().to_string());
+    }
+    m
+}
+
+/// Every `href`/`src` of every HTML file under `site` that points inside the site
+/// must name a file that exists. Returns the number of links checked.
+fn check_site_links(site: &Path) -> usize {
+    let mut checked = 0;
+    let mut missing = Vec::new();
+    for entry in walk(site) {
+        if entry.extension().and_then(|e| e.to_str()) != Some("html") || entry.ends_with("404.html")
+        {
+            continue;
+        }
+        let html = fs::read_to_string(&entry).unwrap();
+        for attr in ["href=\"", "src=\""] {
+            for piece in html.split(attr).skip(1) {
+                let target = &piece[..piece.find('"').unwrap()];
+                let path = target.split(['#', '?']).next().unwrap();
+                if path.is_empty()
+                    || path.contains(':')
+                    || path.starts_with("//")
+                    || path.starts_with('/')
+                {
+                    continue;
+                }
+                let decoded = path.replace("%20", " ");
+                let resolved = entry.parent().unwrap().join(&decoded);
+                checked += 1;
+                if !resolved.exists() {
+                    missing.push(format!("{} -> {target}", entry.display()));
+                }
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "{} dangling links, e.g. {:?}",
+        missing.len(),
+        &missing[..missing.len().min(5)]
+    );
+    checked
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// Whether every code fence the file opens is closed (some real pages forget one).
+fn fences_balanced(markdown: &str) -> bool {
+    let mut open: Option<site_builder::fence::Fence> = None;
+    for line in markdown.lines() {
+        match open {
+            Some(f) if f.closes(line) => open = None,
+            Some(_) => {}
+            None => open = site_builder::fence::Fence::open(line),
+        }
+    }
+    open.is_none()
+}
+
+/// Invariants every build must keep, whatever the content.
+fn check_chunks(out: &Path, content: &Path, chunk_size: usize) -> Vec<Chunk> {
+    let chunks = chunks(out);
+    let mut ids = HashSet::new();
+    for c in &chunks {
+        assert!(ids.insert(c.id.clone()), "duplicate chunk id {}", c.id);
+        assert_eq!(c.id, format!("{}_chunk_{}", c.page_id, c.n));
+        assert!(
+            c.text.chars().count() <= chunk_size,
+            "{} has {} chars",
+            c.id,
+            c.text.chars().count()
+        );
+        assert!(!c.text.trim().is_empty(), "{} is empty", c.id);
+        assert!(
+            c.index_text.ends_with(&c.text),
+            "{}: index text must end with the display text",
+            c.id
+        );
+        assert!(c.index_text.starts_with("Source: "), "{}", c.id);
+        let source =
+            fs::read_to_string(content.join(c.url.replace(".html", ".md"))).unwrap_or_default();
+        if fences_balanced(&source) {
+            assert!(fences_balanced(&c.text), "{}: a code fence was cut", c.id);
+        }
+        // The section link resolves to an element of the built page.
+        let page = out.join("site").join(&c.url);
+        let html = fs::read_to_string(&page)
+            .unwrap_or_else(|_| panic!("{} links to missing {}", c.id, c.url));
+        if !c.anchor.is_empty() {
+            assert!(
+                html.contains(&format!("id=\"{}\"", c.anchor)),
+                "{}: #{} not in {}",
+                c.id,
+                c.anchor,
+                c.url
+            );
+        }
+    }
+    chunks
+}
+
+#[test]
+fn demo_content_builds_with_every_filter_exercised() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("dist");
+    let o = build(&repo().join("content"), &out, &[]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.contains("rendered"), "summary missing: {stdout}");
+
+    let r = report(&out);
+    let pages = &r["pages"];
+    assert!(pages["read"].as_u64().unwrap() >= 40);
+    assert_eq!(
+        pages["read"],
+        pages["rendered"].as_u64().unwrap() + pages["skipped"].as_u64().unwrap()
+    );
+    assert_eq!(pages["skipped"], 0, "{}", r["skipped"]);
+
+    // Every rule catches what the demo content plants, and nothing else is lost.
+    let by_rule = dropped_by_rule(&r);
+    for rule in [
+        "empty_body",
+        "punctuation_only",
+        "faq_placeholder",
+        "cms_placeholder",
+        "related_articles",
+        "prev_next",
+        "navigation_only",
+        "stub",
+    ] {
+        assert!(
+            by_rule.contains_key(rule),
+            "rule {rule} dropped nothing: {by_rule:?}"
+        );
+    }
+    assert!(by_rule["prev_next"].contains(&"advising/changing-your-major.md".to_string()));
+    assert!(by_rule["related_articles"].contains(&"it-services/vpn.md".to_string()));
+    assert!(by_rule["stub"].contains(&"it-services/index.md".to_string()));
+    let filters = r["chunks"]["filters"].as_array().unwrap();
+    let dropped_total: u64 = filters.iter().map(|f| f["dropped"].as_u64().unwrap()).sum();
+    assert_eq!(
+        r["chunks"]["before_filters"].as_u64().unwrap() - dropped_total,
+        r["chunks"]["after_filters"].as_u64().unwrap()
+    );
+    assert_eq!(r["dropped"].as_array().unwrap().len() as u64, dropped_total);
+    assert_eq!(
+        filters.last().unwrap()["remaining"],
+        r["chunks"]["after_filters"]
+    );
+
+    let chunks = check_chunks(&out, &repo().join("content"), 2000);
+    assert_eq!(
+        chunks.len() as u64,
+        r["chunks"]["after_filters"].as_u64().unwrap()
+    );
+    // "This page contains…" followed by real content is kept.
+    assert!(chunks
+        .iter()
+        .any(|c| c.url == "campus/library/index.html" && c.text.contains("This page contains")));
+    // The 11-step procedure lands in at most 2 chunks at the default header level.
+    let steps: Vec<_> = chunks
+        .iter()
+        .filter(|c| c.headers.last().is_some_and(|h| h == "How to buy a permit"))
+        .collect();
+    assert!((1..=2).contains(&steps.len()), "{} chunks", steps.len());
+    for step in 1..=11 {
+        assert!(
+            steps
+                .iter()
+                .any(|c| c.text.contains(&format!("Step {step}:"))),
+            "step {step} lost"
+        );
+    }
+    assert!(steps.iter().all(|c| c.anchor == "how-to-buy-a-permit"));
+
+    // The deliberate broken link is reported with its file and line.
+    let broken = r["broken_links"].as_array().unwrap();
+    assert_eq!(broken.len(), 1, "{broken:?}");
+    assert_eq!(
+        broken[0]["file"],
+        "registration/withdrawing-from-a-course.md"
+    );
+    assert_eq!(broken[0]["target"], "../advising/old-handbook.md");
+    let line = broken[0]["line"].as_u64().unwrap() as usize;
+    let src = fs::read_to_string(repo().join("content/registration/withdrawing-from-a-course.md"))
+        .unwrap();
+    assert!(
+        src.lines()
+            .nth(line - 1)
+            .unwrap()
+            .contains("old-handbook.md"),
+        "line {line} is wrong"
+    );
+
+    // The site: every page, the home page, sections, search, 404 and sitemap.
+    let site = out.join("site");
+    for f in [
+        "index.html",
+        "404.html",
+        "search.html",
+        "sitemap.xml",
+        "assets/style.css",
+        "campus/parking/buying-a-parking-permit.html",
+    ] {
+        assert!(site.join(f).exists(), "{f} missing");
+    }
+    let permit =
+        fs::read_to_string(site.join("campus/parking/buying-a-parking-permit.html")).unwrap();
+    assert!(permit.contains("aria-label=\"Breadcrumb\""));
+    assert!(
+        permit.contains("<a href=\"../../campus/parking/index.html\">Parking and transport</a>"),
+        "breadcrumb to section"
+    );
+    assert!(permit.contains("id=\"how-to-buy-a-permit\""));
+    assert!(permit
+        .contains("https://help.northbridge.example.edu/campus/parking/buying-a-parking-permit"));
+    let wifi = fs::read_to_string(site.join("it-services/eduroam-wifi.html")).unwrap();
+    assert!(
+        wifi.contains("<section class=\"tab\">"),
+        "tabs not rendered as sections"
+    );
+    assert!(
+        !wifi.contains("target=_blank") && !wifi.contains("=== \""),
+        "MkDocs syntax leaked"
+    );
+    let deadlines = fs::read_to_string(site.join("registration/add-drop-deadlines.html")).unwrap();
+    assert!(
+        deadlines.contains("<aside class=\"admonition warning\""),
+        "admonition not an aside"
+    );
+    let sitemap = fs::read_to_string(site.join("sitemap.xml")).unwrap();
+    assert!(sitemap
+        .contains("<loc>http://127.0.0.1:3000/campus/parking/buying-a-parking-permit.html</loc>"));
+    assert_eq!(
+        sitemap.matches("<url>").count(),
+        sitemap.matches("</url>").count()
+    );
+    assert!(check_site_links(&site) > 100);
+}
+
+#[test]
+fn deeper_header_levels_split_the_procedure_into_steps() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("dist");
+    let o = build(&repo().join("content"), &out, &["--header-levels", "4"]);
+    assert!(o.status.success());
+    let steps = chunks(&out)
+        .into_iter()
+        .filter(|c| c.headers.get(1).is_some_and(|h| h == "How to buy a permit"))
+        .filter(|c| c.headers.len() == 3)
+        .count();
+    assert_eq!(
+        steps, 11,
+        "H1–H4 puts each step in its own chunk, as the paper observed"
+    );
+}
+
+#[test]
+fn csc_corpus_renders_every_page() {
+    let corpus = std::env::var_os("KB_CSC_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo().join("../shared/corpora/csc-kb/pages"));
+    assert!(
+        corpus.is_dir(),
+        "CSC corpus not found at {} (set KB_CSC_CORPUS)",
+        corpus.display()
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("csc");
+    let o = build(&corpus, &out, &[]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let r = report(&out);
+    assert_eq!(r["pages"]["read"], 697);
+    assert_eq!(r["pages"]["rendered"], 697);
+    assert_eq!(r["pages"]["skipped"], 0);
+    assert_eq!(
+        r["broken_links"].as_array().unwrap().len(),
+        0,
+        "{}",
+        r["broken_links"]
+    );
+    let chunks = check_chunks(&out, &corpus, 2000);
+    assert!(chunks.len() > 4000, "{}", chunks.len());
+
+    // MkDocs Material syntax never reaches a reader as raw text.
+    let site = out.join("site");
+    let mut asides = 0;
+    for page in walk(&site)
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "html"))
+    {
+        let html = fs::read_to_string(&page).unwrap();
+        let body = html.split("<main").nth(1).unwrap_or("");
+        let prose: String = body
+            .split("<pre")
+            .map(|s| s.split("</pre>").last().unwrap_or(""))
+            .collect();
+        for garbage in [
+            "!!! ",
+            "??? ",
+            "=== &quot;",
+            "{ target=_blank }",
+            "{: ",
+            ":material-",
+            "--8&lt;--",
+        ] {
+            assert!(
+                !prose.contains(garbage),
+                "{garbage:?} in {}",
+                page.display()
+            );
+        }
+        asides += body.matches("class=\"admonition").count();
+    }
+    assert!(asides > 300, "only {asides} admonitions rendered");
+    // Tykky's page: an admonition-free page with code blocks, links rewritten.
+    let tykky = fs::read_to_string(site.join("computing/containers/tykky.html")).unwrap();
+    assert!(tykky.contains("href=\"../../support/tutorials/bioconda-tutorial.html\""));
+    check_site_links(&site);
+    for c in chunks.iter().take(50) {
+        assert!(!c.text.contains("!!! "), "{}", c.id);
+    }
+}
+
+fn write(dir: &Path, rel: &str, bytes: &[u8]) {
+    let p = dir.join(rel);
+    fs::create_dir_all(p.parent().unwrap()).unwrap();
+    fs::write(p, bytes).unwrap();
+}
+
+fn bad_content(dir: &Path) {
+    write(dir, "index.md", b"---\ntitle: Help\npath: Help\npage_id: '1'\n---\n# Help\n\nWelcome to the help pages of this test.\n");
+    write(dir, "good.md", b"---\ntitle: Good\npath: Help / Good\npage_id: '2'\n---\n# Good\n\nSee [nowhere](missing/page.md) and [home](index.md).\n");
+    write(
+        dir,
+        "yaml.md",
+        b"---\ntitle: Broken\npath: [unclosed\n---\n# Broken\n",
+    );
+    write(
+        dir,
+        "notitle.md",
+        b"---\nparent: Help\npage_id: '3'\n---\nBody only.\n",
+    );
+    write(dir, "latin1.md", b"# Caf\xe9\n\nBody.\n");
+    write(dir, "empty.md", b"");
+    write(
+        dir,
+        "dup.md",
+        b"---\ntitle: Dup\npage_id: '2'\n---\n# Dup\n\ntext text text\n",
+    );
+    write(
+        dir,
+        "evil.md",
+        b"---\ntitle: Evil\npage_id: '9'\n---\n# Evil\n\n<script>alert(1)</script>\n\n<img src=x onerror=\"alert(2)\">\n\n[x](javascript:alert(3))\n\n<a href=\"javascript:alert(4)\" onmouseover=\"alert(5)\">y</a>\n",
+    );
+}
+
+#[test]
+fn bad_input_is_reported_by_file_and_line_and_skipped() {
+    let tmp = tempfile::tempdir().unwrap();
+    let content = tmp.path().join("content");
+    bad_content(&content);
+    let out = tmp.path().join("dist");
+    let o = build(&content, &out, &[]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let r = report(&out);
+    assert_eq!(r["pages"]["read"], 8);
+    assert_eq!(r["pages"]["rendered"], 3);
+    assert_eq!(r["pages"]["skipped"], 5);
+    let skipped: BTreeMap<String, (String, Value)> = r["skipped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["file"].as_str().unwrap().to_string(),
+                (s["reason"].as_str().unwrap().to_string(), s["line"].clone()),
+            )
+        })
+        .collect();
+    assert_eq!(skipped["yaml.md"].0, "malformed_yaml");
+    assert!(
+        skipped["yaml.md"]
+            .1
+            .as_u64()
+            .is_some_and(|l| (3..=4).contains(&l)),
+        "{:?}",
+        skipped["yaml.md"]
+    );
+    assert_eq!(skipped["notitle.md"].0, "missing_title");
+    assert_eq!(
+        skipped["latin1.md"],
+        ("not_utf8".to_string(), Value::from(1))
+    );
+    assert_eq!(skipped["empty.md"].0, "empty_file");
+    // Files are read in name order, so dup.md comes first and good.md is the duplicate.
+    assert_eq!(skipped["good.md"].0, "duplicate_page_id");
+    let messages: Vec<&str> = r["skipped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["message"].as_str().unwrap())
+        .collect();
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.contains("good.md") && m.contains("dup.md")),
+        "{messages:?}"
+    );
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.contains("5 skipped"), "{stdout}");
+
+    // Hostile HTML is inert on the built page.
+    let evil = fs::read_to_string(out.join("site/evil.html"))
+        .unwrap()
+        .to_lowercase();
+    for bad in ["<script>alert", "onerror", "javascript:", "onmouseover"] {
+        assert!(!evil.contains(bad), "{bad} survived");
+    }
+}
+
+#[test]
+fn strict_fails_and_keeps_the_previous_site() {
+    let tmp = tempfile::tempdir().unwrap();
+    let content = tmp.path().join("content");
+    write(
+        &content,
+        "a.md",
+        b"# A\n\nA page that links to [b](b.md).\n",
+    );
+    write(&content, "b.md", b"# B\n\nAnother page.\n");
+    let out = tmp.path().join("dist");
+    assert!(build(&content, &out, &["--strict"]).status.success());
+    let before = fs::read_to_string(out.join("site/b.html")).unwrap();
+
+    fs::remove_file(content.join("b.md")).unwrap();
+    write(&content, "c.md", b"---\ntitle: [x\n---\n");
+    let o = build(&content, &out, &["--strict"]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("1 page(s) skipped and 1 broken link(s)"),
+        "{err}"
+    );
+    assert_eq!(
+        fs::read_to_string(out.join("site/b.html")).unwrap(),
+        before,
+        "site replaced despite --strict"
+    );
+    // The report says why, and no staging folder is left behind.
+    assert_eq!(report(&out)["broken_links"][0]["file"], "a.md");
+    let leftovers: Vec<_> = fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(leftovers.len(), 3, "{leftovers:?}");
+}
+
+#[test]
+fn usage_errors_name_the_parameter() {
+    let tmp = tempfile::tempdir().unwrap();
+    let o = build(&tmp.path().join("nope"), &tmp.path().join("out"), &[]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--content"));
+    let o = build(
+        &repo().join("content"),
+        &tmp.path().join("out"),
+        &["--overlap", "1500"],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--overlap"));
+    let o = run(&["build", "--header-levels", "x"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--header-levels"));
+    let help = run(&["build", "--help"]);
+    assert!(String::from_utf8_lossy(&help.stdout).contains("--chunk-size"));
+}
