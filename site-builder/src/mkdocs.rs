@@ -12,6 +12,7 @@
 //! | `{ target=_blank }`, `{: .class }` attribute lists | removed (kept on headings) | removed (kept on headings) |
 //! | `:material-arrow-right:` icon shortcodes | removed | removed |
 //! | `--8<-- "file.md"` snippet includes | inlined when found, else dropped and reported | same |
+//! | `[TOC]` markers | removed (the page template has a table of contents) | removed |
 //!
 //! Headings are never added or removed, so heading ids agree between the two targets.
 //! The output keeps a map from each output line to the body line it came from, so
@@ -293,6 +294,11 @@ fn process(lines: &[(usize, String)], target: Target, out: &mut Vec<(usize, Stri
             continue;
         }
 
+        if trimmed.trim_end() == "[TOC]" {
+            // Python-Markdown's table-of-contents marker: the template has its own.
+            i += 1;
+            continue;
+        }
         out.push((*src, clean_inline(line, trimmed)));
         i += 1;
     }
@@ -519,7 +525,7 @@ mod tests {
 
     #[test]
     fn attr_lists_and_icons_removed_but_not_shell() {
-        let md = "[Docs](https://x.example){ target=_blank } :material-arrow-right:\necho ${#array[*]} {not attrs}\n## Title {#keep}\n";
+        let md = "[Docs](https://x.example){ target=_blank } :material-arrow-right:\n[TOC]\necho ${#array[*]} {not attrs}\n## Title {#keep}\n";
         let n = normalize(md, Target::Text, &none);
         assert_eq!(
             n.text,

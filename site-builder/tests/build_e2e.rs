@@ -17,11 +17,22 @@ fn repo() -> PathBuf {
 }
 
 fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_site-builder"))
-        .args(args)
-        .current_dir(repo())
-        .output()
-        .unwrap()
+    run_with_env(args, &[])
+}
+
+fn run_with_env(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_site-builder"));
+    cmd.args(args).current_dir(repo());
+    // The build reads LLM settings from the environment: start from none.
+    for k in [
+        "SPIN_VARIABLE_LLM_BASE_URL",
+        "SPIN_VARIABLE_LLM_MODEL",
+        "SPIN_VARIABLE_LLM_API_KEY",
+    ] {
+        cmd.env_remove(k);
+    }
+    cmd.envs(env.iter().copied());
+    cmd.output().unwrap()
 }
 
 fn build(content: &Path, out: &Path, extra: &[&str]) -> Output {
@@ -539,4 +550,132 @@ fn usage_errors_name_the_parameter() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("--header-levels"));
     let help = run(&["build", "--help"]);
     assert!(String::from_utf8_lossy(&help.stdout).contains("--chunk-size"));
+}
+
+/// An OpenAI-compatible endpoint that answers every chat completion with `reply`
+/// (HTTP `status`), counting the requests; it stops when the test drops it.
+struct ScriptedLlm {
+    url: String,
+    requests: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl ScriptedLlm {
+    fn start(status: u16, reply: &'static str) -> ScriptedLlm {
+        use std::io::{BufRead, BufReader, Read, Write};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}/v1", listener.local_addr().unwrap());
+        let requests = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let seen = requests.clone();
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(mut stream) = stream else { break };
+                let mut reader = BufReader::new(stream.try_clone().unwrap());
+                let mut len = 0;
+                loop {
+                    let mut line = String::new();
+                    if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                        break;
+                    }
+                    if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                        len = v.trim().parse().unwrap_or(0);
+                    }
+                    if line == "\r\n" {
+                        break;
+                    }
+                }
+                let mut body = vec![0; len];
+                let _ = reader.read_exact(&mut body);
+                seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                let payload = serde_json::json!({"choices": [{"message": {"role": "assistant", "content": reply}}]}).to_string();
+                let _ = write!(
+                    stream,
+                    "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{payload}",
+                    payload.len()
+                );
+            }
+        });
+        ScriptedLlm { url, requests }
+    }
+
+    fn count(&self) -> usize {
+        self.requests.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+#[test]
+fn stub_candidates_go_to_the_llm_when_one_is_configured() {
+    let tmp = tempfile::tempdir().unwrap();
+    let content = repo().join("content");
+    let heuristic_out = tmp.path().join("heuristic");
+    assert!(build(&content, &heuristic_out, &[]).status.success());
+    let heuristic = report(&heuristic_out);
+    let candidates = heuristic["chunks"]["stub_candidates"].as_u64().unwrap() as usize;
+    assert!(candidates >= 4);
+
+    // An LLM that finds content everywhere keeps every candidate.
+    let llm = ScriptedLlm::start(200, "CONTENT");
+    let out = tmp.path().join("llm");
+    let args = [
+        "build",
+        "--quiet",
+        "--content",
+        content.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    let o = run_with_env(
+        &args,
+        &[
+            ("SPIN_VARIABLE_LLM_BASE_URL", &llm.url),
+            ("SPIN_VARIABLE_LLM_MODEL", "judge"),
+        ],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let r = report(&out);
+    assert_eq!(r["options"]["stub_judge"], "llm");
+    assert_eq!(llm.count(), candidates, "one request per candidate");
+    assert!(!dropped_by_rule(&r).contains_key("stub"));
+    assert_eq!(
+        r["chunks"]["after_filters"].as_u64().unwrap(),
+        heuristic["chunks"]["after_filters"].as_u64().unwrap()
+            + dropped_by_rule(&heuristic)["stub"].len() as u64
+    );
+
+    // An LLM that fails: the heuristic decides, and each fallback is a warning.
+    let broken = ScriptedLlm::start(500, "oops");
+    let out = tmp.path().join("fallback");
+    let args = [
+        "build",
+        "--quiet",
+        "--content",
+        content.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    let o = run_with_env(&args, &[("SPIN_VARIABLE_LLM_BASE_URL", &broken.url)]);
+    assert!(o.status.success());
+    let r = report(&out);
+    assert_eq!(
+        dropped_by_rule(&r)["stub"],
+        dropped_by_rule(&heuristic)["stub"]
+    );
+    let fallbacks = r["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|w| w["message"].as_str().unwrap().contains("HTTP 500"))
+        .count();
+    assert_eq!(fallbacks, candidates);
+
+    // --stub-judge llm without an LLM is a usage error.
+    let o = run(&[
+        "build",
+        "--quiet",
+        "--out",
+        tmp.path().join("x").to_str().unwrap(),
+        "--stub-judge",
+        "llm",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("SPIN_VARIABLE_LLM_BASE_URL"));
 }
