@@ -6,5 +6,7 @@
 //! as the hybrid-index work lands.
 
 pub mod chunk;
+pub mod container;
+pub mod encoder;
 
 pub use chunk::Chunk;

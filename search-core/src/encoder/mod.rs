@@ -1,0 +1,301 @@
+//! The dense encoder: all-MiniLM-L6-v2 (BERT, 6 layers, 384 dimensions, mean
+//! pooling, L2 normalised), run in pure Rust from the encoder file (`encoder.bin`).
+//!
+//! The same code and the same weights embed the chunks at build time and the query
+//! at search time. The encoder file is produced once from the original safetensors
+//! weights by [`pack::pack`]: linear and word-embedding weights as int8 with one
+//! scale per row, everything else f32, the vocabulary as a sorted string table.
+//! [`Encoder::open`] reads it in place — a component can open it from its data
+//! segment on every request without copying 23 MB.
+
+pub mod kernels;
+pub mod pack;
+pub mod tokenizer;
+
+use crate::container::{Container, ContainerError};
+use kernels::{axpy, dot_f32, gelu, layer_norm, softmax, QLinear};
+use tokenizer::Vocab;
+
+/// `encoder.bin` magic and version.
+pub const MAGIC: [u8; 8] = *b"KBENCOD\0";
+pub const VERSION: u32 = 1;
+
+/// Output dimension.
+pub const DIM: usize = 384;
+
+/// Why an encoder file cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EncoderError {
+    #[error("encoder file: {0}")]
+    Container(#[from] ContainerError),
+    #[error("encoder file: {0}")]
+    Invalid(String),
+}
+
+/// Model dimensions, stored in the `config` section as eight u32.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Config {
+    pub vocab: usize,
+    pub hidden: usize,
+    pub layers: usize,
+    pub heads: usize,
+    pub intermediate: usize,
+    pub max_positions: usize,
+    pub type_vocab: usize,
+    /// Tokens the model sees per text, `[CLS]` and `[SEP]` included (256).
+    pub max_tokens: usize,
+}
+
+impl Config {
+    fn to_words(self) -> [u32; 8] {
+        [
+            self.vocab,
+            self.hidden,
+            self.layers,
+            self.heads,
+            self.intermediate,
+            self.max_positions,
+            self.type_vocab,
+            self.max_tokens,
+        ]
+        .map(|v| v as u32)
+    }
+
+    fn from_words(w: &[u32]) -> Config {
+        let g = |i: usize| w[i] as usize;
+        Config {
+            vocab: g(0),
+            hidden: g(1),
+            layers: g(2),
+            heads: g(3),
+            intermediate: g(4),
+            max_positions: g(5),
+            type_vocab: g(6),
+            max_tokens: g(7),
+        }
+    }
+}
+
+struct Layer<'a> {
+    qkv: QLinear<'a>,
+    out: QLinear<'a>,
+    ln1: (&'a [f32], &'a [f32]),
+    ff1: QLinear<'a>,
+    ff2: QLinear<'a>,
+    ln2: (&'a [f32], &'a [f32]),
+}
+
+/// A ready-to-run encoder borrowing its weights from the encoder file's bytes.
+pub struct Encoder<'a> {
+    cfg: Config,
+    vocab: Vocab<'a>,
+    word_q: &'a [i8],
+    word_s: &'a [f32],
+    pos: &'a [f32],
+    token_type: &'a [f32],
+    emb_ln: (&'a [f32], &'a [f32]),
+    layers: Vec<Layer<'a>>,
+    /// Fingerprint of the weights, recorded in the index to catch a mismatch.
+    fingerprint: u64,
+}
+
+const LN_EPS: f32 = 1e-12;
+
+impl<'a> Encoder<'a> {
+    /// Opens an encoder file in place (the bytes must be 64-byte aligned).
+    pub fn open(bytes: &'a [u8]) -> Result<Encoder<'a>, EncoderError> {
+        let c = Container::open(bytes, MAGIC, VERSION)?;
+        let cfg = Config::from_words(c.exact::<u32>("config", 8)?);
+        let (h, i) = (cfg.hidden, cfg.intermediate);
+        if cfg.heads == 0
+            || h % cfg.heads != 0
+            || cfg.max_tokens > cfg.max_positions
+            || cfg.max_tokens < 2
+            || h != DIM
+        {
+            return Err(EncoderError::Invalid(format!(
+                "inconsistent model dimensions {cfg:?}"
+            )));
+        }
+        let vocab = Vocab {
+            offsets: c.u32s("vocab.offsets")?,
+            ids: c.u32s("vocab.ids")?,
+            bytes: c.bytes("vocab.bytes")?,
+        };
+        vocab.validate().map_err(EncoderError::Invalid)?;
+        if vocab.ids.iter().any(|&id| id as usize >= cfg.vocab) {
+            return Err(EncoderError::Invalid("vocabulary id out of range".into()));
+        }
+        let lin = |name: &str, rows: usize, cols: usize| -> Result<QLinear<'a>, EncoderError> {
+            Ok(QLinear {
+                q: c.exact(&format!("{name}.q"), rows * cols)?,
+                scale: c.exact(&format!("{name}.s"), rows)?,
+                bias: c.exact(&format!("{name}.b"), rows)?,
+                rows,
+                cols,
+            })
+        };
+        let ln = |name: &str| -> Result<(&'a [f32], &'a [f32]), EncoderError> {
+            Ok((
+                c.exact(&format!("{name}.w"), h)?,
+                c.exact(&format!("{name}.b"), h)?,
+            ))
+        };
+        let mut layers = Vec::with_capacity(cfg.layers);
+        for l in 0..cfg.layers {
+            layers.push(Layer {
+                qkv: lin(&format!("l{l}.qkv"), 3 * h, h)?,
+                out: lin(&format!("l{l}.out"), h, h)?,
+                ln1: ln(&format!("l{l}.ln1"))?,
+                ff1: lin(&format!("l{l}.ff1"), i, h)?,
+                ff2: lin(&format!("l{l}.ff2"), h, i)?,
+                ln2: ln(&format!("l{l}.ln2"))?,
+            });
+        }
+        let fp = c.exact::<u32>("fingerprint", 2)?;
+        Ok(Encoder {
+            cfg,
+            vocab,
+            word_q: c.exact("word.q", cfg.vocab * h)?,
+            word_s: c.exact("word.s", cfg.vocab)?,
+            pos: c.exact("pos", cfg.max_positions * h)?,
+            token_type: c.exact("type", cfg.type_vocab * h)?,
+            emb_ln: ln("emb.ln")?,
+            layers,
+            fingerprint: u64::from(fp[0]) | (u64::from(fp[1]) << 32),
+        })
+    }
+
+    pub fn config(&self) -> Config {
+        self.cfg
+    }
+
+    /// A fingerprint of the weights (stored in the index that this encoder built).
+    pub fn fingerprint(&self) -> u64 {
+        self.fingerprint
+    }
+
+    /// Token ids of `text`: `[CLS] … [SEP]`, truncated to the model's budget.
+    pub fn tokenize(&self, text: &str) -> Vec<u32> {
+        tokenizer::encode(text, &self.vocab, self.cfg.max_tokens)
+    }
+
+    /// Embeds one text.
+    pub fn embed(&self, text: &str) -> Vec<f32> {
+        self.embed_tokens(&[self.tokenize(text)])
+    }
+
+    /// Embeds token sequences (each from [`Encoder::tokenize`]) in one pass;
+    /// returns `sequences × 384` values, each row L2-normalised.
+    ///
+    /// Sequences are concatenated, not padded: every layer but attention works
+    /// token by token, so a batch costs exactly the tokens it has.
+    pub fn embed_tokens(&self, seqs: &[Vec<u32>]) -> Vec<f32> {
+        let h = self.cfg.hidden;
+        let total: usize = seqs.iter().map(Vec::len).sum();
+        let mut x = vec![0f32; total * h];
+        let mut row = 0;
+        for seq in seqs {
+            for (p, &id) in seq.iter().enumerate().take(self.cfg.max_positions) {
+                let id = (id as usize).min(self.cfg.vocab - 1);
+                let dst = &mut x[row * h..(row + 1) * h];
+                let s = self.word_s[id];
+                let q = &self.word_q[id * h..(id + 1) * h];
+                let pe = &self.pos[p * h..(p + 1) * h];
+                for (((d, &qv), &pv), &tv) in
+                    dst.iter_mut().zip(q).zip(pe).zip(&self.token_type[..h])
+                {
+                    *d = f32::from(qv) * s + pv + tv;
+                }
+                row += 1;
+            }
+        }
+        let total = row;
+        x.truncate(total * h);
+        layer_norm(&mut x, h, self.emb_ln.0, self.emb_ln.1, LN_EPS);
+
+        let lens: Vec<usize> = seqs
+            .iter()
+            .map(|s| s.len().min(self.cfg.max_positions))
+            .collect();
+        let mut qkv = vec![0f32; total * 3 * h];
+        let mut ctx = vec![0f32; total * h];
+        let mut tmp = vec![0f32; total * h];
+        let mut ff = vec![0f32; total * self.cfg.intermediate];
+        for layer in &self.layers {
+            layer.qkv.forward(&x, total, &mut qkv);
+            self.attention(&qkv, &lens, &mut ctx);
+            layer.out.forward(&ctx, total, &mut tmp);
+            for (t, xv) in tmp.iter_mut().zip(&x) {
+                *t += xv;
+            }
+            layer_norm(&mut tmp, h, layer.ln1.0, layer.ln1.1, LN_EPS);
+            std::mem::swap(&mut x, &mut tmp);
+            layer.ff1.forward(&x, total, &mut ff);
+            gelu(&mut ff);
+            layer.ff2.forward(&ff, total, &mut tmp);
+            for (t, xv) in tmp.iter_mut().zip(&x) {
+                *t += xv;
+            }
+            layer_norm(&mut tmp, h, layer.ln2.0, layer.ln2.1, LN_EPS);
+            std::mem::swap(&mut x, &mut tmp);
+        }
+
+        // Mean pooling over each sequence's tokens, then L2 normalisation.
+        let mut out = vec![0f32; seqs.len() * h];
+        let mut start = 0;
+        for (s, &len) in lens.iter().enumerate() {
+            let dst = &mut out[s * h..(s + 1) * h];
+            for t in start..start + len {
+                for (d, v) in dst.iter_mut().zip(&x[t * h..(t + 1) * h]) {
+                    *d += v;
+                }
+            }
+            let norm = dst.iter().map(|v| v * v).sum::<f32>().sqrt().max(1e-12);
+            for d in dst.iter_mut() {
+                *d /= norm;
+            }
+            start += len;
+        }
+        out
+    }
+
+    /// Multi-head self-attention within each sequence (no padding, no mask).
+    fn attention(&self, qkv: &[f32], lens: &[usize], ctx: &mut [f32]) {
+        let h = self.cfg.hidden;
+        let heads = self.cfg.heads;
+        let hd = h / heads;
+        let scale = 1.0 / (hd as f32).sqrt();
+        let stride = 3 * h;
+        let max_len = lens.iter().copied().max().unwrap_or(0);
+        let mut scores = vec![0f32; max_len];
+        ctx.fill(0.0);
+        let mut start = 0;
+        for &len in lens {
+            for head in 0..heads {
+                for i in 0..len {
+                    let qi = &qkv[(start + i) * stride + head * hd..][..hd];
+                    for (j, s) in scores[..len].iter_mut().enumerate() {
+                        let kj = &qkv[(start + j) * stride + h + head * hd..][..hd];
+                        *s = dot_f32(qi, kj) * scale;
+                    }
+                    softmax(&mut scores[..len]);
+                    let out = &mut ctx[(start + i) * h + head * hd..][..hd];
+                    for (j, &p) in scores[..len].iter().enumerate() {
+                        let vj = &qkv[(start + j) * stride + 2 * h + head * hd..][..hd];
+                        axpy(p, vj, out);
+                    }
+                }
+            }
+            start += len;
+        }
+    }
+}
+
+/// Cosine similarity of two vectors.
+pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
+    let dot: f32 = a.iter().zip(b).map(|(x, y)| x * y).sum();
+    let na: f32 = a.iter().map(|x| x * x).sum::<f32>().sqrt();
+    let nb: f32 = b.iter().map(|x| x * x).sum::<f32>().sqrt();
+    dot / (na * nb).max(1e-12)
+}

@@ -1,0 +1,296 @@
+//! BERT uncased WordPiece tokenisation, as `tokenizer.json` of all-MiniLM-L6-v2
+//! configures it: `BertNormalizer` (clean text, spaces around CJK characters,
+//! lowercase, strip accents), `BertPreTokenizer` (split on whitespace and on every
+//! punctuation character), greedy longest-match WordPiece with `##` continuations,
+//! `[CLS] … [SEP]`, truncation to the model's token budget.
+//!
+//! The vocabulary is read in place from the encoder file: a sorted string table
+//! searched by binary search, so nothing is built per instance.
+
+use unicode_general_category::{get_general_category, GeneralCategory as G};
+use unicode_normalization::UnicodeNormalization;
+
+/// Token ids of the special tokens in the BERT uncased vocabulary.
+pub const CLS: u32 = 101;
+pub const SEP: u32 = 102;
+pub const UNK: u32 = 100;
+const MAX_WORD_CHARS: usize = 100;
+
+/// A vocabulary stored as a sorted string table (what the encoder file holds).
+#[derive(Clone, Copy)]
+pub struct Vocab<'a> {
+    /// `offsets[i]..offsets[i+1]` is the i-th string (in sorted order) of `bytes`.
+    pub offsets: &'a [u32],
+    /// Token id of the i-th sorted string.
+    pub ids: &'a [u32],
+    pub bytes: &'a [u8],
+}
+
+impl<'a> Vocab<'a> {
+    fn get(&self, i: usize) -> &'a [u8] {
+        let (a, b) = (self.offsets[i] as usize, self.offsets[i + 1] as usize);
+        self.bytes.get(a..b).unwrap_or(&[])
+    }
+
+    /// Token id of `piece`, if it is in the vocabulary.
+    pub fn id(&self, piece: &str) -> Option<u32> {
+        let n = self.ids.len();
+        let (mut lo, mut hi) = (0usize, n);
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            match self.get(mid).cmp(piece.as_bytes()) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => return Some(self.ids[mid]),
+            }
+        }
+        None
+    }
+
+    /// Builds the sorted table from (token, id) pairs (done once, when packing).
+    pub fn build(tokens: &[(String, u32)]) -> (Vec<u32>, Vec<u32>, Vec<u8>) {
+        let mut sorted: Vec<&(String, u32)> = tokens.iter().collect();
+        sorted.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+        let mut offsets = vec![0u32];
+        let mut ids = Vec::with_capacity(sorted.len());
+        let mut bytes = Vec::new();
+        for (t, id) in sorted {
+            bytes.extend_from_slice(t.as_bytes());
+            offsets.push(bytes.len() as u32);
+            ids.push(*id);
+        }
+        (offsets, ids, bytes)
+    }
+
+    /// Checks that the table is well formed (called when the encoder is opened
+    /// from a file; cost proportional to the vocabulary, once per instance).
+    pub fn validate(&self) -> Result<(), String> {
+        if self.offsets.len() != self.ids.len() + 1 {
+            return Err(format!(
+                "{} offsets for {} tokens",
+                self.offsets.len(),
+                self.ids.len()
+            ));
+        }
+        let ok = self.offsets.windows(2).all(|w| w[0] <= w[1])
+            && self
+                .offsets
+                .last()
+                .is_some_and(|&e| e as usize <= self.bytes.len());
+        if !ok {
+            return Err("vocabulary offsets out of order or out of bounds".into());
+        }
+        Ok(())
+    }
+}
+
+fn is_bert_whitespace(c: char) -> bool {
+    c.is_whitespace()
+}
+
+fn is_bert_control(c: char) -> bool {
+    if matches!(c, '\t' | '\n' | '\r') {
+        return false;
+    }
+    matches!(
+        get_general_category(c),
+        G::Control | G::Format | G::PrivateUse | G::Surrogate | G::Unassigned
+    )
+}
+
+fn is_bert_punctuation(c: char) -> bool {
+    let u = c as u32;
+    if (33..=47).contains(&u)
+        || (58..=64).contains(&u)
+        || (91..=96).contains(&u)
+        || (123..=126).contains(&u)
+    {
+        return true;
+    }
+    matches!(
+        get_general_category(c),
+        G::ConnectorPunctuation
+            | G::DashPunctuation
+            | G::OpenPunctuation
+            | G::ClosePunctuation
+            | G::InitialPunctuation
+            | G::FinalPunctuation
+            | G::OtherPunctuation
+    )
+}
+
+fn is_cjk(c: char) -> bool {
+    let u = c as u32;
+    (0x4E00..=0x9FFF).contains(&u)
+        || (0x3400..=0x4DBF).contains(&u)
+        || (0x20000..=0x2A6DF).contains(&u)
+        || (0x2A700..=0x2B73F).contains(&u)
+        || (0x2B740..=0x2B81F).contains(&u)
+        || (0x2B820..=0x2CEAF).contains(&u)
+        || (0xF900..=0xFAFF).contains(&u)
+        || (0x2F800..=0x2FA1F).contains(&u)
+}
+
+/// Normalises and splits `text` into the words WordPiece sees.
+pub fn pre_tokenize(text: &str) -> Vec<String> {
+    // BertNormalizer: clean text, pad CJK, then strip accents (NFD, drop Mn) and lowercase.
+    let mut cleaned = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c == '\0' || c == '\u{fffd}' || is_bert_control(c) {
+            continue;
+        }
+        if is_bert_whitespace(c) {
+            cleaned.push(' ');
+        } else if is_cjk(c) {
+            cleaned.push(' ');
+            cleaned.push(c);
+            cleaned.push(' ');
+        } else {
+            cleaned.push(c);
+        }
+    }
+    let normalized: String = cleaned
+        .nfd()
+        .filter(|&c| get_general_category(c) != G::NonspacingMark)
+        .flat_map(char::to_lowercase)
+        .collect();
+
+    // BertPreTokenizer: whitespace split, then every punctuation char is a word.
+    let mut words = Vec::new();
+    for chunk in normalized.split(is_bert_whitespace) {
+        let mut word = String::new();
+        for c in chunk.chars() {
+            if is_bert_punctuation(c) {
+                if !word.is_empty() {
+                    words.push(std::mem::take(&mut word));
+                }
+                words.push(c.to_string());
+            } else {
+                word.push(c);
+            }
+        }
+        if !word.is_empty() {
+            words.push(word);
+        }
+    }
+    words
+}
+
+/// Greedy longest-match WordPiece of one word; `[UNK]` if it cannot be covered.
+fn word_piece(word: &str, vocab: &Vocab<'_>, out: &mut Vec<u32>) {
+    let chars: Vec<(usize, char)> = word.char_indices().collect();
+    if chars.len() > MAX_WORD_CHARS {
+        out.push(UNK);
+        return;
+    }
+    let mut pieces = Vec::new();
+    let mut start = 0;
+    let mut candidate = String::new();
+    while start < chars.len() {
+        let mut end = chars.len();
+        let mut found = None;
+        while end > start {
+            let a = chars[start].0;
+            let b = chars.get(end).map_or(word.len(), |c| c.0);
+            candidate.clear();
+            if start > 0 {
+                candidate.push_str("##");
+            }
+            candidate.push_str(&word[a..b]);
+            if let Some(id) = vocab.id(&candidate) {
+                found = Some(id);
+                break;
+            }
+            end -= 1;
+        }
+        match found {
+            Some(id) => pieces.push(id),
+            None => {
+                out.push(UNK);
+                return;
+            }
+        }
+        start = end;
+    }
+    out.extend(pieces);
+}
+
+/// `[CLS] pieces… [SEP]`, at most `max_tokens` ids in all.
+pub fn encode(text: &str, vocab: &Vocab<'_>, max_tokens: usize) -> Vec<u32> {
+    let budget = max_tokens.saturating_sub(2);
+    let mut ids = vec![CLS];
+    let mut pieces = Vec::new();
+    for word in pre_tokenize(text) {
+        word_piece(&word, vocab, &mut pieces);
+        if pieces.len() >= budget {
+            break;
+        }
+    }
+    pieces.truncate(budget);
+    ids.extend(pieces);
+    ids.push(SEP);
+    ids
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pre_tokenizer_follows_bert() {
+        assert_eq!(
+            pre_tokenize("Hello, World!"),
+            vec!["hello", ",", "world", "!"]
+        );
+        assert_eq!(
+            pre_tokenize("Café résumé naïve"),
+            vec!["cafe", "resume", "naive"]
+        );
+        assert_eq!(
+            pre_tokenize("--gres=nvme:100"),
+            vec!["-", "-", "gres", "=", "nvme", ":", "100"]
+        );
+        assert_eq!(pre_tokenize("日本"), vec!["日", "本"]);
+        assert_eq!(pre_tokenize("a\u{200b}b\tc\u{0}"), vec!["ab", "c"]);
+    }
+
+    fn toy() -> (Vec<u32>, Vec<u32>, Vec<u8>) {
+        let toks: Vec<(String, u32)> = [
+            "[UNK]", "[CLS]", "[SEP]", "un", "##aff", "##able", "a", "##ff", "!",
+        ]
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            (
+                t.to_string(),
+                match *t {
+                    "[UNK]" => UNK,
+                    "[CLS]" => CLS,
+                    "[SEP]" => SEP,
+                    _ => 1000 + i as u32,
+                },
+            )
+        })
+        .collect();
+        Vocab::build(&toks)
+    }
+
+    #[test]
+    fn word_piece_is_greedy_longest_match() {
+        let (o, i, b) = toy();
+        let v = Vocab {
+            offsets: &o,
+            ids: &i,
+            bytes: &b,
+        };
+        v.validate().unwrap();
+        assert_eq!(v.id("##aff"), Some(1004));
+        assert_eq!(
+            encode("Unaffable!", &v, 16),
+            vec![CLS, 1003, 1004, 1005, 1008, SEP]
+        );
+        assert_eq!(encode("unknown", &v, 16), vec![CLS, UNK, SEP]);
+        assert_eq!(encode("un un un un", &v, 4), vec![CLS, 1003, 1003, SEP]);
+        assert_eq!(encode("", &v, 8), vec![CLS, SEP]);
+    }
+}
