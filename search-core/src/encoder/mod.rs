@@ -13,7 +13,7 @@ pub mod pack;
 pub mod tokenizer;
 
 use crate::container::{Container, ContainerError};
-use kernels::{axpy, dot_f32, gelu, layer_norm, softmax, QLinear};
+use kernels::{gelu, layer_norm, panel_product, softmax, QLinear, NR};
 use tokenizer::Vocab;
 
 /// `encoder.bin` magic and version.
@@ -260,31 +260,62 @@ impl<'a> Encoder<'a> {
         out
     }
 
-    /// Multi-head self-attention within each sequence (no padding, no mask).
+    /// Multi-head self-attention within each sequence (no padding, no mask),
+    /// as two panel products per head: scores = Q·Kᵀ, context = softmax(scores)·V.
     fn attention(&self, qkv: &[f32], lens: &[usize], ctx: &mut [f32]) {
         let h = self.cfg.hidden;
-        let heads = self.cfg.heads;
-        let hd = h / heads;
+        let hd = h / self.cfg.heads;
         let scale = 1.0 / (hd as f32).sqrt();
         let stride = 3 * h;
-        let max_len = lens.iter().copied().max().unwrap_or(0);
-        let mut scores = vec![0f32; max_len];
-        ctx.fill(0.0);
+        let max_pad = lens.iter().map(|l| l.div_ceil(NR) * NR).max().unwrap_or(0);
+        let mut scores = vec![0f32; lens.iter().copied().max().unwrap_or(0) * max_pad];
+        let mut kpanel = vec![0f32; hd * NR];
+        let mut vpanel = vec![0f32; max_pad * NR];
         let mut start = 0;
         for &len in lens {
-            for head in 0..heads {
-                for i in 0..len {
-                    let qi = &qkv[(start + i) * stride + head * hd..][..hd];
-                    for (j, s) in scores[..len].iter_mut().enumerate() {
-                        let kj = &qkv[(start + j) * stride + h + head * hd..][..hd];
-                        *s = dot_f32(qi, kj) * scale;
+            let pad = len.div_ceil(NR) * NR;
+            for head in 0..self.cfg.heads {
+                let q = &qkv[start * stride + head * hd..];
+                // scores[i][j] = q_i · k_j, one panel of NR keys at a time.
+                for p in 0..pad / NR {
+                    kpanel.fill(0.0);
+                    for r in 0..NR.min(len - p * NR) {
+                        let k = &qkv[(start + p * NR + r) * stride + h + head * hd..][..hd];
+                        for (d, &kv) in k.iter().enumerate() {
+                            kpanel[d * NR + r] = kv;
+                        }
                     }
-                    softmax(&mut scores[..len]);
-                    let out = &mut ctx[(start + i) * h + head * hd..][..hd];
-                    for (j, &p) in scores[..len].iter().enumerate() {
-                        let vj = &qkv[(start + j) * stride + 2 * h + head * hd..][..hd];
-                        axpy(p, vj, out);
+                    panel_product(q, len, hd, stride, &kpanel, &mut scores, pad, p * NR);
+                }
+                for row in scores.chunks_exact_mut(pad).take(len) {
+                    for s in &mut row[..len] {
+                        *s *= scale;
                     }
+                    softmax(&mut row[..len]);
+                    row[len..].fill(0.0);
+                }
+                // context = P · V, in panels of NR output dimensions.
+                for b in 0..hd / NR {
+                    for j in 0..pad {
+                        let dst = &mut vpanel[j * NR..(j + 1) * NR];
+                        if j < len {
+                            dst.copy_from_slice(
+                                &qkv[(start + j) * stride + 2 * h + head * hd + b * NR..][..NR],
+                            );
+                        } else {
+                            dst.fill(0.0);
+                        }
+                    }
+                    panel_product(
+                        &scores,
+                        len,
+                        pad,
+                        pad,
+                        &vpanel,
+                        &mut ctx[start * h..],
+                        h,
+                        head * hd + b * NR,
+                    );
                 }
             }
             start += len;

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::kernels::quantize_rows;
+use super::kernels::{pack_panels, quantize_rows};
 use super::tokenizer::Vocab;
 use super::{Config, MAGIC, VERSION};
 use crate::container::Writer;
@@ -197,6 +197,7 @@ pub fn pack(
         }
         let mut linear = |name: String, weight: Vec<f32>, bias: Vec<f32>, cols: usize| {
             let (q, s) = quantize_rows(&weight, cols);
+            let q = pack_panels(&q, weight.len() / cols, cols);
             add(&format!("{name}.q"), i8b(&q));
             add(&format!("{name}.s"), f32b(&s));
             add(&format!("{name}.b"), f32b(&bias));
