@@ -46,5 +46,9 @@ fn main() {
     let t = Instant::now();
     std::hint::black_box(enc.embed_tokens(&seqs));
     let s = t.elapsed().as_secs_f64();
-    println!("{{\"bench\":\"batch\",\"texts\":32,\"tokens_each\":{},\"seconds\":{s:.3},\"texts_per_s\":{:.2}}}", seqs[0].len(), 32.0 / s);
+    println!(
+        "{{\"bench\":\"batch\",\"texts\":32,\"tokens_each\":{},\"seconds\":{s:.3},\"texts_per_s\":{:.2}}}",
+        seqs[0].len(),
+        32.0 / s
+    );
 }

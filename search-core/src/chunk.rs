@@ -88,12 +88,7 @@ pub fn decode_jsonl(text: &str) -> Result<Vec<Chunk>, DecodeError> {
     text.lines()
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty())
-        .map(|(i, l)| {
-            serde_json::from_str(l).map_err(|source| DecodeError {
-                line: i + 1,
-                source,
-            })
-        })
+        .map(|(i, l)| serde_json::from_str(l).map_err(|source| DecodeError { line: i + 1, source }))
         .collect()
 }
 

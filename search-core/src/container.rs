@@ -90,42 +90,26 @@ fn u64_at(b: &[u8], at: usize) -> u64 {
 
 impl<'a> Container<'a> {
     /// Checks the header and the section table; reads nothing else.
-    pub fn open(
-        bytes: &'a [u8],
-        magic: [u8; 8],
-        version: u32,
-    ) -> Result<Container<'a>, ContainerError> {
+    pub fn open(bytes: &'a [u8], magic: [u8; 8], version: u32) -> Result<Container<'a>, ContainerError> {
         if bytes.len() < HEADER {
             return Err(ContainerError::TooShort { len: bytes.len() });
         }
         let mut found = [0u8; 8];
         found.copy_from_slice(&bytes[..8]);
         if found != magic {
-            return Err(ContainerError::BadMagic {
-                expected: magic,
-                found,
-            });
+            return Err(ContainerError::BadMagic { expected: magic, found });
         }
         let v = u32_at(bytes, 8);
         if v != version {
-            return Err(ContainerError::Version {
-                expected: version,
-                found: v,
-            });
+            return Err(ContainerError::Version { expected: version, found: v });
         }
         let count = u32_at(bytes, 12) as usize;
         let len = u64_at(bytes, 16);
         if len != bytes.len() as u64 {
-            return Err(ContainerError::Truncated {
-                expected: len,
-                found: bytes.len(),
-            });
+            return Err(ContainerError::Truncated { expected: len, found: bytes.len() });
         }
         if count > MAX_SECTIONS || HEADER + count * ENTRY > bytes.len() {
-            return Err(ContainerError::BadTable(format!(
-                "{count} sections do not fit in {} bytes",
-                bytes.len()
-            )));
+            return Err(ContainerError::BadTable(format!("{count} sections do not fit in {} bytes", bytes.len())));
         }
         let c = Container { bytes, count };
         for i in 0..count {
@@ -135,9 +119,7 @@ impl<'a> Container<'a> {
                 || end.is_none_or(|e| e > bytes.len() as u64)
                 || (off as usize) < HEADER + count * ENTRY
             {
-                return Err(ContainerError::BadTable(format!(
-                    "section `{name}` at {off}+{n} is out of bounds"
-                )));
+                return Err(ContainerError::BadTable(format!("section `{name}` at {off}+{n} is out of bounds")));
             }
         }
         Ok(c)
@@ -148,11 +130,7 @@ impl<'a> Container<'a> {
         let raw = &self.bytes[at..at + NAME];
         let end = raw.iter().position(|&b| b == 0).unwrap_or(NAME);
         let name = String::from_utf8_lossy(&raw[..end]).into_owned();
-        (
-            name,
-            u64_at(self.bytes, at + NAME),
-            u64_at(self.bytes, at + NAME + 8),
-        )
+        (name, u64_at(self.bytes, at + NAME), u64_at(self.bytes, at + NAME + 8))
     }
 
     /// Names of the sections, in file order.
@@ -179,14 +157,9 @@ impl<'a> Container<'a> {
         let b = self.bytes(name)?;
         bytemuck::try_cast_slice(b).map_err(|e| match e {
             bytemuck::PodCastError::TargetAlignmentGreaterAndInputNotAligned => {
-                ContainerError::Misaligned {
-                    section: name.to_string(),
-                }
+                ContainerError::Misaligned { section: name.to_string() }
             }
-            other => ContainerError::Shape {
-                section: name.to_string(),
-                message: format!("{other:?}"),
-            },
+            other => ContainerError::Shape { section: name.to_string(), message: format!("{other:?}") },
         })
     }
 
@@ -224,23 +197,13 @@ pub struct Writer {
 
 impl Writer {
     pub fn new(magic: [u8; 8], version: u32) -> Writer {
-        Writer {
-            magic,
-            version,
-            sections: Vec::new(),
-        }
+        Writer { magic, version, sections: Vec::new() }
     }
 
     /// Adds a section. Names are at most 24 bytes and unique.
     pub fn add(&mut self, name: &str, bytes: Vec<u8>) {
-        assert!(
-            name.len() <= NAME && !name.is_empty(),
-            "section name `{name}` must be 1..=24 bytes"
-        );
-        assert!(
-            self.sections.iter().all(|(n, _)| n != name),
-            "section `{name}` added twice"
-        );
+        assert!(name.len() <= NAME && !name.is_empty(), "section name `{name}` must be 1..=24 bytes");
+        assert!(self.sections.iter().all(|(n, _)| n != name), "section `{name}` added twice");
         self.sections.push((name.to_string(), bytes));
     }
 
@@ -296,10 +259,7 @@ impl AlignedBytes {
     pub fn new(bytes: &[u8]) -> AlignedBytes {
         let mut blocks = vec![Block([0; 64]); bytes.len().div_ceil(64)];
         bytemuck::cast_slice_mut::<Block, u8>(&mut blocks)[..bytes.len()].copy_from_slice(bytes);
-        AlignedBytes {
-            blocks,
-            len: bytes.len(),
-        }
+        AlignedBytes { blocks, len: bytes.len() }
     }
 
     pub fn as_slice(&self) -> &[u8] {
@@ -329,47 +289,23 @@ mod tests {
         assert_eq!(c.f32s("floats").unwrap(), &[1.0, 2.5, -3.0]);
         assert_eq!(c.bytes("raw").unwrap(), b"hello");
         assert_eq!(c.exact::<i8>("ints", 3).unwrap(), &[-1, 2, -3]);
-        assert!(matches!(
-            c.exact::<i8>("ints", 4),
-            Err(ContainerError::Shape { .. })
-        ));
+        assert!(matches!(c.exact::<i8>("ints", 4), Err(ContainerError::Shape { .. })));
         assert_eq!(c.bytes("nope"), Err(ContainerError::Missing("nope".into())));
     }
 
     #[test]
     fn corrupt_input_is_an_error_not_a_panic() {
         let good = sample().as_slice().to_vec();
-        assert!(matches!(
-            Container::open(&good[..10], MAGIC, 3),
-            Err(ContainerError::TooShort { .. })
-        ));
-        assert!(matches!(
-            Container::open(&good, *b"KBOTHER\0", 3),
-            Err(ContainerError::BadMagic { .. })
-        ));
-        assert!(matches!(
-            Container::open(&good, MAGIC, 4),
-            Err(ContainerError::Version {
-                expected: 4,
-                found: 3
-            })
-        ));
-        assert!(matches!(
-            Container::open(&good[..good.len() - 1], MAGIC, 3),
-            Err(ContainerError::Truncated { .. })
-        ));
+        assert!(matches!(Container::open(&good[..10], MAGIC, 3), Err(ContainerError::TooShort { .. })));
+        assert!(matches!(Container::open(&good, *b"KBOTHER\0", 3), Err(ContainerError::BadMagic { .. })));
+        assert!(matches!(Container::open(&good, MAGIC, 4), Err(ContainerError::Version { expected: 4, found: 3 })));
+        assert!(matches!(Container::open(&good[..good.len() - 1], MAGIC, 3), Err(ContainerError::Truncated { .. })));
         let mut bad = good.clone();
         bad[HEADER + NAME..HEADER + NAME + 8].copy_from_slice(&(1u64 << 40).to_le_bytes());
-        assert!(matches!(
-            Container::open(&bad, MAGIC, 3),
-            Err(ContainerError::BadTable(_))
-        ));
+        assert!(matches!(Container::open(&bad, MAGIC, 3), Err(ContainerError::BadTable(_))));
         let mut bad = good.clone();
         bad[12..16].copy_from_slice(&u32::MAX.to_le_bytes());
-        assert!(matches!(
-            Container::open(&bad, MAGIC, 3),
-            Err(ContainerError::BadTable(_))
-        ));
+        assert!(matches!(Container::open(&bad, MAGIC, 3), Err(ContainerError::BadTable(_))));
         // Every single-byte corruption of the header and table is handled.
         for i in 0..HEADER + 3 * ENTRY {
             let mut bad = good.clone();
@@ -389,10 +325,7 @@ mod tests {
         let mut shifted = vec![0u8; b.as_slice().len() + 1];
         shifted[1..].copy_from_slice(b.as_slice());
         let c = Container::open(&shifted[1..], MAGIC, 3).unwrap();
-        assert!(matches!(
-            c.f32s("floats"),
-            Err(ContainerError::Misaligned { .. })
-        ));
+        assert!(matches!(c.f32s("floats"), Err(ContainerError::Misaligned { .. })));
         assert_eq!(c.bytes("raw").unwrap(), b"hello");
     }
 }

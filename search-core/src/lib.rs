@@ -8,5 +8,6 @@
 pub mod chunk;
 pub mod container;
 pub mod encoder;
+pub mod index;
 
 pub use chunk::Chunk;

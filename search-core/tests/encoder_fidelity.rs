@@ -14,14 +14,8 @@ use serde_json::Value;
 fn model_dir() -> PathBuf {
     let dir = std::env::var_os("KB_MODEL_DIR")
         .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.cache/models/all-MiniLM-L6-v2")
-        });
-    assert!(
-        dir.join("model.safetensors").exists(),
-        "model not found in {}: run scripts/fetch-model",
-        dir.display()
-    );
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.cache/models/all-MiniLM-L6-v2"));
+    assert!(dir.join("model.safetensors").exists(), "model not found in {}: run scripts/fetch-model", dir.display());
     dir
 }
 
@@ -39,8 +33,7 @@ fn packed() -> AlignedBytes {
 
 #[test]
 fn embeddings_match_the_original_model() {
-    let fixture: Value =
-        serde_json::from_str(include_str!("fixtures/minilm_reference.json")).unwrap();
+    let fixture: Value = serde_json::from_str(include_str!("fixtures/minilm_reference.json")).unwrap();
     let bytes = packed();
     let enc = Encoder::open(bytes.as_slice()).unwrap();
     let cases = fixture["cases"].as_array().unwrap();
@@ -48,23 +41,10 @@ fn embeddings_match_the_original_model() {
     let mut worst = 1.0f32;
     for case in cases {
         let text = case["text"].as_str().unwrap();
-        let want_ids: Vec<u32> = case["input_ids"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|v| v.as_u64().unwrap() as u32)
-            .collect();
-        assert_eq!(
-            enc.tokenize(text),
-            want_ids,
-            "token ids differ for {text:?}"
-        );
-        let want: Vec<f32> = case["embedding"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|v| v.as_f64().unwrap() as f32)
-            .collect();
+        let want_ids: Vec<u32> =
+            case["input_ids"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap() as u32).collect();
+        assert_eq!(enc.tokenize(text), want_ids, "token ids differ for {text:?}");
+        let want: Vec<f32> = case["embedding"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap() as f32).collect();
         let got = enc.embed(text);
         assert_eq!(got.len(), DIM);
         let c = cosine(&got, &want);
@@ -74,10 +54,7 @@ fn embeddings_match_the_original_model() {
     eprintln!("worst cosine against the f32 reference: {worst:.5}");
 
     // A batch gives the same vectors as one text at a time.
-    let texts: Vec<Vec<u32>> = cases
-        .iter()
-        .map(|c| enc.tokenize(c["text"].as_str().unwrap()))
-        .collect();
+    let texts: Vec<Vec<u32>> = cases.iter().map(|c| enc.tokenize(c["text"].as_str().unwrap())).collect();
     let batch = enc.embed_tokens(&texts);
     for (i, case) in cases.iter().enumerate() {
         let one = enc.embed(case["text"].as_str().unwrap());

@@ -19,6 +19,7 @@ use search_core::chunk::{encode_jsonl, Chunk, CHUNKS_FORMAT_VERSION};
 use serde_json::json;
 
 use crate::chunk::{chunk_page, ChunkOptions, OptionsError};
+use crate::embed::{embed_all, EncoderFile, LongText};
 use crate::filter::{self, HeuristicJudge, Rule, StubJudge};
 use crate::mkdocs::{normalize, Target};
 use crate::output::{write_atomic, Staging, WriteError};
@@ -28,6 +29,7 @@ use crate::report::*;
 use crate::site::{TemplateError, Templates};
 use crate::tree::{NavTree, PageRef, HOME_URL};
 use crate::{enrich, summary};
+use search_core::index::{self as hybrid, Bm25Params, Mode, VectorStorage};
 
 /// How the stub candidates are judged (`--stub-judge`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -55,6 +57,20 @@ pub struct BuildOptions {
     pub llm: Option<crate::llm::LlmConfig>,
     /// Show progress bars (when stderr is a terminal).
     pub progress: bool,
+    /// Build the hybrid index (`OUT/index.bin`, `OUT/encoder.bin`); `None` skips it.
+    pub index: Option<IndexOptions>,
+}
+
+/// How the hybrid index is built.
+#[derive(Debug, Clone)]
+pub struct IndexOptions {
+    /// Folder with `model.safetensors`, `tokenizer.json`, `config.json`.
+    pub model_dir: PathBuf,
+    pub vectors: VectorStorage,
+    pub long_text: LongText,
+    pub default_mode: Mode,
+    pub alpha: f32,
+    pub bm25: Bm25Params,
 }
 
 /// Why a build did not produce its outputs.
@@ -74,12 +90,12 @@ pub enum BuildError {
     Write(#[from] WriteError),
     #[error("--stub-judge llm needs an LLM: set SPIN_VARIABLE_LLM_BASE_URL (and _MODEL, _API_KEY) or use --stub-judge heuristic")]
     NoLlm,
-    #[error("--strict: {skipped} page(s) skipped and {broken} broken link(s); the site was not replaced (see {report})")]
-    Strict {
-        skipped: usize,
-        broken: usize,
-        report: PathBuf,
-    },
+    #[error(transparent)]
+    Embed(#[from] crate::embed::EmbedError),
+    #[error(
+        "--strict: {skipped} page(s) skipped and {broken} broken link(s); the site was not replaced (see {report})"
+    )]
+    Strict { skipped: usize, broken: usize, report: PathBuf },
 }
 
 /// A page that parsed, with everything derived from it.
@@ -108,13 +124,8 @@ pub fn build(opts: &BuildOptions) -> Result<Report, BuildError> {
     };
     let judge: Box<dyn StubJudge> = match (opts.judge, &opts.llm) {
         (JudgeChoice::Llm, None) => return Err(BuildError::NoLlm),
-        (JudgeChoice::Heuristic, _) | (JudgeChoice::Auto, None) => {
-            Box::new(HeuristicJudge::default())
-        }
-        (_, Some(cfg)) => Box::new(crate::llm::LlmJudge::new(
-            cfg.clone(),
-            std::time::Duration::from_secs(60),
-        )),
+        (JudgeChoice::Heuristic, _) | (JudgeChoice::Auto, None) => Box::new(HeuristicJudge::default()),
+        (_, Some(cfg)) => Box::new(crate::llm::LlmJudge::new(cfg.clone(), std::time::Duration::from_secs(60))),
     };
 
     let mut report = Report {
@@ -142,17 +153,12 @@ pub fn build(opts: &BuildOptions) -> Result<Report, BuildError> {
     let mut ids: HashMap<String, String> = HashMap::new();
     for source in &sources {
         let parsed = std::fs::read(opts.content.join(source))
-            .map_err(|e| PageError::Io {
-                file: source.clone(),
-                message: e.to_string(),
-            })
+            .map_err(|e| PageError::Io { file: source.clone(), message: e.to_string() })
             .and_then(|bytes| parse_page(source, &bytes))
             .and_then(|page| match ids.get(&page.id) {
-                Some(first) => Err(PageError::DuplicateId {
-                    file: source.clone(),
-                    id: page.id.clone(),
-                    first: first.clone(),
-                }),
+                Some(first) => {
+                    Err(PageError::DuplicateId { file: source.clone(), id: page.id.clone(), first: first.clone() })
+                }
                 None => Ok(page),
             });
         match parsed {
@@ -170,19 +176,13 @@ pub fn build(opts: &BuildOptions) -> Result<Report, BuildError> {
     }
     let chains = resolve_chains(&pages);
     let urls: Vec<String> = pages.iter().map(|p| page_url(&p.source)).collect();
-    let page_urls: HashMap<String, String> = pages
-        .iter()
-        .zip(&urls)
-        .map(|(p, u)| (p.source.clone(), u.clone()))
-        .collect();
+    let page_urls: HashMap<String, String> =
+        pages.iter().zip(&urls).map(|(p, u)| (p.source.clone(), u.clone())).collect();
 
     // Normalise and render.
     let clean = render::sanitizer();
     let asset_exists = |rel: &str| assets.contains(rel);
-    let ctx = LinkContext {
-        pages: &page_urls,
-        asset_exists: &asset_exists,
-    };
+    let ctx = LinkContext { pages: &page_urls, asset_exists: &asset_exists };
     let snippets = SnippetDir::new(&opts.content);
     let bar = progress(opts.progress, pages.len() as u64, "render");
     let mut built: Vec<Built> = Vec::with_capacity(pages.len());
@@ -198,21 +198,9 @@ pub fn build(opts: &BuildOptions) -> Result<Report, BuildError> {
                 message: format!("snippet include \"{name}\" not found in the content folder; the line was left out"),
             });
         }
-        let rendered = render::render(
-            &html_md,
-            &page.source,
-            &url,
-            &page.title,
-            page.body_line,
-            &ctx,
-            &clean,
-        );
+        let rendered = render::render(&html_md, &page.source, &url, &page.title, page.body_line, &ctx, &clean);
         for l in &rendered.broken_links {
-            report.broken_links.push(LinkProblem {
-                file: page.source.clone(),
-                line: l.line,
-                target: l.target.clone(),
-            });
+            report.broken_links.push(LinkProblem { file: page.source.clone(), line: l.line, target: l.target.clone() });
         }
         for l in &rendered.missing_assets {
             report.missing_assets.push(LinkProblem {
@@ -222,14 +210,7 @@ pub fn build(opts: &BuildOptions) -> Result<Report, BuildError> {
             });
         }
         let summary = summary::first_sentence(&text_md.text, 180);
-        built.push(Built {
-            page,
-            url,
-            chain,
-            text_md: text_md.text,
-            rendered,
-            summary,
-        });
+        built.push(Built { page, url, chain, text_md: text_md.text, rendered, summary });
         bar.inc(1);
     }
     bar.finish_and_clear();
@@ -237,35 +218,18 @@ pub fn build(opts: &BuildOptions) -> Result<Report, BuildError> {
     report.pages.skipped = report.skipped.len();
 
     // Chunk, filter, enrich.
-    let chunks = chunk_filter_enrich(
-        &built,
-        &chunk_opts,
-        judge.as_ref(),
-        opts.progress,
-        &mut report,
-    );
+    let chunks = chunk_filter_enrich(&built, &chunk_opts, judge.as_ref(), opts.progress, &mut report);
 
     // Write the site into a staging folder.
     let tree = NavTree::build(
         &built
             .iter()
-            .map(|b| PageRef {
-                chain: b.chain.iter().map(String::as_str).collect(),
-                url: &b.url,
-            })
+            .map(|b| PageRef { chain: b.chain.iter().map(String::as_str).collect(), url: &b.url })
             .collect::<Vec<_>>(),
     );
     let site_dir = opts.out.join("site");
     let staging = Staging::new(&site_dir)?;
-    write_site(
-        &staging,
-        &templates,
-        &tree,
-        &built,
-        &assets_used(&built),
-        opts,
-        &mut report,
-    )?;
+    write_site(&staging, &templates, &tree, &built, &assets_used(&built), opts, &mut report)?;
 
     report.seconds = started.elapsed().as_secs_f64();
     let report_path = opts.out.join("report.json");
@@ -277,14 +241,62 @@ pub fn build(opts: &BuildOptions) -> Result<Report, BuildError> {
             report: report_path,
         });
     }
+    let index_files = match &opts.index {
+        Some(io) => Some(build_index(&chunks, io, opts.progress, &mut report)?),
+        None => None,
+    };
     staging.commit()?;
-    write_atomic(
-        &opts.out.join("chunks.jsonl"),
-        encode_jsonl(&chunks).as_bytes(),
-    )?;
+    write_atomic(&opts.out.join("chunks.jsonl"), encode_jsonl(&chunks).as_bytes())?;
+    if let Some((index, encoder)) = index_files {
+        write_atomic(&opts.out.join("encoder.bin"), &encoder)?;
+        write_atomic(&opts.out.join("index.bin"), &index)?;
+    }
     report.seconds = started.elapsed().as_secs_f64();
     write_atomic(&report_path, &report_json(&report))?;
     Ok(report)
+}
+
+/// Embeds the chunks and writes the index; returns (index bytes, encoder bytes).
+fn build_index(
+    chunks: &[Chunk],
+    io: &IndexOptions,
+    show: bool,
+    report: &mut Report,
+) -> Result<(Vec<u8>, Vec<u8>), BuildError> {
+    let started = Instant::now();
+    let file = EncoderFile::from_model_dir(&io.model_dir)?;
+    let enc = file.encoder().map_err(crate::embed::EmbedError::from)?;
+    let texts: Vec<&str> = chunks.iter().map(|c| c.index_text.as_str()).collect();
+    let bar = progress(show, texts.len() as u64, "embed");
+    let embed_started = Instant::now();
+    let vectors = embed_all(&enc, &texts, io.long_text, crate::embed::threads(), &|done| bar.set_position(done as u64));
+    bar.finish_and_clear();
+    let embed_seconds = embed_started.elapsed().as_secs_f64();
+    let params = hybrid::BuildParams {
+        bm25: io.bm25,
+        vectors: io.vectors,
+        encoder: "sentence-transformers/all-MiniLM-L6-v2 (int8 weights)".into(),
+        encoder_fingerprint: enc.fingerprint(),
+        default_mode: io.default_mode,
+        alpha: io.alpha,
+        rrf_k: 60.0,
+        long_text: io.long_text.name().into(),
+        built_unix: std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs()),
+    };
+    let index = hybrid::build(chunks, &vectors, search_core::encoder::DIM, &params);
+    report.index = Some(IndexReport {
+        chunks: chunks.len(),
+        bytes: index.len(),
+        bytes_per_chunk: if chunks.is_empty() { 0.0 } else { index.len() as f64 / chunks.len() as f64 },
+        encoder_bytes: file.bytes().len(),
+        vectors: format!("{:?}", io.vectors).to_lowercase(),
+        long_text: io.long_text.name().into(),
+        default_mode: io.default_mode.name().into(),
+        embed_seconds,
+        chunks_per_second: if embed_seconds > 0.0 { chunks.len() as f64 / embed_seconds } else { 0.0 },
+        seconds: started.elapsed().as_secs_f64(),
+    });
+    Ok((index, file.bytes().to_vec()))
 }
 
 fn report_json(report: &Report) -> Vec<u8> {
@@ -345,18 +357,12 @@ fn discover(content: &Path, report: &mut Report) -> (Vec<String>, HashSet<String
 
 fn rel_path(base: &Path, path: &Path) -> String {
     let rel = path.strip_prefix(base).unwrap_or(path);
-    rel.components()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .collect::<Vec<_>>()
-        .join("/")
+    rel.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect::<Vec<_>>().join("/")
 }
 
 /// `it/wifi.md` → `it/wifi.html`.
 pub fn page_url(source: &str) -> String {
-    let stem = source
-        .strip_suffix(".md")
-        .or_else(|| source.strip_suffix(".markdown"))
-        .unwrap_or(source);
+    let stem = source.strip_suffix(".md").or_else(|| source.strip_suffix(".markdown")).unwrap_or(source);
     format!("{stem}.html")
 }
 
@@ -420,18 +426,9 @@ fn folder_chain(
         None if dir.is_empty() => Vec::new(),
         None => {
             let mut c = folder_chain(parent_dir(dir), pages, index_of, memo, depth + 1);
-            let name = dir
-                .rsplit('/')
-                .next()
-                .unwrap_or(dir)
-                .replace(['-', '_'], " ");
+            let name = dir.rsplit('/').next().unwrap_or(dir).replace(['-', '_'], " ");
             let mut chars = name.chars();
-            c.push(
-                chars
-                    .next()
-                    .map(|f| f.to_uppercase().chain(chars).collect())
-                    .unwrap_or_default(),
-            );
+            c.push(chars.next().map(|f| f.to_uppercase().chain(chars).collect()).unwrap_or_default());
             c
         }
     };
@@ -446,10 +443,7 @@ struct SnippetDir {
 
 impl SnippetDir {
     fn new(content: &Path) -> SnippetDir {
-        let dirs = ["snippets", "_snippets", "includes", "_includes", ""]
-            .iter()
-            .map(|d| content.join(d))
-            .collect();
+        let dirs = ["snippets", "_snippets", "includes", "_includes", ""].iter().map(|d| content.join(d)).collect();
         SnippetDir { dirs }
     }
 
@@ -457,9 +451,7 @@ impl SnippetDir {
         if name.contains("..") || name.starts_with('/') {
             return None;
         }
-        self.dirs
-            .iter()
-            .find_map(|d| std::fs::read_to_string(d.join(name)).ok())
+        self.dirs.iter().find_map(|d| std::fs::read_to_string(d.join(name)).ok())
     }
 }
 
@@ -508,106 +500,55 @@ fn chunk_filter_enrich(
 
     // The stub check, which may call an LLM once per candidate.
     report.chunks.stub_candidates = candidates.len();
-    let bar = progress(
-        show_progress && !candidates.is_empty(),
-        candidates.len() as u64,
-        "stubs",
-    );
+    let bar = progress(show_progress && !candidates.is_empty(), candidates.len() as u64, "stubs");
     let mut stub_drops = HashSet::new();
     for &(pi, ci) in &candidates {
         let chunk = &kept[ci];
-        let verdict = judge
-            .is_stub(&chunk.title, &chunk.text)
-            .unwrap_or_else(|why| {
-                report.warnings.push(Warning {
-                    file: built[pi].page.source.clone(),
-                    line: None,
-                    message: format!(
-                        "stub check for {} fell back to the heuristic: {why}",
-                        chunk.id
-                    ),
-                });
-                HeuristicJudge::default().judge(&chunk.text)
+        let verdict = judge.is_stub(&chunk.title, &chunk.text).unwrap_or_else(|why| {
+            report.warnings.push(Warning {
+                file: built[pi].page.source.clone(),
+                line: None,
+                message: format!("stub check for {} fell back to the heuristic: {why}", chunk.id),
             });
+            HeuristicJudge::default().judge(&chunk.text)
+        });
         if verdict {
             stub_drops.insert(ci);
-            drop_chunk(
-                report,
-                &mut dropped_by,
-                chunk,
-                &built[pi].page.source,
-                Rule::Stub,
-            );
+            drop_chunk(report, &mut dropped_by, chunk, &built[pi].page.source, Rule::Stub);
             per_page[pi].1 -= 1;
         }
         bar.inc(1);
     }
     bar.finish_and_clear();
-    let mut chunks: Vec<Chunk> = kept
-        .into_iter()
-        .enumerate()
-        .filter(|(i, _)| !stub_drops.contains(i))
-        .map(|(_, c)| c)
-        .collect();
+    let mut chunks: Vec<Chunk> =
+        kept.into_iter().enumerate().filter(|(i, _)| !stub_drops.contains(i)).map(|(_, c)| c).collect();
 
     let mut remaining = report.chunks.before_filters;
     for rule in Rule::ALL {
         let dropped = dropped_by.get(&rule).copied().unwrap_or(0);
         remaining -= dropped;
-        report.chunks.filters.push(FilterCount {
-            rule,
-            dropped,
-            remaining,
-        });
+        report.chunks.filters.push(FilterCount { rule, dropped, remaining });
     }
     report.chunks.after_filters = chunks.len();
-    report.chunks.pages_without_chunks = per_page
-        .iter()
-        .filter(|(_, k)| *k == 0)
-        .map(|(pi, _)| built[*pi].page.source.clone())
-        .collect();
+    report.chunks.pages_without_chunks =
+        per_page.iter().filter(|(_, k)| *k == 0).map(|(pi, _)| built[*pi].page.source.clone()).collect();
 
     for c in &mut chunks {
-        c.index_text = enrich::index_text(
-            &c.path,
-            &c.headers,
-            c.version.as_deref(),
-            c.last_updated.as_deref(),
-            &c.text,
-        );
+        c.index_text =
+            enrich::index_text(&c.path, &c.headers, c.version.as_deref(), c.last_updated.as_deref(), &c.text);
     }
     chunks
 }
 
-fn drop_chunk(
-    report: &mut Report,
-    by: &mut BTreeMap<Rule, usize>,
-    chunk: &Chunk,
-    file: &str,
-    rule: Rule,
-) {
+fn drop_chunk(report: &mut Report, by: &mut BTreeMap<Rule, usize>, chunk: &Chunk, file: &str, rule: Rule) {
     *by.entry(rule).or_default() += 1;
     let body = filter::body_of(&chunk.text);
-    let preview: String = body
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .chars()
-        .take(80)
-        .collect();
-    report.dropped.push(Dropped {
-        chunk_id: chunk.id.clone(),
-        file: file.to_string(),
-        rule,
-        preview,
-    });
+    let preview: String = body.split_whitespace().collect::<Vec<_>>().join(" ").chars().take(80).collect();
+    report.dropped.push(Dropped { chunk_id: chunk.id.clone(), file: file.to_string(), rule, preview });
 }
 
 fn assets_used(built: &[Built]) -> Vec<String> {
-    let mut all: Vec<String> = built
-        .iter()
-        .flat_map(|b| b.rendered.assets.iter().cloned())
-        .collect();
+    let mut all: Vec<String> = built.iter().flat_map(|b| b.rendered.assets.iter().cloned()).collect();
     all.sort();
     all.dedup();
     all
@@ -623,11 +564,8 @@ fn write_site(
     opts: &BuildOptions,
     report: &mut Report,
 ) -> Result<(), BuildError> {
-    let site_title = if tree.nodes[0].title.is_empty() {
-        "Knowledge base".to_string()
-    } else {
-        tree.nodes[0].title.clone()
-    };
+    let site_title =
+        if tree.nodes[0].title.is_empty() { "Knowledge base".to_string() } else { tree.nodes[0].title.clone() };
     let built_date = today();
     let site = json!({"title": site_title, "page_count": built.len(), "built": built_date});
     let top_sections: Vec<serde_json::Value> = tree.nodes[0]
@@ -659,10 +597,7 @@ fn write_site(
     };
     let page_ctx = |b: &Built, node: usize| {
         let tags: Vec<String> = match b.page.meta.get("tags") {
-            Some(serde_json::Value::Array(a)) => a
-                .iter()
-                .filter_map(|v| v.as_str().map(str::to_string))
-                .collect(),
+            Some(serde_json::Value::Array(a)) => a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect(),
             Some(serde_json::Value::String(s)) => vec![s.clone()],
             _ => Vec::new(),
         };
@@ -741,55 +676,24 @@ fn write_site(
         "page": home_page.map(|p| page_ctx(&built[p], 0)),
         "sections": sections,
     });
-    staging.write(
-        HOME_URL,
-        templates.render("home.html", &home_ctx)?.as_bytes(),
-    )?;
+    staging.write(HOME_URL, templates.render("home.html", &home_ctx)?.as_bytes())?;
     report.site.html_pages += 1;
-    sitemap.insert(
-        0,
-        (
-            HOME_URL.to_string(),
-            home_page.and_then(|p| built[p].page.last_updated.clone()),
-        ),
-    );
+    sitemap.insert(0, (HOME_URL.to_string(), home_page.and_then(|p| built[p].page.last_updated.clone())));
 
     fn subtree(tree: &NavTree, node: usize) -> serde_json::Value {
         let n = &tree.nodes[node];
         json!({"title": n.title, "url": n.url, "children": n.children.iter().map(|&c| subtree(tree, c)).collect::<Vec<_>>()})
     }
-    let tree_ctx: Vec<serde_json::Value> = tree.nodes[0]
-        .children
-        .iter()
-        .map(|&c| subtree(tree, c))
-        .collect();
-    let search_ctx =
-        json!({"root": "", "site": site, "top_sections": top_sections, "tree": tree_ctx});
-    staging.write(
-        "search.html",
-        templates.render("search.html", &search_ctx)?.as_bytes(),
-    )?;
+    let tree_ctx: Vec<serde_json::Value> = tree.nodes[0].children.iter().map(|&c| subtree(tree, c)).collect();
+    let search_ctx = json!({"root": "", "site": site, "top_sections": top_sections, "tree": tree_ctx});
+    staging.write("search.html", templates.render("search.html", &search_ctx)?.as_bytes())?;
     let not_found = json!({"root": "/", "site": site, "top_sections": top_sections});
-    staging.write(
-        "404.html",
-        templates.render("404.html", &not_found)?.as_bytes(),
-    )?;
+    staging.write("404.html", templates.render("404.html", &not_found)?.as_bytes())?;
 
-    let base = if opts.site_url.ends_with('/') {
-        opts.site_url.clone()
-    } else {
-        format!("{}/", opts.site_url)
-    };
-    let urls: Vec<serde_json::Value> = sitemap
-        .iter()
-        .map(|(u, d)| json!({"loc": format!("{base}{}", encode_path(u)), "lastmod": d}))
-        .collect();
-    staging.write(
-        "sitemap.xml",
-        templates
-            .render("sitemap.xml", &json!({"urls": urls}))?
-            .as_bytes(),
-    )?;
+    let base = if opts.site_url.ends_with('/') { opts.site_url.clone() } else { format!("{}/", opts.site_url) };
+    let urls: Vec<serde_json::Value> =
+        sitemap.iter().map(|(u, d)| json!({"loc": format!("{base}{}", encode_path(u)), "lastmod": d})).collect();
+    staging.write("sitemap.xml", templates.render("sitemap.xml", &json!({"urls": urls}))?.as_bytes())?;
 
     for (name, content) in templates.statics() {
         staging.write(&format!("assets/{name}"), content.as_bytes())?;
@@ -798,15 +702,9 @@ fn write_site(
         let from = opts.content.join(asset);
         let to = staging.path(asset);
         if let Some(dir) = to.parent() {
-            std::fs::create_dir_all(dir).map_err(|source| WriteError {
-                path: dir.to_path_buf(),
-                source,
-            })?;
+            std::fs::create_dir_all(dir).map_err(|source| WriteError { path: dir.to_path_buf(), source })?;
         }
-        std::fs::copy(&from, &to).map_err(|source| WriteError {
-            path: to.clone(),
-            source,
-        })?;
+        std::fs::copy(&from, &to).map_err(|source| WriteError { path: to.clone(), source })?;
         report.site.assets_copied += 1;
     }
     Ok(())
@@ -827,9 +725,7 @@ fn encode_path(p: &str) -> String {
 
 /// Today's date (UTC) as `YYYY-MM-DD`, from the system clock.
 fn today() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
+    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
     let days = (secs / 86_400) as i64;
     // Civil-from-days (Howard Hinnant's algorithm).
     let z = days + 719_468;

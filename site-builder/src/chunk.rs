@@ -33,11 +33,7 @@ pub struct ChunkOptions {
 
 impl Default for ChunkOptions {
     fn default() -> Self {
-        ChunkOptions {
-            header_levels: 2,
-            chunk_size: 2000,
-            overlap: 400,
-        }
+        ChunkOptions { header_levels: 2, chunk_size: 2000, overlap: 400 }
     }
 }
 
@@ -61,10 +57,7 @@ impl ChunkOptions {
             return Err(OptionsError::ChunkSize(self.chunk_size));
         }
         if self.overlap * 2 >= self.chunk_size {
-            return Err(OptionsError::Overlap {
-                overlap: self.overlap,
-                chunk_size: self.chunk_size,
-            });
+            return Err(OptionsError::Overlap { overlap: self.overlap, chunk_size: self.chunk_size });
         }
         Ok(self)
     }
@@ -133,12 +126,7 @@ fn sections(markdown: &str, max_level: u8) -> Vec<Section> {
         if i == 0 && text.trim().is_empty() {
             continue;
         }
-        out.push(Section {
-            headers: headers.clone(),
-            anchor: anchor.clone(),
-            text,
-            offset: *start,
-        });
+        out.push(Section { headers: headers.clone(), anchor: anchor.clone(), text, offset: *start });
     }
     out
 }
@@ -220,10 +208,7 @@ fn blocks(text: &str) -> Vec<(&str, bool)> {
         }
         let opens = Fence::open(line);
         let is_table_row = t.starts_with('|');
-        if opens.is_some()
-            || (is_table_row && kind == Some(false))
-            || (!is_table_row && kind == Some(true))
-        {
+        if opens.is_some() || (is_table_row && kind == Some(false)) || (!is_table_row && kind == Some(true)) {
             // Close whatever is open before a fence, or when prose meets a table.
             if pos > start {
                 out.push((&text[start..pos], kind == Some(true)));
@@ -261,11 +246,7 @@ fn blocks(text: &str) -> Vec<(&str, bool)> {
 fn push_block<'a>(block: &'a str, atomic: bool, limit: usize, units: &mut Vec<Unit<'a>>) {
     let chars = block.chars().count();
     if atomic && chars <= limit {
-        units.push(Unit {
-            text: Cow::Borrowed(block),
-            chars,
-            brk: PARAGRAPH,
-        });
+        units.push(Unit { text: Cow::Borrowed(block), chars, brk: PARAGRAPH });
         return;
     }
     if atomic {
@@ -290,16 +271,8 @@ fn push_oversized_block<'a>(block: &'a str, limit: usize, units: &mut Vec<Unit<'
     let lines: Vec<&str> = block.split_inclusive('\n').collect();
     let first = lines.first().map_or("", |l| l.trim());
     let (head, body, tail): (String, &[&str], String) = if let Some(fence) = Fence::open(first) {
-        let close = lines
-            .iter()
-            .rposition(|l| fence.closes(l))
-            .filter(|&i| i > 0)
-            .unwrap_or(lines.len());
-        (
-            format!("{first}\n"),
-            &lines[1..close],
-            format!("{}\n", fence.marker()),
-        )
+        let close = lines.iter().rposition(|l| fence.closes(l)).filter(|&i| i > 0).unwrap_or(lines.len());
+        (format!("{first}\n"), &lines[1..close], format!("{}\n", fence.marker()))
     } else if lines.len() > 2 {
         (lines[..2].concat(), &lines[2..], String::new())
     } else {
@@ -319,11 +292,7 @@ fn push_oversized_block<'a>(block: &'a str, limit: usize, units: &mut Vec<Unit<'
     let flush = |piece: &mut String, piece_chars: &mut usize, units: &mut Vec<Unit<'a>>| {
         if !piece.is_empty() {
             let text = format!("{head}{piece}{tail}");
-            units.push(Unit {
-                chars: text.chars().count(),
-                text: Cow::Owned(text),
-                brk: PARAGRAPH,
-            });
+            units.push(Unit { chars: text.chars().count(), text: Cow::Owned(text), brk: PARAGRAPH });
             piece.clear();
             *piece_chars = 0;
         }
@@ -350,11 +319,7 @@ fn push_prose_line<'a>(line: &'a str, limit: usize, units: &mut Vec<Unit<'a>>) {
     let first = units.len();
     for word in line.split_inclusive(' ') {
         let core = word.trim_end();
-        let brk = if core.ends_with(['.', '!', '?', ':', ';']) {
-            SENTENCE
-        } else {
-            WORD
-        };
+        let brk = if core.ends_with(['.', '!', '?', ':', ';']) { SENTENCE } else { WORD };
         push_piece(word, brk, limit, units);
     }
     if units.len() > first {
@@ -368,11 +333,7 @@ fn push_prose_line<'a>(line: &'a str, limit: usize, units: &mut Vec<Unit<'a>>) {
 fn push_piece<'a>(piece: &'a str, brk: u8, limit: usize, units: &mut Vec<Unit<'a>>) {
     let chars = piece.chars().count();
     if chars <= limit {
-        units.push(Unit {
-            text: Cow::Borrowed(piece),
-            chars,
-            brk,
-        });
+        units.push(Unit { text: Cow::Borrowed(piece), chars, brk });
         return;
     }
     if piece.contains(' ') && brk < WORD {
@@ -388,21 +349,13 @@ fn push_piece<'a>(piece: &'a str, brk: u8, limit: usize, units: &mut Vec<Unit<'a
     let mut count = 0;
     for (i, _) in piece.char_indices() {
         if count == limit {
-            units.push(Unit {
-                text: Cow::Borrowed(&piece[start..i]),
-                chars: count,
-                brk: CHAR,
-            });
+            units.push(Unit { text: Cow::Borrowed(&piece[start..i]), chars: count, brk: CHAR });
             start = i;
             count = 0;
         }
         count += 1;
     }
-    units.push(Unit {
-        text: Cow::Borrowed(&piece[start..]),
-        chars: count,
-        brk,
-    });
+    units.push(Unit { text: Cow::Borrowed(&piece[start..]), chars: count, brk });
 }
 
 /// Greedy packing of units into chunks, with boundary-aware cuts and overlap.
@@ -440,13 +393,7 @@ fn merge(units: &[Unit<'_>], opts: &ChunkOptions) -> Vec<String> {
 
 /// Moves the cut back to the strongest boundary that keeps the chunk at least
 /// `min_len` long and still adds a unit past `prev_end`.
-fn best_cut(
-    units: &[Unit<'_>],
-    start: usize,
-    end: usize,
-    prev_end: usize,
-    min_len: usize,
-) -> usize {
+fn best_cut(units: &[Unit<'_>], start: usize, end: usize, prev_end: usize, min_len: usize) -> usize {
     let mut best = end;
     let mut best_brk = units[end - 1].brk;
     let mut acc = 0;
@@ -464,9 +411,7 @@ fn best_cut(
 /// `overlap` characters that starts at a sentence or stronger boundary, else the
 /// longest tail that starts at a word; the next unit must still fit after it.
 fn overlap_start(units: &[Unit<'_>], start: usize, end: usize, opts: &ChunkOptions) -> usize {
-    let budget = opts
-        .overlap
-        .min(opts.chunk_size.saturating_sub(units[end].chars));
+    let budget = opts.overlap.min(opts.chunk_size.saturating_sub(units[end].chars));
     let mut acc = 0;
     let mut best_strong = None;
     let mut best_any = end;
@@ -489,11 +434,7 @@ mod tests {
     use super::*;
 
     fn opts(size: usize, overlap: usize) -> ChunkOptions {
-        ChunkOptions {
-            header_levels: 2,
-            chunk_size: size,
-            overlap,
-        }
+        ChunkOptions { header_levels: 2, chunk_size: size, overlap }
     }
 
     fn sentence(i: usize) -> String {
@@ -504,20 +445,16 @@ mod tests {
     fn shared(a: &str, b: &str) -> usize {
         (1..=a.len().min(b.len()))
             .rev()
-            .find(|&k| {
-                a.is_char_boundary(a.len() - k) && b.is_char_boundary(k) && a.ends_with(&b[..k])
-            })
+            .find(|&k| a.is_char_boundary(a.len() - k) && b.is_char_boundary(k) && a.ends_with(&b[..k]))
             .unwrap_or(0)
     }
 
     #[test]
     fn splits_on_h1_h2_and_keeps_headers() {
-        let md = "Lead text.\n\n# Title\n\nIntro.\n\n## First\n\nOne.\n\n### Deep\n\nStill first.\n\n## Second\n\nTwo.\n";
+        let md =
+            "Lead text.\n\n# Title\n\nIntro.\n\n## First\n\nOne.\n\n### Deep\n\nStill first.\n\n## Second\n\nTwo.\n";
         let chunks = chunk_page(md, &ChunkOptions::default());
-        let view: Vec<_> = chunks
-            .iter()
-            .map(|c| (c.n, c.headers.join(" > "), c.anchor.as_str()))
-            .collect();
+        let view: Vec<_> = chunks.iter().map(|c| (c.n, c.headers.join(" > "), c.anchor.as_str())).collect();
         assert_eq!(
             view,
             vec![
@@ -529,13 +466,7 @@ mod tests {
         );
         assert!(chunks[2].text.starts_with("## First"));
         assert!(chunks[2].text.contains("### Deep\n\nStill first."));
-        let deeper = chunk_page(
-            md,
-            &ChunkOptions {
-                header_levels: 3,
-                ..ChunkOptions::default()
-            },
-        );
+        let deeper = chunk_page(md, &ChunkOptions { header_levels: 3, ..ChunkOptions::default() });
         assert_eq!(deeper.len(), 5);
         assert_eq!(deeper[3].headers, vec!["Title", "First", "Deep"]);
     }
@@ -560,20 +491,13 @@ mod tests {
             let k = shared(&w[0].text, &w[1].text);
             assert!(k > 0 && k <= 200, "overlap {k}");
             // The overlap starts at a sentence start.
-            assert!(
-                w[1].text.starts_with("Sentence number"),
-                "{}",
-                &w[1].text[..40]
-            );
+            assert!(w[1].text.starts_with("Sentence number"), "{}", &w[1].text[..40]);
         }
         // Nothing is lost: every sentence is in some chunk.
         for p in 0..12 {
             for s in 0..6 {
                 let needle = sentence(p * 10 + s);
-                assert!(
-                    chunks.iter().any(|c| c.text.contains(needle.trim())),
-                    "lost {needle}"
-                );
+                assert!(chunks.iter().any(|c| c.text.contains(needle.trim())), "lost {needle}");
             }
         }
     }
@@ -590,24 +514,14 @@ mod tests {
 
     #[test]
     fn code_blocks_and_tables_are_not_cut() {
-        let code = format!(
-            "```bash\n{}```\n\n",
-            "srun --gres=nvme:100 ./job\n\n".repeat(20)
-        );
-        let table = format!(
-            "| a | b |\n|---|---|\n{}\n",
-            "| cell one | cell two |\n".repeat(20)
-        );
+        let code = format!("```bash\n{}```\n\n", "srun --gres=nvme:100 ./job\n\n".repeat(20));
+        let table = format!("| a | b |\n|---|---|\n{}\n", "| cell one | cell two |\n".repeat(20));
         let prose = "Some prose that fills space. ".repeat(25);
         let md = format!("## S\n\n{prose}\n\n{code}{prose}\n\n{table}{prose}\n");
         let chunks = chunk_page(&md, &opts(1000, 200));
         for c in &chunks {
             assert!(c.text.chars().count() <= 1000);
-            let fences = c
-                .text
-                .lines()
-                .filter(|l| Fence::open(l).is_some() || l.trim() == "```")
-                .count();
+            let fences = c.text.lines().filter(|l| Fence::open(l).is_some() || l.trim() == "```").count();
             assert_eq!(fences % 2, 0, "fence cut: {}", c.text);
             if c.text.contains("| cell") {
                 assert!(c.text.contains(table.trim_end()), "table cut");
@@ -623,45 +537,25 @@ mod tests {
         assert!(chunks.len() > 4);
         for c in &chunks {
             assert!(c.text.chars().count() <= 500);
-            assert!(
-                c.text.starts_with("```\n") && c.text.ends_with("\n```"),
-                "piece not fenced: {}",
-                c.text
-            );
+            assert!(c.text.starts_with("```\n") && c.text.ends_with("\n```"), "piece not fenced: {}", c.text);
             for line in c.text.lines() {
-                assert!(
-                    line == "```" || line == "x = compute(1, 2, 3)",
-                    "cut inside a line: {line:?}"
-                );
+                assert!(line == "```" || line == "x = compute(1, 2, 3)", "cut inside a line: {line:?}");
             }
         }
-        let lines: usize = chunks
-            .iter()
-            .map(|c| c.text.matches("compute").count())
-            .sum();
+        let lines: usize = chunks.iter().map(|c| c.text.matches("compute").count()).sum();
         assert_eq!(lines, 100, "lines lost or repeated");
     }
 
     #[test]
     fn oversized_table_repeats_its_header() {
-        let table = format!(
-            "| Flag | Meaning |\n|---|---|\n{}",
-            "| --gres=nvme:100 | local disk |\n".repeat(60)
-        );
+        let table = format!("| Flag | Meaning |\n|---|---|\n{}", "| --gres=nvme:100 | local disk |\n".repeat(60));
         let chunks = chunk_page(&table, &opts(600, 100));
         assert!(chunks.len() >= 3);
         for c in &chunks {
             assert!(c.text.chars().count() <= 600);
-            assert!(
-                c.text.starts_with("| Flag | Meaning |\n|---|---|\n"),
-                "{}",
-                c.text
-            );
+            assert!(c.text.starts_with("| Flag | Meaning |\n|---|---|\n"), "{}", c.text);
         }
-        let rows: usize = chunks
-            .iter()
-            .map(|c| c.text.matches("local disk").count())
-            .sum();
+        let rows: usize = chunks.iter().map(|c| c.text.matches("local disk").count()).sum();
         assert_eq!(rows, 60);
     }
 
@@ -675,10 +569,7 @@ mod tests {
 
     #[test]
     fn empty_sections_are_kept_for_the_filters() {
-        let chunks = chunk_page(
-            "# T\n\n## Empty\n\n## Full\n\nText.\n",
-            &ChunkOptions::default(),
-        );
+        let chunks = chunk_page("# T\n\n## Empty\n\n## Full\n\nText.\n", &ChunkOptions::default());
         assert_eq!(chunks.len(), 3);
         assert_eq!(chunks[1].text, "## Empty");
     }
@@ -686,18 +577,12 @@ mod tests {
     #[test]
     fn ids_are_deterministic() {
         let md = "# A\n\ntext\n\n## B\n\nmore\n";
-        assert_eq!(
-            chunk_page(md, &ChunkOptions::default()),
-            chunk_page(md, &ChunkOptions::default())
-        );
+        assert_eq!(chunk_page(md, &ChunkOptions::default()), chunk_page(md, &ChunkOptions::default()));
     }
 
     #[test]
     fn heading_attributes_are_not_chunk_text() {
-        let chunks = chunk_page(
-            "## Modules {#module-table}\n\nText\n",
-            &ChunkOptions::default(),
-        );
+        let chunks = chunk_page("## Modules {#module-table}\n\nText\n", &ChunkOptions::default());
         assert_eq!(chunks[0].anchor, "module-table");
         assert_eq!(chunks[0].text, "## Modules\n\nText");
     }
@@ -706,24 +591,10 @@ mod tests {
     fn options_are_validated() {
         assert!(ChunkOptions::default().validate().is_ok());
         assert_eq!(
-            ChunkOptions {
-                header_levels: 0,
-                ..Default::default()
-            }
-            .validate(),
+            ChunkOptions { header_levels: 0, ..Default::default() }.validate(),
             Err(OptionsError::HeaderLevels(0))
         );
-        assert!(ChunkOptions {
-            chunk_size: 50,
-            ..Default::default()
-        }
-        .validate()
-        .is_err());
-        assert!(ChunkOptions {
-            overlap: 1000,
-            ..Default::default()
-        }
-        .validate()
-        .is_err());
+        assert!(ChunkOptions { chunk_size: 50, ..Default::default() }.validate().is_err());
+        assert!(ChunkOptions { overlap: 1000, ..Default::default() }.validate().is_err());
     }
 }

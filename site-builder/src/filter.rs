@@ -77,15 +77,11 @@ pub fn body_of(text: &str) -> String {
         // A setext heading: a text line underlined by === or ---.
         let next_is_underline = all.get(i + 1).is_some_and(|n| {
             let n = n.trim();
-            !t.is_empty()
-                && n.len() >= 2
-                && (n.chars().all(|c| c == '=') || n.chars().all(|c| c == '-'))
+            !t.is_empty() && n.len() >= 2 && (n.chars().all(|c| c == '=') || n.chars().all(|c| c == '-'))
         });
         if is_atx {
             i += 1;
-        } else if next_is_underline
-            && (lines.is_empty() || lines.last().is_some_and(|l| l.trim().is_empty()))
-        {
+        } else if next_is_underline && (lines.is_empty() || lines.last().is_some_and(|l| l.trim().is_empty())) {
             i += 2;
         } else {
             lines.push(line);
@@ -97,16 +93,8 @@ pub fn body_of(text: &str) -> String {
 
 /// Lowercase words of the text, punctuation removed.
 fn words(text: &str) -> String {
-    let cleaned: String = text
-        .chars()
-        .map(|c| {
-            if c.is_alphanumeric() {
-                c.to_ascii_lowercase()
-            } else {
-                ' '
-            }
-        })
-        .collect();
+    let cleaned: String =
+        text.chars().map(|c| if c.is_alphanumeric() { c.to_ascii_lowercase() } else { ' ' }).collect();
     cleaned.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
@@ -128,9 +116,7 @@ impl Links {
         let t = target.trim().trim_start_matches('<');
         let external = t.starts_with("//")
             || t.split_once(':').is_some_and(|(s, _)| {
-                !s.is_empty()
-                    && s.chars()
-                        .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+                !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
             });
         if external {
             self.external += 1;
@@ -181,9 +167,7 @@ fn strip_links(body: &str) -> (String, Links) {
     out.push_str(rest);
     let mut prose = String::new();
     for word in out.split_whitespace() {
-        if word.starts_with("http://")
-            || word.starts_with("https://")
-            || word.starts_with('<') && word.contains("://")
+        if word.starts_with("http://") || word.starts_with("https://") || word.starts_with('<') && word.contains("://")
         {
             links.count(word);
         } else {
@@ -212,8 +196,7 @@ pub fn rule_for(text: &str, headers: &[String]) -> Option<Rule> {
     let heading = headers.last().map(|h| words(h)).unwrap_or_default();
 
     if short
-        && (contains_any(&w, &["faq", "frequently asked"])
-            || contains_any(&heading, &["faq", "frequently asked"]))
+        && (contains_any(&w, &["faq", "frequently asked"]) || contains_any(&heading, &["faq", "frequently asked"]))
         && contains_any(
             &w,
             &[
@@ -251,24 +234,9 @@ pub fn rule_for(text: &str, headers: &[String]) -> Option<Rule> {
         return Some(Rule::CmsPlaceholder);
     }
     if short
-        && (contains_any(
-            &w,
-            &["related articles", "related pages", "related content"],
-        ) || contains_any(
-            &heading,
-            &["related articles", "related pages", "related content"],
-        ))
-        && contains_any(
-            &w,
-            &[
-                "appear here",
-                "label",
-                "macro",
-                "click to edit",
-                "no related",
-                "will appear",
-            ],
-        )
+        && (contains_any(&w, &["related articles", "related pages", "related content"])
+            || contains_any(&heading, &["related articles", "related pages", "related content"]))
+        && contains_any(&w, &["appear here", "label", "macro", "click to edit", "no related", "will appear"])
     {
         return Some(Rule::RelatedArticles);
     }
@@ -277,13 +245,9 @@ pub fn rule_for(text: &str, headers: &[String]) -> Option<Rule> {
     if short && links.total() > 0 {
         let leftover = prose_words
             .split(' ')
-            .filter(|t| {
-                !t.is_empty()
-                    && !matches!(*t, "previous" | "prev" | "next" | "back" | "forward" | "up")
-            })
+            .filter(|t| !t.is_empty() && !matches!(*t, "previous" | "prev" | "next" | "back" | "forward" | "up"))
             .count();
-        let says_prev =
-            contains_any(&w, &["previous", "prev "]) || body.contains('«') || body.contains('←');
+        let says_prev = contains_any(&w, &["previous", "prev "]) || body.contains('«') || body.contains('←');
         let says_next = w.contains("next") || body.contains('»') || body.contains('→');
         if says_prev && says_next && links.total() <= 3 && leftover == 0 {
             return Some(Rule::PrevNext);
@@ -317,11 +281,7 @@ const STUB_PATTERNS: [&str; 12] = [
 /// Whether the chunk opens like an overview stub (a candidate for the judge).
 pub fn is_stub_candidate(text: &str) -> bool {
     let body = body_of(text);
-    let opening: String = words(&body)
-        .split(' ')
-        .take(12)
-        .collect::<Vec<_>>()
-        .join(" ");
+    let opening: String = words(&body).split(' ').take(12).collect::<Vec<_>>().join(" ");
     STUB_PATTERNS.iter().any(|p| opening.contains(p))
 }
 
@@ -355,10 +315,7 @@ impl HeuristicJudge {
             None => "",
         };
         let (prose, _) = strip_links(rest);
-        let content_words = words(&prose)
-            .split(' ')
-            .filter(|w| w.chars().count() >= 2)
-            .count();
+        let content_words = words(&prose).split(' ').filter(|w| w.chars().count() >= 2).count();
         content_words < self.min_words
     }
 }
@@ -390,89 +347,60 @@ mod tests {
 
     #[test]
     fn punctuation_only() {
-        assert_eq!(
-            rule("## Apostille\n\n-- -- --"),
-            Some(Rule::PunctuationOnly)
-        );
+        assert_eq!(rule("## Apostille\n\n-- -- --"), Some(Rule::PunctuationOnly));
         assert_eq!(rule("## H\n\n.....\n***"), Some(Rule::PunctuationOnly));
     }
 
     #[test]
     fn faq_placeholder() {
-        assert_eq!(
-            rule("## FAQ\n\nFAQ coming soon."),
-            Some(Rule::FaqPlaceholder)
-        );
+        assert_eq!(rule("## FAQ\n\nFAQ coming soon."), Some(Rule::FaqPlaceholder));
         assert_eq!(
             rule("## Frequently asked questions\n\nNo frequently asked questions have been added yet."),
             Some(Rule::FaqPlaceholder)
         );
-        assert_eq!(
-            rule("## FAQ\n\nCan I park overnight? Yes, in lot C with a night permit."),
-            None
-        );
+        assert_eq!(rule("## FAQ\n\nCan I park overnight? Yes, in lot C with a night permit."), None);
     }
 
     #[test]
     fn cms_placeholder() {
-        assert_eq!(
-            rule("## Map\n\nLorem ipsum dolor sit amet, consectetur."),
-            Some(Rule::CmsPlaceholder)
-        );
-        assert_eq!(
-            rule("## Wires\n\nContent for this section is under construction."),
-            Some(Rule::CmsPlaceholder)
-        );
+        assert_eq!(rule("## Map\n\nLorem ipsum dolor sit amet, consectetur."), Some(Rule::CmsPlaceholder));
+        assert_eq!(rule("## Wires\n\nContent for this section is under construction."), Some(Rule::CmsPlaceholder));
     }
 
     #[test]
     fn related_articles_placeholder() {
         let t = "## Related articles\n\nRelated articles appear here based on the labels you select. Click to edit the macro.";
-        assert_eq!(
-            rule_for(t, &["Related articles".into()]),
-            Some(Rule::RelatedArticles)
-        );
+        assert_eq!(rule_for(t, &["Related articles".into()]), Some(Rule::RelatedArticles));
     }
 
     #[test]
     fn prev_next_template() {
         let t = "## Continue\n\n[« Previous: Declaring a major](a.md) | [Next: Probation »](b.md)";
         assert_eq!(rule(t), Some(Rule::PrevNext));
-        assert_eq!(
-            rule("[← Prev](a.md) · [Next →](b.md)"),
-            Some(Rule::PrevNext)
-        );
+        assert_eq!(rule("[← Prev](a.md) · [Next →](b.md)"), Some(Rule::PrevNext));
     }
 
     #[test]
     fn navigation_only() {
         let t = "## See also\n\n- [MFA](mfa.md)\n- [VPN](vpn.md#setup)\n- [Top](#top)\n";
         assert_eq!(rule(t), Some(Rule::NavigationOnly));
-        let outside =
-            "## More information\n\n- [NAMD manual](https://x.example/ug/)\n- [Tips](tips.md)\n";
+        let outside = "## More information\n\n- [NAMD manual](https://x.example/ug/)\n- [Tips](tips.md)\n";
         assert_eq!(rule(outside), None);
-        assert_eq!(
-            rule("## See also\n\nRead [MFA](mfa.md) before you travel abroad."),
-            None
-        );
+        assert_eq!(rule("## See also\n\nRead [MFA](mfa.md) before you travel abroad."), None);
     }
 
     #[test]
     fn stub_candidates_and_heuristic() {
-        let stub = "# IT services\n\nThis page contains information about IT services.\n\n- [Wi-Fi](wifi.md)\n- [VPN](vpn.md)";
+        let stub =
+            "# IT services\n\nThis page contains information about IT services.\n\n- [Wi-Fi](wifi.md)\n- [VPN](vpn.md)";
         let real = "# Libraries\n\nThis page contains information about the libraries. The Main Library on Elm Street opens at 7:30 and closes at midnight on weekdays; the Science Library closes at 22:00. Both require a valid student ID card at the gate after 20:00, and guests sign in at the front desk with photo ID.";
         assert!(is_stub_candidate(stub));
         assert!(is_stub_candidate(real));
-        assert!(!is_stub_candidate(
-            "# Wi-Fi\n\nConnect to eduroam with your NetID."
-        ));
+        assert!(!is_stub_candidate("# Wi-Fi\n\nConnect to eduroam with your NetID."));
         let judge = HeuristicJudge::default();
         assert_eq!(judge.is_stub("IT", stub), Ok(true));
         assert_eq!(judge.is_stub("Libraries", real), Ok(false));
-        assert_eq!(
-            judge.is_stub("X", "Here you will find everything about registration."),
-            Ok(true)
-        );
+        assert_eq!(judge.is_stub("X", "Here you will find everything about registration."), Ok(true));
     }
 
     #[test]

@@ -9,7 +9,9 @@
 
 pub mod build;
 pub mod chunk;
+pub mod embed;
 pub mod enrich;
+pub mod eval;
 pub mod fence;
 pub mod filter;
 pub mod llm;
@@ -18,6 +20,7 @@ pub mod output;
 pub mod parse;
 pub mod render;
 pub mod report;
+pub mod search;
 pub mod site;
 pub mod slug;
 pub mod summary;

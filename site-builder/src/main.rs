@@ -1,21 +1,25 @@
 //! The `site-builder` command: parses the command line into typed options once, and
 //! hands them to the library. Exit codes: 0 success, 1 the build ran but `--strict`
-//! found problems, 2 the build could not run (bad arguments, missing folders, I/O).
+//! found problems, 2 the command could not run (bad arguments, missing files, I/O).
 
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use site_builder::build::{build, BuildError, BuildOptions, JudgeChoice};
+use search_core::index::{Bm25Params, Mode, SearchParams, VectorStorage};
+use site_builder::build::{build, BuildError, BuildOptions, IndexOptions, JudgeChoice};
 use site_builder::chunk::ChunkOptions;
+use site_builder::embed::{default_model_dir, EncoderFile, LongText};
+use site_builder::eval;
 use site_builder::llm::LlmConfig;
+use site_builder::search::{render_text, Searcher};
 
 #[derive(Parser)]
 #[command(
     name = "site-builder",
     version,
-    about = "Builds a knowledge base of Markdown pages into a browsable static site and a chunk set for hybrid search."
+    about = "Builds a knowledge base of Markdown pages into a browsable static site and a hybrid (dense + BM25) search index."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -24,18 +28,24 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Build the site, the chunk set and the build report.
+    /// Build the site, the chunk set, the search index and the build report.
     ///
     /// Reads every *.md page under --content (YAML frontmatter in the scraped
     /// knowledge-base schema, or plain Markdown), renders each to OUT/site/, splits
-    /// pages into chunks (OUT/chunks.jsonl) and writes OUT/report.json: pages read,
-    /// rendered and skipped with reasons, chunks before and after each filter,
-    /// every dropped chunk, broken links and timings.
+    /// pages into chunks (OUT/chunks.jsonl), embeds them with all-MiniLM-L6-v2 and
+    /// writes the hybrid index (OUT/index.bin, OUT/encoder.bin) and OUT/report.json:
+    /// pages read, rendered and skipped with reasons, chunks before and after each
+    /// filter, every dropped chunk, broken links, index size and timings.
     ///
     /// A bad page (malformed YAML, missing title, non-UTF-8, empty, duplicate
     /// page_id) is skipped and reported; with --strict, skipped pages or broken
     /// links fail the build and the previous site is left in place.
     Build(BuildArgs),
+    /// Search a built index: `site-builder search "how do I reset my password"`.
+    Search(SearchArgs),
+    /// Measure retrieval quality: a QA set over a built index (--qa), or a BEIR
+    /// benchmark folder indexed on the fly (--beir).
+    Eval(EvalArgs),
 }
 
 #[derive(clap::Args)]
@@ -43,7 +53,7 @@ struct BuildArgs {
     /// Folder of Markdown pages (any depth of sub-folders).
     #[arg(long, default_value = "content", value_name = "DIR")]
     content: PathBuf,
-    /// Output folder: site/, chunks.jsonl and report.json are written here.
+    /// Output folder: site/, chunks.jsonl, index.bin, encoder.bin and report.json are written here.
     #[arg(long, default_value = "dist", value_name = "DIR")]
     out: PathBuf,
     /// Split pages on headers of this level and above (2 = H1 and H2).
@@ -69,9 +79,119 @@ struct BuildArgs {
     /// the LLM (fails without one).
     #[arg(long, value_enum, default_value_t = Judge::Auto)]
     stub_judge: Judge,
+    #[command(flatten)]
+    index: IndexArgs,
+    /// Skip the search index (site and chunks only).
+    #[arg(long)]
+    no_index: bool,
     /// Do not draw progress bars.
     #[arg(long)]
     quiet: bool,
+}
+
+#[derive(clap::Args)]
+struct IndexArgs {
+    /// Folder with the model files (model.safetensors, tokenizer.json, config.json);
+    /// default $KB_MODEL_DIR or .cache/models/all-MiniLM-L6-v2 (scripts/fetch-model).
+    #[arg(long, value_name = "DIR")]
+    model: Option<PathBuf>,
+    /// How the dense vectors are stored.
+    #[arg(long, value_enum, default_value_t = Vectors::F32)]
+    vectors: Vectors,
+    /// What happens to chunk text beyond MiniLM's 256 tokens.
+    #[arg(long, value_enum, default_value_t = Long::Truncate)]
+    long_text: Long,
+    /// The fusion mode searches use unless they ask for another.
+    #[arg(long, default_value = "convex", value_parser = parse_mode)]
+    default_mode: Mode,
+    /// Weight of the dense side in the convex mode.
+    #[arg(long, default_value_t = 0.7)]
+    alpha: f32,
+    /// BM25 k1.
+    #[arg(long, default_value_t = 1.2)]
+    k1: f32,
+    /// BM25 b.
+    #[arg(long, default_value_t = 0.75)]
+    b: f32,
+    /// Extra weight of title terms in BM25 (a title term counts 1 + this).
+    #[arg(long, default_value_t = 1.0)]
+    title_weight: f32,
+    /// Extra weight of header-trail terms in BM25.
+    #[arg(long, default_value_t = 0.5)]
+    header_weight: f32,
+}
+
+#[derive(clap::Args)]
+struct QueryArgs {
+    /// Results to return.
+    #[arg(long, default_value_t = 5)]
+    k: usize,
+    /// rrf, convex, dot, dense or bm25 (default: the index's default mode).
+    #[arg(long, value_parser = parse_mode)]
+    mode: Option<Mode>,
+    /// Weight of the dense side in convex (default: the index's).
+    #[arg(long)]
+    alpha: Option<f32>,
+    /// Keep only the best chunk of each page.
+    #[arg(long)]
+    collapse: bool,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(clap::Args)]
+struct SearchArgs {
+    /// The query.
+    query: String,
+    /// The index a build wrote.
+    #[arg(long, default_value = "dist/index.bin", value_name = "FILE")]
+    index: PathBuf,
+    /// The encoder file (default: encoder.bin beside the index).
+    #[arg(long, value_name = "FILE")]
+    encoder: Option<PathBuf>,
+    #[command(flatten)]
+    q: QueryArgs,
+}
+
+#[derive(clap::Args)]
+struct EvalArgs {
+    /// The index a build wrote (with --qa).
+    #[arg(long, default_value = "dist/index.bin", value_name = "FILE")]
+    index: PathBuf,
+    /// QA set: CSV with question,ground_truth,category,source_path,source_file.
+    #[arg(long, value_name = "FILE", conflicts_with = "beir")]
+    qa: Option<PathBuf>,
+    /// BEIR folder (corpus.jsonl[.gz], queries.jsonl[.gz], qrels/test.tsv).
+    #[arg(long, value_name = "DIR")]
+    beir: Option<PathBuf>,
+    /// Results per question for recall and context precision (QA).
+    #[arg(long, default_value_t = 5)]
+    k: usize,
+    /// A mode, a comma-separated list, or `all`.
+    #[arg(long, default_value = "all")]
+    mode: String,
+    /// Weight of the dense side in convex.
+    #[arg(long)]
+    alpha: Option<f32>,
+    /// Model folder for --beir (as for build).
+    #[arg(long, value_name = "DIR")]
+    model: Option<PathBuf>,
+    /// Document vectors for --beir: f32 or int8.
+    #[arg(long, value_enum, default_value_t = Vectors::F32)]
+    vectors: Vectors,
+    /// Long documents for --beir: truncate or mean.
+    #[arg(long, value_enum, default_value_t = Long::Truncate)]
+    long_text: Long,
+    /// Where --beir caches document vectors between runs.
+    #[arg(long, default_value = "target/beir-cache", value_name = "DIR")]
+    cache: PathBuf,
+    /// Print one JSON object per mode.
+    #[arg(long)]
+    json: bool,
+    /// List the questions each mode missed (QA).
+    #[arg(long)]
+    misses: bool,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -81,23 +201,63 @@ enum Judge {
     Llm,
 }
 
+#[derive(Clone, Copy, ValueEnum)]
+enum Vectors {
+    F32,
+    Int8,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Long {
+    Truncate,
+    Mean,
+}
+
+fn parse_mode(s: &str) -> Result<Mode, String> {
+    s.parse()
+}
+
+impl From<Vectors> for VectorStorage {
+    fn from(v: Vectors) -> Self {
+        match v {
+            Vectors::F32 => VectorStorage::F32,
+            Vectors::Int8 => VectorStorage::Int8,
+        }
+    }
+}
+
+impl From<Long> for LongText {
+    fn from(l: Long) -> Self {
+        match l {
+            Long::Truncate => LongText::Truncate,
+            Long::Mean => LongText::Mean,
+        }
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match cli.command {
-        Command::Build(args) => run_build(args),
+    let result = match cli.command {
+        Command::Build(args) => return run_build(args),
+        Command::Search(args) => run_search(args),
+        Command::Eval(args) => run_eval(args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
     }
 }
 
 fn run_build(args: BuildArgs) -> ExitCode {
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    let ix = &args.index;
     let opts = BuildOptions {
         content: args.content,
         out: args.out,
-        chunk: ChunkOptions {
-            header_levels: args.header_levels,
-            chunk_size: args.chunk_size,
-            overlap: args.overlap,
-        },
+        chunk: ChunkOptions { header_levels: args.header_levels, chunk_size: args.chunk_size, overlap: args.overlap },
         strict: args.strict,
         templates: args.templates,
         site_url: args.site_url,
@@ -108,6 +268,14 @@ fn run_build(args: BuildArgs) -> ExitCode {
         },
         llm: LlmConfig::from_env(&cwd),
         progress: !args.quiet && std::io::stderr().is_terminal(),
+        index: (!args.no_index).then(|| IndexOptions {
+            model_dir: ix.model.clone().unwrap_or_else(default_model_dir),
+            vectors: ix.vectors.into(),
+            long_text: ix.long_text.into(),
+            default_mode: ix.default_mode,
+            alpha: ix.alpha,
+            bm25: Bm25Params { k1: ix.k1, b: ix.b, title_weight: ix.title_weight, header_weight: ix.header_weight },
+        }),
     };
     match build(&opts) {
         Ok(report) => {
@@ -123,4 +291,138 @@ fn run_build(args: BuildArgs) -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+fn check_query(q: &QueryArgs) -> Result<(), String> {
+    if q.k == 0 || q.k > 100 {
+        return Err(format!("--k must be between 1 and 100, got {}", q.k));
+    }
+    if let Some(a) = q.alpha {
+        if !(0.0..=1.0).contains(&a) {
+            return Err(format!("--alpha must be between 0 and 1, got {a}"));
+        }
+    }
+    Ok(())
+}
+
+fn run_search(args: SearchArgs) -> Result<(), String> {
+    check_query(&args.q)?;
+    if args.query.trim().is_empty() {
+        return Err("the query is empty".into());
+    }
+    let s = Searcher::open(&args.index, args.encoder.as_deref()).map_err(|e| e.to_string())?;
+    let idx = s.index().map_err(|e| e.to_string())?;
+    let mut p = idx.default_params(args.q.k);
+    p.mode = args.q.mode.unwrap_or(p.mode);
+    p.alpha = args.q.alpha.unwrap_or(p.alpha);
+    p.collapse_pages = args.q.collapse;
+    let answer = s.answer(&args.query, &p).map_err(|e| e.to_string())?;
+    if args.q.json {
+        println!("{}", serde_json::to_string(&answer).map_err(|e| e.to_string())?);
+    } else {
+        print!("{}", render_text(&answer, std::io::stdout().is_terminal()));
+    }
+    Ok(())
+}
+
+fn modes(spec: &str) -> Result<Vec<Mode>, String> {
+    if spec == "all" {
+        return Ok(Mode::ALL.to_vec());
+    }
+    spec.split(',').map(|m| m.trim().parse()).collect()
+}
+
+fn print_metrics(m: &eval::Metrics, json: bool, misses: bool) -> Result<(), String> {
+    if json {
+        println!("{}", serde_json::to_string(m).map_err(|e| e.to_string())?);
+        return Ok(());
+    }
+    println!(
+        "{:<7} recall@{} {:.3}  context precision {:.3}  MRR@10 {:.3}  NDCG@10 {:.3}  ({} questions, p50 {:.1} ms)",
+        m.mode, m.k, m.recall_at_k, m.context_precision, m.mrr_at_10, m.ndcg_at_10, m.questions, m.query_ms_p50
+    );
+    for (cat, c) in &m.per_category {
+        println!(
+            "        {cat:<11} recall {:.3}  cp {:.3}  MRR {:.3}  NDCG {:.3}  ({})",
+            c.recall_at_k, c.context_precision, c.mrr_at_10, c.ndcg_at_10, c.questions
+        );
+    }
+    if misses {
+        for q in &m.misses {
+            println!("        miss: {q}");
+        }
+    }
+    Ok(())
+}
+
+fn run_eval(args: EvalArgs) -> Result<(), String> {
+    let modes = modes(&args.mode)?;
+    if let Some(a) = args.alpha {
+        if !(0.0..=1.0).contains(&a) {
+            return Err(format!("--alpha must be between 0 and 1, got {a}"));
+        }
+    }
+    match (&args.qa, &args.beir) {
+        (Some(qa), None) => {
+            let s = Searcher::open(&args.index, None).map_err(|e| e.to_string())?;
+            let questions = eval::read_qa(qa).map_err(|e| e.to_string())?;
+            let idx = s.index().map_err(|e| e.to_string())?;
+            let mut base = idx.default_params(args.k);
+            base.alpha = args.alpha.unwrap_or(base.alpha);
+            for mode in modes {
+                let m = eval::eval_qa(&s, &questions, args.k, mode, &base).map_err(|e| e.to_string())?;
+                print_metrics(&m, args.json, args.misses)?;
+            }
+            Ok(())
+        }
+        (None, Some(dir)) => run_beir(&args, dir, &modes),
+        _ => Err("pass --qa FILE (with --index) or --beir DIR".into()),
+    }
+}
+
+fn run_beir(args: &EvalArgs, dir: &Path, modes: &[Mode]) -> Result<(), String> {
+    let beir = eval::load_beir(dir).map_err(|e| e.to_string())?;
+    let model = args.model.clone().unwrap_or_else(default_model_dir);
+    let file = EncoderFile::from_model_dir(&model).map_err(|e| e.to_string())?;
+    let enc = file.encoder().map_err(|e| e.to_string())?;
+    let show = std::io::stderr().is_terminal();
+    let bar = if show { indicatif::ProgressBar::new(beir.docs.len() as u64) } else { indicatif::ProgressBar::hidden() };
+    let t = std::time::Instant::now();
+    let vectors =
+        eval::beir_vectors(&beir, &file, args.long_text.into(), Some(&args.cache), &|d| bar.set_position(d as u64))
+            .map_err(|e| e.to_string())?;
+    bar.finish_and_clear();
+    let embed_s = t.elapsed().as_secs_f64();
+    let queries: Vec<&str> = beir.queries.iter().map(|(_, q)| q.as_str()).collect();
+    let qvecs =
+        site_builder::embed::embed_all(&enc, &queries, LongText::Truncate, site_builder::embed::threads(), &|_| {});
+    let t = std::time::Instant::now();
+    let bytes = eval::beir_index(&beir, &vectors, args.vectors.into(), enc.fingerprint());
+    let index_s = t.elapsed().as_secs_f64();
+    let idx = search_core::index::Index::open(bytes.as_slice()).map_err(|e| e.to_string())?;
+    if !args.json {
+        println!(
+            "{}: {} documents, {} queries; embedding {:.0}s (cached vectors are reused), index {:.1}s, {:.0} bytes/doc",
+            beir.name,
+            beir.docs.len(),
+            beir.queries.len(),
+            embed_s,
+            index_s,
+            bytes.as_slice().len() as f64 / beir.docs.len().max(1) as f64
+        );
+    }
+    let mut base: SearchParams = idx.default_params(10);
+    base.alpha = args.alpha.unwrap_or(base.alpha);
+    for &mode in modes {
+        let m = eval::eval_beir(&beir, &idx, &qvecs, mode, &base);
+        if args.json {
+            println!("{}", serde_json::to_string(&m).map_err(|e| e.to_string())?);
+        } else {
+            println!(
+                "{:<7} NDCG@10 {:.4}  recall@100 {:.4}  MRR@10 {:.4}  ({} queries, p50 {:.2} ms)",
+                m.mode, m.ndcg_at_10, m.recall_at_k, m.mrr_at_10, m.questions, m.query_ms_p50
+            );
+        }
+    }
+    Ok(())
 }

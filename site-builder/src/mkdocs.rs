@@ -42,10 +42,7 @@ pub struct Normalized {
 impl Normalized {
     /// 0-based body line of the byte `offset` of [`Normalized::text`].
     pub fn source_line(&self, offset: usize) -> usize {
-        let out_line = self.text.as_bytes()[..offset.min(self.text.len())]
-            .iter()
-            .filter(|&&b| b == b'\n')
-            .count();
+        let out_line = self.text.as_bytes()[..offset.min(self.text.len())].iter().filter(|&&b| b == b'\n').count();
         self.line_map.get(out_line).copied().unwrap_or(0)
     }
 }
@@ -57,11 +54,10 @@ pub type SnippetResolver<'a> = &'a dyn Fn(&str) -> Option<String>;
 pub fn normalize(body: &str, target: Target, snippets: SnippetResolver<'_>) -> Normalized {
     let mut lines: Vec<(usize, String)> = Vec::new();
     let mut missing = Vec::new();
-    let mut include =
-        |i: usize, name: String, lines: &mut Vec<(usize, String)>| match snippets(&name) {
-            Some(text) => lines.extend(text.lines().map(|l| (i, l.to_string()))),
-            None => missing.push((i, name)),
-        };
+    let mut include = |i: usize, name: String, lines: &mut Vec<(usize, String)>| match snippets(&name) {
+        Some(text) => lines.extend(text.lines().map(|l| (i, l.to_string()))),
+        None => missing.push((i, name)),
+    };
     let mut fence: Option<Fence> = None;
     let mut block: Option<usize> = None; // inside a `--8<--` … `--8<--` block
     for (i, line) in body.lines().enumerate() {
@@ -102,11 +98,7 @@ pub fn normalize(body: &str, target: Target, snippets: SnippetResolver<'_>) -> N
         text.push('\n');
         line_map.push(src);
     }
-    Normalized {
-        text,
-        line_map,
-        missing_snippets: missing,
-    }
+    Normalized { text, line_map, missing_snippets: missing }
 }
 
 /// `--8<-- "file.md"` → `file.md`.
@@ -193,16 +185,8 @@ fn container_marker(trimmed: &str) -> Option<Container> {
         None => (rest, None),
     };
     // `!!! Note:` is a common slip for `!!! note`; accept it.
-    let class = class_part
-        .split_whitespace()
-        .next()
-        .unwrap_or("note")
-        .trim_end_matches(':')
-        .to_ascii_lowercase();
-    if !class
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-    {
+    let class = class_part.split_whitespace().next().unwrap_or("note").trim_end_matches(':').to_ascii_lowercase();
+    if !class.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
         return None;
     }
     let title = match title {
@@ -214,16 +198,11 @@ fn container_marker(trimmed: &str) -> Option<Container> {
 
 fn capitalise(s: &str) -> String {
     let mut c = s.chars();
-    c.next()
-        .map(|f| f.to_uppercase().chain(c).collect())
-        .unwrap_or_default()
+    c.next().map(|f| f.to_uppercase().chain(c).collect()).unwrap_or_default()
 }
 
 fn escape_html(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
 fn process(lines: &[(usize, String)], target: Target, out: &mut Vec<(usize, String)>) {
@@ -251,10 +230,7 @@ fn process(lines: &[(usize, String)], target: Target, out: &mut Vec<(usize, Stri
                 // CommonMark closes a fence at the end of its container; the
                 // container's wrapper is about to end, so close it here.
                 let pad = " ".repeat(indent_of(line));
-                out.push((
-                    lines.last().map_or(*src, |l| l.0),
-                    format!("{pad}{}", fence.marker()),
-                ));
+                out.push((lines.last().map_or(*src, |l| l.0), format!("{pad}{}", fence.marker())));
             }
             continue;
         }
@@ -274,10 +250,7 @@ fn process(lines: &[(usize, String)], target: Target, out: &mut Vec<(usize, Stri
             while end > i + 1 && lines[end - 1].1.trim().is_empty() {
                 end -= 1;
             }
-            let mut body: Vec<(usize, String)> = lines[i + 1..end]
-                .iter()
-                .map(|(s, l)| (*s, dedent(l, 4)))
-                .collect();
+            let mut body: Vec<(usize, String)> = lines[i + 1..end].iter().map(|(s, l)| (*s, dedent(l, 4))).collect();
             if body.is_empty() && container.kind != ContainerKind::Tab {
                 // `!!! note` directly followed by an unindented paragraph: the
                 // author meant that paragraph (MkDocs would print the marker as text).
@@ -317,16 +290,11 @@ fn emit_container(
     match target {
         Target::Html => {
             let (open, close) = match c.kind {
-                ContainerKind::Admonition => (
-                    format!("<aside class=\"admonition {}\" role=\"note\">", c.class),
-                    "</aside>",
-                ),
+                ContainerKind::Admonition => {
+                    (format!("<aside class=\"admonition {}\" role=\"note\">", c.class), "</aside>")
+                }
                 ContainerKind::Collapsible { open } => (
-                    format!(
-                        "<details class=\"admonition {}\"{}>",
-                        c.class,
-                        if open { " open" } else { "" }
-                    ),
+                    format!("<details class=\"admonition {}\"{}>", c.class, if open { " open" } else { "" }),
                     "</details>",
                 ),
                 ContainerKind::Tab => ("<section class=\"tab\">".to_string(), "</section>"),
@@ -394,20 +362,12 @@ fn remove_attr_lists(line: &str) -> String {
 }
 
 fn is_attr_list(inner: &str) -> bool {
-    let inner = inner
-        .trim()
-        .strip_prefix(':')
-        .unwrap_or(inner.trim())
-        .trim();
+    let inner = inner.trim().strip_prefix(':').unwrap_or(inner.trim()).trim();
     if inner.is_empty() {
         return false;
     }
     inner.split_whitespace().all(|tok| {
-        let ident = |s: &str| {
-            !s.is_empty()
-                && s.chars()
-                    .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-        };
+        let ident = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
         if let Some(id) = tok.strip_prefix('#').or_else(|| tok.strip_prefix('.')) {
             ident(id)
         } else if let Some((k, v)) = tok.split_once('=') {
@@ -457,48 +417,33 @@ mod tests {
         assert!(html.text.contains("<aside class=\"admonition warning\" role=\"note\">\n<p class=\"admonition-title\">Deadline</p>\n\nPay by **May 1**.\n\nSecond para.\n\n</aside>"), "{}", html.text);
         assert!(html.text.contains("\nAfter\n"));
         let text = normalize(md, Target::Text, &none);
-        assert!(
-            text.text
-                .contains("**Deadline**\n\nPay by **May 1**.\n\nSecond para.\n"),
-            "{}",
-            text.text
-        );
+        assert!(text.text.contains("**Deadline**\n\nPay by **May 1**.\n\nSecond para.\n"), "{}", text.text);
         assert!(!text.text.contains("    Pay"));
     }
 
     #[test]
     fn untitled_and_collapsible_admonitions() {
-        let html = normalize(
-            "!!! info\n    Body\n??? tip \"More\"\n    Hidden\n",
-            Target::Html,
-            &none,
-        );
+        let html = normalize("!!! info\n    Body\n??? tip \"More\"\n    Hidden\n", Target::Html, &none);
         assert!(html.text.contains("<p class=\"admonition-title\">Info</p>"));
-        assert!(html.text.contains("<details class=\"admonition tip\">\n<summary class=\"admonition-title\">More</summary>"));
+        assert!(html
+            .text
+            .contains("<details class=\"admonition tip\">\n<summary class=\"admonition-title\">More</summary>"));
     }
 
     #[test]
     fn tabs_become_sections_and_nest() {
-        let md = "=== \"Puhti\"\n    ```bash\n    module load x\n    ```\n\n=== \"Mahti\"\n    !!! note\n        Nested\n";
+        let md =
+            "=== \"Puhti\"\n    ```bash\n    module load x\n    ```\n\n=== \"Mahti\"\n    !!! note\n        Nested\n";
         let html = normalize(md, Target::Html, &none);
         assert_eq!(html.text.matches("<section class=\"tab\">").count(), 2);
-        assert!(
-            html.text
-                .contains("<p class=\"tab-title\">Puhti</p>\n\n```bash\nmodule load x\n```"),
-            "{}",
-            html.text
-        );
+        assert!(html.text.contains("<p class=\"tab-title\">Puhti</p>\n\n```bash\nmodule load x\n```"), "{}", html.text);
         assert!(html.text.contains("<aside class=\"admonition note\""));
         assert!(html.text.contains("\nNested\n"));
     }
 
     #[test]
     fn sloppy_admonitions_are_understood() {
-        let n = normalize(
-            "!!!! Note:\nUnindented body.\n\nAfter.\n",
-            Target::Html,
-            &none,
-        );
+        let n = normalize("!!!! Note:\nUnindented body.\n\nAfter.\n", Target::Html, &none);
         assert!(n.text.contains("<aside class=\"admonition note\" role=\"note\">\n<p class=\"admonition-title\">Note</p>\n\nUnindented body.\n\n</aside>"), "{}", n.text);
         assert!(n.text.ends_with("After.\n"));
     }
@@ -508,11 +453,7 @@ mod tests {
         let md = "!!! note\n    ```text\n    never closed\n\n!!! tip\n    Tip body\n";
         let n = normalize(md, Target::Html, &none);
         let aside_close = n.text.find("</aside>").unwrap();
-        assert!(
-            n.text[..aside_close].contains("never closed\n```\n"),
-            "{}",
-            n.text
-        );
+        assert!(n.text[..aside_close].contains("never closed\n```\n"), "{}", n.text);
         assert!(n.text.contains("<aside class=\"admonition tip\""));
     }
 
@@ -527,20 +468,13 @@ mod tests {
     fn attr_lists_and_icons_removed_but_not_shell() {
         let md = "[Docs](https://x.example){ target=_blank } :material-arrow-right:\n[TOC]\necho ${#array[*]} {not attrs}\n## Title {#keep}\n";
         let n = normalize(md, Target::Text, &none);
-        assert_eq!(
-            n.text,
-            "[Docs](https://x.example)\necho ${#array[*]} {not attrs}\n## Title {#keep}\n"
-        );
+        assert_eq!(n.text, "[Docs](https://x.example)\necho ${#array[*]} {not attrs}\n## Title {#keep}\n");
     }
 
     #[test]
     fn snippets_inline_or_report() {
         let resolver = |name: &str| (name == "a.md").then(|| "Included line".to_string());
-        let n = normalize(
-            "x\n--8<-- \"a.md\"\n--8<-- \"missing.md\"\ny\n",
-            Target::Text,
-            &resolver,
-        );
+        let n = normalize("x\n--8<-- \"a.md\"\n--8<-- \"missing.md\"\ny\n", Target::Text, &resolver);
         assert_eq!(n.text, "x\nIncluded line\ny\n");
         assert_eq!(n.missing_snippets, vec![(2, "missing.md".to_string())]);
         assert_eq!(n.line_map, vec![0, 1, 3]);

@@ -17,10 +17,7 @@ pub struct WriteError {
 }
 
 fn err(path: &Path) -> impl FnOnce(std::io::Error) -> WriteError + '_ {
-    move |source| WriteError {
-        path: path.to_path_buf(),
-        source,
-    }
+    move |source| WriteError { path: path.to_path_buf(), source }
 }
 
 /// Writes `bytes` to `path` atomically (temporary file, fsync, rename).
@@ -28,10 +25,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
     if let Some(dir) = path.parent() {
         fs::create_dir_all(dir).map_err(err(dir))?;
     }
-    let file_name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let tmp = path.with_file_name(format!(".{file_name}.{}.tmp", std::process::id()));
     let result = (|| {
         let mut f = fs::File::create(&tmp)?;
@@ -57,20 +51,13 @@ impl Staging {
     pub fn new(dest: &Path) -> Result<Staging, WriteError> {
         let parent = dest.parent().unwrap_or(Path::new("."));
         fs::create_dir_all(parent).map_err(err(parent))?;
-        let name = dest
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "out".into());
+        let name = dest.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "out".into());
         let dir = parent.join(format!(".{name}.staging.{}", std::process::id()));
         if dir.exists() {
             fs::remove_dir_all(&dir).map_err(err(&dir))?;
         }
         fs::create_dir_all(&dir).map_err(err(&dir))?;
-        Ok(Staging {
-            dir,
-            dest: dest.to_path_buf(),
-            committed: false,
-        })
+        Ok(Staging { dir, dest: dest.to_path_buf(), committed: false })
     }
 
     /// Path of `rel` inside the staging folder.
@@ -91,10 +78,7 @@ impl Staging {
     pub fn commit(mut self) -> Result<(), WriteError> {
         let old = self.dest.with_file_name(format!(
             ".{}.old.{}",
-            self.dest
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default(),
+            self.dest.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
             std::process::id()
         ));
         if self.dest.exists() {
@@ -132,11 +116,7 @@ mod tests {
             s.write("a/new.html", b"new").unwrap();
         } // dropped: no commit
         assert!(dest.join("old.html").exists());
-        assert_eq!(
-            fs::read_dir(tmp.path()).unwrap().count(),
-            1,
-            "staging folder left behind"
-        );
+        assert_eq!(fs::read_dir(tmp.path()).unwrap().count(), 1, "staging folder left behind");
         let s = Staging::new(&dest).unwrap();
         s.write("a/new.html", b"new").unwrap();
         s.commit().unwrap();

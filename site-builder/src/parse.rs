@@ -41,37 +41,19 @@ pub enum PageError {
     #[error("{file}: file is empty; write some Markdown or delete it")]
     Empty { file: String },
     #[error("{file}:{line}: not valid UTF-8 (byte {byte}); re-save the file as UTF-8")]
-    NotUtf8 {
-        file: String,
-        line: usize,
-        byte: usize,
-    },
+    NotUtf8 { file: String, line: usize, byte: usize },
     #[error("{file}:1: frontmatter starts with `---` but has no closing `---` line")]
     UnclosedFrontmatter { file: String },
     #[error("{file}:{line}: malformed YAML frontmatter: {message}")]
-    BadYaml {
-        file: String,
-        line: usize,
-        message: String,
-    },
+    BadYaml { file: String, line: usize, message: String },
     #[error("{file}:{line}: frontmatter must be a mapping of `key: value` lines")]
     FrontmatterNotMapping { file: String, line: usize },
     #[error("{file}:{line}: frontmatter has no `title`; add `title: …` (or remove the frontmatter to take the title from the first `# heading`)")]
     MissingTitle { file: String, line: usize },
-    #[error(
-        "{file}:{line}: frontmatter key `{key}` must be a single value, not a list or mapping"
-    )]
-    NotScalar {
-        file: String,
-        line: usize,
-        key: String,
-    },
+    #[error("{file}:{line}: frontmatter key `{key}` must be a single value, not a list or mapping")]
+    NotScalar { file: String, line: usize, key: String },
     #[error("{file}: page_id `{id}` is already used by {first}; page ids must be unique")]
-    DuplicateId {
-        file: String,
-        id: String,
-        first: String,
-    },
+    DuplicateId { file: String, id: String, first: String },
     #[error("{file}: could not read: {message}")]
     Io { file: String, message: String },
 }
@@ -107,15 +89,7 @@ impl PageError {
 }
 
 /// Frontmatter keys with a meaning of their own; the rest goes to [`Page::meta`].
-const KNOWN_KEYS: [&str; 7] = [
-    "title",
-    "parent",
-    "path",
-    "original_url",
-    "page_id",
-    "version",
-    "last_updated",
-];
+const KNOWN_KEYS: [&str; 7] = ["title", "parent", "path", "original_url", "page_id", "version", "last_updated"];
 
 /// Parses the bytes of the file at `source` (relative path, `/`-separated).
 pub fn parse_page(source: &str, bytes: &[u8]) -> Result<Page, PageError> {
@@ -123,11 +97,7 @@ pub fn parse_page(source: &str, bytes: &[u8]) -> Result<Page, PageError> {
     let text = std::str::from_utf8(bytes).map_err(|e| {
         let byte = e.valid_up_to();
         let line = bytes[..byte].iter().filter(|&&b| b == b'\n').count() + 1;
-        PageError::NotUtf8 {
-            file: file.clone(),
-            line,
-            byte,
-        }
+        PageError::NotUtf8 { file: file.clone(), line, byte }
     })?;
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     if text.trim().is_empty() {
@@ -137,13 +107,12 @@ pub fn parse_page(source: &str, bytes: &[u8]) -> Result<Page, PageError> {
     let Some((yaml, body, body_line)) = split_frontmatter(text, &file)? else {
         return Ok(plain_page(source, text));
     };
-    let value: serde_norway::Value =
-        serde_norway::from_str(yaml).map_err(|e| PageError::BadYaml {
-            file: file.clone(),
-            // The YAML starts on line 2 of the file, after the opening `---`.
-            line: e.location().map_or(2, |l| l.line() + 1),
-            message: yaml_message(&e),
-        })?;
+    let value: serde_norway::Value = serde_norway::from_str(yaml).map_err(|e| PageError::BadYaml {
+        file: file.clone(),
+        // The YAML starts on line 2 of the file, after the opening `---`.
+        line: e.location().map_or(2, |l| l.line() + 1),
+        message: yaml_message(&e),
+    })?;
     let map = match value {
         serde_norway::Value::Mapping(m) => m,
         serde_norway::Value::Null => serde_norway::Mapping::new(),
@@ -167,27 +136,18 @@ pub fn parse_page(source: &str, bytes: &[u8]) -> Result<Page, PageError> {
                     key: key.clone(),
                 })?),
             };
-            fields.insert(
-                key,
-                s.map(|s| s.trim().to_string()).filter(|s| !s.is_empty()),
-            );
+            fields.insert(key, s.map(|s| s.trim().to_string()).filter(|s| !s.is_empty()));
         } else {
             meta.insert(key, serde_json::to_value(&v).unwrap_or(Value::Null));
         }
     }
     let get = |k: &str| fields.get(k).cloned().flatten();
 
-    let title = get("title").ok_or(PageError::MissingTitle {
-        file: file.clone(),
-        line: 1,
-    })?;
+    let title = get("title").ok_or(PageError::MissingTitle { file: file.clone(), line: 1 })?;
     let ancestors = match (get("path"), get("parent")) {
         (Some(path), _) => {
-            let mut chain: Vec<String> = path
-                .split(" / ")
-                .map(|s| s.trim().to_string())
-                .filter(|s| !s.is_empty())
-                .collect();
+            let mut chain: Vec<String> =
+                path.split(" / ").map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect();
             if chain.last() == Some(&title) {
                 chain.pop();
             }
@@ -211,20 +171,11 @@ pub fn parse_page(source: &str, bytes: &[u8]) -> Result<Page, PageError> {
 }
 
 /// Splits `---\n yaml \n---\n body`; `Ok(None)` when the file has no frontmatter.
-fn split_frontmatter<'a>(
-    text: &'a str,
-    file: &str,
-) -> Result<Option<(&'a str, &'a str, usize)>, PageError> {
-    let Some(rest) = text
-        .strip_prefix("---")
-        .filter(|r| r.starts_with('\n') || r.starts_with("\r\n"))
-    else {
+fn split_frontmatter<'a>(text: &'a str, file: &str) -> Result<Option<(&'a str, &'a str, usize)>, PageError> {
+    let Some(rest) = text.strip_prefix("---").filter(|r| r.starts_with('\n') || r.starts_with("\r\n")) else {
         return Ok(None);
     };
-    let rest = rest
-        .trim_start_matches('\r')
-        .strip_prefix('\n')
-        .unwrap_or(rest);
+    let rest = rest.trim_start_matches('\r').strip_prefix('\n').unwrap_or(rest);
     let mut offset = 0;
     for (i, line) in rest.split_inclusive('\n').enumerate() {
         let trimmed = line.trim_end();
@@ -236,9 +187,7 @@ fn split_frontmatter<'a>(
         }
         offset += line.len();
     }
-    Err(PageError::UnclosedFrontmatter {
-        file: file.to_string(),
-    })
+    Err(PageError::UnclosedFrontmatter { file: file.to_string() })
 }
 
 /// A page without frontmatter: title from the first H1, else the file name.
@@ -306,13 +255,7 @@ fn title_from_file_name(source: &str) -> String {
 pub fn id_from_path(source: &str) -> String {
     let stem = source.strip_suffix(".md").unwrap_or(source);
     stem.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                c.to_ascii_lowercase()
-            } else {
-                '-'
-            }
-        })
+        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c.to_ascii_lowercase() } else { '-' })
         .collect()
 }
 
@@ -328,12 +271,7 @@ fn scalar_to_string(v: &serde_norway::Value) -> Option<String> {
 
 /// 1-based line within the YAML where `key:` is defined.
 fn key_line(yaml: &str, key: &str) -> Option<usize> {
-    yaml.lines()
-        .position(|l| {
-            l.strip_prefix(key)
-                .is_some_and(|r| r.trim_start().starts_with(':'))
-        })
-        .map(|i| i + 1)
+    yaml.lines().position(|l| l.strip_prefix(key).is_some_and(|r| r.trim_start().starts_with(':'))).map(|i| i + 1)
 }
 
 /// serde's message without its own " at line X column Y" (we give the file's line).
@@ -356,10 +294,7 @@ mod tests {
         let p = parse_page("it/wifi.md", SCRAPED.as_bytes()).unwrap();
         assert_eq!(p.id, "123");
         assert_eq!(p.title, "Wi-Fi");
-        assert_eq!(
-            p.ancestors,
-            Some(vec!["Help".to_string(), "IT".to_string()])
-        );
+        assert_eq!(p.ancestors, Some(vec!["Help".to_string(), "IT".to_string()]));
         assert_eq!(p.version.as_deref(), Some("4"));
         assert_eq!(p.last_updated.as_deref(), Some("2026-01-02"));
         assert_eq!(p.original_url.as_deref(), Some("https://x.example/wifi"));
@@ -370,11 +305,7 @@ mod tests {
 
     #[test]
     fn plain_page_takes_h1_then_file_name() {
-        let p = parse_page(
-            "it/vpn-setup.md",
-            b"Intro\n\n```\n# not this\n```\n# VPN setup {#top}\n",
-        )
-        .unwrap();
+        let p = parse_page("it/vpn-setup.md", b"Intro\n\n```\n# not this\n```\n# VPN setup {#top}\n").unwrap();
         assert_eq!(p.title, "VPN setup");
         assert_eq!(p.id, "it-vpn-setup");
         assert_eq!(p.ancestors, None);
@@ -384,8 +315,7 @@ mod tests {
 
     #[test]
     fn bad_yaml_names_the_file_line() {
-        let err =
-            parse_page("a.md", b"---\ntitle: ok\nparent: [unclosed\n---\nbody\n").unwrap_err();
+        let err = parse_page("a.md", b"---\ntitle: ok\nparent: [unclosed\n---\nbody\n").unwrap_err();
         assert_eq!(err.kind(), "malformed_yaml");
         let msg = err.to_string();
         assert!(msg.starts_with("a.md:"), "{msg}");
@@ -397,22 +327,10 @@ mod tests {
         let cases: [(&[u8], &str, Option<usize>); 6] = [
             (b"", "empty_file", None),
             (b"  \n\n", "empty_file", None),
-            (
-                b"---\ntitle: x\nbody without end\n",
-                "unclosed_frontmatter",
-                Some(1),
-            ),
+            (b"---\ntitle: x\nbody without end\n", "unclosed_frontmatter", Some(1)),
             (b"---\nparent: y\n---\nbody\n", "missing_title", Some(1)),
-            (
-                b"---\n- a\n- b\n---\nbody\n",
-                "frontmatter_not_mapping",
-                Some(2),
-            ),
-            (
-                b"---\ntitle: x\nversion: [1, 2]\n---\n",
-                "frontmatter_not_scalar",
-                Some(3),
-            ),
+            (b"---\n- a\n- b\n---\nbody\n", "frontmatter_not_mapping", Some(2)),
+            (b"---\ntitle: x\nversion: [1, 2]\n---\n", "frontmatter_not_scalar", Some(3)),
         ];
         for (bytes, kind, line) in cases {
             let err = parse_page("p.md", bytes).unwrap_err();
@@ -425,14 +343,7 @@ mod tests {
     #[test]
     fn non_utf8_reports_line() {
         let err = parse_page("p.md", b"# T\nok\nbad \xff here\n").unwrap_err();
-        assert_eq!(
-            err,
-            PageError::NotUtf8 {
-                file: "p.md".into(),
-                line: 3,
-                byte: 11
-            }
-        );
+        assert_eq!(err, PageError::NotUtf8 { file: "p.md".into(), line: 3, byte: 11 });
     }
 
     #[test]

@@ -68,21 +68,14 @@ enum Resolved {
 /// Builds the sanitiser once; it is shared by every page of a build.
 pub fn sanitizer() -> ammonia::Builder<'static> {
     let mut b = ammonia::Builder::default();
-    b.add_tags([
-        "section",
-        "aside",
-        "details",
-        "summary",
-        "figure",
-        "figcaption",
-    ])
-    .add_generic_attributes(["class"])
-    .add_tag_attributes("aside", ["role"])
-    .add_tag_attributes("details", ["open"])
-    .add_tag_attributes("div", ["id"])
-    .add_tag_attributes("td", ["align"])
-    .add_tag_attributes("th", ["align"])
-    .link_rel(Some("noopener noreferrer"));
+    b.add_tags(["section", "aside", "details", "summary", "figure", "figcaption"])
+        .add_generic_attributes(["class"])
+        .add_tag_attributes("aside", ["role"])
+        .add_tag_attributes("details", ["open"])
+        .add_tag_attributes("div", ["id"])
+        .add_tag_attributes("td", ["align"])
+        .add_tag_attributes("th", ["align"])
+        .link_rel(Some("noopener noreferrer"));
     for h in ["h1", "h2", "h3", "h4", "h5", "h6"] {
         b.add_tag_attributes(h, ["id"]);
     }
@@ -110,11 +103,7 @@ pub fn render(
         toc: headings
             .iter()
             .filter(|h| (2..=3).contains(&h.level))
-            .map(|h| TocEntry {
-                level: h.level,
-                id: h.id.clone(),
-                title: h.text.clone(),
-            })
+            .map(|h| TocEntry { level: h.level, id: h.id.clone(), title: h.text.clone() })
             .collect(),
         ..Rendered::default()
     };
@@ -127,12 +116,7 @@ pub fn render(
     let line_of = |offset: usize| body_line + md.source_line(offset);
     for (event, range) in Parser::new_ext(&md.text, slug::markdown_options()).into_offset_iter() {
         match event {
-            Event::Start(Tag::Heading {
-                level,
-                classes,
-                attrs,
-                ..
-            }) => {
+            Event::Start(Tag::Heading { level, classes, attrs, .. }) => {
                 let h: Option<&Heading> = headings.get(heading_index);
                 heading_index += 1;
                 if skip_title == Some(range.start) {
@@ -140,12 +124,7 @@ pub fn render(
                     continue;
                 }
                 let id = h.map(|h| CowStr::from(h.id.clone()));
-                events.push(Event::Start(Tag::Heading {
-                    level,
-                    id,
-                    classes,
-                    attrs,
-                }));
+                events.push(Event::Start(Tag::Heading { level, id, classes, attrs }));
             }
             Event::End(TagEnd::Heading(level)) => {
                 if skipping {
@@ -154,27 +133,18 @@ pub fn render(
                 }
                 if let Some(h) = headings.get(heading_index.saturating_sub(1)) {
                     events.push(Event::Html(
-                        format!(" <a class=\"headerlink\" href=\"#{}\" aria-label=\"Link to this section\">#</a>", h.id).into(),
+                        format!(
+                            " <a class=\"headerlink\" href=\"#{}\" aria-label=\"Link to this section\">#</a>",
+                            h.id
+                        )
+                        .into(),
                     ));
                 }
                 events.push(Event::End(TagEnd::Heading(level)));
             }
             _ if skipping => {}
-            Event::Start(Tag::Link {
-                link_type,
-                dest_url,
-                title,
-                id,
-            }) => {
-                match rewrite(
-                    &dest_url,
-                    link_type,
-                    source,
-                    url,
-                    line_of(range.start),
-                    ctx,
-                    &mut out,
-                ) {
+            Event::Start(Tag::Link { link_type, dest_url, title, id }) => {
+                match rewrite(&dest_url, link_type, source, url, line_of(range.start), ctx, &mut out) {
                     Some(dest) if dest.is_empty() => {
                         // A link to a page that does not exist: keep the words, not the dead link.
                         broken_depth.push(true);
@@ -198,21 +168,8 @@ pub fn render(
                     events.push(Event::End(TagEnd::Link));
                 }
             }
-            Event::Start(Tag::Image {
-                link_type,
-                dest_url,
-                title,
-                id,
-            }) => {
-                match rewrite(
-                    &dest_url,
-                    link_type,
-                    source,
-                    url,
-                    line_of(range.start),
-                    ctx,
-                    &mut out,
-                ) {
+            Event::Start(Tag::Image { link_type, dest_url, title, id }) => {
+                match rewrite(&dest_url, link_type, source, url, line_of(range.start), ctx, &mut out) {
                     Some(dest) if dest.is_empty() => {
                         // The image is missing: show its alt text instead of a broken icon.
                         missing_image_depth += 1;
@@ -227,13 +184,11 @@ pub fn render(
                 }
             }
             Event::Html(html) => {
-                let html =
-                    rewrite_raw_html(&html, source, url, line_of(range.start), ctx, &mut out);
+                let html = rewrite_raw_html(&html, source, url, line_of(range.start), ctx, &mut out);
                 events.push(Event::Html(html.into()));
             }
             Event::InlineHtml(html) => {
-                let html =
-                    rewrite_raw_html(&html, source, url, line_of(range.start), ctx, &mut out);
+                let html = rewrite_raw_html(&html, source, url, line_of(range.start), ctx, &mut out);
                 events.push(Event::InlineHtml(html.into()));
             }
             Event::End(TagEnd::Image) if missing_image_depth > 0 => {
@@ -250,10 +205,7 @@ pub fn render(
 }
 
 fn normalise_title(t: &str) -> String {
-    t.split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .to_lowercase()
+    t.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase()
 }
 
 /// The new destination of a link (`None`: leave it), recording what is broken.
@@ -274,26 +226,18 @@ fn rewrite(
     let (path, suffix) = split_suffix(dest);
     match resolve(path, source, ctx) {
         Resolved::External => None,
-        Resolved::Page(target_url) => {
-            Some(format!("{}{}", relative_url(url, &target_url), suffix).into())
-        }
+        Resolved::Page(target_url) => Some(format!("{}{}", relative_url(url, &target_url), suffix).into()),
         Resolved::Asset(asset) => {
             let rewritten = relative_url(url, &asset);
             out.assets.insert(asset);
             Some(format!("{rewritten}{suffix}").into())
         }
         Resolved::BrokenPage => {
-            out.broken_links.push(BadLink {
-                line,
-                target: dest.to_string(),
-            });
+            out.broken_links.push(BadLink { line, target: dest.to_string() });
             Some(CowStr::from(""))
         }
         Resolved::MissingAsset => {
-            out.missing_assets.push(BadLink {
-                line,
-                target: dest.to_string(),
-            });
+            out.missing_assets.push(BadLink { line, target: dest.to_string() });
             Some(CowStr::from(""))
         }
     }
@@ -321,10 +265,7 @@ fn rewrite_raw_html(
             .min();
         let Some((at, attr_len)) = found else { break };
         let value_start = at + attr_len;
-        let quote = rest[value_start..]
-            .chars()
-            .next()
-            .filter(|c| *c == '"' || *c == '\'');
+        let quote = rest[value_start..].chars().next().filter(|c| *c == '"' || *c == '\'');
         let Some(q) = quote else {
             result.push_str(&rest[..value_start]);
             rest = &rest[value_start..];
@@ -360,10 +301,7 @@ fn split_suffix(dest: &str) -> (&str, &str) {
 
 fn resolve(path: &str, source: &str, ctx: &LinkContext<'_>) -> Resolved {
     let is_scheme = path.split_once(':').is_some_and(|(scheme, _)| {
-        !scheme.is_empty()
-            && scheme
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+        !scheme.is_empty() && scheme.chars().all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
     });
     if path.is_empty() || is_scheme || path.starts_with("//") || path.starts_with('/') {
         return Resolved::External;
@@ -372,28 +310,17 @@ fn resolve(path: &str, source: &str, ctx: &LinkContext<'_>) -> Resolved {
     let dir = source.rsplit_once('/').map_or("", |(d, _)| d);
     let Some(joined) = join(dir, &decoded) else {
         // Climbs above the content root: it cannot be a page of ours.
-        return if decoded.ends_with(".md") {
-            Resolved::BrokenPage
-        } else {
-            Resolved::External
-        };
+        return if decoded.ends_with(".md") { Resolved::BrokenPage } else { Resolved::External };
     };
     let last = joined.rsplit('/').next().unwrap_or("");
     let candidates: Vec<String> = if joined.ends_with(".md") {
         vec![joined.clone()]
     } else if decoded.ends_with('/') || joined.is_empty() {
-        vec![
-            format!("{}index.md", with_slash(&joined)),
-            format!("{}.md", joined.trim_end_matches('/')),
-        ]
+        vec![format!("{}index.md", with_slash(&joined)), format!("{}.md", joined.trim_end_matches('/'))]
     } else if !last.contains('.') {
         vec![format!("{joined}.md"), format!("{joined}/index.md")]
     } else {
-        return if (ctx.asset_exists)(&joined) {
-            Resolved::Asset(joined)
-        } else {
-            Resolved::MissingAsset
-        };
+        return if (ctx.asset_exists)(&joined) { Resolved::Asset(joined) } else { Resolved::MissingAsset };
     };
     for c in &candidates {
         if let Some(url) = ctx.pages.get(c) {
@@ -449,11 +376,7 @@ pub fn relative_url(from: &str, to: &str) -> String {
     let from_dir: Vec<&str> = from.split('/').collect::<Vec<_>>();
     let from_dir = &from_dir[..from_dir.len().saturating_sub(1)];
     let to_parts: Vec<&str> = to.split('/').collect();
-    let common = from_dir
-        .iter()
-        .zip(&to_parts)
-        .take_while(|(a, b)| a == b)
-        .count();
+    let common = from_dir.iter().zip(&to_parts).take_while(|(a, b)| a == b).count();
     let common = common.min(to_parts.len().saturating_sub(1));
     let mut out = String::new();
     for _ in common..from_dir.len() {
@@ -488,10 +411,7 @@ mod tests {
     fn go(md: &str, source: &str) -> Rendered {
         let pages = site();
         let exists = |p: &str| p == "img/map.png";
-        let ctx = LinkContext {
-            pages: &pages,
-            asset_exists: &exists,
-        };
+        let ctx = LinkContext { pages: &pages, asset_exists: &exists };
         let n = normalize(md, Target::Html, &|_| None);
         let url = source.replace(".md", ".html");
         render(&n, source, &url, "Title", 10, &ctx, &sanitizer())
@@ -522,36 +442,18 @@ mod tests {
         assert!(r.html.contains("href=\"wifi.html#setup\""), "{}", r.html);
         assert!(r.html.contains("href=\"../index.html\""));
         assert!(r.html.contains("href=\"index.html\""));
-        assert!(
-            r.html.contains("href=\"../a%20b.html\"") || r.html.contains("href=\"../a b.html\""),
-            "{}",
-            r.html
-        );
+        assert!(r.html.contains("href=\"../a%20b.html\"") || r.html.contains("href=\"../a b.html\""), "{}", r.html);
         assert!(r.html.contains("href=\"https://x.example/a.md\""));
         assert!(!r.html.contains("old.md"));
-        assert_eq!(
-            r.broken_links,
-            vec![BadLink {
-                line: 13,
-                target: "../advising/old.md".into()
-            }]
-        );
+        assert_eq!(r.broken_links, vec![BadLink { line: 13, target: "../advising/old.md".into() }]);
     }
 
     #[test]
     fn title_heading_is_lifted_and_ids_assigned() {
-        let r = go(
-            "# Title\n\n## Set up\n\ntext\n\n### Step 1\n\n## Set up\n",
-            "it/vpn.md",
-        );
+        let r = go("# Title\n\n## Set up\n\ntext\n\n### Step 1\n\n## Set up\n", "it/vpn.md");
         assert_eq!(r.title_id.as_deref(), Some("title"));
         assert!(!r.html.contains("<h1"));
-        assert!(
-            r.html
-                .contains("<h2 id=\"set-up\">Set up <a class=\"headerlink\" href=\"#set-up\""),
-            "{}",
-            r.html
-        );
+        assert!(r.html.contains("<h2 id=\"set-up\">Set up <a class=\"headerlink\" href=\"#set-up\""), "{}", r.html);
         assert!(r.html.contains("<h2 id=\"set-up_1\">"));
         let toc: Vec<_> = r.toc.iter().map(|t| (t.level, t.id.as_str())).collect();
         assert_eq!(toc, vec![(2, "set-up"), (3, "step-1"), (2, "set-up_1")]);
@@ -559,24 +461,11 @@ mod tests {
 
     #[test]
     fn assets_are_kept_or_reported() {
-        let r = go(
-            "![Map](../img/map.png)\n\n![Lost](../img/lost.png)\n",
-            "it/vpn.md",
-        );
+        let r = go("![Map](../img/map.png)\n\n![Lost](../img/lost.png)\n", "it/vpn.md");
         assert!(r.html.contains("src=\"../img/map.png\""));
         assert!(r.assets.contains("img/map.png"));
-        assert!(
-            r.html.contains("<span class=\"missing-image\">Lost</span>"),
-            "{}",
-            r.html
-        );
-        assert_eq!(
-            r.missing_assets,
-            vec![BadLink {
-                line: 12,
-                target: "../img/lost.png".into()
-            }]
-        );
+        assert!(r.html.contains("<span class=\"missing-image\">Lost</span>"), "{}", r.html);
+        assert_eq!(r.missing_assets, vec![BadLink { line: 12, target: "../img/lost.png".into() }]);
     }
 
     #[test]
@@ -584,16 +473,8 @@ mod tests {
         let r = go("<a href=\"wifi.md\">Wi-Fi</a> <img src=\"../img/map.png\" alt=\"map\"> <img src='pics/lost.png' alt=\"lost\"> <a href=\"nope.md\">dead</a>\n", "it/vpn.md");
         assert!(r.html.contains("<a href=\"wifi.html\""), "{}", r.html);
         assert!(r.html.contains("src=\"../img/map.png\""));
-        assert!(
-            !r.html.contains("lost.png") && r.html.contains("alt=\"lost\""),
-            "{}",
-            r.html
-        );
-        assert!(
-            !r.html.contains("nope.md") && r.html.contains(">dead</a>"),
-            "{}",
-            r.html
-        );
+        assert!(!r.html.contains("lost.png") && r.html.contains("alt=\"lost\""), "{}", r.html);
+        assert!(!r.html.contains("nope.md") && r.html.contains(">dead</a>"), "{}", r.html);
         assert_eq!(r.missing_assets.len(), 1);
         assert_eq!(r.broken_links.len(), 1);
     }
@@ -603,38 +484,19 @@ mod tests {
         let md = "<script>alert(1)</script>\n\n<img src=x onerror=\"alert(2)\">\n\n[click](javascript:alert(3))\n\n<a href=\"javascript:alert(4)\" onclick=\"x()\">a</a>\n\n<div style=\"background:url(javascript:alert(5))\" onmouseover=\"y()\">d</div>\n\n<iframe src=\"https://evil.example\"></iframe>\n\n<svg onload=alert(6)></svg>\n";
         let r = go(md, "x.md");
         let lower = r.html.to_lowercase();
-        for bad in [
-            "<script",
-            "onerror",
-            "javascript:",
-            "onclick",
-            "onmouseover",
-            "style=",
-            "<iframe",
-            "onload",
-            "<svg",
-        ] {
+        for bad in
+            ["<script", "onerror", "javascript:", "onclick", "onmouseover", "style=", "<iframe", "onload", "<svg"]
+        {
             assert!(!lower.contains(bad), "{bad} survived: {}", r.html);
         }
-        assert!(
-            r.html.contains(">click</a>") || r.html.contains("click"),
-            "{}",
-            r.html
-        );
+        assert!(r.html.contains(">click</a>") || r.html.contains("click"), "{}", r.html);
     }
 
     #[test]
     fn admonitions_survive_sanitising() {
         let r = go("!!! warning \"Deadline\"\n    Pay **now**.\n", "x.md");
-        assert!(
-            r.html
-                .contains("<aside class=\"admonition warning\" role=\"note\">"),
-            "{}",
-            r.html
-        );
-        assert!(r
-            .html
-            .contains("<p class=\"admonition-title\">Deadline</p>"));
+        assert!(r.html.contains("<aside class=\"admonition warning\" role=\"note\">"), "{}", r.html);
+        assert!(r.html.contains("<p class=\"admonition-title\">Deadline</p>"));
         assert!(r.html.contains("<strong>now</strong>"));
     }
 }

@@ -30,6 +30,23 @@ pub struct Report {
     /// Things that did not stop the build but deserve a look.
     pub warnings: Vec<Warning>,
     pub site: SiteCounts,
+    /// The hybrid index, when one was built.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub index: Option<IndexReport>,
+    pub seconds: f64,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct IndexReport {
+    pub chunks: usize,
+    pub bytes: usize,
+    pub bytes_per_chunk: f64,
+    pub encoder_bytes: usize,
+    pub vectors: String,
+    pub long_text: String,
+    pub default_mode: String,
+    pub embed_seconds: f64,
+    pub chunks_per_second: f64,
     pub seconds: f64,
 }
 
@@ -116,72 +133,47 @@ impl Report {
         let mut s = String::new();
         let p = &self.pages;
         let _ = writeln!(s, "Built {} in {:.1}s", self.out, self.seconds);
-        let _ = writeln!(
-            s,
-            "  pages    {} read, {} rendered, {} skipped",
-            p.read, p.rendered, p.skipped
-        );
+        let _ = writeln!(s, "  pages    {} read, {} rendered, {} skipped", p.read, p.rendered, p.skipped);
         for sk in self.skipped.iter().take(5) {
             let _ = writeln!(s, "           skipped {}", sk.message);
         }
         if self.skipped.len() > 5 {
-            let _ = writeln!(
-                s,
-                "           … and {} more (report.json: skipped)",
-                self.skipped.len() - 5
-            );
+            let _ = writeln!(s, "           … and {} more (report.json: skipped)", self.skipped.len() - 5);
         }
         let c = &self.chunks;
-        let _ = writeln!(
-            s,
-            "  chunks   {} before filters, {} kept",
-            c.before_filters, c.after_filters
-        );
-        let rules: Vec<String> = c
-            .filters
-            .iter()
-            .filter(|f| f.dropped > 0)
-            .map(|f| format!("{} {}", f.rule, f.dropped))
-            .collect();
+        let _ = writeln!(s, "  chunks   {} before filters, {} kept", c.before_filters, c.after_filters);
+        let rules: Vec<String> =
+            c.filters.iter().filter(|f| f.dropped > 0).map(|f| format!("{} {}", f.rule, f.dropped)).collect();
         if !rules.is_empty() {
             let _ = writeln!(s, "           dropped: {}", rules.join(", "));
         }
-        let _ = writeln!(
-            s,
-            "           stub judge: {} ({} candidates)",
-            self.options.stub_judge, c.stub_candidates
-        );
+        let _ = writeln!(s, "           stub judge: {} ({} candidates)", self.options.stub_judge, c.stub_candidates);
         let _ = writeln!(
             s,
             "  site     {} pages, {} section pages, {} assets",
             self.site.html_pages, self.site.section_pages, self.site.assets_copied
         );
-        let _ = writeln!(
-            s,
-            "  links    {} broken, {} missing assets",
-            self.broken_links.len(),
-            self.missing_assets.len()
-        );
+        let _ =
+            writeln!(s, "  links    {} broken, {} missing assets", self.broken_links.len(), self.missing_assets.len());
         for l in self.broken_links.iter().take(5) {
-            let _ = writeln!(
-                s,
-                "           {}:{}: no page at {}",
-                l.file, l.line, l.target
-            );
+            let _ = writeln!(s, "           {}:{}: no page at {}", l.file, l.line, l.target);
         }
         if self.broken_links.len() > 5 {
+            let _ = writeln!(s, "           … and {} more (report.json: broken_links)", self.broken_links.len() - 5);
+        }
+        if let Some(ix) = &self.index {
             let _ = writeln!(
                 s,
-                "           … and {} more (report.json: broken_links)",
-                self.broken_links.len() - 5
+                "  index    {} chunks, {:.1} MB ({:.0} bytes/chunk), embedded at {:.1} chunks/s, default mode {}",
+                ix.chunks,
+                ix.bytes as f64 / 1e6,
+                ix.bytes_per_chunk,
+                ix.chunks_per_second,
+                ix.default_mode
             );
         }
         if !self.warnings.is_empty() {
-            let _ = writeln!(
-                s,
-                "  warnings {} (report.json: warnings)",
-                self.warnings.len()
-            );
+            let _ = writeln!(s, "  warnings {} (report.json: warnings)", self.warnings.len());
         }
         s
     }

@@ -10,15 +10,8 @@ use std::path::Path;
 use minijinja::{Environment, Value};
 
 /// The template files and what they render.
-pub const TEMPLATE_FILES: [&str; 7] = [
-    "base.html",
-    "page.html",
-    "section.html",
-    "home.html",
-    "search.html",
-    "404.html",
-    "sitemap.xml",
-];
+pub const TEMPLATE_FILES: [&str; 7] =
+    ["base.html", "page.html", "section.html", "home.html", "search.html", "404.html", "sitemap.xml"];
 
 /// Static files copied to `site/assets/`.
 pub const STATIC_FILES: [&str; 1] = ["style.css"];
@@ -29,15 +22,8 @@ macro_rules! embedded {
     };
 }
 
-const EMBEDDED_TEMPLATES: [(&str, &str); 7] = embedded!(
-    "base.html",
-    "page.html",
-    "section.html",
-    "home.html",
-    "search.html",
-    "404.html",
-    "sitemap.xml"
-);
+const EMBEDDED_TEMPLATES: [(&str, &str); 7] =
+    embedded!("base.html", "page.html", "section.html", "home.html", "search.html", "404.html", "sitemap.xml");
 const EMBEDDED_STATIC: [(&str, &str); 1] = embedded!("static/style.css");
 
 /// A template that could not be loaded or rendered.
@@ -58,14 +44,9 @@ pub struct Templates {
 impl Templates {
     /// The templates compiled into the binary.
     pub fn embedded() -> Result<Templates, TemplateError> {
-        let files = EMBEDDED_TEMPLATES
-            .iter()
-            .map(|(n, s)| (n.to_string(), s.to_string()))
-            .collect();
-        let statics = EMBEDDED_STATIC
-            .iter()
-            .map(|(n, s)| (n.trim_start_matches("static/").to_string(), s.to_string()))
-            .collect();
+        let files = EMBEDDED_TEMPLATES.iter().map(|(n, s)| (n.to_string(), s.to_string())).collect();
+        let statics =
+            EMBEDDED_STATIC.iter().map(|(n, s)| (n.trim_start_matches("static/").to_string(), s.to_string())).collect();
         Templates::from_sources(files, statics)
     }
 
@@ -73,10 +54,8 @@ impl Templates {
     pub fn from_dir(dir: &Path) -> Result<Templates, TemplateError> {
         let read = |rel: &str| {
             let path = dir.join(rel);
-            std::fs::read_to_string(&path).map_err(|e| TemplateError::Read {
-                path: path.display().to_string(),
-                message: e.to_string(),
-            })
+            std::fs::read_to_string(&path)
+                .map_err(|e| TemplateError::Read { path: path.display().to_string(), message: e.to_string() })
         };
         let mut files = Vec::new();
         for name in TEMPLATE_FILES {
@@ -89,19 +68,13 @@ impl Templates {
         Templates::from_sources(files, statics)
     }
 
-    fn from_sources(
-        files: Vec<(String, String)>,
-        statics: Vec<(String, String)>,
-    ) -> Result<Templates, TemplateError> {
+    fn from_sources(files: Vec<(String, String)>, statics: Vec<(String, String)>) -> Result<Templates, TemplateError> {
         let mut env = Environment::new();
         env.set_undefined_behavior(minijinja::UndefinedBehavior::Chainable);
         env.set_formatter(html_formatter);
         for (name, source) in files {
             env.add_template_owned(name.clone(), source)
-                .map_err(|e| TemplateError::Render {
-                    name,
-                    message: describe(&e),
-                })?;
+                .map_err(|e| TemplateError::Render { name, message: describe(&e) })?;
         }
         Ok(Templates { env, statics })
     }
@@ -111,15 +84,9 @@ impl Templates {
         let tmpl = self
             .env
             .get_template(name)
-            .map_err(|e| TemplateError::Render {
-                name: name.to_string(),
-                message: describe(&e),
-            })?;
+            .map_err(|e| TemplateError::Render { name: name.to_string(), message: describe(&e) })?;
         tmpl.render(Value::from_serialize(ctx))
-            .map_err(|e| TemplateError::Render {
-                name: name.to_string(),
-                message: describe(&e),
-            })
+            .map_err(|e| TemplateError::Render { name: name.to_string(), message: describe(&e) })
     }
 
     /// Static files (name, content) to copy into `site/assets/`.
@@ -136,10 +103,7 @@ fn html_formatter(
     state: &minijinja::State<'_, '_>,
     value: &Value,
 ) -> Result<(), minijinja::Error> {
-    if state.auto_escape() != minijinja::AutoEscape::Html
-        || value.is_safe()
-        || value.is_none()
-        || value.is_undefined()
+    if state.auto_escape() != minijinja::AutoEscape::Html || value.is_safe() || value.is_none() || value.is_undefined()
     {
         return minijinja::escape_formatter(out, state, value);
     }
@@ -155,8 +119,7 @@ fn html_formatter(
             c => escaped.push(c),
         }
     }
-    out.write_str(&escaped)
-        .map_err(|e| minijinja::Error::new(minijinja::ErrorKind::WriteFailure, e.to_string()))
+    out.write_str(&escaped).map_err(|e| minijinja::Error::new(minijinja::ErrorKind::WriteFailure, e.to_string()))
 }
 
 /// minijinja's error with its line, and its cause chain.
@@ -193,9 +156,7 @@ mod tests {
 
     #[test]
     fn template_errors_name_the_template() {
-        let err = Templates::from_sources(vec![("page.html".into(), "{% if %}".into())], vec![])
-            .err()
-            .unwrap();
+        let err = Templates::from_sources(vec![("page.html".into(), "{% if %}".into())], vec![]).err().unwrap();
         assert!(err.to_string().starts_with("template page.html"), "{err}");
     }
 }

@@ -24,10 +24,8 @@ pub fn markdown_options() -> Options {
 /// `"Setting up SSH keys!"` → `"setting-up-ssh-keys"`.
 pub fn slugify(text: &str) -> String {
     let ascii: String = text.nfkd().filter(char::is_ascii).collect();
-    let kept: String = ascii
-        .chars()
-        .filter(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '-' || c.is_whitespace())
-        .collect();
+    let kept: String =
+        ascii.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '-' || c.is_whitespace()).collect();
     let mut out = String::new();
     let mut pending_sep = false;
     for c in kept.trim().to_lowercase().chars() {
@@ -92,23 +90,13 @@ pub fn headings(markdown: &str) -> Vec<Heading> {
     for (event, range) in Parser::new_ext(markdown, markdown_options()).into_offset_iter() {
         match event {
             Event::Start(Tag::Heading { level, id, .. }) => {
-                current = Some((
-                    level_number(level),
-                    id.map(|s| s.to_string()),
-                    String::new(),
-                    range,
-                ));
+                current = Some((level_number(level), id.map(|s| s.to_string()), String::new(), range));
             }
             Event::End(TagEnd::Heading(_)) => {
                 if let Some((level, explicit, text, range)) = current.take() {
                     let text = text.trim().to_string();
                     let id = slugger.id(&text, explicit.as_deref());
-                    out.push(Heading {
-                        level,
-                        text,
-                        id,
-                        range,
-                    });
+                    out.push(Heading { level, text, id, range });
                 }
             }
             Event::Text(t) | Event::Code(t) => {

@@ -91,10 +91,7 @@ mod tests {
     #[test]
     fn first_prose_sentence() {
         let md = "# Wi-Fi\n\n!!! note\n\n- list\n\nConnect to **eduroam** with your [NetID](id.md). Then more.\n";
-        assert_eq!(
-            first_sentence(md, 180).as_deref(),
-            Some("Connect to eduroam with your NetID.")
-        );
+        assert_eq!(first_sentence(md, 180).as_deref(), Some("Connect to eduroam with your NetID."));
     }
 
     #[test]
@@ -106,9 +103,6 @@ mod tests {
 
     #[test]
     fn no_prose_no_summary() {
-        assert_eq!(
-            first_sentence("# T\n\n```\ncode here please\n```\n", 100),
-            None
-        );
+        assert_eq!(first_sentence("# T\n\n```\ncode here please\n```\n", 100), None);
     }
 }

@@ -43,13 +43,8 @@ pub const HOME_URL: &str = "index.html";
 impl NavTree {
     /// Builds the tree. Children are ordered sections first, then by title.
     pub fn build(pages: &[PageRef<'_>]) -> NavTree {
-        let mut nodes = vec![Node {
-            title: String::new(),
-            parent: None,
-            children: Vec::new(),
-            page: None,
-            url: HOME_URL.into(),
-        }];
+        let mut nodes =
+            vec![Node { title: String::new(), parent: None, children: Vec::new(), page: None, url: HOME_URL.into() }];
         let mut by_chain: HashMap<Vec<&str>, usize> = HashMap::new();
         let mut page_node = Vec::with_capacity(pages.len());
         for (pi, page) in pages.iter().enumerate() {
@@ -120,22 +115,12 @@ impl NavTree {
     }
 
     fn assign_section_urls(&mut self) {
-        let mut used: HashSet<String> = self
-            .nodes
-            .iter()
-            .map(|n| n.url.clone())
-            .filter(|u| !u.is_empty())
-            .collect();
+        let mut used: HashSet<String> = self.nodes.iter().map(|n| n.url.clone()).filter(|u| !u.is_empty()).collect();
         for i in 1..self.nodes.len() {
             if !self.nodes[i].url.is_empty() || self.nodes[i].parent.is_none() {
                 continue;
             }
-            let chain: Vec<String> = self
-                .ancestry(i)
-                .iter()
-                .skip(1)
-                .map(|&a| slugify(&self.nodes[a].title))
-                .collect();
+            let chain: Vec<String> = self.ancestry(i).iter().skip(1).map(|&a| slugify(&self.nodes[a].title)).collect();
             let base = format!("sections/{}", chain.join("--"));
             let mut url = format!("{base}.html");
             let mut k = 1;
@@ -150,12 +135,7 @@ impl NavTree {
     fn sort_children(&mut self) {
         for i in 0..self.nodes.len() {
             let mut children = std::mem::take(&mut self.nodes[i].children);
-            children.sort_by_cached_key(|&c| {
-                (
-                    self.nodes[c].children.is_empty(),
-                    self.nodes[c].title.to_lowercase(),
-                )
-            });
+            children.sort_by_cached_key(|&c| (self.nodes[c].children.is_empty(), self.nodes[c].title.to_lowercase()));
             self.nodes[i].children = children;
         }
     }
@@ -174,18 +154,13 @@ impl NavTree {
 
     /// Nodes that are sections (have children), the home node excluded.
     pub fn sections(&self) -> impl Iterator<Item = usize> + '_ {
-        (1..self.nodes.len())
-            .filter(|&i| !self.nodes[i].children.is_empty() && self.nodes[i].parent.is_some())
+        (1..self.nodes.len()).filter(|&i| !self.nodes[i].children.is_empty() && self.nodes[i].parent.is_some())
     }
 
     /// Number of pages at or under node `n`.
     pub fn page_count(&self, n: usize) -> usize {
         let own = usize::from(self.nodes[n].page.is_some());
-        own + self.nodes[n]
-            .children
-            .iter()
-            .map(|&c| self.page_count(c))
-            .sum::<usize>()
+        own + self.nodes[n].children.iter().map(|&c| self.page_count(c)).sum::<usize>()
     }
 }
 
@@ -194,13 +169,8 @@ mod tests {
     use super::*;
 
     fn tree(pages: &[(&str, &str)]) -> NavTree {
-        let refs: Vec<PageRef> = pages
-            .iter()
-            .map(|(chain, url)| PageRef {
-                chain: chain.split(" / ").collect(),
-                url,
-            })
-            .collect();
+        let refs: Vec<PageRef> =
+            pages.iter().map(|(chain, url)| PageRef { chain: chain.split(" / ").collect(), url }).collect();
         NavTree::build(&refs)
     }
 
@@ -210,37 +180,19 @@ mod tests {
             ("Help", "index.html"),
             ("Help / IT", "it/index.html"),
             ("Help / IT / Wi-Fi", "it/wifi.html"),
-            (
-                "Help / Campus / Parking / Permits",
-                "campus/parking/permits.html",
-            ),
+            ("Help / Campus / Parking / Permits", "campus/parking/permits.html"),
         ]);
         assert_eq!(t.nodes[0].title, "Help");
         assert_eq!(t.nodes[0].page, Some(0));
         assert_eq!(t.page_node[0], 0);
-        let home_children: Vec<_> = t.nodes[0]
-            .children
-            .iter()
-            .map(|&c| (t.nodes[c].title.as_str(), t.nodes[c].url.as_str()))
-            .collect();
-        assert_eq!(
-            home_children,
-            vec![("Campus", "sections/campus.html"), ("IT", "it/index.html")]
-        );
+        let home_children: Vec<_> =
+            t.nodes[0].children.iter().map(|&c| (t.nodes[c].title.as_str(), t.nodes[c].url.as_str())).collect();
+        assert_eq!(home_children, vec![("Campus", "sections/campus.html"), ("IT", "it/index.html")]);
         let parking = t.page_node[3];
-        let crumbs: Vec<_> = t
-            .ancestry(parking)
-            .iter()
-            .map(|&n| t.nodes[n].url.clone())
-            .collect();
+        let crumbs: Vec<_> = t.ancestry(parking).iter().map(|&n| t.nodes[n].url.clone()).collect();
         assert_eq!(
             crumbs,
-            vec![
-                "index.html",
-                "sections/campus.html",
-                "sections/campus--parking.html",
-                "campus/parking/permits.html"
-            ]
+            vec!["index.html", "sections/campus.html", "sections/campus--parking.html", "campus/parking/permits.html"]
         );
         assert_eq!(t.page_count(0), 4);
         assert_eq!(t.sections().count(), 3);

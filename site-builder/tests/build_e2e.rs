@@ -10,10 +10,7 @@ use search_core::chunk::{decode_jsonl, Chunk};
 use serde_json::Value;
 
 fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
 }
 
 fn run(args: &[&str]) -> Output {
@@ -24,26 +21,23 @@ fn run_with_env(args: &[&str], env: &[(&str, &str)]) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_site-builder"));
     cmd.args(args).current_dir(repo());
     // The build reads LLM settings from the environment: start from none.
-    for k in [
-        "SPIN_VARIABLE_LLM_BASE_URL",
-        "SPIN_VARIABLE_LLM_MODEL",
-        "SPIN_VARIABLE_LLM_API_KEY",
-    ] {
+    for k in ["SPIN_VARIABLE_LLM_BASE_URL", "SPIN_VARIABLE_LLM_MODEL", "SPIN_VARIABLE_LLM_API_KEY"] {
         cmd.env_remove(k);
     }
     cmd.envs(env.iter().copied());
     cmd.output().unwrap()
 }
 
+/// A site-only build (no search index): what most of these tests are about.
 fn build(content: &Path, out: &Path, extra: &[&str]) -> Output {
-    let mut args = vec![
-        "build",
-        "--quiet",
-        "--content",
-        content.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ];
+    let mut args = vec!["--no-index"];
+    args.extend_from_slice(extra);
+    build_with_index(content, out, &args)
+}
+
+/// A full build, search index included (needs the model: scripts/fetch-model).
+fn build_with_index(content: &Path, out: &Path, extra: &[&str]) -> Output {
+    let mut args = vec!["build", "--quiet", "--content", content.to_str().unwrap(), "--out", out.to_str().unwrap()];
     args.extend_from_slice(extra);
     run(&args)
 }
@@ -59,9 +53,7 @@ fn chunks(out: &Path) -> Vec<Chunk> {
 fn dropped_by_rule(r: &Value) -> BTreeMap<String, Vec<String>> {
     let mut m: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for d in r["dropped"].as_array().unwrap() {
-        m.entry(d["rule"].as_str().unwrap().to_string())
-            .or_default()
-            .push(d["file"].as_str().unwrap().to_string());
+        m.entry(d["rule"].as_str().unwrap().to_string()).or_default().push(d["file"].as_str().unwrap().to_string());
     }
     m
 }
@@ -72,8 +64,7 @@ fn check_site_links(site: &Path) -> usize {
     let mut checked = 0;
     let mut missing = Vec::new();
     for entry in walk(site) {
-        if entry.extension().and_then(|e| e.to_str()) != Some("html") || entry.ends_with("404.html")
-        {
+        if entry.extension().and_then(|e| e.to_str()) != Some("html") || entry.ends_with("404.html") {
             continue;
         }
         let html = fs::read_to_string(&entry).unwrap();
@@ -81,11 +72,7 @@ fn check_site_links(site: &Path) -> usize {
             for piece in html.split(attr).skip(1) {
                 let target = &piece[..piece.find('"').unwrap()];
                 let path = target.split(['#', '?']).next().unwrap();
-                if path.is_empty()
-                    || path.contains(':')
-                    || path.starts_with("//")
-                    || path.starts_with('/')
-                {
+                if path.is_empty() || path.contains(':') || path.starts_with("//") || path.starts_with('/') {
                     continue;
                 }
                 let decoded = path.replace("%20", " ");
@@ -97,12 +84,7 @@ fn check_site_links(site: &Path) -> usize {
             }
         }
     }
-    assert!(
-        missing.is_empty(),
-        "{} dangling links, e.g. {:?}",
-        missing.len(),
-        &missing[..missing.len().min(5)]
-    );
+    assert!(missing.is_empty(), "{} dangling links, e.g. {:?}", missing.len(), &missing[..missing.len().min(5)]);
     checked
 }
 
@@ -139,36 +121,19 @@ fn check_chunks(out: &Path, content: &Path, chunk_size: usize) -> Vec<Chunk> {
     for c in &chunks {
         assert!(ids.insert(c.id.clone()), "duplicate chunk id {}", c.id);
         assert_eq!(c.id, format!("{}_chunk_{}", c.page_id, c.n));
-        assert!(
-            c.text.chars().count() <= chunk_size,
-            "{} has {} chars",
-            c.id,
-            c.text.chars().count()
-        );
+        assert!(c.text.chars().count() <= chunk_size, "{} has {} chars", c.id, c.text.chars().count());
         assert!(!c.text.trim().is_empty(), "{} is empty", c.id);
-        assert!(
-            c.index_text.ends_with(&c.text),
-            "{}: index text must end with the display text",
-            c.id
-        );
+        assert!(c.index_text.ends_with(&c.text), "{}: index text must end with the display text", c.id);
         assert!(c.index_text.starts_with("Source: "), "{}", c.id);
-        let source =
-            fs::read_to_string(content.join(c.url.replace(".html", ".md"))).unwrap_or_default();
+        let source = fs::read_to_string(content.join(c.url.replace(".html", ".md"))).unwrap_or_default();
         if fences_balanced(&source) {
             assert!(fences_balanced(&c.text), "{}: a code fence was cut", c.id);
         }
         // The section link resolves to an element of the built page.
         let page = out.join("site").join(&c.url);
-        let html = fs::read_to_string(&page)
-            .unwrap_or_else(|_| panic!("{} links to missing {}", c.id, c.url));
+        let html = fs::read_to_string(&page).unwrap_or_else(|_| panic!("{} links to missing {}", c.id, c.url));
         if !c.anchor.is_empty() {
-            assert!(
-                html.contains(&format!("id=\"{}\"", c.anchor)),
-                "{}: #{} not in {}",
-                c.id,
-                c.anchor,
-                c.url
-            );
+            assert!(html.contains(&format!("id=\"{}\"", c.anchor)), "{}: #{} not in {}", c.id, c.anchor, c.url);
         }
     }
     chunks
@@ -178,7 +143,7 @@ fn check_chunks(out: &Path, content: &Path, chunk_size: usize) -> Vec<Chunk> {
 fn demo_content_builds_with_every_filter_exercised() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("dist");
-    let o = build(&repo().join("content"), &out, &[]);
+    let o = build_with_index(&repo().join("content"), &out, &[]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let stdout = String::from_utf8_lossy(&o.stdout);
     assert!(stdout.contains("rendered"), "summary missing: {stdout}");
@@ -186,10 +151,7 @@ fn demo_content_builds_with_every_filter_exercised() {
     let r = report(&out);
     let pages = &r["pages"];
     assert!(pages["read"].as_u64().unwrap() >= 40);
-    assert_eq!(
-        pages["read"],
-        pages["rendered"].as_u64().unwrap() + pages["skipped"].as_u64().unwrap()
-    );
+    assert_eq!(pages["read"], pages["rendered"].as_u64().unwrap() + pages["skipped"].as_u64().unwrap());
     assert_eq!(pages["skipped"], 0, "{}", r["skipped"]);
 
     // Every rule catches what the demo content plants, and nothing else is lost.
@@ -204,10 +166,7 @@ fn demo_content_builds_with_every_filter_exercised() {
         "navigation_only",
         "stub",
     ] {
-        assert!(
-            by_rule.contains_key(rule),
-            "rule {rule} dropped nothing: {by_rule:?}"
-        );
+        assert!(by_rule.contains_key(rule), "rule {rule} dropped nothing: {by_rule:?}");
     }
     assert!(by_rule["prev_next"].contains(&"advising/changing-your-major.md".to_string()));
     assert!(by_rule["related_articles"].contains(&"it-services/vpn.md".to_string()));
@@ -219,54 +178,29 @@ fn demo_content_builds_with_every_filter_exercised() {
         r["chunks"]["after_filters"].as_u64().unwrap()
     );
     assert_eq!(r["dropped"].as_array().unwrap().len() as u64, dropped_total);
-    assert_eq!(
-        filters.last().unwrap()["remaining"],
-        r["chunks"]["after_filters"]
-    );
+    assert_eq!(filters.last().unwrap()["remaining"], r["chunks"]["after_filters"]);
 
     let chunks = check_chunks(&out, &repo().join("content"), 2000);
-    assert_eq!(
-        chunks.len() as u64,
-        r["chunks"]["after_filters"].as_u64().unwrap()
-    );
+    assert_eq!(chunks.len() as u64, r["chunks"]["after_filters"].as_u64().unwrap());
     // "This page contains…" followed by real content is kept.
-    assert!(chunks
-        .iter()
-        .any(|c| c.url == "campus/library/index.html" && c.text.contains("This page contains")));
+    assert!(chunks.iter().any(|c| c.url == "campus/library/index.html" && c.text.contains("This page contains")));
     // The 11-step procedure lands in at most 2 chunks at the default header level.
-    let steps: Vec<_> = chunks
-        .iter()
-        .filter(|c| c.headers.last().is_some_and(|h| h == "How to buy a permit"))
-        .collect();
+    let steps: Vec<_> =
+        chunks.iter().filter(|c| c.headers.last().is_some_and(|h| h == "How to buy a permit")).collect();
     assert!((1..=2).contains(&steps.len()), "{} chunks", steps.len());
     for step in 1..=11 {
-        assert!(
-            steps
-                .iter()
-                .any(|c| c.text.contains(&format!("Step {step}:"))),
-            "step {step} lost"
-        );
+        assert!(steps.iter().any(|c| c.text.contains(&format!("Step {step}:"))), "step {step} lost");
     }
     assert!(steps.iter().all(|c| c.anchor == "how-to-buy-a-permit"));
 
     // The deliberate broken link is reported with its file and line.
     let broken = r["broken_links"].as_array().unwrap();
     assert_eq!(broken.len(), 1, "{broken:?}");
-    assert_eq!(
-        broken[0]["file"],
-        "registration/withdrawing-from-a-course.md"
-    );
+    assert_eq!(broken[0]["file"], "registration/withdrawing-from-a-course.md");
     assert_eq!(broken[0]["target"], "../advising/old-handbook.md");
     let line = broken[0]["line"].as_u64().unwrap() as usize;
-    let src = fs::read_to_string(repo().join("content/registration/withdrawing-from-a-course.md"))
-        .unwrap();
-    assert!(
-        src.lines()
-            .nth(line - 1)
-            .unwrap()
-            .contains("old-handbook.md"),
-        "line {line} is wrong"
-    );
+    let src = fs::read_to_string(repo().join("content/registration/withdrawing-from-a-course.md")).unwrap();
+    assert!(src.lines().nth(line - 1).unwrap().contains("old-handbook.md"), "line {line} is wrong");
 
     // The site: every page, the home page, sections, search, 404 and sitemap.
     let site = out.join("site");
@@ -280,37 +214,22 @@ fn demo_content_builds_with_every_filter_exercised() {
     ] {
         assert!(site.join(f).exists(), "{f} missing");
     }
-    let permit =
-        fs::read_to_string(site.join("campus/parking/buying-a-parking-permit.html")).unwrap();
+    let permit = fs::read_to_string(site.join("campus/parking/buying-a-parking-permit.html")).unwrap();
     assert!(permit.contains("aria-label=\"Breadcrumb\""));
     assert!(
         permit.contains("<a href=\"../../campus/parking/index.html\">Parking and transport</a>"),
         "breadcrumb to section"
     );
     assert!(permit.contains("id=\"how-to-buy-a-permit\""));
-    assert!(permit
-        .contains("https://help.northbridge.example.edu/campus/parking/buying-a-parking-permit"));
+    assert!(permit.contains("https://help.northbridge.example.edu/campus/parking/buying-a-parking-permit"));
     let wifi = fs::read_to_string(site.join("it-services/eduroam-wifi.html")).unwrap();
-    assert!(
-        wifi.contains("<section class=\"tab\">"),
-        "tabs not rendered as sections"
-    );
-    assert!(
-        !wifi.contains("target=_blank") && !wifi.contains("=== \""),
-        "MkDocs syntax leaked"
-    );
+    assert!(wifi.contains("<section class=\"tab\">"), "tabs not rendered as sections");
+    assert!(!wifi.contains("target=_blank") && !wifi.contains("=== \""), "MkDocs syntax leaked");
     let deadlines = fs::read_to_string(site.join("registration/add-drop-deadlines.html")).unwrap();
-    assert!(
-        deadlines.contains("<aside class=\"admonition warning\""),
-        "admonition not an aside"
-    );
+    assert!(deadlines.contains("<aside class=\"admonition warning\""), "admonition not an aside");
     let sitemap = fs::read_to_string(site.join("sitemap.xml")).unwrap();
-    assert!(sitemap
-        .contains("<loc>http://127.0.0.1:3000/campus/parking/buying-a-parking-permit.html</loc>"));
-    assert_eq!(
-        sitemap.matches("<url>").count(),
-        sitemap.matches("</url>").count()
-    );
+    assert!(sitemap.contains("<loc>http://127.0.0.1:3000/campus/parking/buying-a-parking-permit.html</loc>"));
+    assert_eq!(sitemap.matches("<url>").count(), sitemap.matches("</url>").count());
     assert!(check_site_links(&site) > 100);
 }
 
@@ -325,10 +244,7 @@ fn deeper_header_levels_split_the_procedure_into_steps() {
         .filter(|c| c.headers.get(1).is_some_and(|h| h == "How to buy a permit"))
         .filter(|c| c.headers.len() == 3)
         .count();
-    assert_eq!(
-        steps, 11,
-        "H1–H4 puts each step in its own chunk, as the paper observed"
-    );
+    assert_eq!(steps, 11, "H1–H4 puts each step in its own chunk, as the paper observed");
 }
 
 #[test]
@@ -336,11 +252,7 @@ fn csc_corpus_renders_every_page() {
     let corpus = std::env::var_os("KB_CSC_CORPUS")
         .map(PathBuf::from)
         .unwrap_or_else(|| repo().join("../shared/corpora/csc-kb/pages"));
-    assert!(
-        corpus.is_dir(),
-        "CSC corpus not found at {} (set KB_CSC_CORPUS)",
-        corpus.display()
-    );
+    assert!(corpus.is_dir(), "CSC corpus not found at {} (set KB_CSC_CORPUS)", corpus.display());
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("csc");
     let o = build(&corpus, &out, &[]);
@@ -349,42 +261,19 @@ fn csc_corpus_renders_every_page() {
     assert_eq!(r["pages"]["read"], 697);
     assert_eq!(r["pages"]["rendered"], 697);
     assert_eq!(r["pages"]["skipped"], 0);
-    assert_eq!(
-        r["broken_links"].as_array().unwrap().len(),
-        0,
-        "{}",
-        r["broken_links"]
-    );
+    assert_eq!(r["broken_links"].as_array().unwrap().len(), 0, "{}", r["broken_links"]);
     let chunks = check_chunks(&out, &corpus, 2000);
     assert!(chunks.len() > 4000, "{}", chunks.len());
 
     // MkDocs Material syntax never reaches a reader as raw text.
     let site = out.join("site");
     let mut asides = 0;
-    for page in walk(&site)
-        .into_iter()
-        .filter(|p| p.extension().is_some_and(|e| e == "html"))
-    {
+    for page in walk(&site).into_iter().filter(|p| p.extension().is_some_and(|e| e == "html")) {
         let html = fs::read_to_string(&page).unwrap();
         let body = html.split("<main").nth(1).unwrap_or("");
-        let prose: String = body
-            .split("<pre")
-            .map(|s| s.split("</pre>").last().unwrap_or(""))
-            .collect();
-        for garbage in [
-            "!!! ",
-            "??? ",
-            "=== &quot;",
-            "{ target=_blank }",
-            "{: ",
-            ":material-",
-            "--8&lt;--",
-        ] {
-            assert!(
-                !prose.contains(garbage),
-                "{garbage:?} in {}",
-                page.display()
-            );
+        let prose: String = body.split("<pre").map(|s| s.split("</pre>").last().unwrap_or("")).collect();
+        for garbage in ["!!! ", "??? ", "=== &quot;", "{ target=_blank }", "{: ", ":material-", "--8&lt;--"] {
+            assert!(!prose.contains(garbage), "{garbage:?} in {}", page.display());
         }
         asides += body.matches("class=\"admonition").count();
     }
@@ -405,25 +294,17 @@ fn write(dir: &Path, rel: &str, bytes: &[u8]) {
 }
 
 fn bad_content(dir: &Path) {
-    write(dir, "index.md", b"---\ntitle: Help\npath: Help\npage_id: '1'\n---\n# Help\n\nWelcome to the help pages of this test.\n");
+    write(
+        dir,
+        "index.md",
+        b"---\ntitle: Help\npath: Help\npage_id: '1'\n---\n# Help\n\nWelcome to the help pages of this test.\n",
+    );
     write(dir, "good.md", b"---\ntitle: Good\npath: Help / Good\npage_id: '2'\n---\n# Good\n\nSee [nowhere](missing/page.md) and [home](index.md).\n");
-    write(
-        dir,
-        "yaml.md",
-        b"---\ntitle: Broken\npath: [unclosed\n---\n# Broken\n",
-    );
-    write(
-        dir,
-        "notitle.md",
-        b"---\nparent: Help\npage_id: '3'\n---\nBody only.\n",
-    );
+    write(dir, "yaml.md", b"---\ntitle: Broken\npath: [unclosed\n---\n# Broken\n");
+    write(dir, "notitle.md", b"---\nparent: Help\npage_id: '3'\n---\nBody only.\n");
     write(dir, "latin1.md", b"# Caf\xe9\n\nBody.\n");
     write(dir, "empty.md", b"");
-    write(
-        dir,
-        "dup.md",
-        b"---\ntitle: Dup\npage_id: '2'\n---\n# Dup\n\ntext text text\n",
-    );
+    write(dir, "dup.md", b"---\ntitle: Dup\npage_id: '2'\n---\n# Dup\n\ntext text text\n");
     write(
         dir,
         "evil.md",
@@ -448,48 +329,23 @@ fn bad_input_is_reported_by_file_and_line_and_skipped() {
         .unwrap()
         .iter()
         .map(|s| {
-            (
-                s["file"].as_str().unwrap().to_string(),
-                (s["reason"].as_str().unwrap().to_string(), s["line"].clone()),
-            )
+            (s["file"].as_str().unwrap().to_string(), (s["reason"].as_str().unwrap().to_string(), s["line"].clone()))
         })
         .collect();
     assert_eq!(skipped["yaml.md"].0, "malformed_yaml");
-    assert!(
-        skipped["yaml.md"]
-            .1
-            .as_u64()
-            .is_some_and(|l| (3..=4).contains(&l)),
-        "{:?}",
-        skipped["yaml.md"]
-    );
+    assert!(skipped["yaml.md"].1.as_u64().is_some_and(|l| (3..=4).contains(&l)), "{:?}", skipped["yaml.md"]);
     assert_eq!(skipped["notitle.md"].0, "missing_title");
-    assert_eq!(
-        skipped["latin1.md"],
-        ("not_utf8".to_string(), Value::from(1))
-    );
+    assert_eq!(skipped["latin1.md"], ("not_utf8".to_string(), Value::from(1)));
     assert_eq!(skipped["empty.md"].0, "empty_file");
     // Files are read in name order, so dup.md comes first and good.md is the duplicate.
     assert_eq!(skipped["good.md"].0, "duplicate_page_id");
-    let messages: Vec<&str> = r["skipped"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s["message"].as_str().unwrap())
-        .collect();
-    assert!(
-        messages
-            .iter()
-            .any(|m| m.contains("good.md") && m.contains("dup.md")),
-        "{messages:?}"
-    );
+    let messages: Vec<&str> = r["skipped"].as_array().unwrap().iter().map(|s| s["message"].as_str().unwrap()).collect();
+    assert!(messages.iter().any(|m| m.contains("good.md") && m.contains("dup.md")), "{messages:?}");
     let stdout = String::from_utf8_lossy(&o.stdout);
     assert!(stdout.contains("5 skipped"), "{stdout}");
 
     // Hostile HTML is inert on the built page.
-    let evil = fs::read_to_string(out.join("site/evil.html"))
-        .unwrap()
-        .to_lowercase();
+    let evil = fs::read_to_string(out.join("site/evil.html")).unwrap().to_lowercase();
     for bad in ["<script>alert", "onerror", "javascript:", "onmouseover"] {
         assert!(!evil.contains(bad), "{bad} survived");
     }
@@ -499,11 +355,7 @@ fn bad_input_is_reported_by_file_and_line_and_skipped() {
 fn strict_fails_and_keeps_the_previous_site() {
     let tmp = tempfile::tempdir().unwrap();
     let content = tmp.path().join("content");
-    write(
-        &content,
-        "a.md",
-        b"# A\n\nA page that links to [b](b.md).\n",
-    );
+    write(&content, "a.md", b"# A\n\nA page that links to [b](b.md).\n");
     write(&content, "b.md", b"# B\n\nAnother page.\n");
     let out = tmp.path().join("dist");
     assert!(build(&content, &out, &["--strict"]).status.success());
@@ -514,21 +366,11 @@ fn strict_fails_and_keeps_the_previous_site() {
     let o = build(&content, &out, &["--strict"]);
     assert_eq!(o.status.code(), Some(1));
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(
-        err.contains("1 page(s) skipped and 1 broken link(s)"),
-        "{err}"
-    );
-    assert_eq!(
-        fs::read_to_string(out.join("site/b.html")).unwrap(),
-        before,
-        "site replaced despite --strict"
-    );
+    assert!(err.contains("1 page(s) skipped and 1 broken link(s)"), "{err}");
+    assert_eq!(fs::read_to_string(out.join("site/b.html")).unwrap(), before, "site replaced despite --strict");
     // The report says why, and no staging folder is left behind.
     assert_eq!(report(&out)["broken_links"][0]["file"], "a.md");
-    let leftovers: Vec<_> = fs::read_dir(&out)
-        .unwrap()
-        .map(|e| e.unwrap().file_name())
-        .collect();
+    let leftovers: Vec<_> = fs::read_dir(&out).unwrap().map(|e| e.unwrap().file_name()).collect();
     assert_eq!(leftovers.len(), 3, "{leftovers:?}");
 }
 
@@ -538,11 +380,7 @@ fn usage_errors_name_the_parameter() {
     let o = build(&tmp.path().join("nope"), &tmp.path().join("out"), &[]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("--content"));
-    let o = build(
-        &repo().join("content"),
-        &tmp.path().join("out"),
-        &["--overlap", "1500"],
-    );
+    let o = build(&repo().join("content"), &tmp.path().join("out"), &["--overlap", "1500"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("--overlap"));
     let o = run(&["build", "--header-levels", "x"]);
@@ -586,7 +424,8 @@ impl ScriptedLlm {
                 let mut body = vec![0; len];
                 let _ = reader.read_exact(&mut body);
                 seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-                let payload = serde_json::json!({"choices": [{"message": {"role": "assistant", "content": reply}}]}).to_string();
+                let payload =
+                    serde_json::json!({"choices": [{"message": {"role": "assistant", "content": reply}}]}).to_string();
                 let _ = write!(
                     stream,
                     "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{payload}",
@@ -615,21 +454,9 @@ fn stub_candidates_go_to_the_llm_when_one_is_configured() {
     // An LLM that finds content everywhere keeps every candidate.
     let llm = ScriptedLlm::start(200, "CONTENT");
     let out = tmp.path().join("llm");
-    let args = [
-        "build",
-        "--quiet",
-        "--content",
-        content.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ];
-    let o = run_with_env(
-        &args,
-        &[
-            ("SPIN_VARIABLE_LLM_BASE_URL", &llm.url),
-            ("SPIN_VARIABLE_LLM_MODEL", "judge"),
-        ],
-    );
+    let args =
+        ["build", "--quiet", "--no-index", "--content", content.to_str().unwrap(), "--out", out.to_str().unwrap()];
+    let o = run_with_env(&args, &[("SPIN_VARIABLE_LLM_BASE_URL", &llm.url), ("SPIN_VARIABLE_LLM_MODEL", "judge")]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let r = report(&out);
     assert_eq!(r["options"]["stub_judge"], "llm");
@@ -637,28 +464,18 @@ fn stub_candidates_go_to_the_llm_when_one_is_configured() {
     assert!(!dropped_by_rule(&r).contains_key("stub"));
     assert_eq!(
         r["chunks"]["after_filters"].as_u64().unwrap(),
-        heuristic["chunks"]["after_filters"].as_u64().unwrap()
-            + dropped_by_rule(&heuristic)["stub"].len() as u64
+        heuristic["chunks"]["after_filters"].as_u64().unwrap() + dropped_by_rule(&heuristic)["stub"].len() as u64
     );
 
     // An LLM that fails: the heuristic decides, and each fallback is a warning.
     let broken = ScriptedLlm::start(500, "oops");
     let out = tmp.path().join("fallback");
-    let args = [
-        "build",
-        "--quiet",
-        "--content",
-        content.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ];
+    let args =
+        ["build", "--quiet", "--no-index", "--content", content.to_str().unwrap(), "--out", out.to_str().unwrap()];
     let o = run_with_env(&args, &[("SPIN_VARIABLE_LLM_BASE_URL", &broken.url)]);
     assert!(o.status.success());
     let r = report(&out);
-    assert_eq!(
-        dropped_by_rule(&r)["stub"],
-        dropped_by_rule(&heuristic)["stub"]
-    );
+    assert_eq!(dropped_by_rule(&r)["stub"], dropped_by_rule(&heuristic)["stub"]);
     let fallbacks = r["warnings"]
         .as_array()
         .unwrap()
@@ -668,14 +485,7 @@ fn stub_candidates_go_to_the_llm_when_one_is_configured() {
     assert_eq!(fallbacks, candidates);
 
     // --stub-judge llm without an LLM is a usage error.
-    let o = run(&[
-        "build",
-        "--quiet",
-        "--out",
-        tmp.path().join("x").to_str().unwrap(),
-        "--stub-judge",
-        "llm",
-    ]);
+    let o = run(&["build", "--quiet", "--out", tmp.path().join("x").to_str().unwrap(), "--stub-judge", "llm"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("SPIN_VARIABLE_LLM_BASE_URL"));
 }

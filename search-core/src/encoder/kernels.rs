@@ -69,22 +69,10 @@ impl QLinear<'_> {
         for t0 in (0..n).step_by(TOKEN_TILE) {
             let t1 = (t0 + TOKEN_TILE).min(n);
             for p in 0..rows / NR {
-                for (dst, src) in panel
-                    .iter_mut()
-                    .zip(&self.q[p * cols * NR..(p + 1) * cols * NR])
-                {
+                for (dst, src) in panel.iter_mut().zip(&self.q[p * cols * NR..(p + 1) * cols * NR]) {
                     *dst = f32::from(*src);
                 }
-                panel_product(
-                    &x[t0 * cols..t1 * cols],
-                    t1 - t0,
-                    cols,
-                    cols,
-                    &panel,
-                    &mut y[t0 * rows..],
-                    rows,
-                    p * NR,
-                );
+                panel_product(&x[t0 * cols..t1 * cols], t1 - t0, cols, cols, &panel, &mut y[t0 * rows..], rows, p * NR);
             }
         }
         for row in y.chunks_exact_mut(rows) {
@@ -256,11 +244,7 @@ fn sum(x: &[f32]) -> f32 {
 fn max(x: &[f32]) -> f32 {
     let mut acc = [f32::NEG_INFINITY; 8];
     let chunks = x.chunks_exact(8);
-    let tail = chunks
-        .remainder()
-        .iter()
-        .copied()
-        .fold(f32::NEG_INFINITY, f32::max);
+    let tail = chunks.remainder().iter().copied().fold(f32::NEG_INFINITY, f32::max);
     for c in chunks {
         for l in 0..8 {
             acc[l] = if c[l] > acc[l] { c[l] } else { acc[l] };
@@ -352,10 +336,7 @@ pub fn quantize_rows(w: &[f32], cols: usize) -> (Vec<i8>, Vec<f32>) {
         let max = row.iter().fold(0f32, |m, v| m.max(v.abs()));
         let scale = if max > 0.0 { max / 127.0 } else { 1.0 };
         scales.push(scale);
-        q.extend(
-            row.iter()
-                .map(|v| (v / scale).round().clamp(-127.0, 127.0) as i8),
-        );
+        q.extend(row.iter().map(|v| (v / scale).round().clamp(-127.0, 127.0) as i8));
     }
     (q, scales)
 }
@@ -368,10 +349,7 @@ mod tests {
         let mut y = vec![0.0; n * rows];
         for t in 0..n {
             for o in 0..rows {
-                y[t * rows + o] = (0..cols)
-                    .map(|c| x[t * cols + c] * w[o * cols + c])
-                    .sum::<f32>()
-                    + b[o];
+                y[t * rows + o] = (0..cols).map(|c| x[t * cols + c] * w[o * cols + c]).sum::<f32>() + b[o];
             }
         }
         y
@@ -389,34 +367,16 @@ mod tests {
 
     #[test]
     fn quantised_linear_matches_f32_on_every_shape() {
-        for &(n, rows, cols) in &[
-            (1, 16, 8),
-            (3, 32, 16),
-            (33, 16, 40),
-            (5, 48, 13),
-            (100, 64, 384),
-            (14, 16, 7),
-        ] {
+        for &(n, rows, cols) in &[(1, 16, 8), (3, 32, 16), (33, 16, 40), (5, 48, 13), (100, 64, 384), (14, 16, 7)] {
             let w = pseudo(rows * cols, 1);
             let x = pseudo(n * cols, 2);
             let b = pseudo(rows, 3);
             let (q, s) = quantize_rows(&w, cols);
-            let deq: Vec<f32> = q
-                .iter()
-                .enumerate()
-                .map(|(i, &v)| f32::from(v) * s[i / cols])
-                .collect();
+            let deq: Vec<f32> = q.iter().enumerate().map(|(i, &v)| f32::from(v) * s[i / cols]).collect();
             let want = reference(&x, n, &deq, rows, cols, &b);
             let mut got = vec![0.0; n * rows];
             let q = pack_panels(&q, rows, cols);
-            QLinear {
-                q: &q,
-                scale: &s,
-                bias: &b,
-                rows,
-                cols,
-            }
-            .forward(&x, n, &mut got);
+            QLinear { q: &q, scale: &s, bias: &b, rows, cols }.forward(&x, n, &mut got);
             for (g, w) in got.iter().zip(&want) {
                 assert!((g - w).abs() < 1e-4, "{n}x{rows}x{cols}: {g} vs {w}");
             }
@@ -465,8 +425,6 @@ mod tests {
         assert!((p[2] - 0.665_240_94).abs() < 1e-6);
         let mut g = vec![-1.0, 0.0, 1.0];
         gelu(&mut g);
-        assert!(
-            (g[0] + 0.158_655_25).abs() < 1e-6 && g[1] == 0.0 && (g[2] - 0.841_344_7).abs() < 1e-6
-        );
+        assert!((g[0] + 0.158_655_25).abs() < 1e-6 && g[1] == 0.0 && (g[2] - 0.841_344_7).abs() < 1e-6);
     }
 }

@@ -107,21 +107,12 @@ impl<'a> Encoder<'a> {
         let c = Container::open(bytes, MAGIC, VERSION)?;
         let cfg = Config::from_words(c.exact::<u32>("config", 8)?);
         let (h, i) = (cfg.hidden, cfg.intermediate);
-        if cfg.heads == 0
-            || h % cfg.heads != 0
-            || cfg.max_tokens > cfg.max_positions
-            || cfg.max_tokens < 2
-            || h != DIM
+        if cfg.heads == 0 || h % cfg.heads != 0 || cfg.max_tokens > cfg.max_positions || cfg.max_tokens < 2 || h != DIM
         {
-            return Err(EncoderError::Invalid(format!(
-                "inconsistent model dimensions {cfg:?}"
-            )));
+            return Err(EncoderError::Invalid(format!("inconsistent model dimensions {cfg:?}")));
         }
-        let vocab = Vocab {
-            offsets: c.u32s("vocab.offsets")?,
-            ids: c.u32s("vocab.ids")?,
-            bytes: c.bytes("vocab.bytes")?,
-        };
+        let vocab =
+            Vocab { offsets: c.u32s("vocab.offsets")?, ids: c.u32s("vocab.ids")?, bytes: c.bytes("vocab.bytes")? };
         vocab.validate().map_err(EncoderError::Invalid)?;
         if vocab.ids.iter().any(|&id| id as usize >= cfg.vocab) {
             return Err(EncoderError::Invalid("vocabulary id out of range".into()));
@@ -136,10 +127,7 @@ impl<'a> Encoder<'a> {
             })
         };
         let ln = |name: &str| -> Result<(&'a [f32], &'a [f32]), EncoderError> {
-            Ok((
-                c.exact(&format!("{name}.w"), h)?,
-                c.exact(&format!("{name}.b"), h)?,
-            ))
+            Ok((c.exact(&format!("{name}.w"), h)?, c.exact(&format!("{name}.b"), h)?))
         };
         let mut layers = Vec::with_capacity(cfg.layers);
         for l in 0..cfg.layers {
@@ -180,6 +168,12 @@ impl<'a> Encoder<'a> {
         tokenizer::encode(text, &self.vocab, self.cfg.max_tokens)
     }
 
+    /// Token ids of all of `text` (`[CLS] … [SEP]`), for callers that cut long
+    /// texts into windows themselves.
+    pub fn tokenize_unbounded(&self, text: &str) -> Vec<u32> {
+        tokenizer::encode(text, &self.vocab, usize::MAX)
+    }
+
     /// Embeds one text.
     pub fn embed(&self, text: &str) -> Vec<f32> {
         self.embed_tokens(&[self.tokenize(text)])
@@ -202,9 +196,7 @@ impl<'a> Encoder<'a> {
                 let s = self.word_s[id];
                 let q = &self.word_q[id * h..(id + 1) * h];
                 let pe = &self.pos[p * h..(p + 1) * h];
-                for (((d, &qv), &pv), &tv) in
-                    dst.iter_mut().zip(q).zip(pe).zip(&self.token_type[..h])
-                {
+                for (((d, &qv), &pv), &tv) in dst.iter_mut().zip(q).zip(pe).zip(&self.token_type[..h]) {
                     *d = f32::from(qv) * s + pv + tv;
                 }
                 row += 1;
@@ -214,10 +206,7 @@ impl<'a> Encoder<'a> {
         x.truncate(total * h);
         layer_norm(&mut x, h, self.emb_ln.0, self.emb_ln.1, LN_EPS);
 
-        let lens: Vec<usize> = seqs
-            .iter()
-            .map(|s| s.len().min(self.cfg.max_positions))
-            .collect();
+        let lens: Vec<usize> = seqs.iter().map(|s| s.len().min(self.cfg.max_positions)).collect();
         let mut qkv = vec![0f32; total * 3 * h];
         let mut ctx = vec![0f32; total * h];
         let mut tmp = vec![0f32; total * h];
@@ -299,23 +288,12 @@ impl<'a> Encoder<'a> {
                     for j in 0..pad {
                         let dst = &mut vpanel[j * NR..(j + 1) * NR];
                         if j < len {
-                            dst.copy_from_slice(
-                                &qkv[(start + j) * stride + 2 * h + head * hd + b * NR..][..NR],
-                            );
+                            dst.copy_from_slice(&qkv[(start + j) * stride + 2 * h + head * hd + b * NR..][..NR]);
                         } else {
                             dst.fill(0.0);
                         }
                     }
-                    panel_product(
-                        &scores,
-                        len,
-                        pad,
-                        pad,
-                        &vpanel,
-                        &mut ctx[start * h..],
-                        h,
-                        head * hd + b * NR,
-                    );
+                    panel_product(&scores, len, pad, pad, &vpanel, &mut ctx[start * h..], h, head * hd + b * NR);
                 }
             }
             start += len;

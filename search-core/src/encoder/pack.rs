@@ -39,37 +39,22 @@ impl<'a> Tensors<'a> {
         let mut n = [0u8; 8];
         n.copy_from_slice(&bytes[..8]);
         let n = u64::from_le_bytes(n) as usize;
-        let header = bytes
-            .get(8..8 + n)
-            .ok_or_else(|| err("header length beyond the file"))?;
+        let header = bytes.get(8..8 + n).ok_or_else(|| err("header length beyond the file"))?;
         let header: Value = serde_json::from_slice(header).map_err(|e| err(&e.to_string()))?;
         let data = &bytes[8 + n..];
         let mut index = HashMap::new();
-        for (name, t) in header
-            .as_object()
-            .ok_or_else(|| err("header is not an object"))?
-        {
+        for (name, t) in header.as_object().ok_or_else(|| err("header is not an object"))? {
             if name == "__metadata__" {
                 continue;
             }
             let dtype = t["dtype"].as_str().unwrap_or_default();
             let shape: Vec<usize> = t["shape"]
                 .as_array()
-                .map(|a| {
-                    a.iter()
-                        .filter_map(Value::as_u64)
-                        .map(|v| v as usize)
-                        .collect()
-                })
+                .map(|a| a.iter().filter_map(Value::as_u64).map(|v| v as usize).collect())
                 .unwrap_or_default();
             let offs: Vec<usize> = t["data_offsets"]
                 .as_array()
-                .map(|a| {
-                    a.iter()
-                        .filter_map(Value::as_u64)
-                        .map(|v| v as usize)
-                        .collect()
-                })
+                .map(|a| a.iter().filter_map(Value::as_u64).map(|v| v as usize).collect())
                 .unwrap_or_default();
             if dtype != "F32" || offs.len() != 2 || offs[1] > data.len() || offs[0] > offs[1] {
                 continue; // position_ids (I64) and anything we do not use
@@ -80,27 +65,18 @@ impl<'a> Tensors<'a> {
     }
 
     fn get(&self, name: &str, shape: &[usize]) -> Result<Vec<f32>, PackError> {
-        let (s, a, b) = self
-            .index
-            .get(name)
-            .ok_or_else(|| PackError::Safetensors(format!("tensor `{name}` missing")))?;
+        let (s, a, b) =
+            self.index.get(name).ok_or_else(|| PackError::Safetensors(format!("tensor `{name}` missing")))?;
         if s != shape {
-            return Err(PackError::Safetensors(format!(
-                "tensor `{name}` has shape {s:?}, expected {shape:?}"
-            )));
+            return Err(PackError::Safetensors(format!("tensor `{name}` has shape {s:?}, expected {shape:?}")));
         }
-        Ok(self.data[*a..*b]
-            .chunks_exact(4)
-            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-            .collect())
+        Ok(self.data[*a..*b].chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
     }
 }
 
 /// FNV-1a, 64 bits: a cheap fingerprint of the packed weights.
 fn fnv1a(hash: u64, bytes: &[u8]) -> u64 {
-    bytes.iter().fold(hash, |h, &b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    })
+    bytes.iter().fold(hash, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
 }
 
 /// Packs the original model into an encoder file.
@@ -110,14 +86,9 @@ pub fn pack(
     config_json: &str,
     max_tokens: usize,
 ) -> Result<Vec<u8>, PackError> {
-    let cfg_v: Value =
-        serde_json::from_str(config_json).map_err(|e| PackError::Config(e.to_string()))?;
-    let field = |k: &str| {
-        cfg_v[k]
-            .as_u64()
-            .map(|v| v as usize)
-            .ok_or_else(|| PackError::Config(format!("`{k}` missing")))
-    };
+    let cfg_v: Value = serde_json::from_str(config_json).map_err(|e| PackError::Config(e.to_string()))?;
+    let field =
+        |k: &str| cfg_v[k].as_u64().map(|v| v as usize).ok_or_else(|| PackError::Config(format!("`{k}` missing")));
     let cfg = Config {
         vocab: field("vocab_size")?,
         hidden: field("hidden_size")?,
@@ -131,20 +102,13 @@ pub fn pack(
     let (h, i) = (cfg.hidden, cfg.intermediate);
     let t = Tensors::parse(safetensors)?;
 
-    let tok: Value =
-        serde_json::from_str(tokenizer_json).map_err(|e| PackError::Tokenizer(e.to_string()))?;
-    let vocab = tok["model"]["vocab"]
-        .as_object()
-        .ok_or_else(|| PackError::Tokenizer("model.vocab missing".into()))?;
+    let tok: Value = serde_json::from_str(tokenizer_json).map_err(|e| PackError::Tokenizer(e.to_string()))?;
+    let vocab = tok["model"]["vocab"].as_object().ok_or_else(|| PackError::Tokenizer("model.vocab missing".into()))?;
     if tok["model"]["type"].as_str() != Some("WordPiece") {
-        return Err(PackError::Tokenizer(
-            "only WordPiece tokenizers are supported".into(),
-        ));
+        return Err(PackError::Tokenizer("only WordPiece tokenizers are supported".into()));
     }
-    let tokens: Vec<(String, u32)> = vocab
-        .iter()
-        .filter_map(|(k, v)| v.as_u64().map(|id| (k.clone(), id as u32)))
-        .collect();
+    let tokens: Vec<(String, u32)> =
+        vocab.iter().filter_map(|(k, v)| v.as_u64().map(|id| (k.clone(), id as u32))).collect();
     let (offsets, ids, bytes) = Vocab::build(&tokens);
 
     let mut w = Writer::new(MAGIC, VERSION);
@@ -152,40 +116,16 @@ pub fn pack(
     let mut add = |name: &str, b: Vec<u8>| sections.push((name.to_string(), b));
     let f32b = |v: &[f32]| bytemuck::cast_slice::<f32, u8>(v).to_vec();
     let i8b = |v: &[i8]| bytemuck::cast_slice::<i8, u8>(v).to_vec();
-    add(
-        "config",
-        bytemuck::cast_slice::<u32, u8>(&cfg.to_words()).to_vec(),
-    );
-    add(
-        "vocab.offsets",
-        bytemuck::cast_slice::<u32, u8>(&offsets).to_vec(),
-    );
+    add("config", bytemuck::cast_slice::<u32, u8>(&cfg.to_words()).to_vec());
+    add("vocab.offsets", bytemuck::cast_slice::<u32, u8>(&offsets).to_vec());
     add("vocab.ids", bytemuck::cast_slice::<u32, u8>(&ids).to_vec());
     add("vocab.bytes", bytes);
-    let (wq, ws) = quantize_rows(
-        &t.get("embeddings.word_embeddings.weight", &[cfg.vocab, h])?,
-        h,
-    );
+    let (wq, ws) = quantize_rows(&t.get("embeddings.word_embeddings.weight", &[cfg.vocab, h])?, h);
     add("word.q", i8b(&wq));
     add("word.s", f32b(&ws));
-    add(
-        "pos",
-        f32b(&t.get(
-            "embeddings.position_embeddings.weight",
-            &[cfg.max_positions, h],
-        )?),
-    );
-    add(
-        "type",
-        f32b(&t.get(
-            "embeddings.token_type_embeddings.weight",
-            &[cfg.type_vocab, h],
-        )?),
-    );
-    add(
-        "emb.ln.w",
-        f32b(&t.get("embeddings.LayerNorm.weight", &[h])?),
-    );
+    add("pos", f32b(&t.get("embeddings.position_embeddings.weight", &[cfg.max_positions, h])?));
+    add("type", f32b(&t.get("embeddings.token_type_embeddings.weight", &[cfg.type_vocab, h])?));
+    add("emb.ln.w", f32b(&t.get("embeddings.LayerNorm.weight", &[h])?));
     add("emb.ln.b", f32b(&t.get("embeddings.LayerNorm.bias", &[h])?));
     for l in 0..cfg.layers {
         let p = format!("encoder.layer.{l}");
@@ -221,26 +161,12 @@ pub fn pack(
             t.get(&format!("{p}.output.dense.bias"), &[h])?,
             i,
         );
-        add(
-            &format!("l{l}.ln1.w"),
-            f32b(&t.get(&format!("{p}.attention.output.LayerNorm.weight"), &[h])?),
-        );
-        add(
-            &format!("l{l}.ln1.b"),
-            f32b(&t.get(&format!("{p}.attention.output.LayerNorm.bias"), &[h])?),
-        );
-        add(
-            &format!("l{l}.ln2.w"),
-            f32b(&t.get(&format!("{p}.output.LayerNorm.weight"), &[h])?),
-        );
-        add(
-            &format!("l{l}.ln2.b"),
-            f32b(&t.get(&format!("{p}.output.LayerNorm.bias"), &[h])?),
-        );
+        add(&format!("l{l}.ln1.w"), f32b(&t.get(&format!("{p}.attention.output.LayerNorm.weight"), &[h])?));
+        add(&format!("l{l}.ln1.b"), f32b(&t.get(&format!("{p}.attention.output.LayerNorm.bias"), &[h])?));
+        add(&format!("l{l}.ln2.w"), f32b(&t.get(&format!("{p}.output.LayerNorm.weight"), &[h])?));
+        add(&format!("l{l}.ln2.b"), f32b(&t.get(&format!("{p}.output.LayerNorm.bias"), &[h])?));
     }
-    let fp = sections.iter().fold(0xcbf2_9ce4_8422_2325, |acc, (n, b)| {
-        fnv1a(fnv1a(acc, n.as_bytes()), b)
-    });
+    let fp = sections.iter().fold(0xcbf2_9ce4_8422_2325, |acc, (n, b)| fnv1a(fnv1a(acc, n.as_bytes()), b));
     for (name, bytes) in sections {
         w.add(&name, bytes);
     }

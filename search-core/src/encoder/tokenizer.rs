@@ -66,17 +66,10 @@ impl<'a> Vocab<'a> {
     /// from a file; cost proportional to the vocabulary, once per instance).
     pub fn validate(&self) -> Result<(), String> {
         if self.offsets.len() != self.ids.len() + 1 {
-            return Err(format!(
-                "{} offsets for {} tokens",
-                self.offsets.len(),
-                self.ids.len()
-            ));
+            return Err(format!("{} offsets for {} tokens", self.offsets.len(), self.ids.len()));
         }
         let ok = self.offsets.windows(2).all(|w| w[0] <= w[1])
-            && self
-                .offsets
-                .last()
-                .is_some_and(|&e| e as usize <= self.bytes.len());
+            && self.offsets.last().is_some_and(|&e| e as usize <= self.bytes.len());
         if !ok {
             return Err("vocabulary offsets out of order or out of bounds".into());
         }
@@ -92,19 +85,12 @@ fn is_bert_control(c: char) -> bool {
     if matches!(c, '\t' | '\n' | '\r') {
         return false;
     }
-    matches!(
-        get_general_category(c),
-        G::Control | G::Format | G::PrivateUse | G::Surrogate | G::Unassigned
-    )
+    matches!(get_general_category(c), G::Control | G::Format | G::PrivateUse | G::Surrogate | G::Unassigned)
 }
 
 fn is_bert_punctuation(c: char) -> bool {
     let u = c as u32;
-    if (33..=47).contains(&u)
-        || (58..=64).contains(&u)
-        || (91..=96).contains(&u)
-        || (123..=126).contains(&u)
-    {
+    if (33..=47).contains(&u) || (58..=64).contains(&u) || (91..=96).contains(&u) || (123..=126).contains(&u) {
         return true;
     }
     matches!(
@@ -149,11 +135,8 @@ pub fn pre_tokenize(text: &str) -> Vec<String> {
             cleaned.push(c);
         }
     }
-    let normalized: String = cleaned
-        .nfd()
-        .filter(|&c| get_general_category(c) != G::NonspacingMark)
-        .flat_map(char::to_lowercase)
-        .collect();
+    let normalized: String =
+        cleaned.nfd().filter(|&c| get_general_category(c) != G::NonspacingMark).flat_map(char::to_lowercase).collect();
 
     // BertPreTokenizer: whitespace split, then every punctuation char is a word.
     let mut words = Vec::new();
@@ -238,57 +221,39 @@ mod tests {
 
     #[test]
     fn pre_tokenizer_follows_bert() {
-        assert_eq!(
-            pre_tokenize("Hello, World!"),
-            vec!["hello", ",", "world", "!"]
-        );
-        assert_eq!(
-            pre_tokenize("Café résumé naïve"),
-            vec!["cafe", "resume", "naive"]
-        );
-        assert_eq!(
-            pre_tokenize("--gres=nvme:100"),
-            vec!["-", "-", "gres", "=", "nvme", ":", "100"]
-        );
+        assert_eq!(pre_tokenize("Hello, World!"), vec!["hello", ",", "world", "!"]);
+        assert_eq!(pre_tokenize("Café résumé naïve"), vec!["cafe", "resume", "naive"]);
+        assert_eq!(pre_tokenize("--gres=nvme:100"), vec!["-", "-", "gres", "=", "nvme", ":", "100"]);
         assert_eq!(pre_tokenize("日本"), vec!["日", "本"]);
         assert_eq!(pre_tokenize("a\u{200b}b\tc\u{0}"), vec!["ab", "c"]);
     }
 
     fn toy() -> (Vec<u32>, Vec<u32>, Vec<u8>) {
-        let toks: Vec<(String, u32)> = [
-            "[UNK]", "[CLS]", "[SEP]", "un", "##aff", "##able", "a", "##ff", "!",
-        ]
-        .iter()
-        .enumerate()
-        .map(|(i, t)| {
-            (
-                t.to_string(),
-                match *t {
-                    "[UNK]" => UNK,
-                    "[CLS]" => CLS,
-                    "[SEP]" => SEP,
-                    _ => 1000 + i as u32,
-                },
-            )
-        })
-        .collect();
+        let toks: Vec<(String, u32)> = ["[UNK]", "[CLS]", "[SEP]", "un", "##aff", "##able", "a", "##ff", "!"]
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                (
+                    t.to_string(),
+                    match *t {
+                        "[UNK]" => UNK,
+                        "[CLS]" => CLS,
+                        "[SEP]" => SEP,
+                        _ => 1000 + i as u32,
+                    },
+                )
+            })
+            .collect();
         Vocab::build(&toks)
     }
 
     #[test]
     fn word_piece_is_greedy_longest_match() {
         let (o, i, b) = toy();
-        let v = Vocab {
-            offsets: &o,
-            ids: &i,
-            bytes: &b,
-        };
+        let v = Vocab { offsets: &o, ids: &i, bytes: &b };
         v.validate().unwrap();
         assert_eq!(v.id("##aff"), Some(1004));
-        assert_eq!(
-            encode("Unaffable!", &v, 16),
-            vec![CLS, 1003, 1004, 1005, 1008, SEP]
-        );
+        assert_eq!(encode("Unaffable!", &v, 16), vec![CLS, 1003, 1004, 1005, 1008, SEP]);
         assert_eq!(encode("unknown", &v, 16), vec![CLS, UNK, SEP]);
         assert_eq!(encode("un un un un", &v, 4), vec![CLS, 1003, 1003, SEP]);
         assert_eq!(encode("", &v, 8), vec![CLS, SEP]);

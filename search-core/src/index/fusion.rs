@@ -1,0 +1,215 @@
+//! Fusing the dense and the BM25 ranking into one.
+//!
+//! | mode | score of a chunk |
+//! | --- | --- |
+//! | `dense` | cosine similarity with the query |
+//! | `bm25` | BM25 |
+//! | `rrf` | Σ over the two lists of 1 / (k + rank), k = 60 |
+//! | `convex` | α · minmax(cosine) + (1 − α) · minmax(BM25), each list normalised by its own min and max |
+//! | `dot` | cosine + the dot product of the L2-normalised sparse vectors (the advising paper's Pinecone-style hybrid) |
+//!
+//! No cut-off on raw cosine (Orama's 0.8 default silently drops good hits): every
+//! candidate from either list is ranked. For `convex` and `dot`, a chunk that only
+//! BM25 found still gets its exact cosine (the flat scan can score any chunk), and
+//! a chunk BM25 did not match scores 0 on that side.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::{Hit, SearchParams};
+
+/// How the two rankings are combined.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    Rrf,
+    Convex,
+    Dot,
+    Dense,
+    Bm25,
+}
+
+impl Mode {
+    pub const ALL: [Mode; 5] = [Mode::Rrf, Mode::Convex, Mode::Dot, Mode::Dense, Mode::Bm25];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Rrf => "rrf",
+            Mode::Convex => "convex",
+            Mode::Dot => "dot",
+            Mode::Dense => "dense",
+            Mode::Bm25 => "bm25",
+        }
+    }
+}
+
+impl std::str::FromStr for Mode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Mode, String> {
+        Mode::ALL
+            .into_iter()
+            .find(|m| m.name() == s)
+            .ok_or_else(|| format!("unknown mode `{s}`; use one of rrf, convex, dot, dense, bm25"))
+    }
+}
+
+impl std::fmt::Display for Mode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Min-max normalisation bounds of a list's scores.
+fn bounds(scores: impl Iterator<Item = f32>) -> (f32, f32) {
+    scores.fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), s| (lo.min(s), hi.max(s)))
+}
+
+fn minmax(s: f32, (lo, hi): (f32, f32)) -> f32 {
+    if hi > lo {
+        ((s - lo) / (hi - lo)).clamp(0.0, 1.0)
+    } else if hi.is_finite() {
+        1.0
+    } else {
+        0.0
+    }
+}
+
+/// Fuses `dense` (chunk, cosine) and `sparse` (chunk, BM25, normalised sparse dot),
+/// both best first. `dense_of` gives the exact cosine of any chunk when the query
+/// has a vector. Returns every candidate, best first.
+pub fn fuse(
+    p: &SearchParams,
+    dense: &[(u32, f32)],
+    sparse: &[(u32, f32, f32)],
+    dense_of: impl Fn(u32) -> Option<f32>,
+) -> Vec<Hit> {
+    let sparse_by: HashMap<u32, (f32, f32)> = sparse.iter().map(|&(d, s, n)| (d, (s, n))).collect();
+    let dense_by: HashMap<u32, f32> = dense.iter().copied().collect();
+    let mut hits: Vec<Hit> = match p.mode {
+        Mode::Dense => dense
+            .iter()
+            .map(|&(d, c)| Hit { doc: d, score: c, dense: Some(c), bm25: sparse_by.get(&d).map(|s| s.0) })
+            .collect(),
+        Mode::Bm25 => {
+            sparse.iter().map(|&(d, s, _)| Hit { doc: d, score: s, dense: dense_of(d), bm25: Some(s) }).collect()
+        }
+        Mode::Rrf => {
+            let mut score: HashMap<u32, f32> = HashMap::new();
+            for (rank, &(d, _)) in dense.iter().enumerate() {
+                *score.entry(d).or_default() += 1.0 / (p.rrf_k + rank as f32 + 1.0);
+            }
+            for (rank, &(d, _, _)) in sparse.iter().enumerate() {
+                *score.entry(d).or_default() += 1.0 / (p.rrf_k + rank as f32 + 1.0);
+            }
+            score
+                .into_iter()
+                .map(|(d, s)| Hit {
+                    doc: d,
+                    score: s,
+                    dense: dense_by.get(&d).copied().or_else(|| dense_of(d)),
+                    bm25: sparse_by.get(&d).map(|x| x.0),
+                })
+                .collect()
+        }
+        Mode::Convex | Mode::Dot => {
+            let mut docs: Vec<u32> = dense.iter().map(|x| x.0).chain(sparse.iter().map(|x| x.0)).collect();
+            docs.sort_unstable();
+            docs.dedup();
+            let db = bounds(dense.iter().map(|x| x.1));
+            let sb = bounds(sparse.iter().map(|x| x.1));
+            docs.into_iter()
+                .map(|d| {
+                    let cos = dense_by.get(&d).copied().or_else(|| dense_of(d));
+                    let sp = sparse_by.get(&d).copied();
+                    let score = if p.mode == Mode::Convex {
+                        p.alpha * cos.map_or(0.0, |c| minmax(c, db))
+                            + (1.0 - p.alpha) * sp.map_or(0.0, |s| minmax(s.0, sb))
+                    } else {
+                        cos.unwrap_or(0.0) + sp.map_or(0.0, |s| s.1)
+                    };
+                    Hit { doc: d, score, dense: cos, bm25: sp.map(|s| s.0) }
+                })
+                .collect()
+        }
+    };
+    hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.doc.cmp(&b.doc)));
+    hits
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params(mode: Mode) -> SearchParams {
+        SearchParams { k: 10, mode, alpha: 0.7, rrf_k: 60.0, depth: 100, collapse_pages: false, k1: 1.2, b: 0.75 }
+    }
+
+    const DENSE: [(u32, f32); 3] = [(1, 0.9), (2, 0.5), (3, 0.1)];
+    const SPARSE: [(u32, f32, f32); 3] = [(3, 12.0, 0.8), (4, 6.0, 0.4), (1, 3.0, 0.2)];
+
+    fn exact(d: u32) -> Option<f32> {
+        Some(match d {
+            4 => 0.3,
+            _ => 0.0,
+        })
+    }
+
+    fn scores(mode: Mode) -> Vec<(u32, f32)> {
+        fuse(&params(mode), &DENSE, &SPARSE, exact).into_iter().map(|h| (h.doc, h.score)).collect()
+    }
+
+    fn close(a: &[(u32, f32)], b: &[(u32, f32)]) {
+        assert_eq!(a.len(), b.len(), "{a:?} vs {b:?}");
+        for (x, y) in a.iter().zip(b) {
+            assert_eq!(x.0, y.0, "{a:?} vs {b:?}");
+            assert!((x.1 - y.1).abs() < 1e-6, "{a:?} vs {b:?}");
+        }
+    }
+
+    #[test]
+    fn rrf_by_hand() {
+        // doc 1: ranks 1 and 3; doc 3: ranks 3 and 1; doc 2: rank 2; doc 4: rank 2.
+        let r = |rank: f32| 1.0 / (60.0 + rank);
+        close(&scores(Mode::Rrf), &[(1, r(1.0) + r(3.0)), (3, r(3.0) + r(1.0)), (2, r(2.0)), (4, r(2.0))]);
+    }
+
+    #[test]
+    fn convex_by_hand() {
+        // dense min-max over 0.1..0.9; sparse over 3..12; doc 4's cosine 0.3 comes from the exact scorer.
+        let nd = |c: f32| (c - 0.1) / 0.8;
+        let ns = |s: f32| (s - 3.0) / 9.0;
+        let mut want = vec![
+            (1, 0.7 * nd(0.9) + 0.3 * ns(3.0)),
+            (2, 0.7 * nd(0.5)),
+            (3, 0.7 * nd(0.1) + 0.3 * ns(12.0)),
+            (4, 0.7 * nd(0.3) + 0.3 * ns(6.0)),
+        ];
+        want.sort_by(|a, b| b.1.total_cmp(&a.1));
+        close(&scores(Mode::Convex), &want);
+    }
+
+    #[test]
+    fn dot_by_hand() {
+        let mut want: Vec<(u32, f32)> = vec![(1, 0.9 + 0.2), (2, 0.5), (3, 0.1 + 0.8), (4, 0.3 + 0.4)];
+        want.sort_by(|a, b| b.1.total_cmp(&a.1));
+        close(&scores(Mode::Dot), &want);
+    }
+
+    #[test]
+    fn single_lists_keep_their_order_and_components() {
+        close(&scores(Mode::Dense), &DENSE);
+        let bm25 = fuse(&params(Mode::Bm25), &DENSE, &SPARSE, exact);
+        assert_eq!(bm25.iter().map(|h| h.doc).collect::<Vec<_>>(), vec![3, 4, 1]);
+        assert_eq!(bm25[1].dense, Some(0.3));
+        let rrf = fuse(&params(Mode::Rrf), &DENSE, &SPARSE, exact);
+        let d2 = rrf.iter().find(|h| h.doc == 2).unwrap();
+        assert_eq!((d2.dense, d2.bm25), (Some(0.5), None));
+    }
+
+    #[test]
+    fn modes_parse() {
+        assert_eq!("convex".parse::<Mode>(), Ok(Mode::Convex));
+        assert!("hybrid".parse::<Mode>().unwrap_err().contains("rrf, convex"));
+    }
+}

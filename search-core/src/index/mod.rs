@@ -1,0 +1,677 @@
+//! The hybrid index: one file (`index.bin`) holding, for every chunk, its display
+//! record, its dense vector and its BM25 postings; and the search over it.
+//!
+//! Layout (sections of a [`crate::container`] file, magic `KBINDEX`):
+//!
+//! | section | type | what |
+//! | --- | --- | --- |
+//! | `info` | JSON | [`IndexInfo`]: counts, parameters, encoder fingerprint, build time |
+//! | `meta.off`, `meta` | u32[n+1], bytes | one JSON [`ChunkMeta`] per chunk, parsed only for results |
+//! | `doc.page` | u32[n] | page ordinal of each chunk (collapsing to one hit per page) |
+//! | `vec.f32` or `vec.i8` + `vec.scale` | f32[n·384] / i8[n·384], f32[n] | unit-length dense vectors |
+//! | `terms.off`, `terms` | u32[t+1], bytes | the BM25 vocabulary, sorted (term id = position) |
+//! | `post.off`, `post.doc`, `post.tf` | u32[t+1], u32[p], f32[p] | postings: chunk and field-weighted term frequency |
+//! | `doc.len`, `doc.norm` | f32[n], f32[n] | field-weighted length; norm of the BM25 document vector |
+//!
+//! [`Index::open`] validates the header, the section table and the section sizes,
+//! and parses the small `info` record: nothing proportional to the corpus is read,
+//! copied or allocated. Search is a flat scan of the vectors (exact; ~5k chunks
+//! scan in well under a millisecond) and a walk of the query terms' postings.
+
+pub mod analyzer;
+pub mod fusion;
+pub mod highlight;
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::chunk::Chunk;
+use crate::container::{Container, ContainerError, Writer};
+pub use fusion::Mode;
+
+pub const MAGIC: [u8; 8] = *b"KBINDEX\0";
+pub const VERSION: u32 = 1;
+
+/// Why an index file cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum IndexError {
+    #[error("index file: {0}")]
+    Container(#[from] ContainerError),
+    #[error("index file: {0}")]
+    Invalid(String),
+}
+
+/// BM25 parameters (`k1`, `b`) and the extra weight of the title and header trail.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Bm25Params {
+    pub k1: f32,
+    pub b: f32,
+    /// Each title term counts `1 + title_weight` times.
+    pub title_weight: f32,
+    /// Each header-trail term counts `1 + header_weight` times.
+    pub header_weight: f32,
+}
+
+impl Default for Bm25Params {
+    fn default() -> Self {
+        Bm25Params { k1: 1.2, b: 0.75, title_weight: 1.0, header_weight: 0.5 }
+    }
+}
+
+/// How vectors are stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VectorStorage {
+    F32,
+    /// int8 with one scale per vector.
+    Int8,
+}
+
+/// The `info` section.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct IndexInfo {
+    pub chunks: usize,
+    pub pages: usize,
+    pub terms: usize,
+    pub dim: usize,
+    pub vectors: VectorStorage,
+    pub encoder: String,
+    pub encoder_fingerprint: u64,
+    pub bm25: Bm25Params,
+    pub default_mode: Mode,
+    pub alpha: f32,
+    pub rrf_k: f32,
+    /// How text beyond the encoder's 256 tokens was handled ("truncate" or "mean").
+    pub long_text: String,
+    /// Seconds since the Unix epoch when the index was written.
+    pub built_unix: u64,
+}
+
+/// What a result shows of a chunk (the `meta` record).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChunkMeta {
+    pub id: String,
+    pub page_id: String,
+    pub title: String,
+    pub path: Vec<String>,
+    pub headers: Vec<String>,
+    pub url: String,
+    pub anchor: String,
+    pub text: String,
+}
+
+impl From<&Chunk> for ChunkMeta {
+    fn from(c: &Chunk) -> Self {
+        ChunkMeta {
+            id: c.id.clone(),
+            page_id: c.page_id.clone(),
+            title: c.title.clone(),
+            path: c.path.clone(),
+            headers: c.headers.clone(),
+            url: c.url.clone(),
+            anchor: c.anchor.clone(),
+            text: c.text.clone(),
+        }
+    }
+}
+
+/// What goes into the index besides the chunks and their vectors.
+#[derive(Debug, Clone)]
+pub struct BuildParams {
+    pub bm25: Bm25Params,
+    pub vectors: VectorStorage,
+    pub encoder: String,
+    pub encoder_fingerprint: u64,
+    pub default_mode: Mode,
+    pub alpha: f32,
+    pub rrf_k: f32,
+    pub long_text: String,
+    pub built_unix: u64,
+}
+
+/// Writes an index for `chunks`, whose unit vectors are `vectors` (`n × dim`).
+pub fn build(chunks: &[Chunk], vectors: &[f32], dim: usize, p: &BuildParams) -> Vec<u8> {
+    assert_eq!(vectors.len(), chunks.len() * dim, "one vector per chunk");
+    let n = chunks.len();
+
+    // Display records.
+    let mut meta_off = vec![0u32];
+    let mut meta = Vec::new();
+    for c in chunks {
+        meta.extend(serde_json::to_vec(&ChunkMeta::from(c)).unwrap_or_default());
+        meta_off.push(meta.len() as u32);
+    }
+    let mut page_ord: HashMap<&str, u32> = HashMap::new();
+    let doc_page: Vec<u32> = chunks
+        .iter()
+        .map(|c| {
+            let next = page_ord.len() as u32;
+            *page_ord.entry(c.page_id.as_str()).or_insert(next)
+        })
+        .collect();
+
+    // BM25: field-weighted term frequencies per chunk.
+    let mut postings: HashMap<String, Vec<(u32, f32)>> = HashMap::new();
+    let mut doc_len = Vec::with_capacity(n);
+    for (d, c) in chunks.iter().enumerate() {
+        let mut tf: HashMap<String, f32> = HashMap::new();
+        let mut len = 0.0;
+        let fields = [
+            (c.index_text.as_str(), 1.0),
+            (c.title.as_str(), p.bm25.title_weight),
+            (&*c.headers.join(" "), p.bm25.header_weight),
+        ];
+        for (text, w) in fields {
+            if w <= 0.0 {
+                continue;
+            }
+            for t in analyzer::terms(text) {
+                *tf.entry(t).or_default() += w;
+                len += w;
+            }
+        }
+        doc_len.push(len);
+        for (t, f) in tf {
+            postings.entry(t).or_default().push((d as u32, f));
+        }
+    }
+    let avg_len = if n == 0 { 1.0 } else { doc_len.iter().sum::<f32>() / n as f32 };
+    let mut terms: Vec<(String, Vec<(u32, f32)>)> = postings.into_iter().collect();
+    terms.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+    let (mut terms_off, mut term_bytes) = (vec![0u32], Vec::new());
+    let (mut post_off, mut post_doc, mut post_tf) = (vec![0u32], Vec::new(), Vec::new());
+    let mut norm_sq = vec![0f32; n];
+    for (t, list) in &mut terms {
+        list.sort_by_key(|(d, _)| *d);
+        term_bytes.extend_from_slice(t.as_bytes());
+        terms_off.push(term_bytes.len() as u32);
+        for &(d, f) in list.iter() {
+            post_doc.push(d);
+            post_tf.push(f);
+            let w = bm25_tf(f, doc_len[d as usize], avg_len, p.bm25.k1, p.bm25.b);
+            norm_sq[d as usize] += w * w;
+        }
+        post_off.push(post_doc.len() as u32);
+    }
+    let doc_norm: Vec<f32> = norm_sq.iter().map(|v| v.sqrt()).collect();
+
+    let info = IndexInfo {
+        chunks: n,
+        pages: page_ord.len(),
+        terms: terms.len(),
+        dim,
+        vectors: p.vectors,
+        encoder: p.encoder.clone(),
+        encoder_fingerprint: p.encoder_fingerprint,
+        bm25: p.bm25,
+        default_mode: p.default_mode,
+        alpha: p.alpha,
+        rrf_k: p.rrf_k,
+        long_text: p.long_text.clone(),
+        built_unix: p.built_unix,
+    };
+    let mut w = Writer::new(MAGIC, VERSION);
+    w.add("info", serde_json::to_vec(&info).unwrap_or_default());
+    w.add_u32("meta.off", &meta_off);
+    w.add("meta", meta);
+    w.add_u32("doc.page", &doc_page);
+    match p.vectors {
+        VectorStorage::F32 => w.add_f32("vec.f32", vectors),
+        VectorStorage::Int8 => {
+            let (q, s) = crate::encoder::kernels::quantize_rows(vectors, dim.max(1));
+            w.add_i8("vec.i8", &q);
+            w.add_f32("vec.scale", &s);
+        }
+    }
+    w.add_u32("terms.off", &terms_off);
+    w.add("terms", term_bytes);
+    w.add_u32("post.off", &post_off);
+    w.add_u32("post.doc", &post_doc);
+    w.add_f32("post.tf", &post_tf);
+    w.add_f32("doc.len", &doc_len);
+    w.add_f32("doc.norm", &doc_norm);
+    w.add_f32("stats", &[avg_len]);
+    w.finish()
+}
+
+/// The saturating term-frequency part of BM25.
+#[inline]
+fn bm25_tf(tf: f32, len: f32, avg_len: f32, k1: f32, b: f32) -> f32 {
+    tf * (k1 + 1.0) / (tf + k1 * (1.0 - b + b * len / avg_len))
+}
+
+/// Lucene's BM25 idf (never negative).
+#[inline]
+fn idf(df: usize, n: usize) -> f32 {
+    (1.0 + (n as f32 - df as f32 + 0.5) / (df as f32 + 0.5)).ln()
+}
+
+enum Vectors<'a> {
+    F32(&'a [f32]),
+    Int8(&'a [i8], &'a [f32]),
+}
+
+/// An index read in place.
+pub struct Index<'a> {
+    info: IndexInfo,
+    meta_off: &'a [u32],
+    meta: &'a [u8],
+    doc_page: &'a [u32],
+    vectors: Vectors<'a>,
+    terms_off: &'a [u32],
+    terms: &'a [u8],
+    post_off: &'a [u32],
+    post_doc: &'a [u32],
+    post_tf: &'a [f32],
+    doc_len: &'a [f32],
+    doc_norm: &'a [f32],
+    avg_len: f32,
+}
+
+/// One scored chunk.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hit {
+    pub doc: u32,
+    pub score: f32,
+    /// Cosine similarity with the query, when the dense side saw this chunk.
+    pub dense: Option<f32>,
+    /// BM25 score, when a query term matched.
+    pub bm25: Option<f32>,
+}
+
+/// Per-query settings.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SearchParams {
+    pub k: usize,
+    pub mode: Mode,
+    /// Weight of the dense side in `convex` and `dot`.
+    pub alpha: f32,
+    pub rrf_k: f32,
+    /// How deep each list is read before fusing.
+    pub depth: usize,
+    /// Keep only the best chunk of each page.
+    pub collapse_pages: bool,
+    pub k1: f32,
+    pub b: f32,
+}
+
+impl<'a> Index<'a> {
+    /// Opens an index in place (64-byte aligned bytes, as `include_bytes!` in an
+    /// aligned static or [`crate::container::AlignedBytes`] give).
+    pub fn open(bytes: &'a [u8]) -> Result<Index<'a>, IndexError> {
+        let c = Container::open(bytes, MAGIC, VERSION)?;
+        let info: IndexInfo =
+            serde_json::from_slice(c.bytes("info")?).map_err(|e| IndexError::Invalid(format!("info record: {e}")))?;
+        let n = info.chunks;
+        let vectors = match info.vectors {
+            VectorStorage::F32 => Vectors::F32(c.exact("vec.f32", n * info.dim)?),
+            VectorStorage::Int8 => Vectors::Int8(c.exact("vec.i8", n * info.dim)?, c.exact("vec.scale", n)?),
+        };
+        let terms_off: &[u32] = c.exact("terms.off", info.terms + 1)?;
+        let post_off: &[u32] = c.exact("post.off", info.terms + 1)?;
+        let post_doc: &[u32] = c.u32s("post.doc")?;
+        let meta_off: &[u32] = c.exact("meta.off", n + 1)?;
+        let meta = c.bytes("meta")?;
+        let terms = c.bytes("terms")?;
+        // Offsets are checked where they are used; the last one bounds them all.
+        if meta_off.last().is_some_and(|&e| e as usize > meta.len())
+            || terms_off.last().is_some_and(|&e| e as usize > terms.len())
+            || post_off.last().is_some_and(|&e| e as usize > post_doc.len())
+        {
+            return Err(IndexError::Invalid("an offset table points past its data".into()));
+        }
+        Ok(Index {
+            meta_off,
+            meta,
+            doc_page: c.exact("doc.page", n)?,
+            vectors,
+            terms_off,
+            terms,
+            post_off,
+            post_doc,
+            post_tf: c.exact("post.tf", post_doc.len())?,
+            doc_len: c.exact("doc.len", n)?,
+            doc_norm: c.exact("doc.norm", n)?,
+            avg_len: c.exact::<f32>("stats", 1)?[0].max(1e-6),
+            info,
+        })
+    }
+
+    pub fn info(&self) -> &IndexInfo {
+        &self.info
+    }
+
+    pub fn len(&self) -> usize {
+        self.info.chunks
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.info.chunks == 0
+    }
+
+    /// Default per-query settings from the index's build parameters.
+    pub fn default_params(&self, k: usize) -> SearchParams {
+        SearchParams {
+            k,
+            mode: self.info.default_mode,
+            alpha: self.info.alpha,
+            rrf_k: self.info.rrf_k,
+            depth: 100,
+            collapse_pages: false,
+            k1: self.info.bm25.k1,
+            b: self.info.bm25.b,
+        }
+    }
+
+    /// The display record of chunk `doc`.
+    pub fn chunk(&self, doc: u32) -> Result<ChunkMeta, IndexError> {
+        let d = doc as usize;
+        let (a, b) = match (self.meta_off.get(d), self.meta_off.get(d + 1)) {
+            (Some(&a), Some(&b)) if a <= b => (a as usize, b as usize),
+            _ => return Err(IndexError::Invalid(format!("no chunk {doc}"))),
+        };
+        let raw = self.meta.get(a..b).ok_or_else(|| IndexError::Invalid(format!("chunk {doc} out of bounds")))?;
+        serde_json::from_slice(raw).map_err(|e| IndexError::Invalid(format!("chunk {doc}: {e}")))
+    }
+
+    /// Page ordinal of chunk `doc`.
+    pub fn page_of(&self, doc: u32) -> u32 {
+        self.doc_page.get(doc as usize).copied().unwrap_or(u32::MAX)
+    }
+
+    /// Cosine similarity of chunk `doc` with the unit query vector `q`.
+    pub fn dense_score(&self, q: &[f32], doc: u32) -> f32 {
+        let dim = self.info.dim;
+        let d = doc as usize;
+        match self.vectors {
+            Vectors::F32(v) => dot(q, &v[d * dim..(d + 1) * dim]),
+            Vectors::Int8(v, s) => {
+                let row = &v[d * dim..(d + 1) * dim];
+                let mut acc = [0f32; 8];
+                for (qc, rc) in q.chunks_exact(8).zip(row.chunks_exact(8)) {
+                    for l in 0..8 {
+                        acc[l] += qc[l] * f32::from(rc[l]);
+                    }
+                }
+                acc.iter().sum::<f32>() * s[d]
+            }
+        }
+    }
+
+    /// The `depth` chunks closest to `q`, best first (exact scan).
+    pub fn dense_top(&self, q: &[f32], depth: usize) -> Vec<(u32, f32)> {
+        let mut top = TopK::new(depth);
+        for d in 0..self.info.chunks as u32 {
+            top.push(d, self.dense_score(q, d));
+        }
+        top.into_sorted()
+    }
+
+    fn term_id(&self, term: &str) -> Option<usize> {
+        let (mut lo, mut hi) = (0usize, self.info.terms);
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            let (a, b) = (self.terms_off[mid] as usize, self.terms_off[mid + 1] as usize);
+            let t = self.terms.get(a..b).unwrap_or(&[]);
+            match t.cmp(term.as_bytes()) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => return Some(mid),
+            }
+        }
+        None
+    }
+
+    /// BM25 scores of every chunk that matches a query term, and the L2-normalised
+    /// sparse dot product used by the `dot` mode.
+    pub fn bm25_scores(&self, query: &str, k1: f32, b: f32) -> Vec<(u32, f32, f32)> {
+        let mut qterms = analyzer::terms(query);
+        qterms.sort();
+        qterms.dedup();
+        let n = self.info.chunks;
+        let mut acc: HashMap<u32, f32> = HashMap::new();
+        let mut q_norm_sq = 0.0;
+        for t in &qterms {
+            let Some(id) = self.term_id(t) else { continue };
+            let (a, e) = (self.post_off[id] as usize, self.post_off[id + 1] as usize);
+            if a > e || e > self.post_doc.len() {
+                continue;
+            }
+            let w = idf(e - a, n);
+            q_norm_sq += w * w;
+            for (&d, &f) in self.post_doc[a..e].iter().zip(&self.post_tf[a..e]) {
+                let Some(&len) = self.doc_len.get(d as usize) else { continue };
+                *acc.entry(d).or_default() += w * bm25_tf(f, len, self.avg_len, k1, b);
+            }
+        }
+        let q_norm = q_norm_sq.sqrt().max(1e-12);
+        let mut out: Vec<(u32, f32, f32)> = acc
+            .into_iter()
+            // The sparse dot product of the L2-normalised query (idf) and document
+            // (saturated tf) vectors is the BM25 score over the two norms.
+            .map(|(d, score)| (d, score, score / (q_norm * self.doc_norm[d as usize].max(1e-12))))
+            .collect();
+        out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        out
+    }
+
+    /// Searches with the query's text and (for the modes that use it) its vector.
+    pub fn search(&self, query: &str, qvec: Option<&[f32]>, p: &SearchParams) -> Vec<Hit> {
+        let depth = p.depth.max(p.k);
+        let needs_dense = p.mode != Mode::Bm25;
+        let dense = match (needs_dense, qvec) {
+            (true, Some(q)) if q.len() == self.info.dim => self.dense_top(q, depth),
+            _ => Vec::new(),
+        };
+        let sparse = if p.mode == Mode::Dense { Vec::new() } else { self.bm25_scores(query, p.k1, p.b) };
+        let dense_of = |d: u32| qvec.filter(|q| q.len() == self.info.dim).map(|q| self.dense_score(q, d));
+        let mut hits = fusion::fuse(p, &dense, &sparse[..sparse.len().min(depth)], dense_of);
+        if p.collapse_pages {
+            let mut seen = std::collections::HashSet::new();
+            hits.retain(|h| seen.insert(self.page_of(h.doc)));
+        }
+        hits.truncate(p.k);
+        hits
+    }
+}
+
+#[inline]
+fn dot(a: &[f32], b: &[f32]) -> f32 {
+    let mut acc = [0f32; 8];
+    for (x, y) in a.chunks_exact(8).zip(b.chunks_exact(8)) {
+        for l in 0..8 {
+            acc[l] += x[l] * y[l];
+        }
+    }
+    let tail: f32 = a.chunks_exact(8).remainder().iter().zip(b.chunks_exact(8).remainder()).map(|(x, y)| x * y).sum();
+    acc.iter().sum::<f32>() + tail
+}
+
+/// A bounded min-heap keeping the `k` best (doc, score) pairs.
+struct TopK {
+    k: usize,
+    heap: std::collections::BinaryHeap<std::cmp::Reverse<Scored>>,
+}
+
+#[derive(PartialEq)]
+struct Scored(f32, u32);
+impl Eq for Scored {}
+impl PartialOrd for Scored {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Scored {
+    // Higher score is better; on a tie the lower doc id is better.
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.total_cmp(&other.0).then(other.1.cmp(&self.1))
+    }
+}
+
+impl TopK {
+    fn new(k: usize) -> TopK {
+        TopK { k, heap: std::collections::BinaryHeap::with_capacity(k + 1) }
+    }
+
+    fn push(&mut self, doc: u32, score: f32) {
+        if self.k == 0 {
+            return;
+        }
+        let item = std::cmp::Reverse(Scored(score, doc));
+        if self.heap.len() < self.k {
+            self.heap.push(item);
+        } else if self.heap.peek().is_some_and(|worst| item < *worst) {
+            self.heap.pop();
+            self.heap.push(item);
+        }
+    }
+
+    fn into_sorted(self) -> Vec<(u32, f32)> {
+        let mut v: Vec<(u32, f32)> = self.heap.into_iter().map(|std::cmp::Reverse(Scored(s, d))| (d, s)).collect();
+        v.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::container::AlignedBytes;
+
+    fn chunk(id: &str, page: &str, title: &str, text: &str) -> Chunk {
+        Chunk {
+            id: id.into(),
+            page_id: page.into(),
+            n: 0,
+            title: title.into(),
+            path: vec!["KB".into(), title.into()],
+            headers: vec![title.into()],
+            url: format!("{page}.html"),
+            anchor: String::new(),
+            version: None,
+            last_updated: None,
+            text: text.into(),
+            index_text: text.into(),
+        }
+    }
+
+    fn unit(v: &[f32]) -> Vec<f32> {
+        let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+        v.iter().map(|x| x / n).collect()
+    }
+
+    fn params(vectors: VectorStorage) -> BuildParams {
+        BuildParams {
+            bm25: Bm25Params::default(),
+            vectors,
+            encoder: "test".into(),
+            encoder_fingerprint: 7,
+            default_mode: Mode::Rrf,
+            alpha: 0.7,
+            rrf_k: 60.0,
+            long_text: "truncate".into(),
+            built_unix: 1,
+        }
+    }
+
+    fn sample(vectors: VectorStorage) -> (Vec<Chunk>, AlignedBytes) {
+        let chunks = vec![
+            chunk("a_0", "a", "Wi-Fi", "Connect to eduroam with your NetID and password."),
+            chunk("a_1", "a", "Wi-Fi", "Troubleshooting: forget the network and reconnect."),
+            chunk("b_0", "b", "Storage", "Request local disk with --gres=nvme:100 in the batch script."),
+            chunk("c_0", "c", "Uploads", "Upload files with a-put to the object storage."),
+        ];
+        let dim = 8;
+        let mut vecs = Vec::new();
+        for i in 0..chunks.len() {
+            let mut v = vec![0.1f32; dim];
+            v[i] = 1.0;
+            vecs.extend(unit(&v));
+        }
+        let bytes = build(&chunks, &vecs, dim, &params(vectors));
+        (chunks, AlignedBytes::new(&bytes))
+    }
+
+    #[test]
+    fn round_trip_reads_back_what_was_written() {
+        for storage in [VectorStorage::F32, VectorStorage::Int8] {
+            let (chunks, bytes) = sample(storage);
+            let idx = Index::open(bytes.as_slice()).unwrap();
+            assert_eq!(idx.len(), 4);
+            assert_eq!(idx.info().pages, 3);
+            assert_eq!(idx.info().encoder_fingerprint, 7);
+            for (i, c) in chunks.iter().enumerate() {
+                assert_eq!(idx.chunk(i as u32).unwrap(), ChunkMeta::from(c));
+            }
+            assert_eq!(idx.page_of(0), idx.page_of(1));
+            assert_ne!(idx.page_of(1), idx.page_of(2));
+            let mut q = vec![0.1f32; 8];
+            q[2] = 1.0;
+            let q = unit(&q);
+            let top = idx.dense_top(&q, 2);
+            assert_eq!(top[0].0, 2);
+            assert!((top[0].1 - 1.0).abs() < 0.02, "{storage:?} {}", top[0].1);
+        }
+    }
+
+    #[test]
+    fn bm25_finds_identifiers_and_ranks_by_score() {
+        let (_, bytes) = sample(VectorStorage::F32);
+        let idx = Index::open(bytes.as_slice()).unwrap();
+        let p = SearchParams { mode: Mode::Bm25, ..idx.default_params(3) };
+        assert_eq!(idx.search("--gres=nvme:100", None, &p)[0].doc, 2);
+        assert_eq!(idx.search("a-put", None, &p)[0].doc, 3);
+        assert_eq!(idx.search("eduroam", None, &p)[0].doc, 0);
+        assert!(idx.search("zebra", None, &p).is_empty());
+        let hits = idx.search("network reconnect eduroam", None, &p);
+        assert!(hits.windows(2).all(|w| w[0].score >= w[1].score));
+    }
+
+    #[test]
+    fn collapse_keeps_one_chunk_per_page() {
+        let (_, bytes) = sample(VectorStorage::F32);
+        let idx = Index::open(bytes.as_slice()).unwrap();
+        let q = unit(&[1.0, 1.0, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1]);
+        let p = SearchParams { mode: Mode::Dense, ..idx.default_params(4) };
+        let all = idx.search("wifi", Some(&q), &p);
+        assert_eq!(idx.page_of(all[0].doc), idx.page_of(all[1].doc));
+        let one = idx.search("wifi", Some(&q), &SearchParams { collapse_pages: true, ..p });
+        assert_eq!(one.len(), 3);
+        assert_ne!(idx.page_of(one[0].doc), idx.page_of(one[1].doc));
+    }
+
+    #[test]
+    fn corrupt_index_is_an_error() {
+        let (_, bytes) = sample(VectorStorage::F32);
+        let good = bytes.as_slice();
+        assert!(Index::open(&good[..100]).is_err());
+        let mut bad = good.to_vec();
+        bad[8] = 9; // version
+        let err = Index::open(AlignedBytes::new(&bad).as_slice()).err().unwrap();
+        assert!(err.to_string().contains("rebuild"), "{err}");
+        // Flip every byte of the header and table: never a panic.
+        for i in 0..600.min(good.len()) {
+            let mut bad = good.to_vec();
+            bad[i] ^= 0x5A;
+            let b = AlignedBytes::new(&bad);
+            if let Ok(idx) = Index::open(b.as_slice()) {
+                let p = idx.default_params(3);
+                let _ = idx.search("eduroam a-put", Some(&[0.35; 8]), &p);
+                for d in 0..idx.len() as u32 {
+                    let _ = idx.chunk(d);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn idf_and_tf_arithmetic() {
+        assert!((idf(1, 10) - (1.0f32 + 9.5 / 1.5).ln()).abs() < 1e-6);
+        assert!(idf(10, 10) > 0.0);
+        // tf saturates: doubling tf less than doubles the score.
+        let one = bm25_tf(1.0, 10.0, 10.0, 1.2, 0.75);
+        let two = bm25_tf(2.0, 10.0, 10.0, 1.2, 0.75);
+        assert!((one - 1.0).abs() < 1e-6 && two > one && two < 2.0 * one);
+    }
+}

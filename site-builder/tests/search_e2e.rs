@@ -1,0 +1,191 @@
+//! End-to-end tests of the hybrid index through the real binary: `build` writes
+//! `index.bin` and `encoder.bin`, `search` answers from them, `eval` scores a QA
+//! set and a BEIR folder. Needs the model files (scripts/fetch-model).
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+use serde_json::Value;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_site-builder")).args(args).current_dir(repo()).output().unwrap()
+}
+
+/// The demo content built once, with its index, for every test in this file.
+fn demo() -> &'static Path {
+    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("dist");
+        let o = run(&["build", "--quiet", "--content", "content", "--out", out.to_str().unwrap()]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        dir
+    })
+    .path()
+}
+
+fn index() -> String {
+    demo().join("dist/index.bin").to_string_lossy().into_owned()
+}
+
+fn search(query: &str, extra: &[&str]) -> Value {
+    let idx = index();
+    let mut args = vec!["search", "--index", &idx, "--json", query];
+    args.extend_from_slice(extra);
+    let o = run(&args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+fn urls(answer: &Value) -> Vec<String> {
+    answer["results"].as_array().unwrap().iter().map(|r| r["url"].as_str().unwrap().to_string()).collect()
+}
+
+#[test]
+fn build_writes_the_index_and_reports_it() {
+    let out = demo().join("dist");
+    assert!(out.join("index.bin").exists() && out.join("encoder.bin").exists());
+    let report: Value = serde_json::from_str(&fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+    let ix = &report["index"];
+    assert_eq!(ix["chunks"], report["chunks"]["after_filters"]);
+    assert!(ix["bytes_per_chunk"].as_f64().unwrap() > 1536.0, "a 384-d f32 vector alone is 1536 bytes");
+    assert!(ix["chunks_per_second"].as_f64().unwrap() > 0.0);
+}
+
+#[test]
+fn results_carry_every_field() {
+    let a = search("how do I buy a parking permit", &["--k", "3"]);
+    assert_eq!(a["mode"], "convex");
+    let r = &a["results"][0];
+    assert!(r["url"].as_str().unwrap().starts_with("campus/parking/buying-a-parking-permit.html#"), "{r}");
+    for field in ["chunk_id", "page_id", "title", "path", "snippet", "score", "dense", "bm25"] {
+        assert!(!r[field].is_null(), "{field} missing in {r}");
+    }
+    assert_eq!(r["rank"], 1);
+    assert!(r["snippet"].as_str().unwrap().contains("<mark>"), "{r}");
+    assert!(r["chunk_id"].as_str().unwrap().starts_with(&format!("{}_chunk_", r["page_id"].as_str().unwrap())));
+    assert!(a["timings_ms"]["encode"].as_f64().unwrap() > 0.0);
+    assert_eq!(a["results"].as_array().unwrap().len(), 3);
+}
+
+#[test]
+fn identifiers_are_found_exactly() {
+    let mfa = urls(&search("ERR_MFA_TIMEOUT", &[]));
+    assert!(
+        mfa.iter().take(2).any(|u| u.starts_with("it-services/mfa.html") || u.starts_with("faq/it-faq.html")),
+        "{mfa:?}"
+    );
+    let vpn = urls(&search("nbvpn connect --profile student", &["--mode", "bm25"]));
+    assert!(vpn[0].starts_with("it-services/vpn.html"), "{vpn:?}");
+    let form = urls(&search("Form R-12", &["--mode", "bm25"]));
+    assert!(form.iter().take(3).any(|u| u.starts_with("registration/")), "{form:?}");
+}
+
+#[test]
+fn every_mode_answers_and_collapse_gives_distinct_pages() {
+    for mode in ["rrf", "convex", "dot", "dense", "bm25"] {
+        let a = search("lecture recording", &["--mode", mode, "--k", "5"]);
+        assert_eq!(a["mode"], mode);
+        let u = urls(&a);
+        assert!(u[0].starts_with("it-services/panopto-lecture-recording.html"), "{mode}: {u:?}");
+        let scores: Vec<f64> = a["results"].as_array().unwrap().iter().map(|r| r["score"].as_f64().unwrap()).collect();
+        assert!(scores.windows(2).all(|w| w[0] >= w[1]), "{mode}: {scores:?}");
+    }
+    let collapsed = urls(&search("lecture recording", &["--collapse", "--k", "5"]));
+    let pages: std::collections::HashSet<&str> = collapsed.iter().map(|u| u.split('#').next().unwrap()).collect();
+    assert_eq!(pages.len(), collapsed.len(), "{collapsed:?}");
+}
+
+#[test]
+fn eval_scores_the_demo_questions() {
+    let idx = index();
+    let o = run(&[
+        "eval",
+        "--index",
+        &idx,
+        "--qa",
+        "site-builder/tests/fixtures/demo-qa.csv",
+        "--mode",
+        "convex,bm25",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let lines: Vec<Value> =
+        String::from_utf8_lossy(&o.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 2);
+    for m in &lines {
+        for key in ["recall_at_k", "context_precision", "mrr_at_10", "ndcg_at_10", "per_category"] {
+            assert!(!m[key].is_null(), "{key} missing: {m}");
+        }
+        assert_eq!(m["questions"], 10);
+        assert!(m["recall_at_k"].as_f64().unwrap() >= 0.9, "{m}");
+        assert_eq!(m["per_category"]["natural"]["questions"], 6);
+    }
+}
+
+#[test]
+fn beir_eval_ignores_a_querys_own_document() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = dir.path();
+    fs::create_dir_all(b.join("qrels")).unwrap();
+    let docs = [
+        ("q1", "Solar panels", "Solar panels convert sunlight into electricity for homes."),
+        ("d1", "Wind farms", "Wind turbines generate power offshore."),
+        ("d2", "Photovoltaics", "Photovoltaic cells turn sunlight into electric power for houses."),
+        ("d3", "Bread", "Sourdough bread needs a starter culture."),
+    ];
+    let corpus: String = docs
+        .iter()
+        .map(|(id, t, x)| serde_json::json!({"_id": id, "title": t, "text": x}).to_string() + "\n")
+        .collect();
+    fs::write(b.join("corpus.jsonl"), corpus).unwrap();
+    fs::write(
+        b.join("queries.jsonl"),
+        "{\"_id\":\"q1\",\"text\":\"Solar panels convert sunlight into electricity for homes.\"}\n",
+    )
+    .unwrap();
+    fs::write(b.join("qrels/test.tsv"), "query-id\tcorpus-id\tscore\nq1\td2\t1\n").unwrap();
+    let cache = dir.path().join("cache");
+    let o =
+        run(&["eval", "--beir", b.to_str().unwrap(), "--mode", "dense", "--json", "--cache", cache.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let m: Value = serde_json::from_slice(&o.stdout).unwrap();
+    // d2 is the best document once q1's own copy is ignored.
+    assert_eq!(m["ndcg_at_10"], 1.0, "{m}");
+    assert_eq!(m["recall_at_k"], 1.0);
+    assert_eq!(fs::read_dir(&cache).unwrap().count(), 1, "document vectors are cached");
+}
+
+#[test]
+fn bad_index_files_are_clear_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("index.bin");
+    fs::write(&bad, b"not an index at all, just some bytes that are long enough").unwrap();
+    fs::copy(demo().join("dist/encoder.bin"), dir.path().join("encoder.bin")).unwrap();
+    let o = run(&["search", "--index", bad.to_str().unwrap(), "anything"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("index.bin") && err.contains("not a KBINDEX file"), "{err}");
+    let o = run(&["search", "--index", dir.path().join("missing.bin").to_str().unwrap(), "x"]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("site-builder build"));
+    let idx = index();
+    for (args, needle) in [
+        (vec!["search", "--index", &idx, "x", "--k", "0"], "--k"),
+        (vec!["search", "--index", &idx, "x", "--mode", "magic"], "unknown mode"),
+        (vec!["search", "--index", &idx, "  "], "empty"),
+    ] {
+        let o = run(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(
+            String::from_utf8_lossy(&o.stderr).contains(needle),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+}
