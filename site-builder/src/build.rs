@@ -70,6 +70,8 @@ pub struct IndexOptions {
     pub long_text: LongText,
     pub default_mode: Mode,
     pub alpha: f32,
+    /// `convex`: how many top scores of each list define its range.
+    pub norm_depth: usize,
     pub bm25: Bm25Params,
 }
 
@@ -280,6 +282,7 @@ fn build_index(
         default_mode: io.default_mode,
         alpha: io.alpha,
         rrf_k: 60.0,
+        norm_depth: io.norm_depth,
         long_text: io.long_text.name().into(),
         built_unix: std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs()),
     };

@@ -334,6 +334,7 @@ pub fn beir_index(beir: &Beir, vectors: &[f32], storage: VectorStorage, fingerpr
         default_mode: Mode::Rrf,
         alpha: 0.7,
         rrf_k: 60.0,
+        norm_depth: 10,
         long_text: String::new(),
         built_unix: 0,
     };

@@ -105,8 +105,11 @@ struct IndexArgs {
     #[arg(long, default_value = "convex", value_parser = parse_mode)]
     default_mode: Mode,
     /// Weight of the dense side in the convex mode.
-    #[arg(long, default_value_t = 0.7)]
+    #[arg(long, default_value_t = 0.5)]
     alpha: f32,
+    /// Convex mode: how many top scores of each list define its min-max range.
+    #[arg(long, default_value_t = 10)]
+    norm_depth: usize,
     /// BM25 k1.
     #[arg(long, default_value_t = 1.2)]
     k1: f32,
@@ -174,6 +177,17 @@ struct EvalArgs {
     /// Weight of the dense side in convex.
     #[arg(long)]
     alpha: Option<f32>,
+    /// How deep each ranking is read before fusing.
+    #[arg(long, default_value_t = 100)]
+    depth: usize,
+    /// Convex: how many top scores of each list define its range (default: the index's).
+    #[arg(long)]
+    norm_depth: Option<usize>,
+    /// BM25 k1 and b at query time (default: the index's).
+    #[arg(long)]
+    k1: Option<f32>,
+    #[arg(long)]
+    b: Option<f32>,
     /// Model folder for --beir (as for build).
     #[arg(long, value_name = "DIR")]
     model: Option<PathBuf>,
@@ -235,6 +249,24 @@ impl From<Long> for LongText {
     }
 }
 
+/// Writes to stdout; a closed pipe (`site-builder eval … | head`) ends the
+/// program quietly instead of panicking like `println!` does.
+fn out(text: &str) {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    if let Err(e) = stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("error: cannot write to stdout: {e}");
+        std::process::exit(2);
+    }
+}
+
+macro_rules! outln {
+    ($($arg:tt)*) => { out(&format!("{}\n", format!($($arg)*))) };
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
@@ -274,12 +306,13 @@ fn run_build(args: BuildArgs) -> ExitCode {
             long_text: ix.long_text.into(),
             default_mode: ix.default_mode,
             alpha: ix.alpha,
+            norm_depth: ix.norm_depth,
             bm25: Bm25Params { k1: ix.k1, b: ix.b, title_weight: ix.title_weight, header_weight: ix.header_weight },
         }),
     };
     match build(&opts) {
         Ok(report) => {
-            print!("{}", report.summary());
+            out(&report.summary());
             ExitCode::SUCCESS
         }
         Err(e @ BuildError::Strict { .. }) => {
@@ -318,9 +351,9 @@ fn run_search(args: SearchArgs) -> Result<(), String> {
     p.collapse_pages = args.q.collapse;
     let answer = s.answer(&args.query, &p).map_err(|e| e.to_string())?;
     if args.q.json {
-        println!("{}", serde_json::to_string(&answer).map_err(|e| e.to_string())?);
+        outln!("{}", serde_json::to_string(&answer).map_err(|e| e.to_string())?);
     } else {
-        print!("{}", render_text(&answer, std::io::stdout().is_terminal()));
+        out(&render_text(&answer, std::io::stdout().is_terminal()));
     }
     Ok(())
 }
@@ -334,22 +367,33 @@ fn modes(spec: &str) -> Result<Vec<Mode>, String> {
 
 fn print_metrics(m: &eval::Metrics, json: bool, misses: bool) -> Result<(), String> {
     if json {
-        println!("{}", serde_json::to_string(m).map_err(|e| e.to_string())?);
+        outln!("{}", serde_json::to_string(m).map_err(|e| e.to_string())?);
         return Ok(());
     }
-    println!(
+    outln!(
         "{:<7} recall@{} {:.3}  context precision {:.3}  MRR@10 {:.3}  NDCG@10 {:.3}  ({} questions, p50 {:.1} ms)",
-        m.mode, m.k, m.recall_at_k, m.context_precision, m.mrr_at_10, m.ndcg_at_10, m.questions, m.query_ms_p50
+        m.mode,
+        m.k,
+        m.recall_at_k,
+        m.context_precision,
+        m.mrr_at_10,
+        m.ndcg_at_10,
+        m.questions,
+        m.query_ms_p50
     );
     for (cat, c) in &m.per_category {
-        println!(
+        outln!(
             "        {cat:<11} recall {:.3}  cp {:.3}  MRR {:.3}  NDCG {:.3}  ({})",
-            c.recall_at_k, c.context_precision, c.mrr_at_10, c.ndcg_at_10, c.questions
+            c.recall_at_k,
+            c.context_precision,
+            c.mrr_at_10,
+            c.ndcg_at_10,
+            c.questions
         );
     }
     if misses {
         for q in &m.misses {
-            println!("        miss: {q}");
+            outln!("        miss: {q}");
         }
     }
     Ok(())
@@ -369,6 +413,10 @@ fn run_eval(args: EvalArgs) -> Result<(), String> {
             let idx = s.index().map_err(|e| e.to_string())?;
             let mut base = idx.default_params(args.k);
             base.alpha = args.alpha.unwrap_or(base.alpha);
+            base.depth = args.depth;
+            base.norm_depth = args.norm_depth.unwrap_or(base.norm_depth);
+            base.k1 = args.k1.unwrap_or(base.k1);
+            base.b = args.b.unwrap_or(base.b);
             for mode in modes {
                 let m = eval::eval_qa(&s, &questions, args.k, mode, &base).map_err(|e| e.to_string())?;
                 print_metrics(&m, args.json, args.misses)?;
@@ -401,7 +449,7 @@ fn run_beir(args: &EvalArgs, dir: &Path, modes: &[Mode]) -> Result<(), String> {
     let index_s = t.elapsed().as_secs_f64();
     let idx = search_core::index::Index::open(bytes.as_slice()).map_err(|e| e.to_string())?;
     if !args.json {
-        println!(
+        outln!(
             "{}: {} documents, {} queries; embedding {:.0}s (cached vectors are reused), index {:.1}s, {:.0} bytes/doc",
             beir.name,
             beir.docs.len(),
@@ -413,14 +461,23 @@ fn run_beir(args: &EvalArgs, dir: &Path, modes: &[Mode]) -> Result<(), String> {
     }
     let mut base: SearchParams = idx.default_params(10);
     base.alpha = args.alpha.unwrap_or(base.alpha);
+    base.depth = args.depth;
+    base.norm_depth = args.norm_depth.unwrap_or(base.norm_depth);
+    base.k1 = args.k1.unwrap_or(base.k1);
+    base.b = args.b.unwrap_or(base.b);
     for &mode in modes {
         let m = eval::eval_beir(&beir, &idx, &qvecs, mode, &base);
         if args.json {
-            println!("{}", serde_json::to_string(&m).map_err(|e| e.to_string())?);
+            outln!("{}", serde_json::to_string(&m).map_err(|e| e.to_string())?);
         } else {
-            println!(
+            outln!(
                 "{:<7} NDCG@10 {:.4}  recall@100 {:.4}  MRR@10 {:.4}  ({} queries, p50 {:.2} ms)",
-                m.mode, m.ndcg_at_10, m.recall_at_k, m.mrr_at_10, m.questions, m.query_ms_p50
+                m.mode,
+                m.ndcg_at_10,
+                m.recall_at_k,
+                m.mrr_at_10,
+                m.questions,
+                m.query_ms_p50
             );
         }
     }

@@ -5,7 +5,7 @@
 //! | `dense` | cosine similarity with the query |
 //! | `bm25` | BM25 |
 //! | `rrf` | Σ over the two lists of 1 / (k + rank), k = 60 |
-//! | `convex` | α · minmax(cosine) + (1 − α) · minmax(BM25), each list normalised by its own min and max |
+//! | `convex` | α · minmax(cosine) + (1 − α) · minmax(BM25), each list scaled so that its top `norm_depth` scores span [0, 1] |
 //! | `dot` | cosine + the dot product of the L2-normalised sparse vectors (the advising paper's Pinecone-style hybrid) |
 //!
 //! No cut-off on raw cosine (Orama's 0.8 default silently drops good hits): every
@@ -68,11 +68,23 @@ fn bounds(scores: impl Iterator<Item = f32>) -> (f32, f32) {
 fn minmax(s: f32, (lo, hi): (f32, f32)) -> f32 {
     if hi > lo {
         ((s - lo) / (hi - lo)).clamp(0.0, 1.0)
-    } else if hi.is_finite() {
+    } else if hi.is_finite() && s >= hi {
         1.0
     } else {
         0.0
     }
+}
+
+/// Reciprocal-rank fusion scores: Σ 1 / (k + rank) over the lists a chunk is in.
+fn rrf(p: &SearchParams, dense: &[(u32, f32)], sparse: &[(u32, f32, f32)]) -> HashMap<u32, f32> {
+    let mut score: HashMap<u32, f32> = HashMap::new();
+    for (rank, &(d, _)) in dense.iter().enumerate() {
+        *score.entry(d).or_default() += 1.0 / (p.rrf_k + rank as f32 + 1.0);
+    }
+    for (rank, &(d, _, _)) in sparse.iter().enumerate() {
+        *score.entry(d).or_default() += 1.0 / (p.rrf_k + rank as f32 + 1.0);
+    }
+    score
 }
 
 /// Fuses `dense` (chunk, cosine) and `sparse` (chunk, BM25, normalised sparse dot),
@@ -94,41 +106,54 @@ pub fn fuse(
         Mode::Bm25 => {
             sparse.iter().map(|&(d, s, _)| Hit { doc: d, score: s, dense: dense_of(d), bm25: Some(s) }).collect()
         }
-        Mode::Rrf => {
-            let mut score: HashMap<u32, f32> = HashMap::new();
-            for (rank, &(d, _)) in dense.iter().enumerate() {
-                *score.entry(d).or_default() += 1.0 / (p.rrf_k + rank as f32 + 1.0);
-            }
-            for (rank, &(d, _, _)) in sparse.iter().enumerate() {
-                *score.entry(d).or_default() += 1.0 / (p.rrf_k + rank as f32 + 1.0);
-            }
-            score
+        Mode::Rrf => rrf(p, dense, sparse)
+            .into_iter()
+            .map(|(d, s)| Hit {
+                doc: d,
+                score: s,
+                dense: dense_by.get(&d).copied().or_else(|| dense_of(d)),
+                bm25: sparse_by.get(&d).map(|x| x.0),
+            })
+            .collect(),
+        Mode::Convex => {
+            // The head: the top `norm_depth` of each list, min-max scaled over that
+            // head and clamped to [0, 1]; a chunk one list did not rank in its head
+            // scores 0 on that side. The tail (deeper candidates) follows the head
+            // in reciprocal-rank order, so deep recall keeps a sensible order.
+            let head = p.norm_depth.max(1);
+            let db = bounds(dense.iter().take(head).map(|x| x.1));
+            let sb = bounds(sparse.iter().take(head).map(|x| x.1));
+            let head_docs: std::collections::HashSet<u32> =
+                dense.iter().take(head).map(|x| x.0).chain(sparse.iter().take(head).map(|x| x.0)).collect();
+            rrf(p, dense, sparse)
                 .into_iter()
-                .map(|(d, s)| Hit {
-                    doc: d,
-                    score: s,
-                    dense: dense_by.get(&d).copied().or_else(|| dense_of(d)),
-                    bm25: sparse_by.get(&d).map(|x| x.0),
+                .map(|(d, r)| {
+                    let cos = dense_by.get(&d).copied().or_else(|| dense_of(d));
+                    let sp = sparse_by.get(&d).copied();
+                    let score = if head_docs.contains(&d) {
+                        p.alpha * cos.map_or(0.0, |c| minmax(c, db))
+                            + (1.0 - p.alpha) * sp.map_or(0.0, |s| minmax(s.0, sb))
+                    } else {
+                        r - 1.0
+                    };
+                    Hit { doc: d, score, dense: cos, bm25: sp.map(|s| s.0) }
                 })
                 .collect()
         }
-        Mode::Convex | Mode::Dot => {
+        Mode::Dot => {
             let mut docs: Vec<u32> = dense.iter().map(|x| x.0).chain(sparse.iter().map(|x| x.0)).collect();
             docs.sort_unstable();
             docs.dedup();
-            let db = bounds(dense.iter().map(|x| x.1));
-            let sb = bounds(sparse.iter().map(|x| x.1));
             docs.into_iter()
                 .map(|d| {
                     let cos = dense_by.get(&d).copied().or_else(|| dense_of(d));
                     let sp = sparse_by.get(&d).copied();
-                    let score = if p.mode == Mode::Convex {
-                        p.alpha * cos.map_or(0.0, |c| minmax(c, db))
-                            + (1.0 - p.alpha) * sp.map_or(0.0, |s| minmax(s.0, sb))
-                    } else {
-                        cos.unwrap_or(0.0) + sp.map_or(0.0, |s| s.1)
-                    };
-                    Hit { doc: d, score, dense: cos, bm25: sp.map(|s| s.0) }
+                    Hit {
+                        doc: d,
+                        score: cos.unwrap_or(0.0) + sp.map_or(0.0, |s| s.1),
+                        dense: cos,
+                        bm25: sp.map(|s| s.0),
+                    }
                 })
                 .collect()
         }
@@ -142,7 +167,17 @@ mod tests {
     use super::*;
 
     fn params(mode: Mode) -> SearchParams {
-        SearchParams { k: 10, mode, alpha: 0.7, rrf_k: 60.0, depth: 100, collapse_pages: false, k1: 1.2, b: 0.75 }
+        SearchParams {
+            k: 10,
+            mode,
+            alpha: 0.7,
+            rrf_k: 60.0,
+            depth: 100,
+            norm_depth: 100,
+            collapse_pages: false,
+            k1: 1.2,
+            b: 0.75,
+        }
     }
 
     const DENSE: [(u32, f32); 3] = [(1, 0.9), (2, 0.5), (3, 0.1)];
@@ -176,7 +211,8 @@ mod tests {
 
     #[test]
     fn convex_by_hand() {
-        // dense min-max over 0.1..0.9; sparse over 3..12; doc 4's cosine 0.3 comes from the exact scorer.
+        // dense min-max over 0.1..0.9; sparse over 3..12; doc 2 has no BM25 match (0
+        // on that side); doc 4's cosine 0.3 comes from the exact scorer.
         let nd = |c: f32| (c - 0.1) / 0.8;
         let ns = |s: f32| (s - 3.0) / 9.0;
         let mut want = vec![
@@ -187,6 +223,19 @@ mod tests {
         ];
         want.sort_by(|a, b| b.1.total_cmp(&a.1));
         close(&scores(Mode::Convex), &want);
+    }
+
+    #[test]
+    fn convex_fuses_the_head_and_ranks_the_tail_by_rrf() {
+        // norm_depth 1: the head is doc 1 (dense) and doc 3 (BM25); ranges collapse,
+        // so each head doc scores 1 on the side it tops. Docs 2 and 4 form the tail,
+        // in RRF order (both rank 2 in one list: tie broken by doc id), below the head.
+        let p = SearchParams { norm_depth: 1, ..params(Mode::Convex) };
+        let hits = fuse(&p, &DENSE, &SPARSE, exact);
+        let order: Vec<u32> = hits.iter().map(|h| h.doc).collect();
+        assert_eq!(order, vec![1, 3, 2, 4]);
+        assert!((hits[0].score - 0.7).abs() < 1e-6 && (hits[1].score - 0.3).abs() < 1e-6);
+        assert!(hits[2].score < 0.0 && hits[3].score < 0.0);
     }
 
     #[test]

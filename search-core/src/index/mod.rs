@@ -82,10 +82,17 @@ pub struct IndexInfo {
     pub default_mode: Mode,
     pub alpha: f32,
     pub rrf_k: f32,
+    /// Default [`SearchParams::norm_depth`].
+    #[serde(default = "default_norm_depth")]
+    pub norm_depth: usize,
     /// How text beyond the encoder's 256 tokens was handled ("truncate" or "mean").
     pub long_text: String,
     /// Seconds since the Unix epoch when the index was written.
     pub built_unix: u64,
+}
+
+fn default_norm_depth() -> usize {
+    10
 }
 
 /// What a result shows of a chunk (the `meta` record).
@@ -126,6 +133,7 @@ pub struct BuildParams {
     pub default_mode: Mode,
     pub alpha: f32,
     pub rrf_k: f32,
+    pub norm_depth: usize,
     pub long_text: String,
     pub built_unix: u64,
 }
@@ -208,6 +216,7 @@ pub fn build(chunks: &[Chunk], vectors: &[f32], dim: usize, p: &BuildParams) -> 
         default_mode: p.default_mode,
         alpha: p.alpha,
         rrf_k: p.rrf_k,
+        norm_depth: p.norm_depth,
         long_text: p.long_text.clone(),
         built_unix: p.built_unix,
     };
@@ -290,6 +299,10 @@ pub struct SearchParams {
     pub rrf_k: f32,
     /// How deep each list is read before fusing.
     pub depth: usize,
+    /// `convex`: the top this-many scores of each list define its min-max range
+    /// (the head of a list, where the decision is; scores below it go negative
+    /// rather than being clamped, so deep recall keeps its order).
+    pub norm_depth: usize,
     /// Keep only the best chunk of each page.
     pub collapse_pages: bool,
     pub k1: f32,
@@ -358,6 +371,7 @@ impl<'a> Index<'a> {
             alpha: self.info.alpha,
             rrf_k: self.info.rrf_k,
             depth: 100,
+            norm_depth: self.info.norm_depth,
             collapse_pages: false,
             k1: self.info.bm25.k1,
             b: self.info.bm25.b,
@@ -570,6 +584,7 @@ mod tests {
             default_mode: Mode::Rrf,
             alpha: 0.7,
             rrf_k: 60.0,
+            norm_depth: 10,
             long_text: "truncate".into(),
             built_unix: 1,
         }
