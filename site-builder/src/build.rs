@@ -19,7 +19,7 @@ use search_core::chunk::{encode_jsonl, Chunk, CHUNKS_FORMAT_VERSION};
 use serde_json::json;
 
 use crate::chunk::{chunk_page, ChunkOptions, OptionsError};
-use crate::embed::{embed_all, EncoderFile, LongText};
+use crate::embed::{embed_all, EmbedCache, EncoderFile, LongText};
 use crate::filter::{self, HeuristicJudge, Rule, StubJudge};
 use crate::mkdocs::{normalize, Target};
 use crate::output::{write_atomic, Staging, WriteError};
@@ -29,6 +29,7 @@ use crate::report::*;
 use crate::site::{TemplateError, Templates};
 use crate::tree::{NavTree, PageRef, HOME_URL};
 use crate::{enrich, summary};
+use search_core::encoder::DIM;
 use search_core::index::{self as hybrid, Bm25Params, Mode, VectorStorage};
 
 /// How the stub candidates are judged (`--stub-judge`).
@@ -57,6 +58,8 @@ pub struct BuildOptions {
     pub llm: Option<crate::llm::LlmConfig>,
     /// Show progress bars (when stderr is a terminal).
     pub progress: bool,
+    /// Apply the chunk filters (off only to measure what they are worth).
+    pub filters: bool,
     /// Build the hybrid index (`OUT/index.bin`, `OUT/encoder.bin`); `None` skips it.
     pub index: Option<IndexOptions>,
 }
@@ -72,6 +75,11 @@ pub struct IndexOptions {
     pub alpha: f32,
     /// `convex`: how many top scores of each list define its range.
     pub norm_depth: usize,
+    /// Where vectors of earlier builds are kept (`None`: embed everything).
+    pub embed_cache: Option<PathBuf>,
+    /// From this many chunks on, dense search walks an HNSW graph instead of
+    /// scanning every vector.
+    pub hnsw_threshold: usize,
     pub bm25: Bm25Params,
 }
 
@@ -94,6 +102,8 @@ pub enum BuildError {
     NoLlm,
     #[error(transparent)]
     Embed(#[from] crate::embed::EmbedError),
+    #[error("{0}")]
+    Graph(String),
     #[error(
         "--strict: {skipped} page(s) skipped and {broken} broken link(s); the site was not replaced (see {report})"
     )]
@@ -220,7 +230,7 @@ pub fn build(opts: &BuildOptions) -> Result<Report, BuildError> {
     report.pages.skipped = report.skipped.len();
 
     // Chunk, filter, enrich.
-    let chunks = chunk_filter_enrich(&built, &chunk_opts, judge.as_ref(), opts.progress, &mut report);
+    let chunks = chunk_filter_enrich(&built, &chunk_opts, opts.filters, judge.as_ref(), opts.progress, &mut report);
 
     // Write the site into a staging folder.
     let tree = NavTree::build(
@@ -268,12 +278,34 @@ fn build_index(
     let started = Instant::now();
     let file = EncoderFile::from_model_dir(&io.model_dir)?;
     let enc = file.encoder().map_err(crate::embed::EmbedError::from)?;
-    let texts: Vec<&str> = chunks.iter().map(|c| c.index_text.as_str()).collect();
+    // Only texts the cache has not seen are embedded.
+    let cache = io.embed_cache.as_deref().map(EmbedCache::load);
+    let keys: Vec<u64> =
+        chunks.iter().map(|c| EmbedCache::key(enc.fingerprint(), io.long_text, &c.index_text)).collect();
+    let missing: Vec<usize> =
+        (0..chunks.len()).filter(|&i| cache.as_ref().and_then(|c| c.get(keys[i])).is_none()).collect();
+    let texts: Vec<&str> = missing.iter().map(|&i| chunks[i].index_text.as_str()).collect();
     let bar = progress(show, texts.len() as u64, "embed");
     let embed_started = Instant::now();
-    let vectors = embed_all(&enc, &texts, io.long_text, crate::embed::threads(), &|done| bar.set_position(done as u64));
+    let fresh = embed_all(&enc, &texts, io.long_text, crate::embed::threads(), &|done| bar.set_position(done as u64));
     bar.finish_and_clear();
     let embed_seconds = embed_started.elapsed().as_secs_f64();
+    let mut vectors = vec![0f32; chunks.len() * DIM];
+    for (j, &i) in missing.iter().enumerate() {
+        vectors[i * DIM..(i + 1) * DIM].copy_from_slice(&fresh[j * DIM..(j + 1) * DIM]);
+    }
+    if let Some(cache) = &cache {
+        for i in 0..chunks.len() {
+            if let Some(v) = cache.get(keys[i]) {
+                vectors[i * DIM..(i + 1) * DIM].copy_from_slice(v);
+            }
+        }
+    }
+    if let Some(cache) = cache {
+        let entries: Vec<(u64, &[f32])> =
+            (0..chunks.len()).map(|i| (keys[i], &vectors[i * DIM..(i + 1) * DIM])).collect();
+        cache.save(&entries)?;
+    }
     let params = hybrid::BuildParams {
         bm25: io.bm25,
         vectors: io.vectors,
@@ -284,9 +316,14 @@ fn build_index(
         rrf_k: 60.0,
         norm_depth: io.norm_depth,
         long_text: io.long_text.name().into(),
+        graph: if chunks.len() >= io.hnsw_threshold {
+            Some(crate::hnsw::build_graph(&vectors, DIM, 64).map_err(|e| BuildError::Graph(e.to_string()))?)
+        } else {
+            None
+        },
         built_unix: std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs()),
     };
-    let index = hybrid::build(chunks, &vectors, search_core::encoder::DIM, &params);
+    let index = hybrid::build(chunks, &vectors, DIM, &params);
     report.index = Some(IndexReport {
         chunks: chunks.len(),
         bytes: index.len(),
@@ -295,8 +332,15 @@ fn build_index(
         vectors: format!("{:?}", io.vectors).to_lowercase(),
         long_text: io.long_text.name().into(),
         default_mode: io.default_mode.name().into(),
+        hnsw: chunks.len() >= io.hnsw_threshold,
+        embedded: texts.len(),
+        reused: chunks.len() - texts.len(),
         embed_seconds,
-        chunks_per_second: if embed_seconds > 0.0 { chunks.len() as f64 / embed_seconds } else { 0.0 },
+        chunks_per_second: if embed_seconds > 0.0 && !texts.is_empty() {
+            texts.len() as f64 / embed_seconds
+        } else {
+            0.0
+        },
         seconds: started.elapsed().as_secs_f64(),
     });
     Ok((index, file.bytes().to_vec()))
@@ -461,6 +505,7 @@ impl SnippetDir {
 fn chunk_filter_enrich(
     built: &[Built],
     opts: &ChunkOptions,
+    filters: bool,
     judge: &dyn StubJudge,
     show_progress: bool,
     report: &mut Report,
@@ -488,11 +533,11 @@ fn chunk_filter_enrich(
                 index_text: String::new(),
                 text: rc.text,
             };
-            if let Some(rule) = filter::rule_for(&chunk.text, &chunk.headers) {
+            if let Some(rule) = filter::rule_for(&chunk.text, &chunk.headers).filter(|_| filters) {
                 drop_chunk(report, &mut dropped_by, &chunk, &b.page.source, rule);
                 continue;
             }
-            if filter::is_stub_candidate(&chunk.text) {
+            if filters && filter::is_stub_candidate(&chunk.text) {
                 candidates.push((pi, kept.len()));
             }
             kept.push(chunk);

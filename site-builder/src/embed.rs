@@ -178,3 +178,116 @@ pub fn embed_all(
 pub fn threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
+
+/// Vectors of texts embedded by earlier builds, so that a rebuild embeds only
+/// what changed (a one-line edit re-embeds one chunk, not the corpus).
+///
+/// File (`.cache/embeddings.bin` by default): magic `KBEMBC\0\0`, u32 version,
+/// u32 dimension, then records of a u64 key and `dim` f32, little-endian. The key
+/// hashes the encoder's fingerprint, the long-text mode and the text, so vectors
+/// from another model or mode are never reused.
+pub struct EmbedCache {
+    path: PathBuf,
+    map: std::collections::HashMap<u64, Vec<f32>>,
+}
+
+const CACHE_MAGIC: &[u8; 8] = b"KBEMBC\0\0";
+const CACHE_VERSION: u32 = 1;
+/// Entries kept at most (about 75 MB): enough for a few variants of a large KB.
+const CACHE_MAX: usize = 50_000;
+
+impl EmbedCache {
+    /// Loads the cache; a missing, foreign or damaged file is an empty cache.
+    pub fn load(path: &Path) -> EmbedCache {
+        let mut map = std::collections::HashMap::new();
+        if let Ok(bytes) = std::fs::read(path) {
+            let rec = 8 + DIM * 4;
+            let ok = bytes.len() >= 16
+                && &bytes[..8] == CACHE_MAGIC
+                && bytes[8..12] == CACHE_VERSION.to_le_bytes()
+                && bytes[12..16] == (DIM as u32).to_le_bytes()
+                && (bytes.len() - 16) % rec == 0;
+            if ok {
+                for r in bytes[16..].chunks_exact(rec) {
+                    let mut k = [0u8; 8];
+                    k.copy_from_slice(&r[..8]);
+                    let v = r[8..].chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+                    map.insert(u64::from_le_bytes(k), v);
+                }
+            }
+        }
+        EmbedCache { path: path.to_path_buf(), map }
+    }
+
+    /// The cache key of `text` for this encoder and mode.
+    pub fn key(fingerprint: u64, long: LongText, text: &str) -> u64 {
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for b in fingerprint.to_le_bytes().iter().chain(long.name().as_bytes()).chain(text.as_bytes()) {
+            h = (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3);
+        }
+        h
+    }
+
+    pub fn get(&self, key: u64) -> Option<&[f32]> {
+        self.map.get(&key).map(Vec::as_slice)
+    }
+
+    pub fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+
+    /// Adds this build's vectors (they win over older entries when full) and saves.
+    pub fn save(mut self, fresh: &[(u64, &[f32])]) -> Result<(), crate::output::WriteError> {
+        let keep: std::collections::HashSet<u64> = fresh.iter().map(|(k, _)| *k).collect();
+        if self.map.len() + fresh.len() > CACHE_MAX {
+            let mut drop = self.map.len() + fresh.len() - CACHE_MAX;
+            self.map.retain(|k, _| {
+                if drop > 0 && !keep.contains(k) {
+                    drop -= 1;
+                    false
+                } else {
+                    true
+                }
+            });
+        }
+        for (k, v) in fresh {
+            self.map.insert(*k, v.to_vec());
+        }
+        let mut out = Vec::with_capacity(16 + self.map.len() * (8 + DIM * 4));
+        out.extend_from_slice(CACHE_MAGIC);
+        out.extend_from_slice(&CACHE_VERSION.to_le_bytes());
+        out.extend_from_slice(&(DIM as u32).to_le_bytes());
+        for (k, v) in &self.map {
+            out.extend_from_slice(&k.to_le_bytes());
+            for x in v {
+                out.extend_from_slice(&x.to_le_bytes());
+            }
+        }
+        crate::output::write_atomic(&self.path, &out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cache_round_trips_and_ignores_foreign_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("e.bin");
+        assert!(EmbedCache::load(&path).is_empty());
+        let k = EmbedCache::key(7, LongText::Truncate, "hello");
+        assert_ne!(k, EmbedCache::key(8, LongText::Truncate, "hello"));
+        assert_ne!(k, EmbedCache::key(7, LongText::Mean, "hello"));
+        let v = vec![0.5f32; DIM];
+        EmbedCache::load(&path).save(&[(k, &v)]).unwrap();
+        let c = EmbedCache::load(&path);
+        assert_eq!(c.get(k), Some(&v[..]));
+        std::fs::write(&path, b"garbage that is not a cache").unwrap();
+        assert!(EmbedCache::load(&path).is_empty());
+    }
+}

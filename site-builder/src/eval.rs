@@ -324,8 +324,14 @@ pub fn beir_vectors(
     Ok(v)
 }
 
-/// Builds the BEIR index in memory.
-pub fn beir_index(beir: &Beir, vectors: &[f32], storage: VectorStorage, fingerprint: u64) -> AlignedBytes {
+/// Builds the BEIR index in memory (with an HNSW graph when `graph` is given).
+pub fn beir_index(
+    beir: &Beir,
+    vectors: &[f32],
+    storage: VectorStorage,
+    fingerprint: u64,
+    graph: Option<hybrid::graph::Graph>,
+) -> AlignedBytes {
     let params = hybrid::BuildParams {
         bm25: hybrid::Bm25Params::default(),
         vectors: storage,
@@ -337,6 +343,7 @@ pub fn beir_index(beir: &Beir, vectors: &[f32], storage: VectorStorage, fingerpr
         norm_depth: 10,
         long_text: String::new(),
         built_unix: 0,
+        graph,
     };
     AlignedBytes::new(&hybrid::build(&beir.docs, vectors, search_core::encoder::DIM, &params))
 }
@@ -377,6 +384,19 @@ pub fn eval_beir(beir: &Beir, idx: &Index<'_>, qvecs: &[f32], mode: Mode, base: 
         misses: Vec::new(),
         query_ms_p50: median(times),
     }
+}
+
+/// Share of the exact top `k` that the HNSW graph finds, averaged over queries.
+pub fn graph_recall(idx: &Index<'_>, qvecs: &[f32], k: usize, ef: usize) -> f64 {
+    let dim = search_core::encoder::DIM;
+    let n = qvecs.len() / dim;
+    let mut sum = 0.0;
+    for q in qvecs.chunks_exact(dim) {
+        let exact: HashSet<u32> = idx.dense_candidates(q, k, true, ef).into_iter().map(|h| h.0).collect();
+        let approx = idx.dense_candidates(q, k, false, ef);
+        sum += approx.iter().filter(|h| exact.contains(&h.0)).count() as f64 / k as f64;
+    }
+    sum / n.max(1) as f64
 }
 
 #[cfg(test)]

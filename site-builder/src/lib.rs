@@ -14,6 +14,7 @@ pub mod enrich;
 pub mod eval;
 pub mod fence;
 pub mod filter;
+pub mod hnsw;
 pub mod llm;
 pub mod mkdocs;
 pub mod output;

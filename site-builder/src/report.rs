@@ -45,6 +45,11 @@ pub struct IndexReport {
     pub vectors: String,
     pub long_text: String,
     pub default_mode: String,
+    /// Whether dense search walks an HNSW graph (`--hnsw-threshold`).
+    pub hnsw: bool,
+    /// Chunks embedded by this build, and chunks whose vectors came from the cache.
+    pub embedded: usize,
+    pub reused: usize,
     pub embed_seconds: f64,
     pub chunks_per_second: f64,
     pub seconds: f64,
@@ -164,12 +169,14 @@ impl Report {
         if let Some(ix) = &self.index {
             let _ = writeln!(
                 s,
-                "  index    {} chunks, {:.1} MB ({:.0} bytes/chunk), embedded at {:.1} chunks/s, default mode {}",
+                "  index    {} chunks, {:.1} MB ({:.0} bytes/chunk), default mode {}\n           embedded {} ({:.1} chunks/s), {} reused from the cache",
                 ix.chunks,
                 ix.bytes as f64 / 1e6,
                 ix.bytes_per_chunk,
+                ix.default_mode,
+                ix.embedded,
                 ix.chunks_per_second,
-                ix.default_mode
+                ix.reused
             );
         }
         if !self.warnings.is_empty() {

@@ -189,3 +189,22 @@ fn bad_index_files_are_clear_errors() {
         );
     }
 }
+
+#[test]
+fn an_hnsw_index_answers_like_the_exact_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("dist");
+    let o = run(&["build", "--quiet", "--content", "content", "--out", out.to_str().unwrap(), "--hnsw-threshold", "1"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let report: Value = serde_json::from_str(&fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+    assert_eq!(report["index"]["hnsw"], true);
+    let flat = fs::metadata(demo().join("dist/index.bin")).unwrap().len();
+    assert!(fs::metadata(out.join("index.bin")).unwrap().len() > flat, "the graph is stored in the index");
+    let graph_index = out.join("index.bin").to_string_lossy().into_owned();
+    for q in ["how do I buy a parking permit", "reset my password", "lecture recording"] {
+        let o = run(&["search", "--index", &graph_index, "--json", "--mode", "dense", "--k", "3", q]);
+        let with_graph = urls(&serde_json::from_slice(&o.stdout).unwrap());
+        let exact = urls(&search(q, &["--mode", "dense", "--k", "3"]));
+        assert_eq!(with_graph[0], exact[0], "{q}");
+    }
+}

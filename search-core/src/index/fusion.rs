@@ -177,6 +177,8 @@ mod tests {
             collapse_pages: false,
             k1: 1.2,
             b: 0.75,
+            exact: false,
+            ef: 0,
         }
     }
 

@@ -12,14 +12,17 @@
 //! | `terms.off`, `terms` | u32[t+1], bytes | the BM25 vocabulary, sorted (term id = position) |
 //! | `post.off`, `post.doc`, `post.tf` | u32[t+1], u32[p], f32[p] | postings: chunk and field-weighted term frequency |
 //! | `doc.len`, `doc.norm` | f32[n], f32[n] | field-weighted length; norm of the BM25 document vector |
+//! | `hnsw.*` | u32 | optional HNSW graph ([`graph`]), for corpora above the build's threshold |
 //!
 //! [`Index::open`] validates the header, the section table and the section sizes,
 //! and parses the small `info` record: nothing proportional to the corpus is read,
-//! copied or allocated. Search is a flat scan of the vectors (exact; ~5k chunks
-//! scan in well under a millisecond) and a walk of the query terms' postings.
+//! copied or allocated. Dense search is a flat scan of the vectors (exact; ~5k
+//! chunks scan in about a millisecond) or, when the build added one, a walk of the
+//! HNSW graph; BM25 walks the query terms' postings.
 
 pub mod analyzer;
 pub mod fusion;
+pub mod graph;
 pub mod highlight;
 
 use std::collections::HashMap;
@@ -136,6 +139,8 @@ pub struct BuildParams {
     pub norm_depth: usize,
     pub long_text: String,
     pub built_unix: u64,
+    /// An HNSW graph over the vectors (large corpora); `None` keeps the exact scan.
+    pub graph: Option<graph::Graph>,
 }
 
 /// Writes an index for `chunks`, whose unit vectors are `vectors` (`n × dim`).
@@ -241,6 +246,9 @@ pub fn build(chunks: &[Chunk], vectors: &[f32], dim: usize, p: &BuildParams) -> 
     w.add_f32("doc.len", &doc_len);
     w.add_f32("doc.norm", &doc_norm);
     w.add_f32("stats", &[avg_len]);
+    if let Some(g) = &p.graph {
+        g.write(&mut w);
+    }
     w.finish()
 }
 
@@ -276,6 +284,7 @@ pub struct Index<'a> {
     doc_len: &'a [f32],
     doc_norm: &'a [f32],
     avg_len: f32,
+    graph: Option<graph::GraphView<'a>>,
 }
 
 /// One scored chunk.
@@ -307,6 +316,10 @@ pub struct SearchParams {
     pub collapse_pages: bool,
     pub k1: f32,
     pub b: f32,
+    /// Scan every vector even when the index has an HNSW graph.
+    pub exact: bool,
+    /// HNSW beam width (0: the index's default).
+    pub ef: usize,
 }
 
 impl<'a> Index<'a> {
@@ -347,6 +360,7 @@ impl<'a> Index<'a> {
             doc_len: c.exact("doc.len", n)?,
             doc_norm: c.exact("doc.norm", n)?,
             avg_len: c.exact::<f32>("stats", 1)?[0].max(1e-6),
+            graph: graph::GraphView::open(&c, n)?,
             info,
         })
     }
@@ -375,6 +389,22 @@ impl<'a> Index<'a> {
             collapse_pages: false,
             k1: self.info.bm25.k1,
             b: self.info.bm25.b,
+            exact: false,
+            ef: 0,
+        }
+    }
+
+    /// Whether dense search walks an HNSW graph (else it scans every vector).
+    pub fn has_graph(&self) -> bool {
+        self.graph.is_some()
+    }
+
+    /// The `depth` chunks closest to `q`: through the HNSW graph when the index
+    /// has one and `exact` is false, else by the exact scan.
+    pub fn dense_candidates(&self, q: &[f32], depth: usize, exact: bool, ef: usize) -> Vec<(u32, f32)> {
+        match (&self.graph, exact) {
+            (Some(g), false) => g.search(depth, if ef == 0 { g.ef } else { ef }, |d| self.dense_score(q, d)),
+            _ => self.dense_top(q, depth),
         }
     }
 
@@ -475,7 +505,7 @@ impl<'a> Index<'a> {
         let depth = p.depth.max(p.k);
         let needs_dense = p.mode != Mode::Bm25;
         let dense = match (needs_dense, qvec) {
-            (true, Some(q)) if q.len() == self.info.dim => self.dense_top(q, depth),
+            (true, Some(q)) if q.len() == self.info.dim => self.dense_candidates(q, depth, p.exact, p.ef),
             _ => Vec::new(),
         };
         let sparse = if p.mode == Mode::Dense { Vec::new() } else { self.bm25_scores(query, p.k1, p.b) };
@@ -587,6 +617,7 @@ mod tests {
             norm_depth: 10,
             long_text: "truncate".into(),
             built_unix: 1,
+            graph: None,
         }
     }
 
