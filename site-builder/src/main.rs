@@ -46,6 +46,26 @@ enum Command {
     /// Measure retrieval quality: a QA set over a built index (--qa), or a BEIR
     /// benchmark folder indexed on the fly (--beir).
     Eval(EvalArgs),
+    /// Measure embedding throughput on a chunk set (chunks.jsonl's index_text).
+    EmbedBench(EmbedBenchArgs),
+}
+
+#[derive(clap::Args)]
+struct EmbedBenchArgs {
+    /// chunks.jsonl written by a build.
+    #[arg(long, default_value = "dist/chunks.jsonl", value_name = "FILE")]
+    chunks: PathBuf,
+    /// Embed only the first N chunks.
+    #[arg(long)]
+    limit: Option<usize>,
+    /// Threads (default: every core).
+    #[arg(long)]
+    threads: Option<usize>,
+    #[arg(long, value_enum, default_value_t = Long::Truncate)]
+    long_text: Long,
+    /// Model folder (as for build).
+    #[arg(long, value_name = "DIR")]
+    model: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]
@@ -115,7 +135,7 @@ struct IndexArgs {
     #[arg(long, default_value_t = 10)]
     norm_depth: usize,
     /// Vectors of earlier builds, reused for unchanged chunks.
-    #[arg(long, default_value = ".cache/embeddings.bin", value_name = "FILE")]
+    #[arg(long, env = "KB_EMBED_CACHE", default_value = ".cache/embeddings.bin", value_name = "FILE")]
     embed_cache: PathBuf,
     /// Embed every chunk, ignoring and not updating the cache.
     #[arg(long)]
@@ -294,6 +314,7 @@ fn main() -> ExitCode {
         Command::Build(args) => return run_build(args),
         Command::Search(args) => run_search(args),
         Command::Eval(args) => run_eval(args),
+        Command::EmbedBench(args) => run_embed_bench(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -379,6 +400,27 @@ fn run_search(args: SearchArgs) -> Result<(), String> {
     } else {
         out(&render_text(&answer, std::io::stdout().is_terminal()));
     }
+    Ok(())
+}
+
+fn run_embed_bench(args: EmbedBenchArgs) -> Result<(), String> {
+    let text = std::fs::read_to_string(&args.chunks).map_err(|e| format!("{}: {e}", args.chunks.display()))?;
+    let chunks = search_core::chunk::decode_jsonl(&text).map_err(|e| format!("{}: {e}", args.chunks.display()))?;
+    let n = args.limit.unwrap_or(chunks.len()).min(chunks.len());
+    let texts: Vec<&str> = chunks[..n].iter().map(|c| c.index_text.as_str()).collect();
+    let file = EncoderFile::from_model_dir(&args.model.unwrap_or_else(default_model_dir)).map_err(|e| e.to_string())?;
+    let enc = file.encoder().map_err(|e| e.to_string())?;
+    let threads = args.threads.unwrap_or_else(site_builder::embed::threads);
+    let tokens: usize = texts.iter().map(|t| enc.tokenize(t).len()).sum();
+    let t = std::time::Instant::now();
+    let v = site_builder::embed::embed_all(&enc, &texts, args.long_text.into(), threads, &|_| {});
+    let s = t.elapsed().as_secs_f64();
+    std::hint::black_box(v);
+    outln!(
+        "{}",
+        serde_json::json!({"engine": "search-core (int8 weights)", "chunks": n, "seconds": s, "chunks_per_s": n as f64 / s,
+            "threads": threads, "long_text": LongText::from(args.long_text).name(), "mean_tokens": tokens as f64 / n.max(1) as f64})
+    );
     Ok(())
 }
 
