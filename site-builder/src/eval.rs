@@ -337,8 +337,9 @@ pub fn beir_index(
         vectors: storage,
         encoder: "all-MiniLM-L6-v2".into(),
         encoder_fingerprint: fingerprint,
-        default_mode: Mode::Rrf,
-        alpha: 0.7,
+        // The product's defaults, so that BEIR measures what users get.
+        default_mode: Mode::Convex,
+        alpha: 0.5,
         rrf_k: 60.0,
         norm_depth: 10,
         long_text: String::new(),

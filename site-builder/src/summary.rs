@@ -54,25 +54,8 @@ pub fn first_sentence(markdown: &str, max: usize) -> Option<String> {
     Some(truncate_words(&plain[..end], max))
 }
 
-/// `[text](url)` → `text`; `**`, `_`, `` ` `` removed.
 fn strip_markup(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    let mut chars = s.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            ']' if chars.peek() == Some(&'(') => {
-                for c in chars.by_ref() {
-                    if c == ')' {
-                        break;
-                    }
-                }
-            }
-            '[' | ']' | '*' | '`' => {}
-            '!' if chars.peek() == Some(&'[') => {}
-            _ => out.push(c),
-        }
-    }
-    out
+    search_core::index::highlight::plain_text(s).split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 fn truncate_words(s: &str, max: usize) -> String {

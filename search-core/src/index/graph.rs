@@ -19,6 +19,7 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashSet};
 
+use super::Scored;
 use crate::container::{Container, ContainerError, Writer};
 
 /// Neighbours per point on layer 0 and on the upper layers.
@@ -126,10 +127,10 @@ impl<'a> GraphView<'a> {
         visited.insert(ep);
         let mut candidates = BinaryHeap::new(); // best first
         let mut results = BinaryHeap::new(); // worst first (Reverse)
-        candidates.push(Ord32(best, ep));
-        results.push(Reverse(Ord32(best, ep)));
-        while let Some(Ord32(s, p)) = candidates.pop() {
-            let worst = results.peek().map_or(f32::NEG_INFINITY, |Reverse(Ord32(w, _))| *w);
+        candidates.push(Scored(best, ep));
+        results.push(Reverse(Scored(best, ep)));
+        while let Some(Scored(s, p)) = candidates.pop() {
+            let worst = results.peek().map_or(f32::NEG_INFINITY, |Reverse(Scored(w, _))| *w);
             if results.len() >= ef && s < worst {
                 break;
             }
@@ -139,10 +140,10 @@ impl<'a> GraphView<'a> {
                     continue;
                 }
                 let ns = sim(nb);
-                let worst = results.peek().map_or(f32::NEG_INFINITY, |Reverse(Ord32(w, _))| *w);
+                let worst = results.peek().map_or(f32::NEG_INFINITY, |Reverse(Scored(w, _))| *w);
                 if results.len() < ef || ns > worst {
-                    candidates.push(Ord32(ns, nb));
-                    results.push(Reverse(Ord32(ns, nb)));
+                    candidates.push(Scored(ns, nb));
+                    results.push(Reverse(Scored(ns, nb)));
                     if results.len() > ef {
                         results.pop();
                     }
@@ -150,25 +151,10 @@ impl<'a> GraphView<'a> {
             }
         }
         let mut out: Vec<(u32, f32)> =
-            results.into_iter().map(|Reverse(Ord32(s, p))| (self.doc[p as usize], s)).collect();
+            results.into_iter().map(|Reverse(Scored(s, p))| (self.doc[p as usize], s)).collect();
         out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         out.truncate(k);
         out
-    }
-}
-
-/// (similarity, point) ordered by similarity, then by point (lower first).
-#[derive(PartialEq)]
-struct Ord32(f32, u32);
-impl Eq for Ord32 {}
-impl PartialOrd for Ord32 {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for Ord32 {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        self.0.total_cmp(&other.0).then(other.1.cmp(&self.1))
     }
 }
 

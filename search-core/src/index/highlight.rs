@@ -8,8 +8,10 @@ use super::analyzer;
 /// Words of a snippet window.
 const WINDOW: usize = 40;
 
-/// Markdown → plain words: links keep their text, markup characters go.
-fn plain_words(text: &str) -> Vec<String> {
+/// Markdown → plain text: links and images keep their text, emphasis, code,
+/// heading, table and blockquote markers go. Used for snippets here and for page
+/// summaries by the site builder.
+pub fn plain_text(text: &str) -> String {
     // Blockquote markers only count at the start of a line.
     let unquoted: String = text.lines().map(|l| l.trim_start().trim_start_matches('>')).collect::<Vec<_>>().join("\n");
     let mut out = String::with_capacity(text.len());
@@ -23,11 +25,18 @@ fn plain_words(text: &str) -> Vec<String> {
                     }
                 }
             }
+            '!' if chars.peek() == Some(&'[') => {}
             '[' | ']' | '*' | '`' | '#' | '|' => out.push(' '),
             _ => out.push(c),
         }
     }
-    out.split_whitespace()
+    out
+}
+
+/// The words of [`plain_text`], without rule-like runs (`---`, `===`).
+fn plain_words(text: &str) -> Vec<String> {
+    plain_text(text)
+        .split_whitespace()
         .filter(|w| !w.chars().all(|c| c == '-' || c == '=' || c == ':'))
         .map(str::to_string)
         .collect()

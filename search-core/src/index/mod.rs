@@ -538,8 +538,10 @@ struct TopK {
     heap: std::collections::BinaryHeap<std::cmp::Reverse<Scored>>,
 }
 
+/// (score, doc) ordered by score, then by doc (lower first); shared by the exact
+/// scan's top-k and the HNSW search.
 #[derive(PartialEq)]
-struct Scored(f32, u32);
+pub(crate) struct Scored(pub(crate) f32, pub(crate) u32);
 impl Eq for Scored {}
 impl PartialOrd for Scored {
     fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
