@@ -18,7 +18,8 @@ use tokenizer::Vocab;
 
 /// `encoder.bin` magic and version.
 pub const MAGIC: [u8; 8] = *b"KBENCOD\0";
-pub const VERSION: u32 = 1;
+/// Version 2: weight panels of 32 rows (version 1 had 16).
+pub const VERSION: u32 = 2;
 
 /// Output dimension.
 pub const DIM: usize = 384;
