@@ -108,8 +108,9 @@ impl<'a> Encoder<'a> {
         let c = Container::open(bytes, MAGIC, VERSION)?;
         let cfg = Config::from_words(c.exact::<u32>("config", 8)?);
         let (h, i) = (cfg.hidden, cfg.intermediate);
-        if cfg.heads == 0 || h % cfg.heads != 0 || cfg.max_tokens > cfg.max_positions || cfg.max_tokens < 2 || h != DIM
-        {
+        // Attention works in panels of NR head dimensions; linear layers in panels of NR rows.
+        let shapes_ok = cfg.heads > 0 && h % cfg.heads == 0 && (h / cfg.heads) % NR == 0 && i % NR == 0;
+        if !shapes_ok || cfg.max_tokens > cfg.max_positions || cfg.max_tokens < 2 || h != DIM {
             return Err(EncoderError::Invalid(format!("inconsistent model dimensions {cfg:?}")));
         }
         let vocab =
