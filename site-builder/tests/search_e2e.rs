@@ -55,7 +55,12 @@ fn build_writes_the_index_and_reports_it() {
     let ix = &report["index"];
     assert_eq!(ix["chunks"], report["chunks"]["after_filters"]);
     assert!(ix["bytes_per_chunk"].as_f64().unwrap() > 1536.0, "a 384-d f32 vector alone is 1536 bytes");
-    assert!(ix["chunks_per_second"].as_f64().unwrap() > 0.0);
+    // Chunks are embedded now or reused from the embedding cache (other tests, or
+    // an earlier run, may have embedded the same texts): together, all of them.
+    assert_eq!(ix["embedded"].as_u64().unwrap() + ix["reused"].as_u64().unwrap(), ix["chunks"].as_u64().unwrap());
+    if ix["embedded"].as_u64().unwrap() > 0 {
+        assert!(ix["chunks_per_second"].as_f64().unwrap() > 0.0);
+    }
 }
 
 #[test]
@@ -237,4 +242,56 @@ fn csc_dev_set_quality_holds() {
     assert!(convex["mrr_at_10"].as_f64().unwrap() >= dense["mrr_at_10"].as_f64().unwrap(), "{convex} vs {dense}");
     // Exact identifiers are BM25's job, and it does it.
     assert_eq!(bm25["per_category"]["identifier"]["recall_at_k"], 1.0, "{bm25}");
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for e in fs::read_dir(from).unwrap() {
+        let p = e.unwrap().path();
+        let dest = to.join(p.file_name().unwrap());
+        if p.is_dir() {
+            copy_dir(&p, &dest);
+        } else {
+            fs::copy(&p, &dest).unwrap();
+        }
+    }
+}
+
+#[test]
+fn a_rebuild_embeds_only_what_changed() {
+    let dir = tempfile::tempdir().unwrap();
+    let content = dir.path().join("content");
+    copy_dir(&repo().join("content"), &content);
+    let cache = dir.path().join("embeddings.bin");
+    let out = dir.path().join("dist");
+    let build = || {
+        let o = run(&[
+            "build",
+            "--quiet",
+            "--content",
+            content.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--embed-cache",
+            cache.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let r: Value = serde_json::from_str(&fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+        (r["index"]["embedded"].as_u64().unwrap(), r["index"]["reused"].as_u64().unwrap())
+    };
+    let (first, reused) = build();
+    assert!(first > 100 && reused == 0, "{first} {reused}");
+    let page = content.join("it-services/vpn.md");
+    let text = fs::read_to_string(&page).unwrap();
+    // One sentence more under the page title: only the introduction's chunk changes.
+    let edited = text.replacen(
+        "\n# Using the VPN\n",
+        "\n# Using the VPN\n\nAsk the IT Service Desk if none of this helps.\n",
+        1,
+    );
+    assert_ne!(edited, text);
+    fs::write(&page, edited).unwrap();
+    let (again, reused) = build();
+    assert!((1..=3).contains(&again), "one edit re-embeds its chunk(s), not {again}");
+    assert_eq!(again + reused, first);
 }
