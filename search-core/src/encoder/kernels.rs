@@ -121,40 +121,38 @@ pub fn panel_product(
     product::<Plain, 2>(x, n, cols, x_stride, panel, out, out_stride, o0);
 }
 
-/// AVX2: 16 ymm registers hold 3 rows × 32 columns of accumulators.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-#[allow(clippy::too_many_arguments)]
-unsafe fn product_avx2(
-    x: &[f32],
-    n: usize,
-    cols: usize,
-    x_stride: usize,
-    panel: &[f32],
-    out: &mut [f32],
-    out_stride: usize,
-    o0: usize,
-) {
-    product::<Fused, 3>(x, n, cols, x_stride, panel, out, out_stride, o0);
+/// One compiled copy of [`product`] per instruction set: the body is the same, the
+/// target features (and so the vector width LLVM uses) and the row count differ.
+macro_rules! product_for {
+    ($(#[$doc:meta])* $name:ident, $features:literal, $rows:literal) => {
+        $(#[$doc])*
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = $features)]
+        #[allow(clippy::too_many_arguments)]
+        unsafe fn $name(
+            x: &[f32],
+            n: usize,
+            cols: usize,
+            x_stride: usize,
+            panel: &[f32],
+            out: &mut [f32],
+            out_stride: usize,
+            o0: usize,
+        ) {
+            product::<Fused, $rows>(x, n, cols, x_stride, panel, out, out_stride, o0);
+        }
+    };
 }
 
-/// AVX-512: 32 zmm registers hold 6 rows × 32 columns of accumulators (2 per row,
-/// so each broadcast input feeds two FMAs: measured 10 % faster than 12 × 16).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx2,fma")]
-#[allow(clippy::too_many_arguments)]
-unsafe fn product_avx512(
-    x: &[f32],
-    n: usize,
-    cols: usize,
-    x_stride: usize,
-    panel: &[f32],
-    out: &mut [f32],
-    out_stride: usize,
-    o0: usize,
-) {
-    product::<Fused, 6>(x, n, cols, x_stride, panel, out, out_stride, o0);
-}
+product_for!(
+    /// AVX2: 16 ymm registers hold 3 rows × 32 columns of accumulators.
+    product_avx2, "avx2,fma", 3
+);
+product_for!(
+    /// AVX-512: 32 zmm registers hold 6 rows × 32 columns of accumulators (2 per row,
+    /// so each broadcast input feeds two FMAs: measured 10 % faster than 12 × 16).
+    product_avx512, "avx512f,avx2,fma", 6
+);
 
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
