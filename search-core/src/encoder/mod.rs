@@ -109,7 +109,7 @@ impl<'a> Encoder<'a> {
         let cfg = Config::from_words(c.exact::<u32>("config", 8)?);
         let (h, i) = (cfg.hidden, cfg.intermediate);
         // Attention works in panels of NR head dimensions; linear layers in panels of NR rows.
-        let shapes_ok = cfg.heads > 0 && h % cfg.heads == 0 && (h / cfg.heads) % NR == 0 && i % NR == 0;
+        let shapes_ok = cfg.heads > 0 && h % cfg.heads == 0 && (h / cfg.heads).is_multiple_of(NR) && i % NR == 0;
         if !shapes_ok || cfg.max_tokens > cfg.max_positions || cfg.max_tokens < 2 || h != DIM {
             return Err(EncoderError::Invalid(format!("inconsistent model dimensions {cfg:?}")));
         }
