@@ -121,33 +121,47 @@ pub fn panel_product(
     product::<Plain, 2>(x, n, cols, x_stride, panel, out, out_stride, o0);
 }
 
-/// One compiled copy of [`product`] per instruction set: the body is the same, the
-/// target features (and so the vector width LLVM uses) and the row count differ.
-macro_rules! product_for {
-    ($(#[$doc:meta])* $name:ident, $features:literal, $rows:literal) => {
-        $(#[$doc])*
-        #[cfg(target_arch = "x86_64")]
-        #[target_feature(enable = $features)]
-        #[allow(clippy::too_many_arguments)]
-        unsafe fn $name(
-            x: &[f32],
-            n: usize,
-            cols: usize,
-            x_stride: usize,
-            panel: &[f32],
-            out: &mut [f32],
-            out_stride: usize,
-            o0: usize,
-        ) {
-            product::<Fused, $rows>(x, n, cols, x_stride, panel, out, out_stride, o0);
+/// Walks the `$n` rows of `$x` in blocks of at most `$mr` (≤ 6) rows and calls the
+/// micro-kernel `$micro::<height>` on each: one driver for the portable and the
+/// AVX-512 kernels, whose block heights must be compile-time constants.
+macro_rules! row_blocks {
+    ($mr:expr, $micro:ident $(::<$kernel:ty>)?; $x:expr, $n:expr, $cols:expr, $x_stride:expr, $panel:expr, $out:expr, $out_stride:expr, $o0:expr) => {{
+        let mut t = 0;
+        while t < $n {
+            let m = ($n - t).min($mr);
+            let xs = &$x[t * $x_stride..];
+            let dst = &mut $out[t * $out_stride..];
+            match m {
+                6 => $micro::<6 $(, $kernel)?>($panel, xs, $cols, $x_stride, dst, $out_stride, $o0),
+                5 => $micro::<5 $(, $kernel)?>($panel, xs, $cols, $x_stride, dst, $out_stride, $o0),
+                4 => $micro::<4 $(, $kernel)?>($panel, xs, $cols, $x_stride, dst, $out_stride, $o0),
+                3 => $micro::<3 $(, $kernel)?>($panel, xs, $cols, $x_stride, dst, $out_stride, $o0),
+                2 => $micro::<2 $(, $kernel)?>($panel, xs, $cols, $x_stride, dst, $out_stride, $o0),
+                1 => $micro::<1 $(, $kernel)?>($panel, xs, $cols, $x_stride, dst, $out_stride, $o0),
+                _ => unreachable!("micro-kernel height {m} > 6"),
+            }
+            t += m;
         }
-    };
+    }};
 }
 
-product_for!(
-    /// AVX2: 16 ymm registers hold 3 rows × 32 columns of accumulators.
-    product_avx2, "avx2,fma", 3
-);
+/// AVX2: 16 ymm registers hold 3 rows × 32 columns of accumulators.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+#[allow(clippy::too_many_arguments)]
+unsafe fn product_avx2(
+    x: &[f32],
+    n: usize,
+    cols: usize,
+    x_stride: usize,
+    panel: &[f32],
+    out: &mut [f32],
+    out_stride: usize,
+    o0: usize,
+) {
+    product::<Fused, 3>(x, n, cols, x_stride, panel, out, out_stride, o0);
+}
+
 /// AVX-512: 32 zmm registers hold 6 rows × 32 columns of accumulators (2 per row,
 /// so each broadcast input feeds two FMAs). Written with intrinsics: left to itself,
 /// LLVM folds the panel load into every FMA (6 loads of the same vector per column)
@@ -165,21 +179,7 @@ unsafe fn product_avx512(
     out_stride: usize,
     o0: usize,
 ) {
-    let mut t = 0;
-    while t < n {
-        let m = (n - t).min(6);
-        let xs = &x[t * x_stride..];
-        let dst = &mut out[t * out_stride..];
-        match m {
-            6 => micro_avx512::<6>(panel, xs, cols, x_stride, dst, out_stride, o0),
-            5 => micro_avx512::<5>(panel, xs, cols, x_stride, dst, out_stride, o0),
-            4 => micro_avx512::<4>(panel, xs, cols, x_stride, dst, out_stride, o0),
-            3 => micro_avx512::<3>(panel, xs, cols, x_stride, dst, out_stride, o0),
-            2 => micro_avx512::<2>(panel, xs, cols, x_stride, dst, out_stride, o0),
-            _ => micro_avx512::<1>(panel, xs, cols, x_stride, dst, out_stride, o0),
-        }
-        t += m;
-    }
+    row_blocks!(6, micro_avx512; x, n, cols, x_stride, panel, out, out_stride, o0);
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -229,22 +229,7 @@ fn product<M: MulAdd, const MR: usize>(
     out_stride: usize,
     o0: usize,
 ) {
-    let mut t = 0;
-    while t < n {
-        let m = (n - t).min(MR);
-        let xs = &x[t * x_stride..];
-        let dst = &mut out[t * out_stride..];
-        macro_rules! call {
-            ($($k:literal)*) => {
-                match m {
-                    $($k => micro::<$k, M>(panel, xs, cols, x_stride, dst, out_stride, o0),)*
-                    _ => unreachable!("micro-kernel height {m} > 12"),
-                }
-            };
-        }
-        call!(1 2 3 4 5 6 7 8 9 10 11 12);
-        t += m;
-    }
+    row_blocks!(MR, micro::<M>; x, n, cols, x_stride, panel, out, out_stride, o0);
 }
 
 /// `T` rows × [`NR`] columns: for each input column, one panel row times each
