@@ -1,13 +1,15 @@
 //! Query-time core of the knowledge-base search.
 //!
 //! Everything here must compile to native and to `wasm32-wasip2` and does no I/O of
-//! its own: callers hand it bytes and strings. Today it owns the chunk record that
-//! the site build produces ([`chunk`]); the index format, encoders and fusion join it
-//! as the hybrid-index work lands.
+//! its own: callers hand it bytes and strings. It owns the chunk record the site
+//! build produces ([`chunk`]), the sectioned file format ([`container`]), the query
+//! encoder ([`encoder`]), the hybrid index ([`index`]) and the search service with
+//! its wire format that the edge function and the CLI share ([`service`]).
 
 pub mod chunk;
 pub mod container;
 pub mod encoder;
 pub mod index;
+pub mod service;
 
 pub use chunk::Chunk;

@@ -48,6 +48,32 @@ enum Command {
     Eval(EvalArgs),
     /// Measure embedding throughput on a chunk set (chunks.jsonl's index_text).
     EmbedBench(EmbedBenchArgs),
+    /// Run the product locally: the built site, and /api/* answered by the edge
+    /// function (the same search_fn.wasm that spin.toml deploys) in wasmtime.
+    ///
+    /// Spin variables come from the environment or a .env file in the current
+    /// folder, as Spin reads them: SPIN_VARIABLE_LLM_BASE_URL, SPIN_VARIABLE_LLM_MODEL,
+    /// SPIN_VARIABLE_LLM_API_KEY, SPIN_VARIABLE_ALLOWED_ORIGINS.
+    Serve(ServeArgs),
+}
+
+#[derive(clap::Args)]
+struct ServeArgs {
+    /// Output folder of a build (its site/ is served).
+    #[arg(long, default_value = "dist", value_name = "DIR")]
+    out: PathBuf,
+    /// The compiled edge function.
+    #[arg(long, default_value = "target/wasm32-wasip2/release/search_fn.wasm", value_name = "FILE")]
+    component: PathBuf,
+    /// Address to listen on.
+    #[arg(long, default_value = "127.0.0.1:3000", value_name = "HOST:PORT")]
+    addr: std::net::SocketAddr,
+    /// Seconds the function may take to answer before the request gets a 504.
+    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=3600), value_name = "SECONDS")]
+    request_timeout: u64,
+    /// Do not log each request on stderr.
+    #[arg(long)]
+    quiet: bool,
 }
 
 #[derive(clap::Args)]
@@ -315,6 +341,7 @@ fn main() -> ExitCode {
         Command::Search(args) => run_search(args),
         Command::Eval(args) => run_eval(args),
         Command::EmbedBench(args) => run_embed_bench(args),
+        Command::Serve(args) => run_serve(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -381,6 +408,27 @@ fn check_query(q: &QueryArgs) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+fn run_serve(args: ServeArgs) -> Result<(), String> {
+    let variables = edge_host::Variables::from_environment().map_err(|e| e.to_string())?;
+    let overridden = variables.overridden().join(", ");
+    let cfg = edge_host::HostConfig {
+        site: args.out.join("site"),
+        component: args.component,
+        addr: args.addr,
+        variables,
+        request_timeout: std::time::Duration::from_secs(args.request_timeout),
+        log: !args.quiet,
+    };
+    edge_host::serve(cfg, |addr| {
+        eprintln!("Serving the knowledge base on http://{addr}/ (search API at http://{addr}/api/search?q=...)");
+        if !overridden.is_empty() {
+            eprintln!("Spin variables set: {overridden}");
+        }
+        eprintln!("Press Ctrl-C to stop.");
+    })
+    .map_err(|e| e.to_string())
 }
 
 fn run_search(args: SearchArgs) -> Result<(), String> {

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use search_core::container::AlignedBytes;
-use search_core::index::{highlight, Hit, Index, IndexError, SearchParams};
-use serde::Serialize;
+use search_core::index::{Hit, Index, IndexError, SearchParams};
+use search_core::service::{SearchResponse, Service, ServiceError, Timings};
 
 use crate::embed::{EmbedError, EncoderFile};
 
@@ -28,39 +28,8 @@ pub enum SearchError {
 pub struct Searcher {
     index_path: PathBuf,
     index: AlignedBytes,
+    encoder_path: PathBuf,
     encoder: EncoderFile,
-}
-
-/// One result, as `--json` prints it (and as the edge function will serve it).
-#[derive(Debug, Clone, Serialize)]
-pub struct ResultItem {
-    pub rank: usize,
-    pub chunk_id: String,
-    pub page_id: String,
-    pub title: String,
-    pub path: Vec<String>,
-    pub url: String,
-    pub snippet: String,
-    pub score: f32,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub dense: Option<f32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub bm25: Option<f32>,
-}
-
-/// A query's answer.
-#[derive(Debug, Clone, Serialize)]
-pub struct Answer {
-    pub query: String,
-    pub mode: String,
-    pub results: Vec<ResultItem>,
-    pub timings_ms: Timings,
-}
-
-#[derive(Debug, Clone, Copy, Serialize)]
-pub struct Timings {
-    pub encode: f64,
-    pub search: f64,
 }
 
 impl Searcher {
@@ -70,13 +39,20 @@ impl Searcher {
         let bytes = AlignedBytes::new(&read(index)?);
         let enc_path = encoder.map(Path::to_path_buf).unwrap_or_else(|| index.with_file_name("encoder.bin"));
         let encoder = EncoderFile::read(&enc_path)?;
-        let s = Searcher { index_path: index.to_path_buf(), index: bytes, encoder };
-        let idx = s.index()?;
-        let fp = s.encoder.encoder().map_err(EmbedError::from)?.fingerprint();
-        if idx.info().encoder_fingerprint != fp {
-            return Err(SearchError::Mismatch { index: index.to_path_buf(), encoder: enc_path });
-        }
+        let s = Searcher { index_path: index.to_path_buf(), index: bytes, encoder_path: enc_path, encoder };
+        s.service()?;
         Ok(s)
+    }
+
+    /// The index and encoder as the shared search service.
+    pub fn service(&self) -> Result<Service<'_>, SearchError> {
+        Service::open(self.index.as_slice(), self.encoder.bytes()).map_err(|e| match e {
+            ServiceError::Index(source) => SearchError::Index { path: self.index_path.clone(), source },
+            ServiceError::Encoder(e) => SearchError::Encoder(EmbedError::from(e)),
+            ServiceError::Mismatch => {
+                SearchError::Mismatch { index: self.index_path.clone(), encoder: self.encoder_path.clone() }
+            }
+        })
     }
 
     pub fn index(&self) -> Result<Index<'_>, SearchError> {
@@ -86,55 +62,38 @@ impl Searcher {
 
     /// Embeds the query (when the mode uses vectors) and searches.
     pub fn hits(&self, query: &str, p: &SearchParams) -> Result<(Vec<Hit>, Timings), SearchError> {
-        let idx = self.index()?;
+        let svc = self.service()?;
         let t = Instant::now();
-        let qvec = if p.mode == search_core::index::Mode::Bm25 {
-            None
-        } else {
-            Some(self.encoder.encoder().map_err(EmbedError::from)?.embed(query))
-        };
+        let qvec = svc.embed_for(query, p.mode);
         let encode = t.elapsed().as_secs_f64() * 1e3;
         let t = Instant::now();
-        let hits = idx.search(query, qvec.as_deref(), p);
-        Ok((hits, Timings { encode, search: t.elapsed().as_secs_f64() * 1e3 }))
+        let hits = svc.index().search(query, qvec.as_deref(), p);
+        let search = t.elapsed().as_secs_f64() * 1e3;
+        Ok((hits, Timings { encode, search, fuse: 0.0, total: encode + search }))
     }
 
-    /// Searches and renders the results.
-    pub fn answer(&self, query: &str, p: &SearchParams) -> Result<Answer, SearchError> {
-        let (hits, timings) = self.hits(query, p)?;
-        let idx = self.index()?;
-        let mut results = Vec::with_capacity(hits.len());
-        for (i, h) in hits.iter().enumerate() {
-            let m = idx.chunk(h.doc).map_err(|source| SearchError::Index { path: self.index_path.clone(), source })?;
-            results.push(ResultItem {
-                rank: i + 1,
-                url: if m.anchor.is_empty() { m.url.clone() } else { format!("{}#{}", m.url, m.anchor) },
-                snippet: highlight::snippet(&m.text, query),
-                chunk_id: m.id,
-                page_id: m.page_id,
-                title: m.title,
-                path: m.path,
-                score: h.score,
-                dense: h.dense,
-                bm25: h.bm25,
-            });
-        }
-        Ok(Answer { query: query.to_string(), mode: p.mode.name().to_string(), results, timings_ms: timings })
+    /// Searches and renders the first page of results, as `GET /api/search` would.
+    pub fn answer(&self, query: &str, p: &SearchParams) -> Result<SearchResponse, SearchError> {
+        let svc = self.service()?;
+        let origin = Instant::now();
+        let clock = || origin.elapsed().as_secs_f64() * 1e3;
+        svc.search(query, p, 1, &clock).map_err(|source| SearchError::Index { path: self.index_path.clone(), source })
     }
 }
 
 /// The human-readable form of an answer.
-pub fn render_text(a: &Answer, color: bool) -> String {
+pub fn render_text(a: &SearchResponse, color: bool) -> String {
     use std::fmt::Write;
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "{} results for {:?} ({}; encode {:.1} ms, search {:.2} ms)",
+        "{} results for {:?} ({}; encode {:.1} ms, search {:.2} ms, fuse {:.2} ms)",
         a.results.len(),
         a.query,
         a.mode,
         a.timings_ms.encode,
-        a.timings_ms.search
+        a.timings_ms.search,
+        a.timings_ms.fuse
     );
     for r in &a.results {
         let comp = match (r.dense, r.bm25) {

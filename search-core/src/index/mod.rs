@@ -298,6 +298,15 @@ pub struct Hit {
     pub bm25: Option<f32>,
 }
 
+/// Each side's ranked candidates for one query, before fusion.
+#[derive(Debug, Clone, Default)]
+pub struct Candidates {
+    /// (chunk, cosine), best first.
+    pub dense: Vec<(u32, f32)>,
+    /// (chunk, BM25, normalised sparse dot), best first.
+    pub sparse: Vec<(u32, f32, f32)>,
+}
+
 /// Per-query settings.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SearchParams {
@@ -502,15 +511,28 @@ impl<'a> Index<'a> {
 
     /// Searches with the query's text and (for the modes that use it) its vector.
     pub fn search(&self, query: &str, qvec: Option<&[f32]>, p: &SearchParams) -> Vec<Hit> {
+        let c = self.candidates(query, qvec, p);
+        self.fuse(c, qvec, p)
+    }
+
+    /// The first stage of [`Index::search`]: each side's ranked candidates (the
+    /// dense scan or graph walk, and BM25), read `p.depth` deep.
+    pub fn candidates(&self, query: &str, qvec: Option<&[f32]>, p: &SearchParams) -> Candidates {
         let depth = p.depth.max(p.k);
         let needs_dense = p.mode != Mode::Bm25;
         let dense = match (needs_dense, qvec) {
             (true, Some(q)) if q.len() == self.info.dim => self.dense_candidates(q, depth, p.exact, p.ef),
             _ => Vec::new(),
         };
-        let sparse = if p.mode == Mode::Dense { Vec::new() } else { self.bm25_scores(query, p.k1, p.b) };
+        let mut sparse = if p.mode == Mode::Dense { Vec::new() } else { self.bm25_scores(query, p.k1, p.b) };
+        sparse.truncate(depth);
+        Candidates { dense, sparse }
+    }
+
+    /// The second stage of [`Index::search`]: the two lists fused into the top `p.k`.
+    pub fn fuse(&self, c: Candidates, qvec: Option<&[f32]>, p: &SearchParams) -> Vec<Hit> {
         let dense_of = |d: u32| qvec.filter(|q| q.len() == self.info.dim).map(|q| self.dense_score(q, d));
-        let mut hits = fusion::fuse(p, &dense, &sparse[..sparse.len().min(depth)], dense_of);
+        let mut hits = fusion::fuse(p, &c.dense, &c.sparse, dense_of);
         if p.collapse_pages {
             let mut seen = std::collections::HashSet::new();
             hits.retain(|h| seen.insert(self.page_of(h.doc)));

@@ -1,0 +1,239 @@
+//! The edge function inside wasmtime: the engine, the linker that gives the
+//! component what Spin gives it (WASI p2 CLI and p3 HTTP, Spin variables), and the
+//! worker pool that routes requests to instances.
+//!
+//! A spin-sdk 7 component exports `wasi:http/handler@0.3.0` but imports
+//! `wasi:cli/*@0.2` (environment, stdio, exit), so the p2 CLI interfaces are linked
+//! beside p3 HTTP, as `wasmtime serve -Scli` does.
+//!
+//! Instances are reused (the function keeps its opened index and encoder between
+//! requests), each serves one request at a time (the work is CPU-bound, so
+//! interleaving requests in one instance would only queue them behind each other),
+//! and a request that outlives the timeout is cut off and answered with a 504.
+
+use std::future::Future;
+use std::path::Path;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+use wasmtime::component::{Component, GuestTaskId, Linker, ResourceTable};
+use wasmtime::{Config, Engine, Store, StoreContextMut};
+use wasmtime_wasi::{WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
+use wasmtime_wasi_http::handler::{
+    HandlerState, Instance, ProxyHandler, ProxyPre, ShouldAccept, WorkerExpiration, WorkerState, WorkerStatus,
+};
+use wasmtime_wasi_http::{WasiHttpCtx, WasiHttpCtxView, WasiHttpView};
+
+use crate::spin_variables::{self, SharedVariables};
+use crate::variables::Variables;
+use crate::HostError;
+
+/// How many requests one instance serves before it is replaced (bounds the
+/// effect of any leak in the guest).
+const MAX_REQUESTS_PER_INSTANCE: usize = 1000;
+/// How long an idle instance is kept.
+const IDLE_TIMEOUT: Duration = Duration::from_secs(60);
+/// How often the engine's epoch ticks: the granularity of the request timeout.
+const EPOCH_TICK: Duration = Duration::from_millis(50);
+
+/// Per-instance state.
+pub struct Host {
+    table: ResourceTable,
+    wasi: WasiCtx,
+    http: WasiHttpCtx,
+    variables: SharedVariables,
+}
+
+impl WasiView for Host {
+    fn ctx(&mut self) -> WasiCtxView<'_> {
+        WasiCtxView { ctx: &mut self.wasi, table: &mut self.table }
+    }
+}
+
+impl WasiHttpView for Host {
+    fn http(&mut self) -> WasiHttpCtxView<'_> {
+        WasiHttpCtxView { ctx: &mut self.http, table: &mut self.table, hooks: wasmtime_wasi_http::default_hooks() }
+    }
+}
+
+/// The compiled function, ready to instantiate.
+pub struct Function {
+    engine: Engine,
+    pre: ProxyPre<Host>,
+    variables: SharedVariables,
+    request_timeout: Duration,
+    next_instance: AtomicU64,
+    /// Stops the epoch ticker when the function is dropped.
+    _ticker: EpochTicker,
+}
+
+impl Function {
+    /// Compiles the component at `path` and links it.
+    pub fn load(path: &Path, variables: Variables, request_timeout: Duration) -> Result<Function, HostError> {
+        let bytes = std::fs::read(path).map_err(|source| HostError::Read { path: path.to_path_buf(), source })?;
+        let mut config = Config::new();
+        config.wasm_component_model(true).wasm_component_model_async(true).epoch_interruption(true);
+        let wasm_err =
+            |e: wasmtime::Error| HostError::Component { path: path.to_path_buf(), message: format!("{e:#}") };
+        let engine = Engine::new(&config).map_err(wasm_err)?;
+        let component = Component::new(&engine, &bytes).map_err(wasm_err)?;
+        let mut linker = Linker::<Host>::new(&engine);
+        wasmtime_wasi::p2::add_to_linker_async(&mut linker).map_err(wasm_err)?;
+        wasmtime_wasi_http::p2::add_only_http_to_linker_async(&mut linker).map_err(wasm_err)?;
+        wasmtime_wasi::p3::add_to_linker(&mut linker).map_err(wasm_err)?;
+        wasmtime_wasi_http::p3::add_to_linker(&mut linker).map_err(wasm_err)?;
+        spin_variables::add_to_linker(&mut linker, |h: &mut Host| &*h.variables).map_err(wasm_err)?;
+        let pre = linker.instantiate_pre(&component).map_err(wasm_err)?;
+        let pre = match wasmtime_wasi_http::p3::bindings::ServicePre::new(pre.clone()) {
+            Ok(p3) => ProxyPre::P3(p3),
+            Err(_) => ProxyPre::P2(wasmtime_wasi_http::p2::bindings::ProxyPre::new(pre).map_err(|e| {
+                HostError::Component {
+                    path: path.to_path_buf(),
+                    message: format!(
+                        "it exports neither wasi:http/handler@0.3 nor wasi:http/incoming-handler@0.2: {e:#}"
+                    ),
+                }
+            })?),
+        };
+        let ticker = EpochTicker::spawn(engine.clone());
+        Ok(Function {
+            engine,
+            pre,
+            variables: Arc::new(variables),
+            request_timeout,
+            next_instance: AtomicU64::new(0),
+            _ticker: ticker,
+        })
+    }
+
+    /// The handler that queues requests onto instances of this function.
+    pub fn into_handler(self) -> ProxyHandler<Function> {
+        ProxyHandler::new(self)
+    }
+
+    pub fn request_timeout(&self) -> Duration {
+        self.request_timeout
+    }
+}
+
+impl HandlerState for Function {
+    type StoreData = Host;
+    type WorkerExpiration = Expiration;
+    type WorkerState = Worker;
+
+    async fn instantiate(&self) -> wasmtime::Result<Instance<Host, Expiration, Worker>> {
+        let id = self.next_instance.fetch_add(1, Ordering::Relaxed);
+        let mut wasi = WasiCtxBuilder::new();
+        wasi.inherit_stdout().inherit_stderr();
+        let host = Host {
+            table: ResourceTable::new(),
+            wasi: wasi.build(),
+            http: WasiHttpCtx::new(),
+            variables: self.variables.clone(),
+        };
+        let mut store = Store::new(&self.engine, host);
+        // Yield to the host at every epoch tick, so the request timeout can fire
+        // even while the guest computes without awaiting anything.
+        store.epoch_deadline_async_yield_and_update(1);
+        store.set_epoch_deadline(1);
+        let proxy = self.pre.instantiate_async(&mut store).await?;
+        Ok(Instance {
+            store,
+            proxy,
+            view: WasiHttpView::http,
+            expiration: Expiration {
+                idle: IDLE_TIMEOUT,
+                busy: self.request_timeout,
+                sleep: Box::pin(tokio::time::sleep(Duration::MAX)),
+            },
+            state: Worker { id, request_timeout: self.request_timeout },
+        })
+    }
+}
+
+/// One instance's bookkeeping.
+pub struct Worker {
+    id: u64,
+    request_timeout: Duration,
+}
+
+impl WorkerState for Worker {
+    type StoreData = Host;
+    type RequestData = ();
+
+    fn should_accept_request(&self, concurrent: usize, total: usize) -> ShouldAccept {
+        if total >= MAX_REQUESTS_PER_INSTANCE {
+            ShouldAccept::Never
+        } else if concurrent >= 1 {
+            ShouldAccept::No
+        } else {
+            ShouldAccept::Yes
+        }
+    }
+
+    fn on_request_start(
+        &self,
+        _store: StoreContextMut<'_, Host>,
+        _data: (),
+        _task: GuestTaskId,
+    ) -> Pin<Box<dyn Future<Output = ()> + 'static + Send + Sync>> {
+        Box::pin(tokio::time::sleep(self.request_timeout))
+    }
+
+    fn drop(&self, _store: Store<Host>, result: wasmtime::Result<()>) {
+        if let Err(e) = result {
+            eprintln!("edge function instance {} stopped: {e:#}", self.id);
+        }
+    }
+}
+
+/// When an instance is retired: idle too long, or busy past the request timeout
+/// (the second line of defence the handler's documentation asks for).
+pub struct Expiration {
+    idle: Duration,
+    busy: Duration,
+    sleep: Pin<Box<tokio::time::Sleep>>,
+}
+
+impl WorkerExpiration for Expiration {
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>, status: WorkerStatus, start: Instant) -> Poll<()> {
+        let limit = match status {
+            WorkerStatus::Idle => self.idle,
+            WorkerStatus::Requests | WorkerStatus::PostReturn => self.busy,
+        };
+        let Some(deadline) = start.checked_add(limit) else { return Poll::Pending };
+        let deadline = tokio::time::Instant::from_std(deadline);
+        if self.sleep.deadline() != deadline {
+            self.sleep.as_mut().reset(deadline);
+        }
+        self.sleep.as_mut().poll(cx)
+    }
+}
+
+/// Advances the engine's epoch on a thread, until dropped.
+struct EpochTicker {
+    stop: Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl EpochTicker {
+    fn spawn(engine: Engine) -> EpochTicker {
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let flag = stop.clone();
+        std::thread::spawn(move || {
+            while !flag.load(Ordering::Relaxed) {
+                std::thread::sleep(EPOCH_TICK);
+                engine.increment_epoch();
+            }
+        });
+        EpochTicker { stop }
+    }
+}
+
+impl Drop for EpochTicker {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+}

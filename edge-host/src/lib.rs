@@ -1,0 +1,137 @@
+//! The local host of the edge function: the very `search_fn.wasm` that `spin.toml`
+//! deploys, run in wasmtime (the engine Spin is built on) beside the static site,
+//! with Spin variables from the environment or a `.env` file.
+//!
+//! - [`variables`]: Spin variables from `SPIN_VARIABLE_*` and `.env`;
+//! - [`spin_variables`]: the `spin:variables` interface the component imports;
+//! - [`component`]: engine, linker and the pool of reusable instances;
+//! - [`static_files`]: the site folder, served like Spin's fileserver;
+//! - [`server`]: HTTP/1.1, `/api/*` to the function and the rest to the site.
+//!
+//! `site-builder serve` is the command-line front; the integration tests start the
+//! same [`server::Server`] on an ephemeral port.
+
+pub mod component;
+pub mod server;
+pub mod spin_variables;
+pub mod static_files;
+pub mod variables;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+pub use server::Server;
+pub use variables::Variables;
+
+/// What to serve, and where.
+#[derive(Debug, Clone)]
+pub struct HostConfig {
+    /// The built site (`OUT/site`).
+    pub site: PathBuf,
+    /// The compiled component (`search_fn.wasm`).
+    pub component: PathBuf,
+    pub addr: SocketAddr,
+    pub variables: Variables,
+    /// A request the function has not answered by then gets a 504.
+    pub request_timeout: Duration,
+    /// One line per request on stderr.
+    pub log: bool,
+}
+
+/// Why the host could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum HostError {
+    #[error("cannot read {path}: {source}")]
+    Read { path: PathBuf, source: std::io::Error },
+    #[error("{path}:{line}: {message}")]
+    DotEnv { path: PathBuf, line: usize, message: String },
+    #[error("{} has no index.html; build the site first (`site-builder build --out OUT`) and pass --out OUT", site.display())]
+    NoSite { site: PathBuf },
+    #[error("{} does not exist; build the component with `cargo build --release --target wasm32-wasip2 -p search-fn` (scripts/run does), or pass --component", path.display())]
+    NoComponent { path: PathBuf },
+    #[error("{}: not a usable component: {message}", path.display())]
+    Component { path: PathBuf, message: String },
+    #[error("cannot listen on {addr}: {source}; is another server using it? Pass --addr to choose another")]
+    Bind { addr: SocketAddr, source: std::io::Error },
+    #[error("cannot start the async runtime: {0}")]
+    Runtime(std::io::Error),
+}
+
+/// A server running on its own thread and runtime; stops when dropped.
+pub struct Running {
+    addr: SocketAddr,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<Result<(), HostError>>>,
+}
+
+impl Running {
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// `http://ADDR` without a trailing slash.
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime, HostError> {
+    tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(HostError::Runtime)
+}
+
+/// Starts a server in the background (tests; `addr` may use port 0).
+pub fn spawn(cfg: HostConfig) -> Result<Running, HostError> {
+    let (ready_tx, ready_rx) = std::sync::mpsc::channel();
+    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+    let thread = std::thread::spawn(move || {
+        let rt = runtime()?;
+        rt.block_on(async move {
+            let server = match Server::bind(cfg) {
+                Ok(s) => s,
+                Err(e) => {
+                    let _ = ready_tx.send(Err(e));
+                    return Ok(());
+                }
+            };
+            let _ = ready_tx.send(Ok(server.local_addr()));
+            server
+                .run(async {
+                    let _ = stop_rx.await;
+                })
+                .await
+        })
+    });
+    match ready_rx.recv() {
+        Ok(Ok(addr)) => Ok(Running { addr, stop: Some(stop_tx), thread: Some(thread) }),
+        Ok(Err(e)) => Err(e),
+        Err(_) => match thread.join() {
+            Ok(Err(e)) => Err(e),
+            _ => Err(HostError::Runtime(std::io::Error::other("the server thread ended before it started"))),
+        },
+    }
+}
+
+/// Serves in the foreground until Ctrl-C; `on_ready` sees the bound address.
+pub fn serve(cfg: HostConfig, on_ready: impl FnOnce(SocketAddr)) -> Result<(), HostError> {
+    runtime()?.block_on(async move {
+        let server = Server::bind(cfg)?;
+        on_ready(server.local_addr());
+        server
+            .run(async {
+                let _ = tokio::signal::ctrl_c().await;
+            })
+            .await
+    })
+}

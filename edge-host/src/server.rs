@@ -1,0 +1,190 @@
+//! The HTTP server: `/api/*` goes to the edge function, every other path to the
+//! static site, as `spin.toml` routes them.
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+use bytes::Bytes;
+use http::{header, Method, Request, Response, StatusCode};
+use http_body_util::{BodyExt, Full};
+use hyper::body::Incoming;
+use hyper::server::conn::http1;
+use tokio::sync::Semaphore;
+use wasmtime_wasi_http::handler::{ExpirationError, ProxyHandler};
+use wasmtime_wasi_http::io::TokioIo;
+use wasmtime_wasi_http::WasiBody;
+
+use crate::component::Function;
+use crate::static_files::{self, Lookup};
+use crate::{HostConfig, HostError};
+
+/// Requests the function may hold at once; more wait for a slot. (The handler
+/// itself has no backpressure.)
+const MAX_API_REQUESTS: usize = 256;
+
+struct State {
+    site: PathBuf,
+    handler: ProxyHandler<Function>,
+    api_slots: Semaphore,
+    log: bool,
+}
+
+/// A bound server, not yet accepting.
+pub struct Server {
+    listener: std::net::TcpListener,
+    state: Arc<State>,
+}
+
+impl Server {
+    /// Compiles the component, checks the site folder and binds the address.
+    /// Must run inside a Tokio runtime.
+    pub fn bind(cfg: HostConfig) -> Result<Server, HostError> {
+        if !cfg.site.join("index.html").is_file() {
+            return Err(HostError::NoSite { site: cfg.site });
+        }
+        if !cfg.component.is_file() {
+            return Err(HostError::NoComponent { path: cfg.component });
+        }
+        let function = Function::load(&cfg.component, cfg.variables, cfg.request_timeout)?;
+        let listener =
+            std::net::TcpListener::bind(cfg.addr).map_err(|source| HostError::Bind { addr: cfg.addr, source })?;
+        listener.set_nonblocking(true).map_err(|source| HostError::Bind { addr: cfg.addr, source })?;
+        let state = State {
+            site: cfg.site,
+            handler: function.into_handler(),
+            api_slots: Semaphore::new(MAX_API_REQUESTS),
+            log: cfg.log,
+        };
+        Ok(Server { listener, state: Arc::new(state) })
+    }
+
+    pub fn local_addr(&self) -> SocketAddr {
+        self.listener.local_addr().unwrap_or_else(|_| SocketAddr::from(([127, 0, 0, 1], 0)))
+    }
+
+    /// Serves until `shutdown` resolves.
+    pub async fn run(self, shutdown: impl Future<Output = ()>) -> Result<(), HostError> {
+        let addr = self.local_addr();
+        let listener =
+            tokio::net::TcpListener::from_std(self.listener).map_err(|source| HostError::Bind { addr, source })?;
+        let mut shutdown = std::pin::pin!(shutdown);
+        loop {
+            let (stream, _) = tokio::select! {
+                _ = &mut shutdown => return Ok(()),
+                accepted = listener.accept() => match accepted {
+                    Ok(s) => s,
+                    // A failed accept (e.g. out of file descriptors) drops that
+                    // connection, not the server.
+                    Err(e) => { eprintln!("accept failed: {e}"); continue }
+                },
+            };
+            // Small SSE frames must not wait for Nagle's algorithm.
+            let _ = stream.set_nodelay(true);
+            let state = self.state.clone();
+            tokio::spawn(async move {
+                let service = hyper::service::service_fn(move |req| {
+                    let state = state.clone();
+                    async move { Ok::<_, Infallible>(respond(&state, req).await) }
+                });
+                // Connection errors (a client hanging up) are the client's business.
+                let _ = http1::Builder::new().keep_alive(true).serve_connection(TokioIo::new(stream), service).await;
+            });
+        }
+    }
+}
+
+async fn respond(state: &State, req: Request<Incoming>) -> Response<WasiBody> {
+    let start = Instant::now();
+    let (method, target) = (req.method().clone(), req.uri().to_string());
+    let path = req.uri().path();
+    let resp =
+        if path == "/api" || path.starts_with("/api/") { api(state, req).await } else { site(state, &req).await };
+    if state.log {
+        let ms = start.elapsed().as_secs_f64() * 1e3;
+        eprintln!("{method} {target} {} {ms:.1} ms", resp.status().as_u16());
+    }
+    resp
+}
+
+async fn api(state: &State, req: Request<Incoming>) -> Response<WasiBody> {
+    let Ok(_slot) = state.api_slots.acquire().await else {
+        return error(StatusCode::SERVICE_UNAVAILABLE, "unavailable", "the server is shutting down");
+    };
+    let req = req.map(|body| body.map_err(Into::into).boxed_unsync());
+    match state.handler.handle((), req).await {
+        Ok(resp) => resp,
+        Err(e) if e.is::<ExpirationError>() => {
+            let secs = state.handler.state().request_timeout().as_secs_f64();
+            error(
+                StatusCode::GATEWAY_TIMEOUT,
+                "timeout",
+                &format!("the search function did not answer within {secs} s"),
+            )
+        }
+        Err(e) => {
+            eprintln!("edge function failed: {e:#}");
+            error(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "internal",
+                "the search function failed; the host's log has the details",
+            )
+        }
+    }
+}
+
+/// A JSON error in the same envelope the function uses.
+fn error(status: StatusCode, code: &str, message: &str) -> Response<WasiBody> {
+    let body = serde_json::json!({ "error": { "status": status.as_u16(), "code": code, "message": message } });
+    let mut r = Response::new(full(Bytes::from(body.to_string())));
+    *r.status_mut() = status;
+    r.headers_mut().insert(header::CONTENT_TYPE, header::HeaderValue::from_static("application/json"));
+    r
+}
+
+fn full(b: Bytes) -> WasiBody {
+    Full::new(b).map_err(|never: Infallible| match never {}).boxed_unsync()
+}
+
+async fn site(state: &State, req: &Request<Incoming>) -> Response<WasiBody> {
+    let head = req.method() == Method::HEAD;
+    if req.method() != Method::GET && !head {
+        let mut r = Response::new(full(Bytes::from_static(b"405 method not allowed\n")));
+        *r.status_mut() = StatusCode::METHOD_NOT_ALLOWED;
+        r.headers_mut().insert(header::ALLOW, header::HeaderValue::from_static("GET, HEAD"));
+        return r;
+    }
+    let (status, body, headers): (StatusCode, Bytes, Vec<(header::HeaderName, String)>) =
+        match static_files::lookup(&state.site, req.uri().path()) {
+            Lookup::File { path, status } => match tokio::fs::read(&path).await {
+                Ok(bytes) => (
+                    StatusCode::from_u16(status).unwrap_or(StatusCode::OK),
+                    Bytes::from(bytes),
+                    vec![
+                        (header::CONTENT_TYPE, static_files::content_type(&path).to_string()),
+                        (header::CACHE_CONTROL, static_files::cache_control(&path).to_string()),
+                    ],
+                ),
+                Err(e) => {
+                    eprintln!("cannot read {}: {e}", path.display());
+                    (StatusCode::INTERNAL_SERVER_ERROR, Bytes::from_static(b"cannot read the file\n"), vec![])
+                }
+            },
+            Lookup::Redirect(to) => (StatusCode::MOVED_PERMANENTLY, Bytes::new(), vec![(header::LOCATION, to)]),
+            Lookup::NotFound => (StatusCode::NOT_FOUND, Bytes::from_static(b"404 not found\n"), vec![]),
+            Lookup::BadPath => (StatusCode::BAD_REQUEST, Bytes::from_static(b"400 bad path\n"), vec![]),
+        };
+    let len = body.len();
+    let mut r = Response::new(full(if head { Bytes::new() } else { body }));
+    *r.status_mut() = status;
+    for (name, value) in headers {
+        if let Ok(v) = header::HeaderValue::from_str(&value) {
+            r.headers_mut().insert(name, v);
+        }
+    }
+    r.headers_mut().insert(header::CONTENT_LENGTH, header::HeaderValue::from(len));
+    r
+}

@@ -1,0 +1,135 @@
+//! The static site: files under `OUT/site/`, served the way Spin's static
+//! fileserver serves them (`index.html` for a directory, the site's own `404.html`
+//! for a miss), so that what a user sees locally is what a deployment shows.
+
+use std::path::{Component, Path, PathBuf};
+
+/// What to send for a request path.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Lookup {
+    /// A file to send with this status (200, or 404 for the site's error page).
+    File { path: PathBuf, status: u16 },
+    /// A directory asked for without its trailing slash.
+    Redirect(String),
+    /// Nothing to send (and no `404.html` either).
+    NotFound,
+    /// The path tries to leave the site folder or is not valid UTF-8.
+    BadPath,
+}
+
+/// Resolves a request path (still percent-encoded, without the query) under `root`.
+pub fn lookup(root: &Path, request_path: &str) -> Lookup {
+    let Some(decoded) = percent_decode(request_path) else { return Lookup::BadPath };
+    let mut path = root.to_path_buf();
+    for c in Path::new(decoded.trim_start_matches('/')).components() {
+        match c {
+            Component::Normal(part) => path.push(part),
+            Component::CurDir => {}
+            // `..`, a root or a prefix inside the path: never outside the site.
+            _ => return Lookup::BadPath,
+        }
+    }
+    if path.is_dir() {
+        if !request_path.ends_with('/') {
+            return Lookup::Redirect(format!("{request_path}/"));
+        }
+        path.push("index.html");
+    }
+    if path.is_file() {
+        return Lookup::File { path, status: 200 };
+    }
+    let page = root.join("404.html");
+    if page.is_file() {
+        Lookup::File { path: page, status: 404 }
+    } else {
+        Lookup::NotFound
+    }
+}
+
+/// `%XX` escapes decoded; `None` for a bad escape or bytes that are not UTF-8.
+fn percent_decode(s: &str) -> Option<String> {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' {
+            let hex = std::str::from_utf8(b.get(i + 1..i + 3)?).ok()?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    let s = String::from_utf8(out).ok()?;
+    (!s.contains('\0')).then_some(s)
+}
+
+/// The `Content-Type` for a file, by extension.
+pub fn content_type(path: &Path) -> &'static str {
+    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
+    match ext.as_str() {
+        "html" | "htm" => "text/html; charset=utf-8",
+        "css" => "text/css; charset=utf-8",
+        "js" | "mjs" => "text/javascript; charset=utf-8",
+        "json" => "application/json",
+        "xml" => "application/xml",
+        "txt" | "md" => "text/plain; charset=utf-8",
+        "svg" => "image/svg+xml",
+        "png" => "image/png",
+        "jpg" | "jpeg" => "image/jpeg",
+        "gif" => "image/gif",
+        "webp" => "image/webp",
+        "avif" => "image/avif",
+        "ico" => "image/x-icon",
+        "woff2" => "font/woff2",
+        "woff" => "font/woff",
+        "pdf" => "application/pdf",
+        "wasm" => "application/wasm",
+        _ => "application/octet-stream",
+    }
+}
+
+/// `Cache-Control` for a file: pages are revalidated (a rebuild changes them),
+/// assets kept for an hour.
+pub fn cache_control(path: &Path) -> &'static str {
+    match path.extension().and_then(|e| e.to_str()) {
+        Some("html") | Some("xml") | Some("json") => "no-cache",
+        _ => "public, max-age=3600",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lookup_stays_inside_the_site() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("it/wifi")).unwrap();
+        std::fs::write(root.join("index.html"), "home").unwrap();
+        std::fs::write(root.join("it/wifi/index.html"), "wifi").unwrap();
+        std::fs::write(root.join("it/vpn setup.html"), "vpn").unwrap();
+        assert_eq!(lookup(root, "/"), Lookup::File { path: root.join("index.html"), status: 200 });
+        assert_eq!(lookup(root, "/it/wifi"), Lookup::Redirect("/it/wifi/".into()));
+        assert_eq!(lookup(root, "/it/wifi/"), Lookup::File { path: root.join("it/wifi/index.html"), status: 200 });
+        assert_eq!(
+            lookup(root, "/it/vpn%20setup.html"),
+            Lookup::File { path: root.join("it/vpn setup.html"), status: 200 }
+        );
+        assert_eq!(lookup(root, "/missing.html"), Lookup::NotFound);
+        for bad in ["/../secret", "/it/%2e%2e/%2e%2e/etc/passwd", "/%zz", "/%00", "/%ff"] {
+            assert_eq!(lookup(root, bad), Lookup::BadPath, "{bad}");
+        }
+        std::fs::write(root.join("404.html"), "nope").unwrap();
+        assert_eq!(lookup(root, "/missing.html"), Lookup::File { path: root.join("404.html"), status: 404 });
+    }
+
+    #[test]
+    fn content_types() {
+        assert_eq!(content_type(Path::new("a/b.HTML")), "text/html; charset=utf-8");
+        assert_eq!(content_type(Path::new("widget.js")), "text/javascript; charset=utf-8");
+        assert_eq!(content_type(Path::new("x")), "application/octet-stream");
+    }
+}

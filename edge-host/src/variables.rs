@@ -1,0 +1,185 @@
+//! Spin variables for the hosted component, found the way Spin's environment
+//! provider finds them: `SPIN_VARIABLE_LLM_API_KEY` in the environment (or in a
+//! `.env` file) is the variable `llm_api_key`.
+//!
+//! Like Spin, the component sees only the variables the application declares
+//! ([`DECLARED`], which mirrors `[variables]` in `spin.toml`; a test keeps the two
+//! equal), with the manifest's defaults; any other name is `undefined`.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use crate::HostError;
+
+/// The application's variables and their defaults, as `spin.toml` declares them.
+pub const DECLARED: &[(&str, &str)] =
+    &[("llm_base_url", ""), ("llm_model", ""), ("llm_api_key", ""), ("allowed_origins", "*")];
+
+/// Prefix of the environment variables that set Spin variables.
+pub const ENV_PREFIX: &str = "SPIN_VARIABLE_";
+
+/// Why a lookup failed (the variants of `spin:variables/variables.error`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LookupError {
+    InvalidName(String),
+    Undefined(String),
+}
+
+/// Resolved values of the declared variables.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Variables {
+    values: BTreeMap<String, String>,
+}
+
+impl Variables {
+    /// The declared variables from `env` (pairs of environment name and value)
+    /// over those of a `.env` file's text, over the defaults.
+    pub fn resolve(
+        env: impl IntoIterator<Item = (String, String)>,
+        dotenv: Option<(&Path, &str)>,
+    ) -> Result<Variables, HostError> {
+        let mut values: BTreeMap<String, String> =
+            DECLARED.iter().map(|(n, d)| (n.to_string(), d.to_string())).collect();
+        if let Some((path, text)) = dotenv {
+            for (name, value) in parse_dotenv(path, text)? {
+                if let Some(var) = variable_name(&name) {
+                    if values.contains_key(&var) {
+                        values.insert(var, value);
+                    }
+                }
+            }
+        }
+        for (name, value) in env {
+            if let Some(var) = variable_name(&name) {
+                if values.contains_key(&var) {
+                    values.insert(var, value);
+                }
+            }
+        }
+        Ok(Variables { values })
+    }
+
+    /// From the process environment and `.env` in the current directory, if any.
+    pub fn from_environment() -> Result<Variables, HostError> {
+        let path = Path::new(".env");
+        let text = match std::fs::read_to_string(path) {
+            Ok(t) => Some(t),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(source) => return Err(HostError::Read { path: path.to_path_buf(), source }),
+        };
+        Variables::resolve(std::env::vars(), text.as_deref().map(|t| (path, t)))
+    }
+
+    /// Sets one declared variable (tests and embedders).
+    pub fn set(&mut self, name: &str, value: &str) -> Result<(), LookupError> {
+        self.get(name)?;
+        self.values.insert(name.to_string(), value.to_string());
+        Ok(())
+    }
+
+    /// The value of `name`, as `spin:variables/variables.get` answers.
+    pub fn get(&self, name: &str) -> Result<String, LookupError> {
+        let valid = name.starts_with(|c: char| c.is_ascii_lowercase())
+            && name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+        if !valid {
+            return Err(LookupError::InvalidName(format!(
+                "`{name}` is not a variable name (lowercase letters, digits and `_`, starting with a letter)"
+            )));
+        }
+        self.values
+            .get(name)
+            .cloned()
+            .ok_or_else(|| LookupError::Undefined(format!("no variable `{name}` is declared")))
+    }
+
+    /// The names whose values are not their defaults (for the startup banner;
+    /// values are never printed, some are secrets).
+    pub fn overridden(&self) -> Vec<&str> {
+        DECLARED.iter().filter(|(n, d)| self.values.get(*n).is_some_and(|v| v != d)).map(|(n, _)| *n).collect()
+    }
+}
+
+/// `SPIN_VARIABLE_LLM_API_KEY` → `llm_api_key`.
+fn variable_name(env_name: &str) -> Option<String> {
+    env_name.strip_prefix(ENV_PREFIX).filter(|n| !n.is_empty()).map(str::to_ascii_lowercase)
+}
+
+/// Parses a `.env` file: `NAME=value` lines, `#` comments, blank lines, an
+/// optional `export ` prefix, values optionally in single or double quotes
+/// (double quotes understand `\n`, `\"` and `\\`).
+pub fn parse_dotenv(path: &Path, text: &str) -> Result<Vec<(String, String)>, HostError> {
+    let mut out = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let line = line.strip_prefix("export ").unwrap_or(line);
+        let bad = |why: &str| HostError::DotEnv { path: path.to_path_buf(), line: i + 1, message: why.to_string() };
+        let (name, value) = line.split_once('=').ok_or_else(|| bad("expected NAME=value"))?;
+        let name = name.trim();
+        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            return Err(bad("the name may hold only letters, digits and `_`"));
+        }
+        let value = value.trim();
+        let value = if let Some(rest) = value.strip_prefix('"') {
+            let body = rest.strip_suffix('"').ok_or_else(|| bad("unterminated double quote"))?;
+            let mut s = String::with_capacity(body.len());
+            let mut chars = body.chars();
+            while let Some(c) = chars.next() {
+                if c == '\\' {
+                    match chars.next() {
+                        Some('n') => s.push('\n'),
+                        Some(other) => s.push(other),
+                        None => s.push('\\'),
+                    }
+                } else {
+                    s.push(c);
+                }
+            }
+            s
+        } else if let Some(rest) = value.strip_prefix('\'') {
+            rest.strip_suffix('\'').ok_or_else(|| bad("unterminated single quote"))?.to_string()
+        } else {
+            // An unquoted value ends at a ` #` comment.
+            value.split(" #").next().unwrap_or("").trim_end().to_string()
+        };
+        out.push((name.to_string(), value));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+        pairs.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect()
+    }
+
+    #[test]
+    fn environment_over_dotenv_over_defaults() {
+        let dotenv = "# settings\nexport SPIN_VARIABLE_LLM_MODEL=\"qwen 7b\"\nSPIN_VARIABLE_LLM_API_KEY='k1' \nSPIN_VARIABLE_ALLOWED_ORIGINS=https://a.edu # the site\nOTHER=1\n";
+        let v = Variables::resolve(
+            env(&[("SPIN_VARIABLE_LLM_API_KEY", "k2"), ("SPIN_VARIABLE_UNDECLARED", "x"), ("PATH", "/bin")]),
+            Some((Path::new(".env"), dotenv)),
+        )
+        .unwrap();
+        assert_eq!(v.get("llm_model").unwrap(), "qwen 7b");
+        assert_eq!(v.get("llm_api_key").unwrap(), "k2");
+        assert_eq!(v.get("allowed_origins").unwrap(), "https://a.edu");
+        assert_eq!(v.get("llm_base_url").unwrap(), "");
+        assert!(matches!(v.get("undeclared"), Err(LookupError::Undefined(_))));
+        assert!(matches!(v.get("Bad-Name"), Err(LookupError::InvalidName(_))));
+        assert_eq!(v.overridden(), vec!["llm_model", "llm_api_key", "allowed_origins"]);
+    }
+
+    #[test]
+    fn dotenv_errors_name_the_line() {
+        let e = parse_dotenv(Path::new("x/.env"), "A=1\n\nnot a pair\n").unwrap_err();
+        assert_eq!(e.to_string(), "x/.env:3: expected NAME=value");
+        let e = parse_dotenv(Path::new(".env"), "A=\"open\n").unwrap_err();
+        assert!(e.to_string().contains(".env:1: unterminated double quote"), "{e}");
+        assert_eq!(parse_dotenv(Path::new(".env"), "A=\"a\\nb\\\"c\"").unwrap()[0].1, "a\nb\"c");
+    }
+}

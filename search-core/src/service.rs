@@ -1,0 +1,270 @@
+//! The search service that every front end shares: an index and its encoder, read
+//! in place, answering a query with the JSON document that `GET /api/search`
+//! serves and `site-builder search --json` prints, and describing itself for
+//! `GET /api/health`.
+//!
+//! One owner for that wire format: the edge function, the CLI and (later) the agent
+//! build their results here, so a field added once shows everywhere. Like the rest
+//! of the crate this does no I/O; the caller passes a clock so the stage timings
+//! can be reported without this module knowing where time comes from.
+
+use serde::{Deserialize, Serialize};
+
+use crate::encoder::{Encoder, EncoderError};
+use crate::index::{highlight, Hit, Index, IndexError, Mode, SearchParams};
+
+/// Why a service could not be opened.
+#[derive(Debug, thiserror::Error)]
+pub enum ServiceError {
+    #[error("index: {0}")]
+    Index(#[from] IndexError),
+    #[error("encoder: {0}")]
+    Encoder(#[from] EncoderError),
+    #[error(
+        "the encoder was not made with the weights that built the index; rebuild both with one `site-builder build`"
+    )]
+    Mismatch,
+}
+
+/// An index and the encoder that embedded it, both borrowed from their files' bytes.
+pub struct Service<'a> {
+    index: Index<'a>,
+    encoder: Encoder<'a>,
+}
+
+/// One result of `GET /api/search`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SearchResult {
+    /// 1-based position over all pages of results.
+    pub rank: usize,
+    pub chunk_id: String,
+    pub page_id: String,
+    pub title: String,
+    /// Breadcrumb of the page: section titles down to the page's own.
+    pub path: Vec<String>,
+    /// Site-relative URL of the page, with `#anchor` of the chunk's section.
+    pub url: String,
+    /// A window of the chunk's text, HTML-escaped, query terms in `<mark>`.
+    pub snippet: String,
+    /// The fused score (what the results are ordered by).
+    pub score: f32,
+    /// Cosine similarity with the query, when the dense side scored the chunk.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub dense: Option<f32>,
+    /// BM25 score, when a query term matched.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub bm25: Option<f32>,
+}
+
+/// Server-side time spent on one query, in milliseconds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Timings {
+    /// Tokenising and embedding the query (0 for `bm25`).
+    pub encode: f64,
+    /// Dense scan or graph walk, and BM25 scoring.
+    pub search: f64,
+    /// Fusing the two lists and rendering the results (snippets).
+    pub fuse: f64,
+    /// All of the above.
+    pub total: f64,
+}
+
+/// The answer to one query.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SearchResponse {
+    pub query: String,
+    pub mode: Mode,
+    pub k: usize,
+    /// 1-based page of results.
+    pub page: usize,
+    pub results: Vec<SearchResult>,
+    /// Whether asking for the next page may return more results.
+    pub has_more: bool,
+    pub timings_ms: Timings,
+}
+
+/// What `GET /api/health` reports.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Health {
+    pub status: String,
+    pub index: IndexHealth,
+    pub encoder: EncoderHealth,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct IndexHealth {
+    /// Format version of `index.bin`.
+    pub format_version: u32,
+    pub chunks: usize,
+    pub pages: usize,
+    pub terms: usize,
+    pub dim: usize,
+    /// "f32" or "int8".
+    pub vectors: String,
+    /// Whether dense search walks an HNSW graph rather than scanning.
+    pub graph: bool,
+    pub default_mode: Mode,
+    /// Build time, RFC 3339 UTC.
+    pub built: String,
+    pub built_unix: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EncoderHealth {
+    pub name: String,
+    pub format_version: u32,
+    /// The weights' fingerprint (hex), the same one the index records.
+    pub fingerprint: String,
+    pub dim: usize,
+    pub max_tokens: usize,
+    /// How text beyond `max_tokens` was embedded at build time.
+    pub long_text: String,
+}
+
+impl<'a> Service<'a> {
+    /// Opens an index and its encoder in place (both 64-byte aligned) and checks
+    /// that they belong together.
+    pub fn open(index: &'a [u8], encoder: &'a [u8]) -> Result<Service<'a>, ServiceError> {
+        let index = Index::open(index)?;
+        let encoder = Encoder::open(encoder)?;
+        if index.info().encoder_fingerprint != encoder.fingerprint() {
+            return Err(ServiceError::Mismatch);
+        }
+        Ok(Service { index, encoder })
+    }
+
+    pub fn index(&self) -> &Index<'a> {
+        &self.index
+    }
+
+    pub fn encoder(&self) -> &Encoder<'a> {
+        &self.encoder
+    }
+
+    /// The query's vector, when `mode` uses one.
+    pub fn embed_for(&self, query: &str, mode: Mode) -> Option<Vec<f32>> {
+        (mode != Mode::Bm25).then(|| self.encoder.embed(query))
+    }
+
+    /// Ranked hits for `query`: the `p.k` results after the first `offset`.
+    pub fn hits(&self, query: &str, p: &SearchParams, offset: usize) -> Result<Vec<Hit>, IndexError> {
+        let qvec = self.embed_for(query, p.mode);
+        let deep = SearchParams { k: offset + p.k, ..*p };
+        Ok(self.index.search(query, qvec.as_deref(), &deep).into_iter().skip(offset).collect())
+    }
+
+    /// Answers `query` with page `page` (1-based) of `p.k` results. `clock` returns
+    /// milliseconds from any fixed origin and times the stages.
+    pub fn search(
+        &self,
+        query: &str,
+        p: &SearchParams,
+        page: usize,
+        clock: &dyn Fn() -> f64,
+    ) -> Result<SearchResponse, IndexError> {
+        let page = page.max(1);
+        let offset = (page - 1) * p.k;
+        // One extra result tells whether a next page exists.
+        let deep = SearchParams { k: offset + p.k + 1, ..*p };
+        let t0 = clock();
+        let qvec = self.embed_for(query, p.mode);
+        let t1 = clock();
+        let cands = self.index.candidates(query, qvec.as_deref(), &deep);
+        let t2 = clock();
+        let mut hits = self.index.fuse(cands, qvec.as_deref(), &deep);
+        let has_more = hits.len() > offset + p.k;
+        hits.truncate(offset + p.k);
+        let results = hits
+            .iter()
+            .enumerate()
+            .skip(offset)
+            .map(|(i, h)| self.result(i + 1, h, query))
+            .collect::<Result<Vec<_>, _>>()?;
+        let t3 = clock();
+        Ok(SearchResponse {
+            query: query.to_string(),
+            mode: p.mode,
+            k: p.k,
+            page,
+            results,
+            has_more,
+            timings_ms: Timings { encode: t1 - t0, search: t2 - t1, fuse: t3 - t2, total: t3 - t0 },
+        })
+    }
+
+    /// Renders one hit as a result at `rank`.
+    pub fn result(&self, rank: usize, h: &Hit, query: &str) -> Result<SearchResult, IndexError> {
+        let m = self.index.chunk(h.doc)?;
+        Ok(SearchResult {
+            rank,
+            url: if m.anchor.is_empty() { m.url.clone() } else { format!("{}#{}", m.url, m.anchor) },
+            snippet: highlight::snippet(&m.text, query),
+            chunk_id: m.id,
+            page_id: m.page_id,
+            title: m.title,
+            path: m.path,
+            score: h.score,
+            dense: h.dense,
+            bm25: h.bm25,
+        })
+    }
+
+    /// What `GET /api/health` reports.
+    pub fn health(&self) -> Health {
+        let info = self.index.info();
+        let cfg = self.encoder.config();
+        Health {
+            status: "ok".into(),
+            index: IndexHealth {
+                format_version: crate::index::VERSION,
+                chunks: info.chunks,
+                pages: info.pages,
+                terms: info.terms,
+                dim: info.dim,
+                vectors: format!("{:?}", info.vectors).to_lowercase(),
+                graph: self.index.has_graph(),
+                default_mode: info.default_mode,
+                built: rfc3339(info.built_unix),
+                built_unix: info.built_unix,
+            },
+            encoder: EncoderHealth {
+                name: info.encoder.clone(),
+                format_version: crate::encoder::VERSION,
+                fingerprint: format!("{:016x}", self.encoder.fingerprint()),
+                dim: crate::encoder::DIM,
+                max_tokens: cfg.max_tokens,
+                long_text: info.long_text.clone(),
+            },
+        }
+    }
+}
+
+/// Seconds since the Unix epoch as an RFC 3339 UTC timestamp.
+pub fn rfc3339(unix: u64) -> String {
+    let days = (unix / 86_400) as i64;
+    let secs = unix % 86_400;
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", secs / 3600, secs % 3600 / 60, secs % 60)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rfc3339_matches_known_dates() {
+        assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
+        assert_eq!(rfc3339(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(rfc3339(1_798_761_599), "2026-12-31T23:59:59Z");
+        assert_eq!(rfc3339(4_107_542_400), "2100-03-01T00:00:00Z");
+    }
+}

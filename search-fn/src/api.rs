@@ -1,0 +1,382 @@
+//! The HTTP API of the edge function, as plain data in and out: a request's method,
+//! path, query string and `Origin` go in; a status, headers and a JSON body come
+//! out. No Spin types here, so the routing, the parameter checks, the errors and
+//! CORS are unit-tested natively; `component.rs` is the thin Spin glue around it.
+//!
+//! The contract is documented in `openapi.yaml` at the repository root, and a test
+//! keeps the two in step.
+
+use search_core::index::Mode;
+use search_core::service::Service;
+use serde::Serialize;
+
+/// Longest query accepted, in characters.
+pub const MAX_QUERY_CHARS: usize = 1000;
+/// Most results per page.
+pub const MAX_K: usize = 50;
+/// Results per page when `k` is not given.
+pub const DEFAULT_K: usize = 5;
+/// Deepest page of results.
+pub const MAX_PAGE: usize = 20;
+
+/// The routes this function serves, with their methods (`spin.toml` routes
+/// `/api/...` here; a test checks the two agree).
+pub const ROUTES: &[(&str, &[&str])] = &[("/api/search", &["GET"]), ("/api/health", &["GET"])];
+
+/// Which origins may call the API from a browser.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AllowedOrigins {
+    /// Any origin (`Access-Control-Allow-Origin: *`).
+    Any,
+    /// Exactly these origins (scheme, host and port), echoed back when they match.
+    List(Vec<String>),
+}
+
+impl AllowedOrigins {
+    /// Parses the `allowed_origins` variable: `*`, or origins separated by commas
+    /// or spaces (`https://www.example.edu, https://help.example.edu`). Empty means `*`.
+    pub fn parse(s: &str) -> Result<AllowedOrigins, String> {
+        let items: Vec<&str> = s.split([',', ' ']).map(str::trim).filter(|x| !x.is_empty()).collect();
+        if items.is_empty() || items == ["*"] {
+            return Ok(AllowedOrigins::Any);
+        }
+        let mut list = Vec::with_capacity(items.len());
+        for o in items {
+            let ok = (o.starts_with("https://") || o.starts_with("http://"))
+                && !o.trim_end_matches('/').contains(['?', '#'])
+                && o.split("://").nth(1).is_some_and(|h| !h.is_empty() && !h.trim_end_matches('/').contains('/'));
+            if !ok {
+                return Err(format!(
+                    "allowed_origins: `{o}` is not an origin; use `*` or a list like `https://www.example.edu, http://localhost:8080`"
+                ));
+            }
+            list.push(o.trim_end_matches('/').to_ascii_lowercase());
+        }
+        Ok(AllowedOrigins::List(list))
+    }
+
+    /// The `Access-Control-Allow-Origin` value for a request from `origin`, if allowed.
+    fn allow(&self, origin: Option<&str>) -> Option<String> {
+        match self {
+            AllowedOrigins::Any => Some("*".into()),
+            AllowedOrigins::List(list) => {
+                let o = origin?.trim_end_matches('/').to_ascii_lowercase();
+                list.contains(&o).then_some(o)
+            }
+        }
+    }
+}
+
+/// Configuration from the Spin variables.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Config {
+    pub allowed_origins: AllowedOrigins,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config { allowed_origins: AllowedOrigins::Any }
+    }
+}
+
+/// The parts of an HTTP request the API looks at.
+#[derive(Debug, Clone, Copy)]
+pub struct Request<'r> {
+    pub method: &'r str,
+    pub path: &'r str,
+    /// The raw query string, without `?`.
+    pub query: &'r str,
+    /// The `Origin` header, if any.
+    pub origin: Option<&'r str>,
+}
+
+/// A finished HTTP response.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reply {
+    pub status: u16,
+    pub headers: Vec<(&'static str, String)>,
+    pub body: Vec<u8>,
+}
+
+impl Reply {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+
+    fn json<T: Serialize>(status: u16, value: &T) -> Reply {
+        match serde_json::to_vec(value) {
+            Ok(body) => Reply { status, headers: vec![("content-type", "application/json".into())], body },
+            Err(e) => ApiError::internal(format!("cannot serialise the response: {e}")).reply(),
+        }
+    }
+}
+
+/// An error as the API reports it: `{"error": {status, code, message, parameter?}}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ApiError {
+    pub status: u16,
+    /// Stable, machine-readable: `invalid_parameter`, `not_found`,
+    /// `method_not_allowed`, `unavailable`, `internal`.
+    pub code: &'static str,
+    pub message: String,
+    /// The query parameter at fault, for `invalid_parameter`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parameter: Option<&'static str>,
+    #[serde(skip)]
+    allow: Option<&'static [&'static str]>,
+}
+
+impl ApiError {
+    fn param(parameter: &'static str, message: String) -> ApiError {
+        ApiError { status: 400, code: "invalid_parameter", message, parameter: Some(parameter), allow: None }
+    }
+
+    fn not_found(path: &str) -> ApiError {
+        let known: Vec<&str> = ROUTES.iter().map(|r| r.0).collect();
+        ApiError {
+            status: 404,
+            code: "not_found",
+            message: format!("no API route {path}; the routes are {}", known.join(", ")),
+            parameter: None,
+            allow: None,
+        }
+    }
+
+    /// The function could not open its bundled index (a broken build).
+    pub fn unavailable(message: String) -> ApiError {
+        ApiError { status: 503, code: "unavailable", message, parameter: None, allow: None }
+    }
+
+    pub fn internal(message: String) -> ApiError {
+        ApiError { status: 500, code: "internal", message, parameter: None, allow: None }
+    }
+
+    pub fn reply(&self) -> Reply {
+        #[derive(Serialize)]
+        struct Envelope<'a> {
+            error: &'a ApiError,
+        }
+        // Serialising this struct cannot fail (strings and integers only).
+        let body = serde_json::to_vec(&Envelope { error: self }).unwrap_or_default();
+        let mut headers = vec![("content-type", "application/json".into()), ("cache-control", "no-store".into())];
+        if let Some(methods) = self.allow {
+            headers.push(("allow", format!("{}, OPTIONS", methods.join(", "))));
+        }
+        Reply { status: self.status, headers, body }
+    }
+}
+
+/// A validated `GET /api/search` query.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchQuery {
+    pub q: String,
+    pub k: usize,
+    /// `None`: the index's default mode.
+    pub mode: Option<Mode>,
+    pub page: usize,
+}
+
+impl SearchQuery {
+    /// Parses and checks the query string of `GET /api/search`.
+    pub fn parse(query: &str) -> Result<SearchQuery, ApiError> {
+        const NAMES: [&str; 4] = ["q", "k", "mode", "page"];
+        let mut values: [Option<String>; 4] = Default::default();
+        for (name, value) in form_urlencoded::parse(query.as_bytes()) {
+            // Unknown parameters are ignored, so clients can send newer ones.
+            let Some(i) = NAMES.iter().position(|n| *n == name) else { continue };
+            if values[i].is_some() {
+                return Err(ApiError::param(NAMES[i], format!("`{name}` is given more than once")));
+            }
+            values[i] = Some(value.into_owned());
+        }
+        let [q, k, mode, page] = values;
+        let q = q.unwrap_or_default();
+        let q = q.trim();
+        if q.is_empty() {
+            return Err(ApiError::param("q", "the query `q` is missing or empty".into()));
+        }
+        let chars = q.chars().count();
+        if chars > MAX_QUERY_CHARS {
+            return Err(ApiError::param(
+                "q",
+                format!("the query `q` is {chars} characters long; the limit is {MAX_QUERY_CHARS}"),
+            ));
+        }
+        let int = |name: &'static str, v: Option<String>, default: usize, max: usize| match v {
+            None => Ok(default),
+            Some(s) => match s.trim().parse::<usize>() {
+                Ok(n) if (1..=max).contains(&n) => Ok(n),
+                _ => Err(ApiError::param(name, format!("`{name}` must be a whole number from 1 to {max}, got `{s}`"))),
+            },
+        };
+        let k = int("k", k, DEFAULT_K, MAX_K)?;
+        let page = int("page", page, 1, MAX_PAGE)?;
+        let mode = match mode.as_deref().map(str::trim) {
+            None | Some("") => None,
+            Some(m) => Some(m.parse::<Mode>().map_err(|e| ApiError::param("mode", e))?),
+        };
+        Ok(SearchQuery { q: q.to_string(), k, mode, page })
+    }
+}
+
+/// Answers one request. `service` is the opened index and encoder, or why they
+/// could not be opened; `clock` gives milliseconds for the server timings.
+pub fn handle(req: &Request, service: Result<&Service, &str>, cfg: &Config, clock: &dyn Fn() -> f64) -> Reply {
+    let mut reply = route(req, service, clock).unwrap_or_else(|e| e.reply());
+    if let Some(allow) = cfg.allowed_origins.allow(req.origin) {
+        reply.headers.push(("access-control-allow-origin", allow));
+        reply.headers.push(("access-control-expose-headers", "server-timing".into()));
+    }
+    if cfg.allowed_origins != AllowedOrigins::Any {
+        reply.headers.push(("vary", "Origin".into()));
+    }
+    reply
+}
+
+fn route(req: &Request, service: Result<&Service, &str>, clock: &dyn Fn() -> f64) -> Result<Reply, ApiError> {
+    let Some(&(path, methods)) = ROUTES.iter().find(|r| r.0 == req.path) else {
+        return Err(ApiError::not_found(req.path));
+    };
+    if req.method == "OPTIONS" {
+        // CORS preflight; the allow-origin header is added by `handle`.
+        return Ok(Reply {
+            status: 204,
+            headers: vec![
+                ("access-control-allow-methods", format!("{}, OPTIONS", methods.join(", "))),
+                ("access-control-allow-headers", "content-type".into()),
+                ("access-control-max-age", "86400".into()),
+            ],
+            body: Vec::new(),
+        });
+    }
+    if !methods.contains(&req.method) {
+        return Err(ApiError {
+            status: 405,
+            code: "method_not_allowed",
+            message: format!("{path} accepts {}, not {}", methods.join(", "), req.method),
+            parameter: None,
+            allow: Some(methods),
+        });
+    }
+    let svc = service.map_err(|e| ApiError::unavailable(format!("the search index cannot be opened: {e}")))?;
+    match path {
+        "/api/search" => search(req, svc, clock),
+        _ => {
+            let mut r = Reply::json(200, &svc.health());
+            r.headers.push(("cache-control", "no-store".into()));
+            Ok(r)
+        }
+    }
+}
+
+fn search(req: &Request, svc: &Service, clock: &dyn Fn() -> f64) -> Result<Reply, ApiError> {
+    let sq = SearchQuery::parse(req.query)?;
+    let mut p = svc.index().default_params(sq.k);
+    p.mode = sq.mode.unwrap_or(p.mode);
+    let answer = svc.search(&sq.q, &p, sq.page, clock).map_err(|e| ApiError::internal(e.to_string()))?;
+    let t = answer.timings_ms;
+    let mut r = Reply::json(200, &answer);
+    // The index is immutable for the life of a deployment, so a shared cache may
+    // keep an answer for a while.
+    r.headers.push(("cache-control", "public, max-age=300".into()));
+    r.headers.push((
+        "server-timing",
+        format!("encode;dur={:.2}, search;dur={:.2}, fuse;dur={:.2}", t.encode, t.search, t.fuse),
+    ));
+    Ok(r)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn err(qs: &str) -> ApiError {
+        SearchQuery::parse(qs).expect_err(qs)
+    }
+
+    #[test]
+    fn search_query_defaults_and_decoding() {
+        let q = SearchQuery::parse("q=reset+my%20password&unknown=1").unwrap();
+        assert_eq!(q, SearchQuery { q: "reset my password".into(), k: DEFAULT_K, mode: None, page: 1 });
+        let q = SearchQuery::parse("q=%C3%A9t%C3%A9&k=50&mode=bm25&page=20").unwrap();
+        assert_eq!((q.q.as_str(), q.k, q.mode, q.page), ("été", 50, Some(Mode::Bm25), 20));
+    }
+
+    #[test]
+    fn search_query_errors_name_the_parameter() {
+        for (qs, param) in [
+            ("", "q"),
+            ("q=", "q"),
+            ("q=%20%20", "q"),
+            ("q=a&k=0", "k"),
+            ("q=a&k=51", "k"),
+            ("q=a&k=five", "k"),
+            ("q=a&k=-1", "k"),
+            ("q=a&page=0", "page"),
+            ("q=a&page=21", "page"),
+            ("q=a&mode=semantic", "mode"),
+            ("q=a&q=b", "q"),
+            ("q=a&k=1&k=2", "k"),
+        ] {
+            let e = err(qs);
+            assert_eq!((e.status, e.code, e.parameter), (400, "invalid_parameter", Some(param)), "{qs}: {e:?}");
+        }
+        assert!(err("q=a&mode=semantic").message.contains("rrf, convex, dot, dense, bm25"));
+    }
+
+    #[test]
+    fn query_length_is_counted_in_characters() {
+        let ok = "é".repeat(MAX_QUERY_CHARS);
+        assert!(SearchQuery::parse(&format!("q={ok}")).is_ok());
+        let e = err(&format!("q={ok}a"));
+        assert!(e.message.contains("1001 characters"), "{}", e.message);
+    }
+
+    #[test]
+    fn allowed_origins_parse() {
+        assert_eq!(AllowedOrigins::parse("").unwrap(), AllowedOrigins::Any);
+        assert_eq!(AllowedOrigins::parse(" * ").unwrap(), AllowedOrigins::Any);
+        assert_eq!(
+            AllowedOrigins::parse("https://a.example.edu/, http://localhost:8080").unwrap(),
+            AllowedOrigins::List(vec!["https://a.example.edu".into(), "http://localhost:8080".into()])
+        );
+        for bad in ["a.example.edu", "https://", "https://a.edu/path", "ftp://a.edu"] {
+            assert!(AllowedOrigins::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    fn req<'a>(method: &'a str, path: &'a str, origin: Option<&'a str>) -> Request<'a> {
+        Request { method, path, query: "q=x", origin }
+    }
+
+    #[test]
+    fn routing_errors_without_an_index() {
+        let clock = || 0.0;
+        let cfg = Config::default();
+        let r = handle(&req("GET", "/api/nope", None), Err("x"), &cfg, &clock);
+        assert_eq!(r.status, 404);
+        let v: serde_json::Value = serde_json::from_slice(&r.body).unwrap();
+        assert_eq!(v["error"]["code"], "not_found");
+        let r = handle(&req("POST", "/api/search", None), Err("x"), &cfg, &clock);
+        assert_eq!((r.status, r.header("allow")), (405, Some("GET, OPTIONS")));
+        let r = handle(&req("GET", "/api/search", None), Err("bad magic"), &cfg, &clock);
+        assert_eq!(r.status, 503);
+        assert!(String::from_utf8_lossy(&r.body).contains("bad magic"));
+    }
+
+    #[test]
+    fn cors_any_and_list() {
+        let clock = || 0.0;
+        let any = Config::default();
+        let r = handle(&req("OPTIONS", "/api/search", Some("https://x.org")), Err("x"), &any, &clock);
+        assert_eq!(r.status, 204);
+        assert_eq!(r.header("access-control-allow-origin"), Some("*"));
+        assert_eq!(r.header("access-control-allow-methods"), Some("GET, OPTIONS"));
+        let list = Config { allowed_origins: AllowedOrigins::parse("https://www.example.edu").unwrap() };
+        let r = handle(&req("OPTIONS", "/api/search", Some("https://WWW.example.edu")), Err("x"), &list, &clock);
+        assert_eq!(r.header("access-control-allow-origin"), Some("https://www.example.edu"));
+        assert_eq!(r.header("vary"), Some("Origin"));
+        let r = handle(&req("GET", "/api/search", Some("https://evil.example")), Err("x"), &list, &clock);
+        assert_eq!(r.header("access-control-allow-origin"), None);
+    }
+}

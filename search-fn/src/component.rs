@@ -1,0 +1,93 @@
+//! The Spin glue: the bundled index and encoder, the state each instance derives
+//! from them once, the Spin variables, and the conversion between Spin's HTTP types
+//! and [`crate::api`]'s plain ones.
+
+use std::sync::OnceLock;
+use std::time::Instant;
+
+use search_core::service::Service;
+use spin_sdk::http::{FullBody, HeaderMap, HeaderName, HeaderValue, IntoResponse, Request, StatusCode};
+use spin_sdk::http_service;
+
+use crate::api::{self, AllowedOrigins, ApiError, Config, Reply};
+
+/// `Index::open` and `Encoder::open` view the bytes in place as `f32`/`u32`
+/// arrays, so the data must start on a 64-byte boundary; `include_bytes!` alone
+/// only promises 1.
+#[repr(C, align(64))]
+struct Aligned<B: ?Sized>(B);
+
+static INDEX: &Aligned<[u8]> = &Aligned(*include_bytes!(env!("KB_INDEX_FILE")));
+static ENCODER: &Aligned<[u8]> = &Aligned(*include_bytes!(env!("KB_ENCODER_FILE")));
+
+/// Opened once per instance: the host may serve many requests with one instance,
+/// and opening validates the files and builds the encoder's layer table.
+static SERVICE: OnceLock<Result<Service<'static>, String>> = OnceLock::new();
+
+/// The Spin variables, read once per instance (they are fixed for the life of the
+/// application).
+static CONFIG: OnceLock<Result<Config, String>> = OnceLock::new();
+
+fn service() -> Result<&'static Service<'static>, &'static str> {
+    SERVICE
+        .get_or_init(|| Service::open(&INDEX.0, &ENCODER.0).map_err(|e| e.to_string()))
+        .as_ref()
+        .map_err(String::as_str)
+}
+
+async fn variable(name: &str) -> Result<Option<String>, String> {
+    use spin_sdk::variables::Error;
+    match spin_sdk::variables::get(name).await {
+        Ok(v) if v.trim().is_empty() => Ok(None),
+        Ok(v) => Ok(Some(v)),
+        Err(Error::Undefined(_)) => Ok(None),
+        Err(e) => Err(format!("Spin variable `{name}`: {e}")),
+    }
+}
+
+async fn config() -> Result<&'static Config, String> {
+    if CONFIG.get().is_none() {
+        let read = async {
+            let origins = variable("allowed_origins").await?.unwrap_or_default();
+            Ok(Config { allowed_origins: AllowedOrigins::parse(&origins)? })
+        };
+        let c: Result<Config, String> = read.await;
+        let _ = CONFIG.set(c);
+    }
+    match CONFIG.get() {
+        Some(Ok(c)) => Ok(c),
+        Some(Err(e)) => Err(e.clone()),
+        None => Err("configuration was not read".into()),
+    }
+}
+
+#[http_service]
+async fn handle(req: Request) -> impl IntoResponse {
+    let reply = match config().await {
+        Ok(cfg) => {
+            let origin = req.headers().get("origin").and_then(|v| v.to_str().ok());
+            let r = api::Request {
+                method: req.method().as_str(),
+                path: req.uri().path(),
+                query: req.uri().query().unwrap_or(""),
+                origin,
+            };
+            let start = Instant::now();
+            let clock = move || start.elapsed().as_secs_f64() * 1e3;
+            api::handle(&r, service(), cfg, &clock)
+        }
+        Err(e) => ApiError::internal(format!("misconfigured: {e}")).reply(),
+    };
+    into_response(reply)
+}
+
+fn into_response(r: Reply) -> (StatusCode, HeaderMap, FullBody<bytes::Bytes>) {
+    let mut headers = HeaderMap::new();
+    for (name, value) in r.headers {
+        if let (Ok(n), Ok(v)) = (HeaderName::from_bytes(name.as_bytes()), HeaderValue::from_str(&value)) {
+            headers.append(n, v);
+        }
+    }
+    let status = StatusCode::from_u16(r.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    (status, headers, FullBody::new(bytes::Bytes::from(r.body)))
+}
