@@ -146,7 +146,9 @@ impl HandlerState for Function {
             view: WasiHttpView::http,
             expiration: Expiration {
                 idle: IDLE_TIMEOUT,
-                busy: self.request_timeout,
+                // A little later than the request's own timer, so the request is
+                // answered as timed out before its instance is torn down.
+                busy: self.request_timeout + Duration::from_secs(1),
                 sleep: Box::pin(tokio::time::sleep(Duration::MAX)),
             },
             state: Worker { id, request_timeout: self.request_timeout },

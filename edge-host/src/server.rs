@@ -115,9 +115,12 @@ async fn api(state: &State, req: Request<Incoming>) -> Response<WasiBody> {
         return error(StatusCode::SERVICE_UNAVAILABLE, "unavailable", "the server is shutting down");
     };
     let req = req.map(|body| body.map_err(Into::into).boxed_unsync());
+    let start = Instant::now();
+    let timeout = state.handler.state().request_timeout();
     match state.handler.handle((), req).await {
         Ok(resp) => resp,
-        Err(e) if e.is::<ExpirationError>() => {
+        // An instance torn down at the deadline reports a trap; it was a timeout.
+        Err(e) if e.is::<ExpirationError>() || start.elapsed() >= timeout => {
             let secs = state.handler.state().request_timeout().as_secs_f64();
             error(
                 StatusCode::GATEWAY_TIMEOUT,

@@ -38,8 +38,7 @@ impl Variables {
         env: impl IntoIterator<Item = (String, String)>,
         dotenv: Option<(&Path, &str)>,
     ) -> Result<Variables, HostError> {
-        let mut values: BTreeMap<String, String> =
-            DECLARED.iter().map(|(n, d)| (n.to_string(), d.to_string())).collect();
+        let mut values = Variables::defaults().values;
         if let Some((path, text)) = dotenv {
             for (name, value) in parse_dotenv(path, text)? {
                 if let Some(var) = variable_name(&name) {
@@ -57,6 +56,11 @@ impl Variables {
             }
         }
         Ok(Variables { values })
+    }
+
+    /// Every declared variable at its default.
+    pub fn defaults() -> Variables {
+        Variables { values: DECLARED.iter().map(|(n, d)| (n.to_string(), d.to_string())).collect() }
     }
 
     /// From the process environment and `.env` in the current directory, if any.

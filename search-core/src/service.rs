@@ -188,7 +188,12 @@ impl<'a> Service<'a> {
             page,
             results,
             has_more,
-            timings_ms: Timings { encode: t1 - t0, search: t2 - t1, fuse: t3 - t2, total: t3 - t0 },
+            timings_ms: Timings {
+                encode: if qvec.is_some() { t1 - t0 } else { 0.0 },
+                search: t2 - t1,
+                fuse: t3 - t2,
+                total: t3 - t0,
+            },
         })
     }
 

@@ -434,6 +434,16 @@ impl<'a> Index<'a> {
     }
 
     /// Cosine similarity of chunk `doc` with the unit query vector `q`.
+    /// The stored vector of chunk `doc` (int8 storage scaled back to f32).
+    pub fn vector(&self, doc: u32) -> Vec<f32> {
+        let dim = self.info.dim;
+        let d = doc as usize;
+        match self.vectors {
+            Vectors::F32(v) => v[d * dim..(d + 1) * dim].to_vec(),
+            Vectors::Int8(v, s) => v[d * dim..(d + 1) * dim].iter().map(|&x| f32::from(x) * s[d]).collect(),
+        }
+    }
+
     pub fn dense_score(&self, q: &[f32], doc: u32) -> f32 {
         let dim = self.info.dim;
         let d = doc as usize;

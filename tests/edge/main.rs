@@ -1,0 +1,13 @@
+//! Integration tests of the edge function: the real `search_fn.wasm`, compiled over
+//! the demo index, hosted by `edge_host` (the code behind `site-builder serve`) and
+//! spoken to over HTTP; and `spin.toml` checked against both.
+//!
+//! Needs the model files (scripts/fetch-model; scripts/test sets KB_MODEL_DIR) and
+//! the wasm32-wasip2 target (.ci/run installs it).
+
+#[path = "../support/mod.rs"]
+mod support;
+
+mod api;
+mod faults;
+mod manifest;

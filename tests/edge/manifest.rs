@@ -1,0 +1,154 @@
+//! `spin.toml` cannot be run here (no Spin CLI), so it is checked: it parses as a
+//! version-2 manifest; its routes send the component's API routes to `search-fn`
+//! and everything else to the site; every file it references exists after the
+//! build its build command describes; its variables are the ones the function and
+//! the local host know, with the same defaults; and `openapi.yaml` documents exactly
+//! the routes the function serves.
+
+use std::path::Path;
+
+use toml::Value;
+
+use crate::support::{demo, repo, schema};
+
+fn manifest() -> Value {
+    let text = std::fs::read_to_string(repo().join("spin.toml")).unwrap();
+    toml::from_str(&text).unwrap_or_else(|e| panic!("spin.toml does not parse: {e}"))
+}
+
+/// Spin's route patterns: `/...` is a wildcard tail, otherwise exact.
+fn route_matches(pattern: &str, path: &str) -> bool {
+    match pattern.strip_suffix("/...") {
+        Some(prefix) => path == prefix || path.starts_with(&format!("{prefix}/")),
+        None => pattern == path,
+    }
+}
+
+/// The component Spin would pick for `path`: the longest matching route wins.
+fn component_for(m: &Value, path: &str) -> String {
+    let triggers = m["trigger"]["http"].as_array().unwrap();
+    let best = triggers
+        .iter()
+        .filter(|t| route_matches(t["route"].as_str().unwrap(), path))
+        .max_by_key(|t| t["route"].as_str().unwrap().trim_end_matches("...").len())
+        .unwrap_or_else(|| panic!("no route in spin.toml serves {path}"));
+    best["component"].as_str().unwrap().to_string()
+}
+
+#[test]
+fn routes_send_the_api_to_the_function_and_the_rest_to_the_site() {
+    let m = manifest();
+    assert_eq!(m["spin_manifest_version"].as_integer(), Some(2));
+    for (route, _) in search_fn::api::ROUTES {
+        assert_eq!(component_for(&m, route), "search-fn", "{route}");
+    }
+    assert_eq!(component_for(&m, "/api/anything-new"), "search-fn", "unknown API paths get the function's JSON 404");
+    for path in ["/", "/index.html", "/campus/parking/buying-a-parking-permit.html", "/static/style.css"] {
+        assert_eq!(component_for(&m, path), "site", "{path}");
+    }
+    for t in m["trigger"]["http"].as_array().unwrap() {
+        let c = t["component"].as_str().unwrap();
+        assert!(m["component"].get(c).is_some(), "route {} names an undefined component {c}", t["route"]);
+    }
+}
+
+#[test]
+fn every_referenced_file_exists_after_the_build() {
+    let m = manifest();
+    let f = &m["component"]["search-fn"];
+    let build = f["build"]["command"].as_str().unwrap();
+    // The build command writes the site and index to dist/ and then the component;
+    // the tests ran the same two steps into their own folders, so map them there.
+    assert!(build.contains("site-builder -- build --content content --out dist"), "{build}");
+    assert!(build.find("build --content").unwrap() < build.find("-p search-fn").unwrap(), "index before component");
+    assert!(build.contains("--target wasm32-wasip2") && build.contains("--release"), "{build}");
+    let d = demo();
+    let local = |p: &str| -> std::path::PathBuf {
+        if let Some(rest) = p.strip_prefix("dist/") {
+            d.dist.join(rest)
+        } else if p == "target/wasm32-wasip2/release/search_fn.wasm" {
+            d.component.clone()
+        } else {
+            panic!("spin.toml references {p}, which no build step writes")
+        }
+    };
+    let source = local(f["source"].as_str().unwrap());
+    assert!(source.is_file(), "{}", source.display());
+    let site = &m["component"]["site"];
+    let files = site["files"].as_array().unwrap();
+    assert_eq!(files.len(), 1);
+    assert_eq!(files[0]["destination"].as_str(), Some("/"));
+    let site_dir = local(files[0]["source"].as_str().unwrap());
+    assert!(site_dir.join("index.html").is_file(), "{}", site_dir.display());
+    let not_found = site["environment"]["CUSTOM_404_PATH"].as_str().unwrap();
+    assert!(site_dir.join(not_found).is_file(), "{not_found}");
+    // Watched folders exist in the repository.
+    for w in f["build"]["watch"].as_array().unwrap() {
+        let dir = w.as_str().unwrap().split("/**").next().unwrap();
+        assert!(repo().join(dir).is_dir(), "watch {dir}");
+    }
+    // The fileserver is pinned by URL and digest.
+    let src = &site["source"];
+    assert!(src["url"].as_str().unwrap().starts_with("https://github.com/spinframework/spin-fileserver/releases/"));
+    let digest = src["digest"].as_str().unwrap();
+    assert!(
+        digest.strip_prefix("sha256:").is_some_and(|h| h.len() == 64 && h.chars().all(|c| c.is_ascii_hexdigit())),
+        "{digest}"
+    );
+}
+
+#[test]
+fn variables_match_the_function_and_the_host() {
+    let m = manifest();
+    let vars = m["variables"].as_table().unwrap();
+    let declared: Vec<(&str, &str)> = edge_host::variables::DECLARED.to_vec();
+    let mut in_manifest: Vec<(&str, &str)> = vars
+        .iter()
+        .map(|(k, v)| (k.as_str(), v["default"].as_str().unwrap_or_else(|| panic!("{k}: no default"))))
+        .collect();
+    in_manifest.sort();
+    let mut expected = declared.clone();
+    expected.sort();
+    assert_eq!(in_manifest, expected, "spin.toml [variables] vs edge_host::variables::DECLARED");
+    assert_eq!(vars["llm_api_key"]["secret"].as_bool(), Some(true), "the API key is a secret");
+    let comp = m["component"]["search-fn"]["variables"].as_table().unwrap();
+    for (name, _) in &declared {
+        assert_eq!(comp[*name].as_str(), Some(format!("{{{{ {name} }}}}").as_str()), "component variable {name}");
+    }
+    let hosts = m["component"]["search-fn"]["allowed_outbound_hosts"].as_array().unwrap();
+    assert!(!hosts.is_empty(), "the agent needs to reach the LLM endpoint");
+}
+
+#[test]
+fn openapi_documents_exactly_the_served_routes_and_limits() {
+    let doc = schema::openapi();
+    let paths = doc["paths"].as_object().unwrap();
+    let mut documented: Vec<&str> = paths.keys().map(String::as_str).collect();
+    let mut served: Vec<&str> = search_fn::api::ROUTES.iter().map(|r| r.0).collect();
+    documented.sort();
+    served.sort();
+    assert_eq!(documented, served);
+    for (route, methods) in search_fn::api::ROUTES {
+        let mut ops: Vec<String> = paths[*route].as_object().unwrap().keys().map(|m| m.to_uppercase()).collect();
+        ops.sort();
+        let mut expected: Vec<String> = methods.iter().map(|m| m.to_string()).chain(["OPTIONS".into()]).collect();
+        expected.sort();
+        assert_eq!(ops, expected, "{route}");
+    }
+    let params = doc["paths"]["/api/search"]["get"]["parameters"].as_array().unwrap();
+    let param = |name: &str| params.iter().find(|p| p["name"] == name).unwrap()["schema"].clone();
+    use search_fn::api::{DEFAULT_K, MAX_K, MAX_PAGE, MAX_QUERY_CHARS};
+    assert_eq!(param("q")["maxLength"].as_u64(), Some(MAX_QUERY_CHARS as u64));
+    assert_eq!(param("k")["maximum"].as_u64(), Some(MAX_K as u64));
+    assert_eq!(param("k")["default"].as_u64(), Some(DEFAULT_K as u64));
+    assert_eq!(param("page")["maximum"].as_u64(), Some(MAX_PAGE as u64));
+    let modes: Vec<String> = doc["components"]["schemas"]["Mode"]["enum"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap().to_string())
+        .collect();
+    let known: Vec<String> = search_core::index::Mode::ALL.iter().map(|m| m.name().to_string()).collect();
+    assert_eq!(modes, known);
+    assert!(Path::new(&repo().join("openapi.yaml")).is_file());
+}

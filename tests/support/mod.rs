@@ -1,0 +1,143 @@
+//! Shared by the integration tests in `tests/`: the demo content built into a site
+//! and index once, the real `search_fn.wasm` compiled over that index, the local
+//! host serving both on an ephemeral port, and a small HTTP client.
+//!
+//! Nothing here is a stand-in: the site and index come from the `site-builder`
+//! binary, the component from `cargo build --target wasm32-wasip2 -p search-fn`
+//! (into a target folder of its own, so the outer `cargo test` lock is not
+//! contended), and the host is `edge_host`, the code behind `site-builder serve`.
+
+#![allow(dead_code)]
+
+pub mod schema;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+pub fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+/// The target folder the tests run from (`…/target`), for the nested builds.
+fn target_dir() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    // target/debug/deps/edge_api-HASH
+    exe.ancestors().nth(3).unwrap().to_path_buf()
+}
+
+/// A built demo: `dist` (site, index, encoder, report) and the component over it.
+pub struct Demo {
+    pub dist: PathBuf,
+    pub component: PathBuf,
+}
+
+/// Builds the demo content and the component once per test binary.
+pub fn demo() -> &'static Demo {
+    static DEMO: OnceLock<Demo> = OnceLock::new();
+    DEMO.get_or_init(|| {
+        let work = target_dir().join("edge-tests");
+        let dist = work.join("dist");
+        let o = Command::new(env!("CARGO_BIN_EXE_site-builder"))
+            .args(["build", "--quiet", "--content", "content", "--out"])
+            .arg(&dist)
+            .current_dir(repo())
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "site build failed:\n{}", String::from_utf8_lossy(&o.stderr));
+        let component = build_component("search-fn", &[("KB_INDEX", &dist.join("index.bin"))]);
+        Demo { dist, component }
+    })
+}
+
+/// Builds a workspace package as a wasm32-wasip2 component (release) into the
+/// tests' own target folder and returns the `.wasm`.
+pub fn build_component(package: &str, env: &[(&str, &Path)]) -> PathBuf {
+    let target = target_dir().join("edge-tests/target");
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut cmd = Command::new(cargo);
+    cmd.args(["build", "--release", "--locked", "--quiet", "--target", "wasm32-wasip2", "-p", package])
+        .arg("--target-dir")
+        .arg(&target)
+        .current_dir(repo());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let o = cmd.output().unwrap();
+    assert!(o.status.success(), "{package} build failed:\n{}", String::from_utf8_lossy(&o.stderr));
+    let wasm = target.join(format!("wasm32-wasip2/release/{}.wasm", package.replace('-', "_")));
+    assert!(wasm.is_file(), "{}", wasm.display());
+    wasm
+}
+
+/// Starts a host over the demo with these Spin variables (name, value).
+pub fn start(vars: &[(&str, &str)]) -> edge_host::Running {
+    let d = demo();
+    let mut variables = edge_host::Variables::defaults();
+    for (n, v) in vars {
+        variables.set(n, v).unwrap();
+    }
+    edge_host::spawn(edge_host::HostConfig {
+        site: d.dist.join("site"),
+        component: d.component.clone(),
+        addr: "127.0.0.1:0".parse().unwrap(),
+        variables,
+        request_timeout: Duration::from_secs(30),
+        log: false,
+    })
+    .unwrap()
+}
+
+/// The host with default variables, shared by the tests of one binary.
+pub fn host() -> &'static edge_host::Running {
+    static HOST: OnceLock<edge_host::Running> = OnceLock::new();
+    HOST.get_or_init(|| start(&[]))
+}
+
+/// A response, read whole.
+pub struct Resp {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+impl Resp {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_slice(&self.body)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&self.body)))
+    }
+
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.body).into_owned()
+    }
+}
+
+/// Sends `method url` with `headers` and an optional body; any status is returned.
+pub fn request(method: &str, url: &str, headers: &[(&str, &str)], body: Option<&[u8]>) -> Resp {
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .max_redirects(0)
+        .timeout_global(Some(Duration::from_secs(60)))
+        .build()
+        .into();
+    let mut b = http::Request::builder().method(method).uri(url);
+    for (n, v) in headers {
+        b = b.header(*n, *v);
+    }
+    let req = b.body(body.map(<[u8]>::to_vec).unwrap_or_default()).unwrap();
+    let mut resp = agent.run(req).unwrap_or_else(|e| panic!("{method} {url}: {e}"));
+    let status = resp.status().as_u16();
+    let headers =
+        resp.headers().iter().map(|(n, v)| (n.as_str().to_string(), v.to_str().unwrap_or("").to_string())).collect();
+    let body = resp.body_mut().with_config().limit(64 << 20).read_to_vec().unwrap();
+    Resp { status, headers, body }
+}
+
+pub fn get(url: &str) -> Resp {
+    request("GET", url, &[], None)
+}
