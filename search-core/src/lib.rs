@@ -6,6 +6,7 @@
 //! encoder ([`encoder`]), the hybrid index ([`index`]) and the search service with
 //! its wire format that the edge function and the CLI share ([`service`]).
 
+pub mod agent;
 pub mod chunk;
 pub mod container;
 pub mod encoder;

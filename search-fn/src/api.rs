@@ -6,6 +6,7 @@
 //! The contract is documented in `openapi.yaml` at the repository root, and a test
 //! keeps the two in step.
 
+use search_core::agent::{extractive, ChatRequest, Event};
 use search_core::index::Mode;
 use search_core::service::Service;
 use serde::Serialize;
@@ -21,7 +22,11 @@ pub const MAX_PAGE: usize = 20;
 
 /// The routes this function serves, with their methods (`spin.toml` routes
 /// `/api/...` here; a test checks the two agree).
-pub const ROUTES: &[(&str, &[&str])] = &[("/api/search", &["GET"]), ("/api/health", &["GET"])];
+pub const ROUTES: &[(&str, &[&str])] =
+    &[("/api/search", &["GET"]), ("/api/health", &["GET"]), ("/api/chat", &["POST"])];
+
+/// Largest `POST /api/chat` body accepted, in bytes.
+pub const MAX_CHAT_BODY: usize = 512 * 1024;
 
 /// Which origins may call the API from a browser.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -115,20 +120,30 @@ impl Reply {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ApiError {
     pub status: u16,
-    /// Stable, machine-readable: `invalid_parameter`, `not_found`,
+    /// Stable, machine-readable: `invalid_parameter`, `too_large`, `not_found`,
     /// `method_not_allowed`, `unavailable`, `internal`.
     pub code: &'static str,
     pub message: String,
-    /// The query parameter at fault, for `invalid_parameter`.
+    /// The query parameter or body field at fault, for `invalid_parameter`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub parameter: Option<&'static str>,
+    pub parameter: Option<String>,
     #[serde(skip)]
     allow: Option<&'static [&'static str]>,
 }
 
 impl ApiError {
-    fn param(parameter: &'static str, message: String) -> ApiError {
-        ApiError { status: 400, code: "invalid_parameter", message, parameter: Some(parameter), allow: None }
+    pub fn param(parameter: &str, message: String) -> ApiError {
+        ApiError { status: 400, code: "invalid_parameter", message, parameter: Some(parameter.into()), allow: None }
+    }
+
+    pub fn too_large(limit: usize) -> ApiError {
+        ApiError {
+            status: 413,
+            code: "too_large",
+            message: format!("the body is larger than {limit} bytes"),
+            parameter: Some("body".into()),
+            allow: None,
+        }
     }
 
     fn not_found(path: &str) -> ApiError {
@@ -219,11 +234,36 @@ impl SearchQuery {
     }
 }
 
-/// Answers one request. `service` is the opened index and encoder, or why they
+/// What the component does with a request.
+#[derive(Debug)]
+pub enum Dispatch {
+    /// Send this (CORS headers included).
+    Reply(Reply),
+    /// `POST /api/chat` with a working index: read the body and run the agent.
+    Chat,
+}
+
+/// Routes one request. `service` is the opened index and encoder, or why they
 /// could not be opened; `clock` gives milliseconds for the server timings.
+pub fn dispatch(req: &Request, service: Result<&Service, &str>, cfg: &Config, clock: &dyn Fn() -> f64) -> Dispatch {
+    match route(req, service, clock) {
+        Ok(None) => Dispatch::Chat,
+        Ok(Some(reply)) => Dispatch::Reply(with_cors(reply, cfg, req.origin)),
+        Err(e) => Dispatch::Reply(with_cors(e.reply(), cfg, req.origin)),
+    }
+}
+
+/// [`dispatch`] for requests that are not chats (tests, tools).
 pub fn handle(req: &Request, service: Result<&Service, &str>, cfg: &Config, clock: &dyn Fn() -> f64) -> Reply {
-    let mut reply = route(req, service, clock).unwrap_or_else(|e| e.reply());
-    if let Some(allow) = cfg.allowed_origins.allow(req.origin) {
+    match dispatch(req, service, cfg, clock) {
+        Dispatch::Reply(r) => r,
+        Dispatch::Chat => with_cors(ApiError::internal("chat needs the component".into()).reply(), cfg, req.origin),
+    }
+}
+
+/// Adds the CORS headers for a request from `origin`.
+pub fn with_cors(mut reply: Reply, cfg: &Config, origin: Option<&str>) -> Reply {
+    if let Some(allow) = cfg.allowed_origins.allow(origin) {
         reply.headers.push(("access-control-allow-origin", allow));
         reply.headers.push(("access-control-expose-headers", "server-timing".into()));
     }
@@ -233,13 +273,13 @@ pub fn handle(req: &Request, service: Result<&Service, &str>, cfg: &Config, cloc
     reply
 }
 
-fn route(req: &Request, service: Result<&Service, &str>, clock: &dyn Fn() -> f64) -> Result<Reply, ApiError> {
+fn route(req: &Request, service: Result<&Service, &str>, clock: &dyn Fn() -> f64) -> Result<Option<Reply>, ApiError> {
     let Some(&(path, methods)) = ROUTES.iter().find(|r| r.0 == req.path) else {
         return Err(ApiError::not_found(req.path));
     };
     if req.method == "OPTIONS" {
-        // CORS preflight; the allow-origin header is added by `handle`.
-        return Ok(Reply {
+        // CORS preflight; the allow-origin header is added by `dispatch`.
+        return Ok(Some(Reply {
             status: 204,
             headers: vec![
                 ("access-control-allow-methods", format!("{}, OPTIONS", methods.join(", "))),
@@ -247,7 +287,7 @@ fn route(req: &Request, service: Result<&Service, &str>, clock: &dyn Fn() -> f64
                 ("access-control-max-age", "86400".into()),
             ],
             body: Vec::new(),
-        });
+        }));
     }
     if !methods.contains(&req.method) {
         return Err(ApiError {
@@ -260,13 +300,53 @@ fn route(req: &Request, service: Result<&Service, &str>, clock: &dyn Fn() -> f64
     }
     let svc = service.map_err(|e| ApiError::unavailable(format!("the search index cannot be opened: {e}")))?;
     match path {
-        "/api/search" => search(req, svc, clock),
+        "/api/search" => search(req, svc, clock).map(Some),
+        "/api/chat" => Ok(None),
         _ => {
             let mut r = Reply::json(200, &svc.health());
             r.headers.push(("cache-control", "no-store".into()));
-            Ok(r)
+            Ok(Some(r))
         }
     }
+}
+
+/// Parses a chat body, or says what is wrong with it.
+pub fn chat_request(body: &[u8]) -> Result<ChatRequest, ApiError> {
+    ChatRequest::parse(body).map_err(|e| ApiError::param(&e.field, e.message))
+}
+
+/// The agent's events as the response: Server-Sent Events when the client asked
+/// for a stream, else the `done` object as JSON.
+pub fn events_reply(events: &[Event], stream: bool) -> Reply {
+    if stream {
+        let body = events.iter().map(Event::to_sse).collect::<String>().into_bytes();
+        return Reply { status: 200, headers: sse_headers(), body };
+    }
+    match events.iter().rev().find_map(|e| if let Event::Done(d) = e { Some(d) } else { None }) {
+        Some(done) => {
+            let mut r = Reply::json(200, done);
+            r.headers.push(("cache-control", "no-store".into()));
+            r
+        }
+        None => ApiError::internal("the agent finished without an answer".into()).reply(),
+    }
+}
+
+/// Headers of an event stream.
+pub fn sse_headers() -> Vec<(&'static str, String)> {
+    vec![
+        ("content-type", "text/event-stream; charset=utf-8".into()),
+        ("cache-control", "no-store".into()),
+        // Proxies that buffer would hold the tokens back.
+        ("x-accel-buffering", "no".into()),
+    ]
+}
+
+/// `POST /api/chat` without an LLM: the extractive agent, events collected.
+pub fn chat_extractive(req: &ChatRequest, svc: &Service, clock: &dyn Fn() -> f64) -> Reply {
+    let mut events = Vec::new();
+    extractive::answer(svc, req, &extractive::Config::default(), clock, &mut |e| events.push(e));
+    events_reply(&events, req.stream)
 }
 
 fn search(req: &Request, svc: &Service, clock: &dyn Fn() -> f64) -> Result<Reply, ApiError> {
@@ -319,7 +399,11 @@ mod tests {
             ("q=a&k=1&k=2", "k"),
         ] {
             let e = err(qs);
-            assert_eq!((e.status, e.code, e.parameter), (400, "invalid_parameter", Some(param)), "{qs}: {e:?}");
+            assert_eq!(
+                (e.status, e.code, e.parameter.as_deref()),
+                (400, "invalid_parameter", Some(param)),
+                "{qs}: {e:?}"
+            );
         }
         assert!(err("q=a&mode=semantic").message.contains("rrf, convex, dot, dense, bm25"));
     }

@@ -63,22 +63,50 @@ async fn config() -> Result<&'static Config, String> {
 
 #[http_service]
 async fn handle(req: Request) -> impl IntoResponse {
-    let reply = match config().await {
-        Ok(cfg) => {
-            let origin = req.headers().get("origin").and_then(|v| v.to_str().ok());
-            let r = api::Request {
-                method: req.method().as_str(),
-                path: req.uri().path(),
-                query: req.uri().query().unwrap_or(""),
-                origin,
+    let start = Instant::now();
+    let clock = move || start.elapsed().as_secs_f64() * 1e3;
+    let cfg = match config().await {
+        Ok(cfg) => cfg,
+        Err(e) => return into_response(ApiError::internal(format!("misconfigured: {e}")).reply()),
+    };
+    let origin = req.headers().get("origin").and_then(|v| v.to_str().ok()).map(str::to_string);
+    let r = api::Request {
+        method: req.method().as_str(),
+        path: req.uri().path(),
+        query: req.uri().query().unwrap_or(""),
+        origin: origin.as_deref(),
+    };
+    let reply = match api::dispatch(&r, service(), cfg, &clock) {
+        api::Dispatch::Reply(reply) => reply,
+        api::Dispatch::Chat => {
+            let reply = match (read_body(req).await, service()) {
+                (Ok(body), Ok(svc)) => match api::chat_request(&body) {
+                    Ok(chat) => api::chat_extractive(&chat, svc, &clock),
+                    Err(e) => e.reply(),
+                },
+                (Err(e), _) => e.reply(),
+                (_, Err(e)) => ApiError::unavailable(e.to_string()).reply(),
             };
-            let start = Instant::now();
-            let clock = move || start.elapsed().as_secs_f64() * 1e3;
-            api::handle(&r, service(), cfg, &clock)
+            api::with_cors(reply, cfg, origin.as_deref())
         }
-        Err(e) => ApiError::internal(format!("misconfigured: {e}")).reply(),
     };
     into_response(reply)
+}
+
+/// The request body, at most [`api::MAX_CHAT_BODY`] bytes.
+async fn read_body(req: Request) -> Result<Vec<u8>, ApiError> {
+    use futures::StreamExt;
+    use spin_sdk::http::body::IncomingBodyExt;
+    let mut stream = req.into_body().stream();
+    let mut body = Vec::new();
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk.map_err(|e| ApiError::param("body", format!("cannot read the body: {e:?}")))?;
+        if body.len() + chunk.len() > api::MAX_CHAT_BODY {
+            return Err(ApiError::too_large(api::MAX_CHAT_BODY));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body)
 }
 
 fn into_response(r: Reply) -> (StatusCode, HeaderMap, FullBody<bytes::Bytes>) {

@@ -9,5 +9,6 @@
 mod support;
 
 mod api;
+mod chat;
 mod faults;
 mod manifest;

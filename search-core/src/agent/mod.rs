@@ -1,0 +1,243 @@
+//! The answer agent: a conversation in, a cited answer out, with every step it took
+//! reported as an event (`search`, `sources`, `token`, `done`, `error`): the wire
+//! format of `POST /api/chat` and of `site-builder chat`.
+//!
+//! Two agents share these types. [`extractive`] needs nothing but the index: it
+//! splits multi-part questions, searches each part, searches again with an
+//! expanded query when the results are weak, abstains when nothing is relevant,
+//! and otherwise answers with the most relevant sentences of the best sources. The
+//! ReAct agent over an LLM joins it as the agent work lands. Both are sans-I/O:
+//! they call the search service directly and hand events to a callback.
+
+pub mod extractive;
+
+use serde::{Deserialize, Serialize};
+
+use crate::service::SearchResult;
+
+/// Most messages a conversation may carry.
+pub const MAX_MESSAGES: usize = 40;
+/// Longest message, in characters.
+pub const MAX_MESSAGE_CHARS: usize = 4000;
+/// Longest conversation, in characters (older turns beyond it are dropped first).
+pub const MAX_CONVERSATION_CHARS: usize = 24_000;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    User,
+    Assistant,
+}
+
+/// One turn of the conversation the client holds.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Message {
+    pub role: Role,
+    pub content: String,
+}
+
+/// The body of `POST /api/chat`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChatRequest {
+    pub messages: Vec<Message>,
+    #[serde(default)]
+    pub stream: bool,
+}
+
+/// Why a chat request was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct RequestError {
+    /// The JSON field at fault (`messages`, `messages[3].content`, …).
+    pub field: String,
+    pub message: String,
+}
+
+impl ChatRequest {
+    /// Parses and bounds a request body: at most [`MAX_MESSAGES`] messages of at
+    /// most [`MAX_MESSAGE_CHARS`] characters, the last from the user; older turns
+    /// beyond [`MAX_CONVERSATION_CHARS`] are dropped.
+    pub fn parse(body: &[u8]) -> Result<ChatRequest, RequestError> {
+        let err = |field: &str, message: String| RequestError { field: field.into(), message };
+        let mut req: ChatRequest = serde_json::from_slice(body).map_err(|e| {
+            err("body", format!("the body is not a chat request ({e}); send {{\"messages\":[{{\"role\":\"user\",\"content\":\"…\"}}],\"stream\":true}}"))
+        })?;
+        if req.messages.is_empty() {
+            return Err(err("messages", "`messages` is empty; send at least the user's question".into()));
+        }
+        if req.messages.len() > MAX_MESSAGES {
+            return Err(err("messages", format!("{} messages; the limit is {MAX_MESSAGES}", req.messages.len())));
+        }
+        for (i, m) in req.messages.iter().enumerate() {
+            let n = m.content.chars().count();
+            if n > MAX_MESSAGE_CHARS {
+                return Err(err(
+                    &format!("messages[{i}].content"),
+                    format!("message {i} is {n} characters long; the limit is {MAX_MESSAGE_CHARS}"),
+                ));
+            }
+        }
+        let last = req.messages.last().map(|m| (m.role, m.content.trim().is_empty()));
+        if last != Some((Role::User, false)) {
+            return Err(err("messages", "the last message must be the user's, and not empty".into()));
+        }
+        // Keep the newest turns within the budget (the last one always fits).
+        let mut total = 0;
+        let keep = req
+            .messages
+            .iter()
+            .rev()
+            .take_while(|m| {
+                total += m.content.chars().count();
+                total <= MAX_CONVERSATION_CHARS
+            })
+            .count();
+        let drop = req.messages.len() - keep.max(1);
+        req.messages.drain(..drop);
+        Ok(req)
+    }
+
+    /// The user's latest message.
+    pub fn question(&self) -> &str {
+        self.messages.last().map(|m| m.content.trim()).unwrap_or("")
+    }
+}
+
+/// A numbered source the answer may cite as `[n]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Source {
+    /// 1-based citation number.
+    pub n: usize,
+    pub chunk_id: String,
+    pub page_id: String,
+    pub title: String,
+    pub path: Vec<String>,
+    /// Site-relative URL with `#anchor`.
+    pub url: String,
+    /// HTML-escaped, terms in `<mark>`.
+    pub snippet: String,
+}
+
+/// What one search found, as the `search` event reports it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SearchStep {
+    pub query: String,
+    pub k: usize,
+    pub hits: Vec<Hit>,
+}
+
+/// A result in a `search` event.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Hit {
+    pub chunk_id: String,
+    pub title: String,
+    pub url: String,
+    pub score: f32,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub dense: Option<f32>,
+}
+
+impl From<&SearchResult> for Hit {
+    fn from(r: &SearchResult) -> Hit {
+        Hit { chunk_id: r.chunk_id.clone(), title: r.title.clone(), url: r.url.clone(), score: r.score, dense: r.dense }
+    }
+}
+
+/// Milliseconds spent, as the `done` event reports them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct ChatTimings {
+    /// In searches (encoding included).
+    pub search: f64,
+    /// Waiting for the LLM.
+    pub llm: f64,
+    pub total: f64,
+}
+
+/// The final event, and the whole answer when not streaming.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Done {
+    pub answer: String,
+    /// The sources the answer cites (by their `[n]`), in citation order.
+    pub citations: Vec<Source>,
+    /// The knowledge base does not answer the question; `answer` says so and
+    /// points to the closest pages, if any.
+    pub abstained: bool,
+    /// Composed from the sources' own sentences, without an LLM.
+    pub extractive: bool,
+    /// An LLM is configured but failed; this is the extractive fallback.
+    pub degraded: bool,
+    /// Search rounds taken.
+    pub rounds: usize,
+    pub timings_ms: ChatTimings,
+}
+
+/// One step of the agent, streamed as a Server-Sent Event named after the variant.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Event {
+    Search(SearchStep),
+    Sources { sources: Vec<Source> },
+    Token { text: String },
+    Done(Done),
+    Error { message: String },
+}
+
+impl Event {
+    /// The SSE `event:` name.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Event::Search(_) => "search",
+            Event::Sources { .. } => "sources",
+            Event::Token { .. } => "token",
+            Event::Done(_) => "done",
+            Event::Error { .. } => "error",
+        }
+    }
+
+    /// The event as one SSE frame: `event: NAME\ndata: JSON\n\n`.
+    pub fn to_sse(&self) -> String {
+        let data = serde_json::to_string(self).unwrap_or_else(|_| "{}".into());
+        format!("event: {}\ndata: {data}\n\n", self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requests_are_bounded_and_must_end_with_the_user() {
+        let ok = br#"{"messages":[{"role":"user","content":"How do I reset my password?"}],"stream":true}"#;
+        let r = ChatRequest::parse(ok).unwrap();
+        assert!(r.stream);
+        assert_eq!(r.question(), "How do I reset my password?");
+        for (body, field) in [
+            (&b"not json"[..], "body"),
+            (br#"{"messages":[]}"#, "messages"),
+            (br#"{"messages":[{"role":"assistant","content":"hi"}]}"#, "messages"),
+            (br#"{"messages":[{"role":"user","content":"  "}]}"#, "messages"),
+            (br#"{"messages":[{"role":"system","content":"x"}]}"#, "body"),
+            (br#"{"messages":[{"role":"user","content":"x"}],"extra":1}"#, "body"),
+        ] {
+            assert_eq!(ChatRequest::parse(body).unwrap_err().field, field, "{}", String::from_utf8_lossy(body));
+        }
+        let long = format!(r#"{{"messages":[{{"role":"user","content":"{}"}}]}}"#, "a".repeat(4001));
+        assert_eq!(ChatRequest::parse(long.as_bytes()).unwrap_err().field, "messages[0].content");
+        // Old turns beyond the budget are dropped, the newest kept.
+        let turn = "b".repeat(3000);
+        let msgs: Vec<String> = (0..10)
+            .map(|i| format!(r#"{{"role":"{}","content":"{turn}"}}"#, if i % 2 == 0 { "user" } else { "assistant" }))
+            .chain([r#"{"role":"user","content":"last"}"#.to_string()])
+            .collect();
+        let r = ChatRequest::parse(format!(r#"{{"messages":[{}]}}"#, msgs.join(",")).as_bytes()).unwrap();
+        assert_eq!(r.messages.len(), 8);
+        assert_eq!(r.question(), "last");
+    }
+
+    #[test]
+    fn events_frame_as_sse() {
+        let e = Event::Token { text: "Hello\nworld".into() };
+        assert_eq!(e.to_sse(), "event: token\ndata: {\"text\":\"Hello\\nworld\"}\n\n");
+    }
+}

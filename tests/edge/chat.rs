@@ -1,0 +1,129 @@
+//! `POST /api/chat` without an LLM: the extractive agent over the demo index,
+//! as JSON and as Server-Sent Events.
+
+use serde_json::{json, Value};
+
+use crate::support::schema::assert_valid;
+use crate::support::{host, request};
+
+/// One parsed SSE event.
+#[derive(Debug)]
+pub struct SseEvent {
+    pub event: String,
+    pub data: Value,
+}
+
+/// Parses an event stream the way the WHATWG algorithm does for what the server
+/// sends: `event:` and `data:` fields (several data lines joined with `\n`),
+/// comments ignored, an event dispatched at each blank line.
+pub fn parse_sse(text: &str) -> Vec<SseEvent> {
+    let mut out = Vec::new();
+    let (mut event, mut data) = (String::new(), Vec::<String>::new());
+    for line in text.split('\n') {
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        if line.is_empty() {
+            if !data.is_empty() {
+                let payload = data.join("\n");
+                let data =
+                    serde_json::from_str(&payload).unwrap_or_else(|e| panic!("data is not JSON ({e}): {payload}"));
+                out.push(SseEvent { event: if event.is_empty() { "message".into() } else { event.clone() }, data });
+            }
+            event.clear();
+            data.clear();
+            continue;
+        }
+        if line.starts_with(':') {
+            continue;
+        }
+        let (field, value) = line.split_once(':').unwrap_or((line, ""));
+        let value = value.strip_prefix(' ').unwrap_or(value);
+        match field {
+            "event" => event = value.to_string(),
+            "data" => data.push(value.to_string()),
+            _ => {}
+        }
+    }
+    out
+}
+
+pub fn chat(body: &Value) -> crate::support::Resp {
+    let bytes = serde_json::to_vec(body).unwrap();
+    request("POST", &format!("{}/api/chat", host().url()), &[("content-type", "application/json")], Some(&bytes))
+}
+
+fn ask(question: &str) -> Value {
+    let r = chat(&json!({ "messages": [{ "role": "user", "content": question }] }));
+    assert_eq!(r.status, 200, "{}", r.text());
+    let v = r.json();
+    assert_valid("ChatDone", &v);
+    v
+}
+
+#[test]
+fn an_answerable_question_is_answered_from_cited_sources() {
+    let v = ask("How do I buy a parking permit?");
+    assert_eq!((v["extractive"].as_bool(), v["abstained"].as_bool()), (Some(true), Some(false)), "{v:#}");
+    let citations = v["citations"].as_array().unwrap();
+    assert!(!citations.is_empty());
+    assert!(citations[0]["url"].as_str().unwrap().contains("parking"), "{v:#}");
+    let answer = v["answer"].as_str().unwrap();
+    for c in citations {
+        assert!(answer.contains(&format!("[{}]", c["n"])), "citation {} unused in {answer}", c["n"]);
+    }
+    assert!(answer.to_lowercase().contains("permit"), "{answer}");
+}
+
+#[test]
+fn a_question_outside_the_knowledge_base_is_declined() {
+    let v = ask("What is the airspeed velocity of an unladen swallow?");
+    assert_eq!(v["abstained"], true, "{v:#}");
+    assert!(v["answer"].as_str().unwrap().contains("does not seem to answer"));
+}
+
+#[test]
+fn a_two_part_question_searches_each_part_and_streams_events_in_order() {
+    let r = chat(&json!({
+        "messages": [{ "role": "user", "content": "How do I connect to eduroam? How do I buy a parking permit?" }],
+        "stream": true
+    }));
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert!(r.header("content-type").unwrap().starts_with("text/event-stream"));
+    let events = parse_sse(&r.text());
+    let names: Vec<&str> = events.iter().map(|e| e.event.as_str()).collect();
+    let searches: Vec<&str> =
+        events.iter().filter(|e| e.event == "search").map(|e| e.data["query"].as_str().unwrap()).collect();
+    assert!(searches.len() >= 2, "{names:?}");
+    assert!(searches.iter().any(|q| q.contains("eduroam")) && searches.iter().any(|q| q.contains("parking")));
+    let sources = names.iter().position(|n| *n == "sources").expect("a sources event");
+    let first_token = names.iter().position(|n| *n == "token").expect("tokens");
+    assert!(sources < first_token, "sources come before any answer text: {names:?}");
+    assert_eq!(names.last(), Some(&"done"));
+    let done = &events.last().unwrap().data;
+    assert_valid("ChatDone", done);
+    let streamed: String =
+        events.iter().filter(|e| e.event == "token").map(|e| e.data["text"].as_str().unwrap()).collect();
+    assert_eq!(streamed, done["answer"].as_str().unwrap(), "the tokens add up to the answer");
+    let cited: Vec<&str> = done["citations"].as_array().unwrap().iter().map(|c| c["url"].as_str().unwrap()).collect();
+    assert!(cited.iter().any(|u| u.contains("eduroam") || u.contains("wifi")), "{cited:?}");
+    assert!(cited.iter().any(|u| u.contains("parking")), "{cited:?}");
+}
+
+#[test]
+fn bad_chat_requests_are_refused_with_the_field_at_fault() {
+    for (body, field) in [
+        (json!({}), "body"),
+        (json!({ "messages": [] }), "messages"),
+        (json!({ "messages": [{ "role": "assistant", "content": "hi" }] }), "messages"),
+        (json!({ "messages": [{ "role": "user", "content": "x".repeat(4001) }] }), "messages[0].content"),
+    ] {
+        let r = chat(&body);
+        assert_eq!(r.status, 400, "{body}: {}", r.text());
+        assert_valid("Error", &r.json());
+        assert_eq!(r.json()["error"]["parameter"], field, "{body}");
+    }
+    let huge = vec![b' '; 600 * 1024];
+    let r = request("POST", &format!("{}/api/chat", host().url()), &[], Some(&huge));
+    assert_eq!(r.status, 413, "{}", r.text());
+    let r = request("GET", &format!("{}/api/chat", host().url()), &[], None);
+    assert_eq!((r.status, r.header("allow")), (405, Some("POST, OPTIONS")));
+}
