@@ -12,12 +12,12 @@
 //! and a request that outlives the timeout is cut off and answered with a 504.
 
 use std::future::Future;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, OnceLock};
 use std::task::{Context, Poll};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use wasmtime::component::{Component, GuestTaskId, Linker, ResourceTable};
 use wasmtime::{Config, Engine, Store, StoreContextMut};
@@ -66,20 +66,54 @@ pub struct Function {
     variables: SharedVariables,
     request_timeout: Duration,
     next_instance: AtomicU64,
-    /// Stops the epoch ticker when the function is dropped.
-    _ticker: EpochTicker,
+}
+
+/// One engine per process, its epoch ticking for as long as the process runs:
+/// every host in the process (the tests start several) shares it and its
+/// compiled components.
+fn engine() -> Result<Engine, String> {
+    static ENGINE: OnceLock<Result<Engine, String>> = OnceLock::new();
+    ENGINE
+        .get_or_init(|| {
+            let mut config = Config::new();
+            config.wasm_component_model(true).wasm_component_model_async(true).epoch_interruption(true);
+            let engine = Engine::new(&config).map_err(|e| format!("{e:#}"))?;
+            let ticker = engine.clone();
+            std::thread::spawn(move || loop {
+                std::thread::sleep(EPOCH_TICK);
+                ticker.increment_epoch();
+            });
+            Ok(engine)
+        })
+        .clone()
+}
+
+/// Compiles `path`, or returns the component compiled from the same file before.
+fn compile(engine: &Engine, path: &Path) -> Result<Component, HostError> {
+    type Key = (PathBuf, u64, Option<SystemTime>);
+    static COMPILED: Mutex<Vec<(Key, Component)>> = Mutex::new(Vec::new());
+    let read_err = |source| HostError::Read { path: path.to_path_buf(), source };
+    let meta = std::fs::metadata(path).map_err(read_err)?;
+    let key: Key = (path.to_path_buf(), meta.len(), meta.modified().ok());
+    if let Some((_, c)) = COMPILED.lock().ok().and_then(|m| m.iter().find(|(k, _)| *k == key).cloned()) {
+        return Ok(c);
+    }
+    let bytes = std::fs::read(path).map_err(read_err)?;
+    let component = Component::new(engine, &bytes)
+        .map_err(|e| HostError::Component { path: path.to_path_buf(), message: format!("{e:#}") })?;
+    if let Ok(mut m) = COMPILED.lock() {
+        m.push((key, component.clone()));
+    }
+    Ok(component)
 }
 
 impl Function {
-    /// Compiles the component at `path` and links it.
+    /// Compiles the component at `path` (once per process) and links it.
     pub fn load(path: &Path, variables: Variables, request_timeout: Duration) -> Result<Function, HostError> {
-        let bytes = std::fs::read(path).map_err(|source| HostError::Read { path: path.to_path_buf(), source })?;
-        let mut config = Config::new();
-        config.wasm_component_model(true).wasm_component_model_async(true).epoch_interruption(true);
         let wasm_err =
             |e: wasmtime::Error| HostError::Component { path: path.to_path_buf(), message: format!("{e:#}") };
-        let engine = Engine::new(&config).map_err(wasm_err)?;
-        let component = Component::new(&engine, &bytes).map_err(wasm_err)?;
+        let engine = engine().map_err(|message| HostError::Component { path: path.to_path_buf(), message })?;
+        let component = compile(&engine, path)?;
         let mut linker = Linker::<Host>::new(&engine);
         wasmtime_wasi::p2::add_to_linker_async(&mut linker).map_err(wasm_err)?;
         wasmtime_wasi_http::p2::add_only_http_to_linker_async(&mut linker).map_err(wasm_err)?;
@@ -98,15 +132,7 @@ impl Function {
                 }
             })?),
         };
-        let ticker = EpochTicker::spawn(engine.clone());
-        Ok(Function {
-            engine,
-            pre,
-            variables: Arc::new(variables),
-            request_timeout,
-            next_instance: AtomicU64::new(0),
-            _ticker: ticker,
-        })
+        Ok(Function { engine, pre, variables: Arc::new(variables), request_timeout, next_instance: AtomicU64::new(0) })
     }
 
     /// The handler that queues requests onto instances of this function.
@@ -212,30 +238,5 @@ impl WorkerExpiration for Expiration {
             self.sleep.as_mut().reset(deadline);
         }
         self.sleep.as_mut().poll(cx)
-    }
-}
-
-/// Advances the engine's epoch on a thread, until dropped.
-struct EpochTicker {
-    stop: Arc<std::sync::atomic::AtomicBool>,
-}
-
-impl EpochTicker {
-    fn spawn(engine: Engine) -> EpochTicker {
-        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let flag = stop.clone();
-        std::thread::spawn(move || {
-            while !flag.load(Ordering::Relaxed) {
-                std::thread::sleep(EPOCH_TICK);
-                engine.increment_epoch();
-            }
-        });
-        EpochTicker { stop }
-    }
-}
-
-impl Drop for EpochTicker {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
     }
 }

@@ -12,8 +12,13 @@ use std::path::Path;
 use crate::HostError;
 
 /// The application's variables and their defaults, as `spin.toml` declares them.
-pub const DECLARED: &[(&str, &str)] =
-    &[("llm_base_url", ""), ("llm_model", ""), ("llm_api_key", ""), ("allowed_origins", "*")];
+pub const DECLARED: &[(&str, &str)] = &[
+    ("llm_base_url", ""),
+    ("llm_model", ""),
+    ("llm_api_key", ""),
+    ("llm_timeout_secs", "30"),
+    ("allowed_origins", "*"),
+];
 
 /// Prefix of the environment variables that set Spin variables.
 pub const ENV_PREFIX: &str = "SPIN_VARIABLE_";
@@ -176,6 +181,7 @@ mod tests {
         assert!(matches!(v.get("undeclared"), Err(LookupError::Undefined(_))));
         assert!(matches!(v.get("Bad-Name"), Err(LookupError::InvalidName(_))));
         assert_eq!(v.overridden(), vec!["llm_model", "llm_api_key", "allowed_origins"]);
+        assert_eq!(v.get("llm_timeout_secs").unwrap(), "30");
     }
 
     #[test]

@@ -72,15 +72,78 @@ impl AllowedOrigins {
     }
 }
 
+/// The OpenAI-compatible endpoint the agent uses.
+#[derive(Clone, PartialEq, Eq)]
+pub struct LlmConfig {
+    /// Up to and including `/v1` (`https://api.openai.com/v1`,
+    /// `http://127.0.0.1:11434/v1`); `/chat/completions` is appended.
+    pub base_url: String,
+    pub model: String,
+    /// Sent as a bearer token when not empty.
+    pub api_key: String,
+    /// Wait for the first byte, and between two pieces of a stream.
+    pub timeout: std::time::Duration,
+}
+
+impl std::fmt::Debug for LlmConfig {
+    // The key is a secret: never in logs.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LlmConfig").field("base_url", &self.base_url).field("model", &self.model).finish()
+    }
+}
+
+impl LlmConfig {
+    /// From the variables `llm_base_url`, `llm_model`, `llm_api_key`: `None` when
+    /// no base URL is set (the agent is then extractive).
+    pub fn from_variables(
+        base_url: &str,
+        model: &str,
+        api_key: &str,
+        timeout_secs: &str,
+    ) -> Result<Option<LlmConfig>, String> {
+        let base_url = base_url.trim().trim_end_matches('/');
+        if base_url.is_empty() {
+            return Ok(None);
+        }
+        if !(base_url.starts_with("http://") || base_url.starts_with("https://")) {
+            return Err(format!(
+                "llm_base_url: `{base_url}` is not an http(s) URL; use e.g. https://api.openai.com/v1"
+            ));
+        }
+        if model.trim().is_empty() {
+            return Err("llm_model is empty; set it to the model to use (e.g. gpt-4o-mini, qwen2.5:7b)".into());
+        }
+        let secs = match timeout_secs.trim() {
+            "" => 30.0,
+            t => t
+                .parse::<f64>()
+                .ok()
+                .filter(|s| (0.1..=600.0).contains(s))
+                .ok_or_else(|| format!("llm_timeout_secs: `{t}` is not a number of seconds from 0.1 to 600"))?,
+        };
+        Ok(Some(LlmConfig {
+            base_url: base_url.into(),
+            model: model.trim().into(),
+            api_key: api_key.trim().into(),
+            timeout: std::time::Duration::from_secs_f64(secs),
+        }))
+    }
+
+    pub fn completions_url(&self) -> String {
+        format!("{}/chat/completions", self.base_url)
+    }
+}
+
 /// Configuration from the Spin variables.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Config {
     pub allowed_origins: AllowedOrigins,
+    pub llm: Option<LlmConfig>,
 }
 
 impl Default for Config {
     fn default() -> Self {
-        Config { allowed_origins: AllowedOrigins::Any }
+        Config { allowed_origins: AllowedOrigins::Any, llm: None }
     }
 }
 
@@ -345,7 +408,7 @@ pub fn sse_headers() -> Vec<(&'static str, String)> {
 /// `POST /api/chat` without an LLM: the extractive agent, events collected.
 pub fn chat_extractive(req: &ChatRequest, svc: &Service, clock: &dyn Fn() -> f64) -> Reply {
     let mut events = Vec::new();
-    extractive::answer(svc, req, &extractive::Config::default(), clock, &mut |e| events.push(e));
+    extractive::answer(svc, req, &extractive::Config::default(), false, clock, &mut |e| events.push(e));
     events_reply(&events, req.stream)
 }
 
@@ -417,6 +480,19 @@ mod tests {
     }
 
     #[test]
+    fn llm_settings_need_a_url_and_a_model() {
+        assert_eq!(LlmConfig::from_variables("", "m", "k", ""), Ok(None));
+        let c = LlmConfig::from_variables(" http://127.0.0.1:11434/v1/ ", "qwen", "", "2.5").unwrap().unwrap();
+        assert_eq!(c.completions_url(), "http://127.0.0.1:11434/v1/chat/completions");
+        assert_eq!(c.timeout, std::time::Duration::from_millis(2500));
+        assert!(LlmConfig::from_variables("api.openai.com", "m", "", "").unwrap_err().contains("llm_base_url"));
+        assert!(LlmConfig::from_variables("https://x/v1", " ", "", "").unwrap_err().contains("llm_model"));
+        assert!(LlmConfig::from_variables("https://x/v1", "m", "", "soon").unwrap_err().contains("llm_timeout_secs"));
+        let secret = LlmConfig::from_variables("https://x/v1", "m", "sk-secret", "").unwrap().unwrap();
+        assert!(!format!("{secret:?}").contains("sk-secret"));
+    }
+
+    #[test]
     fn allowed_origins_parse() {
         assert_eq!(AllowedOrigins::parse("").unwrap(), AllowedOrigins::Any);
         assert_eq!(AllowedOrigins::parse(" * ").unwrap(), AllowedOrigins::Any);
@@ -456,7 +532,7 @@ mod tests {
         assert_eq!(r.status, 204);
         assert_eq!(r.header("access-control-allow-origin"), Some("*"));
         assert_eq!(r.header("access-control-allow-methods"), Some("GET, OPTIONS"));
-        let list = Config { allowed_origins: AllowedOrigins::parse("https://www.example.edu").unwrap() };
+        let list = Config { allowed_origins: AllowedOrigins::parse("https://www.example.edu").unwrap(), llm: None };
         let r = handle(&req("OPTIONS", "/api/search", Some("https://WWW.example.edu")), Err("x"), &list, &clock);
         assert_eq!(r.header("access-control-allow-origin"), Some("https://www.example.edu"));
         assert_eq!(r.header("vary"), Some("Origin"));

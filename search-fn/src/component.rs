@@ -9,7 +9,8 @@ use search_core::service::Service;
 use spin_sdk::http::{FullBody, HeaderMap, HeaderName, HeaderValue, IntoResponse, Request, StatusCode};
 use spin_sdk::http_service;
 
-use crate::api::{self, AllowedOrigins, ApiError, Config, Reply};
+use crate::api::{self, AllowedOrigins, ApiError, Config, LlmConfig, Reply};
+use crate::llm;
 
 /// `Index::open` and `Encoder::open` view the bytes in place as `f32`/`u32`
 /// arrays, so the data must start on a 64-byte boundary; `include_bytes!` alone
@@ -49,7 +50,13 @@ async fn config() -> Result<&'static Config, String> {
     if CONFIG.get().is_none() {
         let read = async {
             let origins = variable("allowed_origins").await?.unwrap_or_default();
-            Ok(Config { allowed_origins: AllowedOrigins::parse(&origins)? })
+            let llm = LlmConfig::from_variables(
+                &variable("llm_base_url").await?.unwrap_or_default(),
+                &variable("llm_model").await?.unwrap_or_default(),
+                &variable("llm_api_key").await?.unwrap_or_default(),
+                &variable("llm_timeout_secs").await?.unwrap_or_default(),
+            )?;
+            Ok(Config { allowed_origins: AllowedOrigins::parse(&origins)?, llm })
         };
         let c: Result<Config, String> = read.await;
         let _ = CONFIG.set(c);
@@ -62,12 +69,12 @@ async fn config() -> Result<&'static Config, String> {
 }
 
 #[http_service]
-async fn handle(req: Request) -> impl IntoResponse {
+async fn handle(req: Request) -> Result<spin_sdk::wasip3::http::types::Response, spin_sdk::http::Error> {
     let start = Instant::now();
     let clock = move || start.elapsed().as_secs_f64() * 1e3;
     let cfg = match config().await {
         Ok(cfg) => cfg,
-        Err(e) => return into_response(ApiError::internal(format!("misconfigured: {e}")).reply()),
+        Err(e) => return Ok(into_response(ApiError::internal(format!("misconfigured: {e}")).reply()).into_response()?),
     };
     let origin = req.headers().get("origin").and_then(|v| v.to_str().ok()).map(str::to_string);
     let r = api::Request {
@@ -80,9 +87,28 @@ async fn handle(req: Request) -> impl IntoResponse {
         api::Dispatch::Reply(reply) => reply,
         api::Dispatch::Chat => {
             let reply = match (read_body(req).await, service()) {
-                (Ok(body), Ok(svc)) => match api::chat_request(&body) {
-                    Ok(chat) => api::chat_extractive(&chat, svc, &clock),
-                    Err(e) => e.reply(),
+                (Ok(body), Ok(svc)) => match (api::chat_request(&body), &cfg.llm) {
+                    (Ok(chat), None) => api::chat_extractive(&chat, svc, &clock),
+                    (Ok(chat), Some(llm)) if chat.stream => {
+                        // Headers now, events as the agent produces them.
+                        let (tx, body) = spin_sdk::http::body::stream::<bytes::Bytes>();
+                        let llm = llm.clone();
+                        spin_sdk::wasip3::spawn(async move {
+                            llm::run(svc, &llm, &chat, &clock, llm::Out::Stream(tx)).await;
+                        });
+                        let head = api::with_cors(
+                            Reply { status: 200, headers: api::sse_headers(), body: Vec::new() },
+                            cfg,
+                            origin.as_deref(),
+                        );
+                        return Ok((StatusCode::OK, header_map(head.headers), body).into_response()?);
+                    }
+                    (Ok(chat), Some(llm)) => {
+                        let mut events = Vec::new();
+                        llm::run(svc, llm, &chat, &clock, llm::Out::Collect(&mut events)).await;
+                        api::events_reply(&events, false)
+                    }
+                    (Err(e), _) => e.reply(),
                 },
                 (Err(e), _) => e.reply(),
                 (_, Err(e)) => ApiError::unavailable(e.to_string()).reply(),
@@ -90,7 +116,7 @@ async fn handle(req: Request) -> impl IntoResponse {
             api::with_cors(reply, cfg, origin.as_deref())
         }
     };
-    into_response(reply)
+    Ok(into_response(reply).into_response()?)
 }
 
 /// The request body, at most [`api::MAX_CHAT_BODY`] bytes.
@@ -109,13 +135,17 @@ async fn read_body(req: Request) -> Result<Vec<u8>, ApiError> {
     Ok(body)
 }
 
-fn into_response(r: Reply) -> (StatusCode, HeaderMap, FullBody<bytes::Bytes>) {
+fn header_map(pairs: Vec<(&'static str, String)>) -> HeaderMap {
     let mut headers = HeaderMap::new();
-    for (name, value) in r.headers {
+    for (name, value) in pairs {
         if let (Ok(n), Ok(v)) = (HeaderName::from_bytes(name.as_bytes()), HeaderValue::from_str(&value)) {
             headers.append(n, v);
         }
     }
+    headers
+}
+
+fn into_response(r: Reply) -> (StatusCode, HeaderMap, FullBody<bytes::Bytes>) {
     let status = StatusCode::from_u16(r.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    (status, headers, FullBody::new(bytes::Bytes::from(r.body)))
+    (status, header_map(r.headers), FullBody::new(bytes::Bytes::from(r.body)))
 }

@@ -10,3 +10,5 @@ pub mod api;
 
 #[cfg(target_arch = "wasm32")]
 mod component;
+#[cfg(target_arch = "wasm32")]
+mod llm;

@@ -8,6 +8,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod agent;
 mod api;
 mod chat;
 mod faults;

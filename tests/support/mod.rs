@@ -9,6 +9,7 @@
 
 #![allow(dead_code)]
 
+pub mod llm;
 pub mod schema;
 
 use std::path::{Path, PathBuf};

@@ -92,11 +92,13 @@ pub fn contextual_query(req: &ChatRequest) -> String {
 }
 
 /// Answers `req` from the index, reporting each step through `emit`; returns the
-/// `done` event's content (also emitted).
+/// `done` event's content (also emitted). `degraded`: this stands in for an LLM
+/// that failed.
 pub fn answer(
     svc: &Service,
     req: &ChatRequest,
     cfg: &Config,
+    degraded: bool,
     clock: &dyn Fn() -> f64,
     emit: &mut dyn FnMut(Event),
 ) -> Done {
@@ -136,7 +138,7 @@ pub fn answer(
         citations,
         abstained: abstain,
         extractive: true,
-        degraded: false,
+        degraded,
         rounds,
         timings_ms: ChatTimings { search: t_search, llm: 0.0, total },
     };

@@ -5,11 +5,15 @@
 //! Two agents share these types. [`extractive`] needs nothing but the index: it
 //! splits multi-part questions, searches each part, searches again with an
 //! expanded query when the results are weak, abstains when nothing is relevant,
-//! and otherwise answers with the most relevant sentences of the best sources. The
-//! ReAct agent over an LLM joins it as the agent work lands. Both are sans-I/O:
-//! they call the search service directly and hand events to a callback.
+//! and otherwise answers with the most relevant sentences of the best sources.
+//! [`react`] is the ReAct loop over an OpenAI-compatible LLM ([`openai`] is its
+//! wire format), falling back to the extractive answer when the LLM fails. Both are
+//! sans-I/O: they call the search service directly, hand events to a callback, and
+//! leave the HTTP to the driver (the component, or the terminal).
 
 pub mod extractive;
+pub mod openai;
+pub mod react;
 
 use serde::{Deserialize, Serialize};
 
