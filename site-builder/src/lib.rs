@@ -5,9 +5,12 @@
 //! [`mkdocs`] (MkDocs Material syntax → CommonMark), [`render`] (Markdown → safe
 //! HTML), [`chunk`] (sections → bounded chunks), [`filter`] (drop what carries
 //! nothing), [`enrich`] (the text to index), [`tree`] + [`site`] (templates → HTML
-//! files), with [`build`] running them and [`report`] saying what happened.
+//! files), with [`build`] running them and [`report`] saying what happened. The
+//! commands over a built index are [`search`], [`eval`] and [`chat`]; `serve` is
+//! the `edge-host` crate.
 
 pub mod build;
+pub mod chat;
 pub mod chunk;
 pub mod embed;
 pub mod enrich;

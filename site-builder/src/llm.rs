@@ -13,57 +13,61 @@ use serde_json::{json, Value};
 use crate::filter::StubJudge;
 
 /// Where and how to reach an OpenAI-compatible Chat Completions endpoint.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone, PartialEq)]
 pub struct LlmConfig {
     /// e.g. `http://127.0.0.1:8080/v1` (the `/chat/completions` path is appended).
     pub base_url: String,
     pub model: String,
     pub api_key: Option<String>,
+    /// Wait for the first byte of a reply (and between pieces of a stream).
+    pub timeout: Duration,
+}
+
+impl std::fmt::Debug for LlmConfig {
+    // The key is a secret: never in logs.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LlmConfig").field("base_url", &self.base_url).field("model", &self.model).finish()
+    }
 }
 
 impl LlmConfig {
-    /// Reads the settings from a variable lookup (the environment, in practice).
-    /// `None` when no base URL is set.
-    pub fn from_lookup(get: impl Fn(&str) -> Option<String>) -> Option<LlmConfig> {
-        let var =
-            |name: &str| get(&format!("SPIN_VARIABLE_{}", name.to_ascii_uppercase())).filter(|v| !v.trim().is_empty());
+    /// From resolved Spin variables; `None` when `llm_base_url` is empty.
+    pub fn from_variables(vars: &edge_host::Variables) -> Option<LlmConfig> {
+        let var = |name: &str| vars.get(name).ok().filter(|v| !v.trim().is_empty());
         let base_url = var("llm_base_url")?;
         Some(LlmConfig {
-            base_url: base_url.trim_end_matches('/').to_string(),
+            base_url: base_url.trim().trim_end_matches('/').to_string(),
             model: var("llm_model").unwrap_or_else(|| "gpt-4o-mini".to_string()),
             api_key: var("llm_api_key"),
+            timeout: var("llm_timeout_secs")
+                .and_then(|s| s.trim().parse::<f64>().ok())
+                .filter(|s| (0.1..=600.0).contains(s))
+                .map_or(Duration::from_secs(30), Duration::from_secs_f64),
         })
     }
 
-    /// From the process environment, then a `.env` file in `dir` for what is unset.
-    pub fn from_env(dir: &std::path::Path) -> Option<LlmConfig> {
-        let dotenv = std::fs::read_to_string(dir.join(".env")).unwrap_or_default();
-        let from_file = parse_dotenv(&dotenv);
-        LlmConfig::from_lookup(|k| {
-            std::env::var(k).ok().or_else(|| from_file.iter().find(|(name, _)| name == k).map(|(_, v)| v.clone()))
-        })
+    /// From the environment and a `.env` file in the working directory, read the
+    /// way Spin (and `site-builder serve`) read them.
+    pub fn from_env() -> Result<Option<LlmConfig>, String> {
+        let vars = edge_host::Variables::from_environment().map_err(|e| e.to_string())?;
+        Ok(LlmConfig::from_variables(&vars))
     }
-}
 
-/// `KEY=value` lines; `#` comments, `export ` prefixes and quotes are handled.
-pub fn parse_dotenv(text: &str) -> Vec<(String, String)> {
-    text.lines()
-        .filter_map(|line| {
-            let line = line.trim();
-            if line.is_empty() || line.starts_with('#') {
-                return None;
-            }
-            let line = line.strip_prefix("export ").unwrap_or(line);
-            let (k, v) = line.split_once('=')?;
-            let v = v.trim();
-            let v = v
-                .strip_prefix('"')
-                .and_then(|s| s.strip_suffix('"'))
-                .or_else(|| v.strip_prefix('\'').and_then(|s| s.strip_suffix('\'')))
-                .unwrap_or(v);
-            Some((k.trim().to_string(), v.to_string()))
-        })
-        .collect()
+    pub fn completions_url(&self) -> String {
+        format!("{}/chat/completions", self.base_url)
+    }
+
+    /// POSTs a JSON body to `/chat/completions` with `agent`; the response, any status.
+    pub fn post(&self, agent: &ureq::Agent, body: &Value) -> Result<ureq::http::Response<ureq::Body>, String> {
+        let url = self.completions_url();
+        let mut req = agent.post(&url).header("Content-Type", "application/json");
+        if let Some(key) = &self.api_key {
+            req = req.header("Authorization", &format!("Bearer {key}"));
+        }
+        // A sized body (not chunked): some OpenAI-compatible servers reject chunked requests.
+        let bytes = serde_json::to_vec(body).map_err(|e| e.to_string())?;
+        req.send(&bytes[..]).map_err(|e| format!("LLM request to {url} failed: {e}"))
+    }
 }
 
 /// Judges stub candidates by asking the LLM for one word: STUB or CONTENT.
@@ -85,7 +89,7 @@ impl LlmJudge {
     }
 
     fn ask(&self, title: &str, text: &str) -> Result<String, String> {
-        let url = format!("{}/chat/completions", self.config.base_url);
+        let url = self.config.completions_url();
         let body = json!({
             "model": self.config.model,
             "temperature": 0,
@@ -95,13 +99,7 @@ impl LlmJudge {
                 {"role": "user", "content": format!("Page: {title}\n<chunk>\n{text}\n</chunk>")}
             ]
         });
-        let mut req = self.agent.post(&url).header("Content-Type", "application/json");
-        if let Some(key) = &self.config.api_key {
-            req = req.header("Authorization", &format!("Bearer {key}"));
-        }
-        // A sized body (not chunked): some OpenAI-compatible servers reject chunked requests.
-        let bytes = serde_json::to_vec(&body).map_err(|e| e.to_string())?;
-        let mut resp = req.send(&bytes[..]).map_err(|e| format!("LLM request to {url} failed: {e}"))?;
+        let mut resp = self.config.post(&self.agent, &body)?;
         let status = resp.status();
         if !status.is_success() {
             return Err(format!("LLM at {url} answered HTTP {}", status.as_u16()));
@@ -139,21 +137,21 @@ mod tests {
 
     #[test]
     fn config_reads_spin_variables() {
-        let env = |k: &str| match k {
-            "SPIN_VARIABLE_LLM_BASE_URL" => Some("http://h/v1/".to_string()),
-            "SPIN_VARIABLE_LLM_API_KEY" => Some("k".to_string()),
-            _ => None,
+        let vars = |pairs: &[(&str, &str)]| {
+            let env = pairs.iter().map(|(k, v)| (k.to_string(), v.to_string()));
+            edge_host::Variables::resolve(env, None).unwrap()
         };
-        let c = LlmConfig::from_lookup(env).unwrap();
+        let c = LlmConfig::from_variables(&vars(&[
+            ("SPIN_VARIABLE_LLM_BASE_URL", "http://h/v1/"),
+            ("SPIN_VARIABLE_LLM_API_KEY", "k"),
+            ("SPIN_VARIABLE_LLM_TIMEOUT_SECS", "2.5"),
+        ]))
+        .unwrap();
         assert_eq!(c.base_url, "http://h/v1");
         assert_eq!(c.api_key.as_deref(), Some("k"));
-        assert!(LlmConfig::from_lookup(|_| None).is_none());
-    }
-
-    #[test]
-    fn dotenv_lines() {
-        let v = parse_dotenv("# c\nexport A=1\nB=\"two words\"\nC='3'\nnot a pair\n");
-        assert_eq!(v, vec![("A".into(), "1".into()), ("B".into(), "two words".into()), ("C".into(), "3".into())]);
+        assert_eq!(c.timeout, Duration::from_millis(2500));
+        assert!(!format!("{c:?}").contains("api_key"), "the key stays out of logs");
+        assert!(LlmConfig::from_variables(&vars(&[])).is_none());
     }
 
     /// A one-shot OpenAI-compatible server: answers each request with `replies[i]`.
@@ -205,7 +203,12 @@ mod tests {
             (200, completion("maybe")),
         ]);
         let judge = LlmJudge::new(
-            LlmConfig { base_url: url, model: "m1".into(), api_key: Some("sekret".into()) },
+            LlmConfig {
+                base_url: url,
+                model: "m1".into(),
+                api_key: Some("sekret".into()),
+                timeout: Duration::from_secs(5),
+            },
             Duration::from_secs(5),
         );
         assert_eq!(judge.is_stub("T", "This page contains links."), Ok(true));

@@ -48,6 +48,10 @@ enum Command {
     Eval(EvalArgs),
     /// Measure embedding throughput on a chunk set (chunks.jsonl's index_text).
     EmbedBench(EmbedBenchArgs),
+    /// Ask the knowledge base questions in the terminal: the edge function's agent,
+    /// with the LLM from SPIN_VARIABLE_LLM_BASE_URL / _MODEL / _API_KEY (environment
+    /// or .env), or extractive answers without one. `exit` leaves.
+    Chat(ChatArgs),
     /// Run the product locally: the built site, and /api/* answered by the edge
     /// function (the same search_fn.wasm that spin.toml deploys) in wasmtime.
     ///
@@ -55,6 +59,16 @@ enum Command {
     /// folder, as Spin reads them: SPIN_VARIABLE_LLM_BASE_URL, SPIN_VARIABLE_LLM_MODEL,
     /// SPIN_VARIABLE_LLM_API_KEY, SPIN_VARIABLE_ALLOWED_ORIGINS.
     Serve(ServeArgs),
+}
+
+#[derive(clap::Args)]
+struct ChatArgs {
+    /// index.bin written by a build (encoder.bin beside it).
+    #[arg(long, default_value = "dist/index.bin", value_name = "FILE")]
+    index: PathBuf,
+    /// Answer extractively even when an LLM is configured.
+    #[arg(long)]
+    no_llm: bool,
 }
 
 #[derive(clap::Args)]
@@ -342,6 +356,7 @@ fn main() -> ExitCode {
         Command::Eval(args) => run_eval(args),
         Command::EmbedBench(args) => run_embed_bench(args),
         Command::Serve(args) => run_serve(args),
+        Command::Chat(args) => run_chat(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -353,7 +368,6 @@ fn main() -> ExitCode {
 }
 
 fn run_build(args: BuildArgs) -> ExitCode {
-    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
     let ix = &args.index;
     let opts = BuildOptions {
         content: args.content,
@@ -367,7 +381,13 @@ fn run_build(args: BuildArgs) -> ExitCode {
             Judge::Heuristic => JudgeChoice::Heuristic,
             Judge::Llm => JudgeChoice::Llm,
         },
-        llm: LlmConfig::from_env(&cwd),
+        llm: match LlmConfig::from_env() {
+            Ok(c) => c,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
+        },
         progress: !args.quiet && std::io::stderr().is_terminal(),
         filters: !args.no_filters,
         index: (!args.no_index).then(|| IndexOptions {
@@ -408,6 +428,16 @@ fn check_query(q: &QueryArgs) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+fn run_chat(args: ChatArgs) -> Result<(), String> {
+    let s = Searcher::open(&args.index, None).map_err(|e| e.to_string())?;
+    let svc = s.service().map_err(|e| e.to_string())?;
+    let llm = if args.no_llm { None } else { LlmConfig::from_env()? };
+    let style = site_builder::chat::Style { color: std::io::stdout().is_terminal() };
+    let stdin = std::io::stdin();
+    site_builder::chat::run(&svc, llm.as_ref(), &mut stdin.lock(), &mut std::io::stdout().lock(), style)
+        .map_err(|e| e.to_string())
 }
 
 fn run_serve(args: ServeArgs) -> Result<(), String> {

@@ -13,3 +13,4 @@ mod api;
 mod chat;
 mod faults;
 mod manifest;
+mod terminal;

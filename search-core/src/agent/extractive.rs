@@ -77,18 +77,19 @@ pub fn split_question(question: &str, max_parts: usize) -> Vec<String> {
     parts
 }
 
-/// The query for the latest user message: a short follow-up is read with the
-/// previous user message, so "and for visitors?" stays about parking.
-pub fn contextual_query(req: &ChatRequest) -> String {
-    let q = req.question().to_string();
-    if analyzer::terms(&q).len() > 3 {
-        return q;
-    }
+/// The parts to search for the latest user message: a short part (a follow-up
+/// such as "and for visitors?") is read with the previous user message, so it
+/// stays about what the conversation is about.
+pub fn contextual_parts(req: &ChatRequest, max_parts: usize) -> Vec<String> {
     let previous = req.messages.iter().rev().skip(1).find(|m| m.role == Role::User);
-    match previous {
-        Some(p) => format!("{} {q}", p.content.trim()),
-        None => q,
-    }
+    let context = previous.map(|p| p.content.trim().trim_end_matches(['?', '.', '!']).to_string());
+    split_question(req.question(), max_parts)
+        .into_iter()
+        .map(|part| match &context {
+            Some(c) if analyzer::terms(&part).len() <= 3 => format!("{c} {part}"),
+            _ => part,
+        })
+        .collect()
 }
 
 /// Answers `req` from the index, reporting each step through `emit`; returns the
@@ -105,7 +106,7 @@ pub fn answer(
     let t0 = clock();
     let mut rounds = 0;
     let mut parts = Vec::new();
-    for query in split_question(&contextual_query(req), cfg.max_parts) {
+    for query in contextual_parts(req, cfg.max_parts) {
         let qvec = svc.encoder().embed(&query);
         let mut part = search(svc, &query, &qvec, &qvec, cfg.k, emit);
         rounds += 1;
@@ -339,6 +340,6 @@ mod tests {
             br#"{"messages":[{"role":"user","content":"How do I buy a parking permit?"},{"role":"assistant","content":"..."},{"role":"user","content":"and for visitors?"}]}"#,
         )
         .unwrap();
-        assert_eq!(contextual_query(&req), "How do I buy a parking permit? and for visitors?");
+        assert_eq!(contextual_parts(&req, 3), vec!["How do I buy a parking permit and for visitors?"]);
     }
 }

@@ -1,0 +1,246 @@
+//! `site-builder chat`: the edge function's agent in a terminal, like the advising
+//! paper's terminal advisor. The same loop (`search_core::agent`): the ReAct agent
+//! over the OpenAI-compatible endpoint from the environment, streamed as it
+//! arrives, or the extractive agent when no LLM is configured or the LLM fails.
+//! A greeting, the searches it runs, the answer, its sources; `exit` leaves.
+
+use std::io::{BufRead, Read, Write};
+use std::time::{Duration, Instant};
+
+use search_core::agent::openai::{Reply, StreamParser};
+use search_core::agent::react::{AnswerFilter, Next, React, Settings};
+use search_core::agent::{extractive, ChatRequest, Done, Event, Message, Role};
+use search_core::service::Service;
+
+use crate::llm::LlmConfig;
+
+/// Terminal styling.
+#[derive(Debug, Clone, Copy)]
+pub struct Style {
+    pub color: bool,
+}
+
+impl Style {
+    fn dim(&self, s: &str) -> String {
+        if self.color {
+            format!("\x1b[2m{s}\x1b[0m")
+        } else {
+            s.to_string()
+        }
+    }
+    fn bold(&self, s: &str) -> String {
+        if self.color {
+            format!("\x1b[1m{s}\x1b[0m")
+        } else {
+            s.to_string()
+        }
+    }
+}
+
+/// Runs the conversation until `exit`, `quit` or the end of `input`.
+pub fn run(
+    svc: &Service,
+    llm: Option<&LlmConfig>,
+    input: &mut dyn BufRead,
+    out: &mut dyn Write,
+    style: Style,
+) -> std::io::Result<()> {
+    let info = svc.index().info();
+    writeln!(out, "{}", style.bold("Knowledge-base assistant"))?;
+    writeln!(
+        out,
+        "I answer from {} pages ({} sections) and cite them. {}",
+        info.pages,
+        info.chunks,
+        match llm {
+            Some(c) => format!("Model: {} at {}.", c.model, c.base_url),
+            None => "No LLM is configured, so answers are extractive: the sources' own sentences.".into(),
+        }
+    )?;
+    writeln!(out, "Ask a question, or type exit to leave.")?;
+    let mut history: Vec<Message> = Vec::new();
+    let agent = llm.map(|_| {
+        ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .timeout_connect(Some(Duration::from_secs(10)))
+            .timeout_recv_response(llm.map(|c| c.timeout))
+            // A whole streamed reply; a model that stalls mid-stream is given up
+            // on after ten times the first-byte timeout.
+            .timeout_recv_body(llm.map(|c| c.timeout * 10))
+            .build()
+            .into()
+    });
+    loop {
+        write!(out, "\n{} ", style.bold(">"))?;
+        out.flush()?;
+        let mut line = String::new();
+        if input.read_line(&mut line)? == 0 {
+            writeln!(out)?;
+            break;
+        }
+        let q = line.trim();
+        if q.is_empty() {
+            continue;
+        }
+        if matches!(q.to_ascii_lowercase().as_str(), "exit" | "quit" | ":q" | "bye") {
+            break;
+        }
+        history.push(Message { role: Role::User, content: q.to_string() });
+        let body = serde_json::json!({ "messages": history });
+        let req = match ChatRequest::parse(body.to_string().as_bytes()) {
+            Ok(r) => r,
+            Err(e) => {
+                writeln!(out, "{}", style.dim(&format!("({e})")))?;
+                history.pop();
+                continue;
+            }
+        };
+        let start = Instant::now();
+        let clock = move || start.elapsed().as_secs_f64() * 1e3;
+        let mut printer = Printer { out: &mut *out, style, error: None };
+        let done = match (llm, &agent) {
+            (Some(c), Some(a)) => react(svc, c, a, &req, &clock, &mut printer),
+            _ => {
+                extractive::answer(svc, &req, &extractive::Config::default(), false, &clock, &mut |e| printer.event(e))
+            }
+        };
+        if let Some(e) = printer.error.take() {
+            return Err(e);
+        }
+        history.push(Message { role: Role::Assistant, content: done.answer });
+    }
+    writeln!(out, "Goodbye.")?;
+    Ok(())
+}
+
+/// Prints events as they come; remembers the first write error.
+struct Printer<'o> {
+    out: &'o mut dyn Write,
+    style: Style,
+    error: Option<std::io::Error>,
+}
+
+impl Printer<'_> {
+    fn event(&mut self, e: Event) {
+        let r = self.print(&e);
+        if let (Err(err), None) = (r, &self.error) {
+            self.error = Some(err);
+        }
+    }
+
+    fn print(&mut self, e: &Event) -> std::io::Result<()> {
+        let s = self.style;
+        match e {
+            Event::Search(step) => {
+                writeln!(self.out, "{}", s.dim(&format!("  searched: {} ({} results)", step.query, step.hits.len())))?
+            }
+            Event::Sources { .. } => writeln!(self.out)?,
+            Event::Token { text } => {
+                write!(self.out, "{text}")?;
+                self.out.flush()?;
+            }
+            Event::Error { message } => writeln!(self.out, "{}", s.dim(&format!("  ({message})")))?,
+            Event::Done(d) => {
+                if !d.answer.ends_with('\n') {
+                    writeln!(self.out)?;
+                }
+                let mut notes = Vec::new();
+                if d.extractive {
+                    notes.push("extractive answer");
+                }
+                if d.degraded {
+                    notes.push("the LLM failed");
+                }
+                if d.abstained {
+                    notes.push("not in the knowledge base");
+                }
+                if !d.citations.is_empty() {
+                    writeln!(self.out, "\n{}", s.bold("Sources"))?;
+                    for c in &d.citations {
+                        writeln!(self.out, "  [{}] {} — {}", c.n, c.path.join(" / "), c.url)?;
+                    }
+                }
+                if !notes.is_empty() {
+                    writeln!(self.out, "{}", s.dim(&format!("({})", notes.join("; "))))?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The ReAct loop with a blocking client, streaming tokens to the terminal.
+fn react(
+    svc: &Service,
+    llm: &LlmConfig,
+    agent: &ureq::Agent,
+    req: &ChatRequest,
+    clock: &dyn Fn() -> f64,
+    printer: &mut Printer,
+) -> Done {
+    let mut react = React::new(svc, Settings::new(&llm.model), req, true, clock());
+    let mut body = react.request();
+    loop {
+        let t = clock();
+        let reply = call(llm, agent, &body, &mut react, printer);
+        let next = match reply {
+            Ok(reply) => react.on_reply(reply, clock() - t, clock, &mut |e| printer.event(e)),
+            Err(why) => return react.degrade(&why, clock, &mut |e| printer.event(e)),
+        };
+        match next {
+            Next::Call(b) => body = b,
+            Next::Done(d) => return d,
+        }
+    }
+}
+
+fn call(
+    llm: &LlmConfig,
+    agent: &ureq::Agent,
+    body: &serde_json::Value,
+    react: &mut React,
+    printer: &mut Printer,
+) -> Result<Reply, String> {
+    let mut resp = llm.post(agent, body)?;
+    let status = resp.status();
+    if !status.is_success() {
+        let text = resp.body_mut().read_to_string().unwrap_or_default();
+        return Err(format!(
+            "HTTP {} from {}: {}",
+            status.as_u16(),
+            llm.completions_url(),
+            text.chars().take(200).collect::<String>()
+        ));
+    }
+    let mut reader = resp.into_body().into_reader();
+    let mut parser = StreamParser::default();
+    let mut filter = AnswerFilter::default();
+    let mut buf = [0u8; 4096];
+    loop {
+        let n = reader.read(&mut buf).map_err(|e| format!("reading the LLM's stream: {e}"))?;
+        if n == 0 {
+            break;
+        }
+        let deltas = parser.push(&buf[..n])?;
+        if parser.has_tool_calls() {
+            continue;
+        }
+        for d in deltas {
+            let text = filter.push(&d);
+            if !text.is_empty() {
+                if let Some(e) = react.sources_event() {
+                    printer.event(e);
+                }
+                printer.event(Event::Token { text });
+            }
+        }
+    }
+    let reply = parser.finish()?;
+    if reply.tool_calls.is_empty() {
+        let rest = filter.finish();
+        if !rest.is_empty() {
+            printer.event(Event::Token { text: rest });
+        }
+    }
+    Ok(reply)
+}
