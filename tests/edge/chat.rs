@@ -13,37 +13,24 @@ pub struct SseEvent {
     pub data: Value,
 }
 
-/// Parses an event stream the way the WHATWG algorithm does for what the server
-/// sends: `event:` and `data:` fields (several data lines joined with `\n`),
-/// comments ignored, an event dispatched at each blank line.
+/// Reads an event stream with a third-party SSE client (`eventsource-stream`, the
+/// parser under reqwest-eventsource), fed in 7-byte pieces so that frames split
+/// across network reads are part of the test. Every `data` must be JSON.
 pub fn parse_sse(text: &str) -> Vec<SseEvent> {
-    let mut out = Vec::new();
-    let (mut event, mut data) = (String::new(), Vec::<String>::new());
-    for line in text.split('\n') {
-        let line = line.strip_suffix('\r').unwrap_or(line);
-        if line.is_empty() {
-            if !data.is_empty() {
-                let payload = data.join("\n");
-                let data =
-                    serde_json::from_str(&payload).unwrap_or_else(|e| panic!("data is not JSON ({e}): {payload}"));
-                out.push(SseEvent { event: if event.is_empty() { "message".into() } else { event.clone() }, data });
-            }
-            event.clear();
-            data.clear();
-            continue;
-        }
-        if line.starts_with(':') {
-            continue;
-        }
-        let (field, value) = line.split_once(':').unwrap_or((line, ""));
-        let value = value.strip_prefix(' ').unwrap_or(value);
-        match field {
-            "event" => event = value.to_string(),
-            "data" => data.push(value.to_string()),
-            _ => {}
-        }
-    }
-    out
+    use eventsource_stream::Eventsource;
+    use futures::StreamExt;
+    let pieces: Vec<Result<bytes::Bytes, std::io::Error>> =
+        text.as_bytes().chunks(7).map(|c| Ok(bytes::Bytes::copy_from_slice(c))).collect();
+    let events = futures::executor::block_on(futures::stream::iter(pieces).eventsource().collect::<Vec<_>>());
+    events
+        .into_iter()
+        .map(|e| {
+            let e = e.unwrap_or_else(|err| panic!("not an event stream: {err}"));
+            let data =
+                serde_json::from_str(&e.data).unwrap_or_else(|err| panic!("data is not JSON ({err}): {}", e.data));
+            SseEvent { event: e.event, data }
+        })
+        .collect()
 }
 
 pub fn chat(body: &Value) -> crate::support::Resp {
