@@ -23,7 +23,7 @@ pub const MAX_PAGE: usize = 20;
 /// The routes this function serves, with their methods (`spin.toml` routes
 /// `/api/...` here; a test checks the two agree).
 pub const ROUTES: &[(&str, &[&str])] =
-    &[("/api/search", &["GET"]), ("/api/health", &["GET"]), ("/api/chat", &["POST"])];
+    &[("/api/search", &["GET"]), ("/api/health", &["GET"]), ("/api/chat", &["POST"]), ("/api/feedback", &["POST"])];
 
 /// Largest `POST /api/chat` body accepted, in bytes.
 pub const MAX_CHAT_BODY: usize = 512 * 1024;
@@ -304,12 +304,15 @@ pub enum Dispatch {
     Reply(Reply),
     /// `POST /api/chat` with a working index: read the body and run the agent.
     Chat,
+    /// `POST /api/feedback`: read the body and record it ([`feedback`]).
+    Feedback,
 }
 
 /// Routes one request. `service` is the opened index and encoder, or why they
 /// could not be opened; `clock` gives milliseconds for the server timings.
 pub fn dispatch(req: &Request, service: Result<&Service, &str>, cfg: &Config, clock: &dyn Fn() -> f64) -> Dispatch {
     match route(req, service, clock) {
+        Ok(None) if req.path == "/api/feedback" => Dispatch::Feedback,
         Ok(None) => Dispatch::Chat,
         Ok(Some(reply)) => Dispatch::Reply(with_cors(reply, cfg, req.origin)),
         Err(e) => Dispatch::Reply(with_cors(e.reply(), cfg, req.origin)),
@@ -320,7 +323,9 @@ pub fn dispatch(req: &Request, service: Result<&Service, &str>, cfg: &Config, cl
 pub fn handle(req: &Request, service: Result<&Service, &str>, cfg: &Config, clock: &dyn Fn() -> f64) -> Reply {
     match dispatch(req, service, cfg, clock) {
         Dispatch::Reply(r) => r,
-        Dispatch::Chat => with_cors(ApiError::internal("chat needs the component".into()).reply(), cfg, req.origin),
+        Dispatch::Chat | Dispatch::Feedback => {
+            with_cors(ApiError::internal("this route reads a body; use dispatch".into()).reply(), cfg, req.origin)
+        }
     }
 }
 
@@ -361,6 +366,10 @@ fn route(req: &Request, service: Result<&Service, &str>, clock: &dyn Fn() -> f64
             allow: Some(methods),
         });
     }
+    if path == "/api/feedback" {
+        // Feedback needs no index.
+        return Ok(None);
+    }
     let svc = service.map_err(|e| ApiError::unavailable(format!("the search index cannot be opened: {e}")))?;
     match path {
         "/api/search" => search(req, svc, clock).map(Some),
@@ -371,6 +380,73 @@ fn route(req: &Request, service: Result<&Service, &str>, clock: &dyn Fn() -> f64
             Ok(Some(r))
         }
     }
+}
+
+/// Feedback on an answer, as `POST /api/feedback` takes it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Feedback {
+    /// `up` or `down`.
+    pub rating: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub comment: Option<String>,
+    /// The question the answer was for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub question: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer: Option<String>,
+    /// URLs of the answer's citations.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub citations: Vec<String>,
+    /// The page the widget was on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page: Option<String>,
+}
+
+/// Limits of a feedback body's fields, in characters.
+pub const FEEDBACK_LIMITS: &[(&str, usize)] =
+    &[("comment", 2000), ("question", 4000), ("answer", 20_000), ("page", 2000), ("citations", 20)];
+
+/// Validates a feedback body; on success, the reply and the structured log line
+/// (one JSON object: `{"event":"feedback","time":…,…}`) to write.
+pub fn feedback(body: &[u8], now_unix: u64) -> (Reply, Option<String>) {
+    let fb: Feedback = match serde_json::from_slice(body) {
+        Ok(f) => f,
+        Err(e) => {
+            let msg = format!("the body is not feedback ({e}); send {{\"rating\":\"up\"|\"down\", \"comment\":\"…\"}}");
+            return (ApiError::param("body", msg).reply(), None);
+        }
+    };
+    if fb.rating != "up" && fb.rating != "down" {
+        return (
+            ApiError::param("rating", format!("`rating` must be \"up\" or \"down\", got {:?}", fb.rating)).reply(),
+            None,
+        );
+    }
+    let chars = |s: &Option<String>| s.as_deref().map_or(0, |s| s.chars().count());
+    let sizes = [
+        ("comment", chars(&fb.comment)),
+        ("question", chars(&fb.question)),
+        ("answer", chars(&fb.answer)),
+        ("page", chars(&fb.page)),
+        ("citations", fb.citations.len()),
+    ];
+    for ((name, n), (_, limit)) in sizes.iter().zip(FEEDBACK_LIMITS) {
+        if n > limit {
+            let unit = if *name == "citations" { "entries" } else { "characters" };
+            return (ApiError::param(name, format!("`{name}` has {n} {unit}; the limit is {limit}")).reply(), None);
+        }
+    }
+    if let Some(c) = fb.citations.iter().find(|c| c.chars().count() > 2000) {
+        return (ApiError::param("citations", format!("a citation URL is {} characters long", c.len())).reply(), None);
+    }
+    let mut line = serde_json::json!({ "event": "feedback", "time": search_core::service::rfc3339(now_unix) });
+    if let (Some(obj), Ok(serde_json::Value::Object(fields))) = (line.as_object_mut(), serde_json::to_value(&fb)) {
+        obj.extend(fields);
+    }
+    let mut r = Reply::json(202, &serde_json::json!({ "status": "recorded" }));
+    r.headers.push(("cache-control", "no-store".into()));
+    (r, Some(line.to_string()))
 }
 
 /// Parses a chat body, or says what is wrong with it.
@@ -477,6 +553,30 @@ mod tests {
         assert!(SearchQuery::parse(&format!("q={ok}")).is_ok());
         let e = err(&format!("q={ok}a"));
         assert!(e.message.contains("1001 characters"), "{}", e.message);
+    }
+
+    #[test]
+    fn feedback_is_validated_and_logged_as_one_json_line() {
+        let (r, line) =
+            feedback(br#"{"rating":"down","comment":"Out of date","question":"q?","citations":["a.html#x"]}"#, 0);
+        assert_eq!(r.status, 202);
+        let v: serde_json::Value = serde_json::from_str(&line.unwrap()).unwrap();
+        assert_eq!(v["event"], "feedback");
+        assert_eq!(v["time"], "1970-01-01T00:00:00Z");
+        assert_eq!((v["rating"].as_str(), v["comment"].as_str()), (Some("down"), Some("Out of date")));
+        for (body, param) in [
+            (r#"{"rating":"meh"}"#.to_string(), "rating"),
+            (r#"{"comment":"no rating"}"#.to_string(), "body"),
+            (r#"{"rating":"up","extra":1}"#.to_string(), "body"),
+            (format!(r#"{{"rating":"up","comment":"{}"}}"#, "x".repeat(2001)), "comment"),
+            ("not json".to_string(), "body"),
+        ] {
+            let (r, line) = feedback(body.as_bytes(), 0);
+            assert_eq!(r.status, 400, "{body}");
+            assert!(line.is_none());
+            let v: serde_json::Value = serde_json::from_slice(&r.body).unwrap();
+            assert_eq!(v["error"]["parameter"], param, "{body}");
+        }
     }
 
     #[test]

@@ -85,6 +85,22 @@ async fn handle(req: Request) -> Result<spin_sdk::wasip3::http::types::Response,
     };
     let reply = match api::dispatch(&r, service(), cfg, &clock) {
         api::Dispatch::Reply(reply) => reply,
+        api::Dispatch::Feedback => {
+            let reply = match read_body(req).await {
+                Ok(body) => {
+                    let now =
+                        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+                    let (reply, line) = api::feedback(&body, now);
+                    if let Some(line) = line {
+                        // One structured line on stderr: the platform's log.
+                        eprintln!("{line}");
+                    }
+                    reply
+                }
+                Err(e) => e.reply(),
+            };
+            api::with_cors(reply, cfg, origin.as_deref())
+        }
         api::Dispatch::Chat => {
             let reply = match (read_body(req).await, service()) {
                 (Ok(body), Ok(svc)) => match (api::chat_request(&body), &cfg.llm) {

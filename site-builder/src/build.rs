@@ -743,8 +743,8 @@ fn write_site(
         sitemap.iter().map(|(u, d)| json!({"loc": format!("{base}{}", encode_path(u)), "lastmod": d})).collect();
     staging.write("sitemap.xml", templates.render("sitemap.xml", &json!({"urls": urls}))?.as_bytes())?;
 
-    for (name, content) in templates.statics() {
-        staging.write(&format!("assets/{name}"), content.as_bytes())?;
+    for (dest, content) in templates.statics() {
+        staging.write(dest, content.as_bytes())?;
     }
     for asset in assets {
         let from = opts.content.join(asset);

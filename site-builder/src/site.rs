@@ -13,8 +13,11 @@ use minijinja::{Environment, Value};
 pub const TEMPLATE_FILES: [&str; 7] =
     ["base.html", "page.html", "section.html", "home.html", "search.html", "404.html", "sitemap.xml"];
 
-/// Static files copied to `site/assets/`.
-pub const STATIC_FILES: [&str; 1] = ["style.css"];
+/// Static files (in `templates/static/`) and where they go in the site: the
+/// widget sits at the root, where the one-line embed snippet points
+/// (`https://kb.example.edu/widget.js`); the rest under `assets/`.
+pub const STATIC_FILES: [(&str, &str); 3] =
+    [("style.css", "assets/style.css"), ("search.js", "assets/search.js"), ("widget.js", "widget.js")];
 
 macro_rules! embedded {
     ($($name:literal),*) => {
@@ -24,7 +27,7 @@ macro_rules! embedded {
 
 const EMBEDDED_TEMPLATES: [(&str, &str); 7] =
     embedded!("base.html", "page.html", "section.html", "home.html", "search.html", "404.html", "sitemap.xml");
-const EMBEDDED_STATIC: [(&str, &str); 1] = embedded!("static/style.css");
+const EMBEDDED_STATIC: [(&str, &str); 3] = embedded!("static/style.css", "static/search.js", "static/widget.js");
 
 /// A template that could not be loaded or rendered.
 #[derive(Debug, thiserror::Error)]
@@ -45,8 +48,11 @@ impl Templates {
     /// The templates compiled into the binary.
     pub fn embedded() -> Result<Templates, TemplateError> {
         let files = EMBEDDED_TEMPLATES.iter().map(|(n, s)| (n.to_string(), s.to_string())).collect();
-        let statics =
-            EMBEDDED_STATIC.iter().map(|(n, s)| (n.trim_start_matches("static/").to_string(), s.to_string())).collect();
+        let statics = EMBEDDED_STATIC
+            .iter()
+            .zip(STATIC_FILES)
+            .map(|((_, content), (_, dest))| (dest.to_string(), content.to_string()))
+            .collect();
         Templates::from_sources(files, statics)
     }
 
@@ -62,8 +68,8 @@ impl Templates {
             files.push((name.to_string(), read(name)?));
         }
         let mut statics = Vec::new();
-        for name in STATIC_FILES {
-            statics.push((name.to_string(), read(&format!("static/{name}"))?));
+        for (name, dest) in STATIC_FILES {
+            statics.push((dest.to_string(), read(&format!("static/{name}"))?));
         }
         Templates::from_sources(files, statics)
     }
@@ -89,7 +95,7 @@ impl Templates {
             .map_err(|e| TemplateError::Render { name: name.to_string(), message: describe(&e) })
     }
 
-    /// Static files (name, content) to copy into `site/assets/`.
+    /// Static files (path in the site, content).
     pub fn statics(&self) -> &[(String, String)] {
         &self.statics
     }
@@ -151,7 +157,8 @@ mod tests {
         assert!(html.contains("Help &lt;&amp;&gt;"));
         assert!(html.contains("IT &quot;x&quot;"));
         assert!(!html.contains("Help <&>"));
-        assert_eq!(t.statics().len(), 1);
+        let dests: Vec<&str> = t.statics().iter().map(|(d, _)| d.as_str()).collect();
+        assert_eq!(dests, ["assets/style.css", "assets/search.js", "widget.js"]);
     }
 
     #[test]

@@ -12,5 +12,6 @@ mod agent;
 mod api;
 mod chat;
 mod faults;
+mod feedback;
 mod manifest;
 mod terminal;

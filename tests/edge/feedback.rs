@@ -1,0 +1,51 @@
+//! `POST /api/feedback` through `site-builder serve` (a subprocess, so its log
+//! can be read): validated, answered 202, and written as one JSON line.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+
+use serde_json::Value;
+
+use crate::support::schema::assert_valid;
+use crate::support::{demo, request};
+
+#[test]
+fn feedback_is_recorded_as_a_structured_log_line() {
+    let d = demo();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_site-builder"))
+        .args(["serve", "--quiet", "--addr", "127.0.0.1:0", "--out"])
+        .arg(&d.dist)
+        .arg("--component")
+        .arg(&d.component)
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let banner = lines.by_ref().map_while(Result::ok).find(|l| l.starts_with("Serving")).expect("the serve banner");
+    let base = banner.split_whitespace().find(|w| w.starts_with("http://")).unwrap().trim_end_matches('/').to_string();
+    let url = format!("{base}/api/feedback");
+
+    let bad = request("POST", &url, &[], Some(br#"{"rating":"sideways"}"#));
+    assert_eq!(bad.status, 400);
+    assert_valid("Error", &bad.json());
+    assert_eq!(bad.json()["error"]["parameter"], "rating");
+
+    let body = br#"{"rating":"down","comment":"The fee is out of date","question":"How much is a permit?","answer":"It costs 10 [1].","citations":["campus/parking/buying-a-parking-permit.html#permit-types"],"page":"https://www.example.edu/"}"#;
+    let r = request("POST", &url, &[("origin", "https://www.example.edu")], Some(body));
+    assert_eq!(r.status, 202, "{}", r.text());
+    assert_eq!(r.json()["status"], "recorded");
+    assert_eq!(r.header("access-control-allow-origin"), Some("*"));
+
+    let line = lines
+        .map_while(Result::ok)
+        .find(|l| l.starts_with('{') && l.contains("\"event\":\"feedback\""))
+        .expect("a feedback log line");
+    let v: Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(v["rating"], "down");
+    assert_eq!(v["comment"], "The fee is out of date");
+    assert_eq!(v["citations"][0], "campus/parking/buying-a-parking-permit.html#permit-types");
+    assert!(v["time"].as_str().unwrap().ends_with('Z'));
+    let _ = child.kill();
+    let _ = child.wait();
+}
