@@ -10,6 +10,7 @@ mod support;
 
 mod agent;
 mod api;
+mod browser;
 mod chat;
 mod faults;
 mod feedback;

@@ -42,6 +42,12 @@ pub struct ScriptedLlm {
 impl ScriptedLlm {
     /// Serves `steps` in order, one per request; beyond the script, 500.
     pub fn start(steps: Vec<Step>) -> ScriptedLlm {
+        ScriptedLlm::start_paced(steps, Duration::from_millis(2))
+    }
+
+    /// Like [`ScriptedLlm::start`], with `pace` between two streamed chunks (a
+    /// browser can then see the answer grow).
+    pub fn start_paced(steps: Vec<Step>, pace: Duration) -> ScriptedLlm {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
         let requests = Arc::new(Mutex::new(Vec::new()));
@@ -52,7 +58,7 @@ impl ScriptedLlm {
                 let Ok(conn) = conn else { continue };
                 let log = log.clone();
                 let step = script.lock().unwrap().pop_front();
-                std::thread::spawn(move || serve(conn, step, i, &log));
+                std::thread::spawn(move || serve(conn, step, i, pace, &log));
             }
         });
         ScriptedLlm { port, requests }
@@ -69,7 +75,7 @@ impl ScriptedLlm {
     }
 }
 
-fn serve(mut conn: TcpStream, step: Option<Step>, i: usize, log: &Mutex<Vec<Value>>) {
+fn serve(mut conn: TcpStream, step: Option<Step>, i: usize, pace: Duration, log: &Mutex<Vec<Value>>) {
     let mut reader = BufReader::new(conn.try_clone().unwrap());
     let mut len = 0usize;
     let mut chunked = false;
@@ -185,6 +191,6 @@ fn serve(mut conn: TcpStream, step: Option<Step>, i: usize, log: &Mutex<Vec<Valu
             return;
         }
         let _ = conn.flush();
-        std::thread::sleep(Duration::from_millis(2));
+        std::thread::sleep(pace);
     }
 }

@@ -1,0 +1,1080 @@
+/*
+ * search.js — the site search UI (copied to assets/search.js). No dependencies.
+ *
+ * Included from base.html with `<script src="{root}assets/search.js"
+ * data-root="{root}" defer>`; `data-root` is the relative path to the site root.
+ *
+ *  - Search as you type in the header box (#search-input) and the home box
+ *    (#home-search-input): a dropdown (#search-suggest) of results grouped by
+ *    page, an ARIA 1.2 combobox with a listbox of link options.
+ *  - On search.html (the page with #search-results): the full grouped results
+ *    for ?q=..., updated as you type (the URL follows via history.replaceState).
+ *  - "/" focuses the search box; ArrowUp/ArrowDown/Enter/Escape in the dropdown.
+ *  - When the API is unreachable or fails, a message points to the section tree.
+ *
+ * Server text is never parsed as HTML: snippets are split on <mark>/</mark>,
+ * entities decoded here, and the pieces added as text nodes and <mark> elements.
+ *
+ * Hooks for tests: #search-suggest.search-suggest, .search-group[data-page-id],
+ * a.search-option[role=option] (active: aria-selected="true"), .search-status,
+ * #search-results .search-result.
+ */
+(function () {
+  'use strict';
+
+  if (!window.fetch || !window.URL || !window.URLSearchParams || !document.querySelector) {
+    return; // Very old browser: the plain form (search.html + the tree) still works.
+  }
+
+  // --- Configuration --------------------------------------------------------
+
+  var DEBOUNCE_MS = 150;
+  var MIN_CHARS = 2; // while typing (a submitted one-character query still runs)
+  var MAX_QUERY = 1000; // the API's limit
+  var TIMEOUT_MS = 8000;
+  var SUGGEST_K = 10;
+  var SUGGEST_PAGES = 6;
+  var SUGGEST_SECTIONS = 3; // sub-results per page in the dropdown
+  var PAGE_K = 20;
+  var PAGE_SECTIONS = 3; // sub-results per page shown at first on search.html
+  var MAX_PAGE = 20; // the API's last page
+  var MODE = 'convex';
+
+  var scriptEl =
+    document.currentScript || document.querySelector('script[data-root][src*="search.js"]');
+  var ROOT = readRoot();
+  var API_URL = new URL(ROOT + 'api/search', location.href);
+  var HEALTH_URL = new URL(ROOT + 'api/health', location.href);
+  var SEARCH_PAGE = ROOT + 'search.html';
+  var BROWSE_URL = SEARCH_PAGE + '#site-tree';
+
+  var MSG_UNAVAILABLE = 'Search is unavailable right now.';
+  var MSG_BROWSE = 'Browse the sections instead.';
+
+  function readRoot() {
+    var candidates = [scriptEl, document.documentElement, document.body];
+    for (var i = 0; i < candidates.length; i++) {
+      var el = candidates[i];
+      if (el && el.hasAttribute && el.hasAttribute('data-root')) {
+        return el.getAttribute('data-root') || '';
+      }
+    }
+    return '';
+  }
+
+  // --- Small helpers --------------------------------------------------------
+
+  /** Creates an element: h('a', {href: 'x', class: 'y'}, [child, 'text']). */
+  function h(tag, attrs, children) {
+    var el = document.createElement(tag);
+    if (attrs) {
+      Object.keys(attrs).forEach(function (name) {
+        var v = attrs[name];
+        if (v === null || v === undefined || v === false) return;
+        if (name === 'class') el.className = v;
+        else if (name === 'text') el.textContent = v;
+        else el.setAttribute(name, v === true ? '' : String(v));
+      });
+    }
+    append(el, children);
+    return el;
+  }
+
+  function append(el, children) {
+    if (children === null || children === undefined) return el;
+    if (!Array.isArray(children)) children = [children];
+    children.forEach(function (c) {
+      if (c === null || c === undefined || c === false) return;
+      el.appendChild(typeof c === 'string' ? document.createTextNode(c) : c);
+    });
+    return el;
+  }
+
+  function clear(el) {
+    while (el.firstChild) el.removeChild(el.firstChild);
+  }
+
+  function debounce(fn, ms) {
+    var t = null;
+    function run() {
+      var args = arguments;
+      clearTimeout(t);
+      t = setTimeout(function () {
+        t = null;
+        fn.apply(null, args);
+      }, ms);
+    }
+    run.cancel = function () {
+      clearTimeout(t);
+      t = null;
+    };
+    return run;
+  }
+
+  function normalizeQuery(value) {
+    return String(value || '').replace(/\s+/g, ' ').trim().slice(0, MAX_QUERY);
+  }
+
+  function quoted(q) {
+    return '\u201c' + q + '\u201d';
+  }
+
+  function plural(n, one, many) {
+    return n + ' ' + (n === 1 ? one : many);
+  }
+
+  function searchPageUrl(q) {
+    return q ? SEARCH_PAGE + '?' + new URLSearchParams({ q: q }).toString() : SEARCH_PAGE;
+  }
+
+  /** A result url (relative to the site root) as an href from this page. */
+  function resultHref(url) {
+    url = String(url || '');
+    // Only site-relative paths: never a scheme (javascript:, data:, ...) or //host.
+    if (!url || /^[a-z][a-z0-9+.-]*:/i.test(url) || /^[\\/]{2}/.test(url)) return null;
+    return ROOT + url.replace(/^\/+/, '');
+  }
+
+  var ENTITIES = { lt: '<', gt: '>', quot: '"', amp: '&', apos: "'", '#39': "'", '#x27': "'" };
+
+  function decodeEntities(text) {
+    return text.replace(/&(#x[0-9a-f]+|#[0-9]+|[a-z]+);/gi, function (m, name) {
+      var key = name.toLowerCase();
+      if (Object.prototype.hasOwnProperty.call(ENTITIES, key)) return ENTITIES[key];
+      var code = NaN;
+      if (key.charAt(0) === '#') {
+        code = key.charAt(1) === 'x' ? parseInt(key.slice(2), 16) : parseInt(key.slice(1), 10);
+      }
+      if (code > 0 && code <= 0x10ffff && !(code >= 0xd800 && code <= 0xdfff)) {
+        return String.fromCodePoint(code);
+      }
+      return m;
+    });
+  }
+
+  /** "… <mark>parking</mark> &amp; x" → [{text, mark}], entities decoded. */
+  function snippetSegments(snippet) {
+    var parts = String(snippet || '').split(/(<\/?mark>)/i);
+    var segs = [];
+    var inMark = false;
+    parts.forEach(function (part) {
+      if (/^<mark>$/i.test(part)) inMark = true;
+      else if (/^<\/mark>$/i.test(part)) inMark = false;
+      else if (part) segs.push({ text: decodeEntities(part), mark: inMark });
+    });
+    return segs;
+  }
+
+  function segmentsText(segs) {
+    return segs.map(function (s) { return s.text; }).join('');
+  }
+
+  /** Drops the first n characters (and the spaces after them) of the segments. */
+  function dropChars(segs, n) {
+    var out = [];
+    segs.forEach(function (s) {
+      if (n >= s.text.length) {
+        n -= s.text.length;
+        return;
+      }
+      out.push({ text: s.text.slice(n), mark: s.mark });
+      n = 0;
+    });
+    while (out.length && !out[0].text.replace(/^[\s:—–-]+/, '')) out.shift();
+    if (out.length) out[0] = { text: out[0].text.replace(/^[\s:—–-]+/, ''), mark: out[0].mark };
+    return out;
+  }
+
+  /** Text nodes and <mark> elements for the segments. */
+  function renderSegments(segs) {
+    var frag = document.createDocumentFragment();
+    segs.forEach(function (s) {
+      frag.appendChild(s.mark ? h('mark', null, s.text) : document.createTextNode(s.text));
+    });
+    return frag;
+  }
+
+  /** The heading ids of the builder (Python-Markdown's slugify). */
+  function slugify(text) {
+    var s = String(text || '');
+    if (s.normalize) s = s.normalize('NFKD');
+    return s
+      .replace(/[^\x00-\x7f]/g, '')
+      .replace(/[^A-Za-z0-9_\-\s]/g, '')
+      .trim()
+      .toLowerCase()
+      .replace(/[-\s]+/g, '-')
+      .replace(/^-+/, '');
+  }
+
+  function deslug(id) {
+    var s = id.replace(/[-_]+/g, ' ').trim();
+    return s ? s.charAt(0).toUpperCase() + s.slice(1) : '';
+  }
+
+  function firstWords(text, n) {
+    var words = text.replace(/^[\s…]+|\.\.\./g, '').split(/\s+/).filter(Boolean);
+    var out = words.slice(0, n).join(' ');
+    return words.length > n ? out + '\u2026' : out;
+  }
+
+  /**
+   * One API result, ready to show: its href, the section's name (from the url's
+   * #anchor, in the words of the snippet when they match it) and the snippet
+   * without that leading heading.
+   */
+  function prepareHit(r) {
+    var url = String(r.url || '');
+    var hashAt = url.indexOf('#');
+    var anchor = '';
+    if (hashAt >= 0) {
+      try {
+        anchor = decodeURIComponent(url.slice(hashAt + 1));
+      } catch (e) {
+        anchor = url.slice(hashAt + 1);
+      }
+    }
+    var segs = snippetSegments(r.snippet);
+    var plain = segmentsText(segs);
+    var title = String(r.title || '');
+    var label = '';
+    var intro = !anchor;
+    if (anchor) {
+      var base = anchor.replace(/_\d+$/, '');
+      intro = base === slugify(title);
+      // The chunk text opens with its heading: find the words whose slug is the id.
+      if (!/^\s*(…|\.\.\.)/.test(plain)) {
+        var re = /\S+/g;
+        var m;
+        var words = 0;
+        while ((m = re.exec(plain)) && words++ < 16) {
+          var end = m.index + m[0].length;
+          var slug = slugify(plain.slice(0, end));
+          if (slug === base) {
+            label = plain.slice(0, end).trim();
+            segs = dropChars(segs, end);
+            break;
+          }
+          if (slug && base.indexOf(slug) !== 0) break;
+        }
+      }
+      if (!label) label = deslug(base);
+    } else {
+      label = firstWords(plain, 6);
+    }
+    return {
+      href: resultHref(url),
+      url: url,
+      label: label || title,
+      intro: intro,
+      segs: segs,
+    };
+  }
+
+  /** Results grouped by page (in the order of each page's best result). */
+  function groupResults(results) {
+    var groups = [];
+    var byId = Object.create(null);
+    results.forEach(function (r) {
+      if (!r || typeof r !== 'object') return;
+      var hit = prepareHit(r);
+      if (!hit.href) return;
+      var id = String(r.page_id || hit.url.split('#')[0]);
+      var g = byId[id];
+      if (!g) {
+        var path = Array.isArray(r.path) ? r.path.map(String) : [];
+        g = byId[id] = {
+          id: id,
+          title: String(r.title || path[path.length - 1] || hit.url),
+          crumbs: path.slice(0, -1).join(' \u203a '),
+          hits: [],
+          seen: Object.create(null),
+        };
+        groups.push(g);
+      }
+      if (g.seen[hit.url]) return; // two chunks of one section: keep the better
+      g.seen[hit.url] = true;
+      g.hits.push(hit);
+    });
+    return groups;
+  }
+
+  // --- The API --------------------------------------------------------------
+
+  var cache = new Map();
+
+  function cacheKey(q, k, page) {
+    return k + '|' + page + '|' + q;
+  }
+
+  /**
+   * GET api/search. Resolves with the response body; rejects with an Error whose
+   * `kind` is 'aborted' (superseded: ignore) or 'unavailable'.
+   */
+  function searchApi(q, k, page, signal) {
+    var key = cacheKey(q, k, page);
+    if (cache.has(key)) return Promise.resolve(cache.get(key));
+    var url = new URL(API_URL.href);
+    url.searchParams.set('q', q);
+    url.searchParams.set('k', String(k));
+    url.searchParams.set('mode', MODE);
+    if (page > 1) url.searchParams.set('page', String(page));
+
+    var ctrl = new AbortController();
+    var timedOut = false;
+    var timer = setTimeout(function () {
+      timedOut = true;
+      ctrl.abort();
+    }, TIMEOUT_MS);
+    function onAbort() {
+      ctrl.abort();
+    }
+    if (signal) {
+      if (signal.aborted) ctrl.abort();
+      else signal.addEventListener('abort', onAbort);
+    }
+    function done() {
+      clearTimeout(timer);
+      if (signal) signal.removeEventListener('abort', onAbort);
+    }
+    function fail(kind, detail) {
+      var err = new Error(detail || kind);
+      err.kind = kind;
+      return err;
+    }
+
+    return fetch(url.href, {
+      signal: ctrl.signal,
+      headers: { Accept: 'application/json' },
+      credentials: 'same-origin',
+    })
+      .then(function (res) {
+        return res.json().then(
+          function (body) { return { res: res, body: body }; },
+          function () { return { res: res, body: null }; }
+        );
+      })
+      .then(
+        function (r) {
+          done();
+          var body = r.body;
+          if (!r.res.ok) {
+            var e = body && body.error;
+            throw fail('unavailable', 'HTTP ' + r.res.status + (e && e.message ? ': ' + e.message : ''));
+          }
+          if (!body || typeof body !== 'object' || !Array.isArray(body.results)) {
+            throw fail('unavailable', 'unexpected response');
+          }
+          if (cache.size > 50) cache.delete(cache.keys().next().value);
+          cache.set(key, body);
+          return body;
+        },
+        function (err) {
+          done();
+          if (err && err.name === 'AbortError' && !timedOut) throw fail('aborted');
+          throw fail('unavailable', timedOut ? 'timed out' : String((err && err.message) || err));
+        }
+      );
+  }
+
+  function checkHealth() {
+    return fetch(HEALTH_URL.href, { headers: { Accept: 'application/json' }, credentials: 'same-origin' })
+      .then(function (res) {
+        return res.ok ? res.json() : null;
+      })
+      .then(function (body) {
+        return !!(body && body.status === 'ok');
+      })
+      .catch(function () {
+        return false;
+      });
+  }
+
+  // --- Screen-reader announcements (for the dropdown) ----------------------
+
+  var announcer = null;
+  var announceTimer = null;
+
+  function announce(text) {
+    if (!announcer) {
+      announcer = h('div', {
+        class: 'visually-hidden',
+        role: 'status',
+        'aria-live': 'polite',
+        'aria-atomic': 'true',
+        id: 'search-announcer',
+      });
+      document.body.appendChild(announcer);
+    }
+    clearTimeout(announceTimer);
+    // Set after a pause: the final count of a burst of keystrokes, read once.
+    announceTimer = setTimeout(function () {
+      announcer.textContent = text;
+    }, 400);
+  }
+
+  // --- The dropdown (header and home boxes) ---------------------------------
+
+  var suggestCount = 0;
+
+  function Suggest(input) {
+    var form = input.form || input.closest('form');
+    if (!form) return null;
+    var n = suggestCount++;
+    var panelId = n ? 'search-suggest-' + (n + 1) : 'search-suggest';
+    var listId = panelId + '-list';
+
+    var status = h('p', { class: 'search-status', id: panelId + '-status' });
+    var list = h('div', {
+      class: 'search-suggest__list',
+      id: listId,
+      role: 'listbox',
+      'aria-label': 'Search suggestions',
+    });
+    var panel = h('div', { class: 'search-suggest', id: panelId, hidden: true }, [status, list]);
+    form.classList.add('search-form--suggest');
+    form.appendChild(panel);
+
+    input.setAttribute('role', 'combobox');
+    input.setAttribute('aria-autocomplete', 'list');
+    input.setAttribute('aria-expanded', 'false');
+    input.setAttribute('aria-controls', listId);
+    input.setAttribute('aria-haspopup', 'listbox');
+
+    var options = [];
+    var active = -1;
+    var current = { q: '', data: null, error: null }; // what the panel shows
+    var pending = null; // AbortController of the request in flight
+    var seq = 0;
+
+    function isOpen() {
+      return !panel.hidden;
+    }
+
+    function open() {
+      if (isOpen()) return;
+      panel.hidden = false;
+      input.setAttribute('aria-expanded', 'true');
+    }
+
+    function close() {
+      setActive(-1);
+      if (!isOpen()) return;
+      panel.hidden = true;
+      input.setAttribute('aria-expanded', 'false');
+    }
+
+    function setActive(i) {
+      if (active >= 0 && options[active]) {
+        options[active].setAttribute('aria-selected', 'false');
+        options[active].classList.remove('is-active');
+      }
+      active = i;
+      var opt = options[i];
+      if (opt) {
+        opt.setAttribute('aria-selected', 'true');
+        opt.classList.add('is-active');
+        input.setAttribute('aria-activedescendant', opt.id);
+        if (opt.scrollIntoView) opt.scrollIntoView({ block: 'nearest' });
+      } else {
+        active = -1;
+        input.removeAttribute('aria-activedescendant');
+      }
+    }
+
+    function move(delta) {
+      if (!options.length) return;
+      var i;
+      if (active < 0) i = delta > 0 ? 0 : options.length - 1;
+      else i = (active + delta + options.length) % options.length;
+      setActive(i);
+    }
+
+    function option(cls, href, content) {
+      var id = panelId + '-opt-' + options.length;
+      var a = h(
+        'a',
+        { class: 'search-option ' + cls, id: id, role: 'option', href: href, tabindex: '-1', 'aria-selected': 'false' },
+        content
+      );
+      options.push(a);
+      return a;
+    }
+
+    function setStatus(kind, children) {
+      clear(status);
+      status.className = 'search-status' + (kind ? ' search-status--' + kind : '');
+      append(status, children);
+    }
+
+    function browseLink() {
+      return h('a', { href: BROWSE_URL, class: 'search-status__link' }, MSG_BROWSE);
+    }
+
+    function render() {
+      options = [];
+      active = -1;
+      input.removeAttribute('aria-activedescendant');
+      clear(list);
+      var q = current.q;
+
+      if (current.error) {
+        setStatus('error', [h('strong', null, MSG_UNAVAILABLE), ' ', browseLink()]);
+        list.hidden = true;
+        announce(MSG_UNAVAILABLE + ' ' + MSG_BROWSE);
+        return;
+      }
+
+      var groups = groupResults(current.data.results).slice(0, SUGGEST_PAGES);
+      if (!groups.length) {
+        setStatus('empty', [
+          h('strong', null, 'No results for ' + quoted(q)),
+          h('span', { class: 'search-status__hint' }, [
+            'Check the spelling or try fewer, more general words \u2014 or ',
+            h('a', { href: BROWSE_URL, class: 'search-status__link' }, 'browse all sections'),
+            '.',
+          ]),
+        ]);
+        list.hidden = true;
+        announce('No results for ' + quoted(q) + '.');
+        return;
+      }
+
+      var sections = 0;
+      groups.forEach(function (g) {
+        var best = g.hits[0];
+        var titleId = panelId + '-g' + list.children.length;
+        var group = h('div', {
+          class: 'search-group',
+          role: 'group',
+          'data-page-id': g.id,
+          'aria-labelledby': titleId,
+        });
+        group.appendChild(
+          option('search-option--page', best.href, [
+            h('span', { class: 'search-option__title', id: titleId }, g.title),
+            g.crumbs ? h('span', { class: 'search-option__path' }, g.crumbs) : null,
+            snippetLine(best, !best.intro),
+          ])
+        );
+        sections++;
+        g.hits.slice(1, 1 + SUGGEST_SECTIONS).forEach(function (hit) {
+          sections++;
+          group.appendChild(
+            option('search-option--section', hit.href, [
+              h('span', { class: 'search-option__section' }, hit.intro ? 'Overview' : hit.label),
+              snippetLine(hit, false),
+            ])
+          );
+        });
+        list.appendChild(group);
+      });
+
+      list.appendChild(
+        option('search-option--all', searchPageUrl(q), [
+          h('span', { class: 'search-option__all-text' }, 'See all results for ' + quoted(q)),
+          h('span', { class: 'search-option__arrow', 'aria-hidden': 'true' }, '\u2192'),
+        ])
+      );
+      list.hidden = false;
+
+      var summary = plural(groups.length, 'article', 'articles') + ' \u00b7 ' + plural(sections, 'section', 'sections');
+      setStatus('', [h('span', null, summary)]);
+      announce(
+        plural(groups.length, 'article', 'articles') +
+          ' found for ' + quoted(q) + '. Use the up and down arrow keys to choose, Enter to open.'
+      );
+    }
+
+    function snippetLine(hit, withLabel) {
+      var line = h('span', { class: 'search-option__snippet' });
+      if (withLabel && hit.label) {
+        line.appendChild(h('span', { class: 'search-option__in' }, hit.label));
+        line.appendChild(document.createTextNode(' \u2014 '));
+      }
+      line.appendChild(renderSegments(hit.segs));
+      return line;
+    }
+
+    function search(q) {
+      if (pending) pending.abort();
+      var my = ++seq;
+      var ctrl = new AbortController();
+      pending = ctrl;
+      panel.classList.add('is-loading');
+      panel.setAttribute('aria-busy', 'true');
+      searchApi(q, SUGGEST_K, 1, ctrl.signal).then(
+        function (data) {
+          if (my !== seq) return;
+          finish();
+          current = { q: q, data: data, error: null };
+          render();
+          if (document.activeElement === input) open();
+        },
+        function (err) {
+          if (my !== seq || err.kind === 'aborted') return;
+          finish();
+          if (window.console) console.warn('search: ' + err.message);
+          current = { q: q, data: null, error: err };
+          render();
+          if (document.activeElement === input) open();
+        }
+      );
+      function finish() {
+        pending = null;
+        panel.classList.remove('is-loading');
+        panel.removeAttribute('aria-busy');
+      }
+    }
+
+    var searchSoon = debounce(function () {
+      var q = normalizeQuery(input.value);
+      if (q.length >= MIN_CHARS) search(q);
+    }, DEBOUNCE_MS);
+
+    function cancel() {
+      searchSoon.cancel();
+      seq++;
+      if (pending) pending.abort();
+      pending = null;
+      panel.classList.remove('is-loading');
+      panel.removeAttribute('aria-busy');
+    }
+
+    input.addEventListener('input', function () {
+      var q = normalizeQuery(input.value);
+      if (q.length < MIN_CHARS) {
+        cancel();
+        close();
+        return;
+      }
+      setActive(-1);
+      if (q === current.q && current.data) {
+        cancel();
+        render();
+        open();
+        return;
+      }
+      searchSoon();
+    });
+
+    input.addEventListener('focus', function () {
+      var q = normalizeQuery(input.value);
+      if (q.length < MIN_CHARS || q !== current.q) return;
+      if (current.data) open();
+      else if (current.error) search(q); // the service may be back
+    });
+
+    input.addEventListener('keydown', function (e) {
+      if (e.isComposing || e.keyCode === 229) return;
+      var q = normalizeQuery(input.value);
+      switch (e.key) {
+        case 'ArrowDown':
+        case 'Down':
+        case 'ArrowUp':
+        case 'Up': {
+          if (e.altKey || e.ctrlKey || e.metaKey) return;
+          e.preventDefault();
+          var delta = e.key === 'ArrowDown' || e.key === 'Down' ? 1 : -1;
+          if (!isOpen()) {
+            if (q.length >= MIN_CHARS && q === current.q && (current.data || current.error)) {
+              render();
+              open();
+              move(delta);
+            } else if (q.length >= MIN_CHARS) {
+              searchSoon.cancel();
+              search(q);
+            }
+            return;
+          }
+          move(delta);
+          return;
+        }
+        case 'Enter': {
+          if (isOpen() && active >= 0 && options[active]) {
+            e.preventDefault();
+            var href = options[active].href;
+            close();
+            window.location.assign(href);
+          }
+          // Otherwise the form submits to search.html?q=...
+          return;
+        }
+        case 'Escape':
+        case 'Esc': {
+          // First Esc: clear the box and close the panel; the next one: blur.
+          e.preventDefault();
+          if (input.value || isOpen()) {
+            cancel();
+            input.value = '';
+            current = { q: '', data: null, error: null };
+            close();
+          } else {
+            input.blur();
+          }
+          return;
+        }
+        case 'Tab':
+          // Results: the options are not tab stops, so Tab leaves the box.
+          // A message (error, no results) keeps its link reachable by Tab.
+          if (options.length) close();
+          return;
+        default:
+          return;
+      }
+    });
+
+    // Keep the focus in the box while the mouse is used on the panel (the
+    // click still follows the link).
+    panel.addEventListener('mousedown', function (e) {
+      if (e.button === 0) e.preventDefault();
+    });
+    panel.addEventListener('mousemove', function (e) {
+      var opt = e.target.closest && e.target.closest('.search-option');
+      if (opt) {
+        var i = options.indexOf(opt);
+        if (i >= 0 && i !== active) setActive(i);
+      }
+    });
+    panel.addEventListener('click', function (e) {
+      var link = e.target.closest && e.target.closest('a[href]');
+      if (link && !e.defaultPrevented && !(e.ctrlKey || e.metaKey || e.shiftKey || e.button)) close();
+    });
+
+    form.addEventListener('focusout', function (e) {
+      if (!e.relatedTarget || !form.contains(e.relatedTarget)) {
+        // Wait: a tap on the panel can blur the box before the click lands.
+        setTimeout(function () {
+          if (!form.contains(document.activeElement)) close();
+        }, 150);
+      }
+    });
+    document.addEventListener('pointerdown', function (e) {
+      if (isOpen() && !form.contains(e.target)) close();
+    });
+    window.addEventListener('pageshow', function (e) {
+      if (e.persisted) close();
+    });
+
+    return { input: input, close: close };
+  }
+
+  // --- The results page (search.html) ---------------------------------------
+
+  function ResultsPage(resultsEl) {
+    var input = document.getElementById('search-input');
+    var form = input && (input.form || input.closest('form'));
+    var queryEl = document.getElementById('search-query');
+    var notice = document.getElementById('search-notice');
+    var tree = document.getElementById('site-tree');
+    var status = document.getElementById('search-status');
+    if (!status) {
+      status = h('p', { class: 'search-status', id: 'search-status', role: 'status', 'aria-live': 'polite' });
+      resultsEl.parentNode.insertBefore(status, resultsEl);
+    }
+    var baseTitle = document.title;
+    var details = null;
+    var state = { q: '', page: 0, results: [], hasMore: false };
+    var pending = null;
+    var seq = 0;
+
+    // The site tree goes under a <details>, collapsed once search answers.
+    function treeDetails() {
+      if (details || !tree) return details;
+      var heading = tree.querySelector('h2');
+      var body = tree.querySelector('.tree');
+      if (!heading || !body) return null;
+      details = h('details', { class: 'site-tree__details', open: true });
+      var summary = h('summary', { class: 'site-tree__summary' });
+      summary.appendChild(heading);
+      details.appendChild(summary);
+      details.appendChild(body);
+      tree.appendChild(details);
+      tree.classList.add('site-tree--collapsible');
+      return details;
+    }
+
+    function serviceUp(up, collapseTree) {
+      if (notice) notice.hidden = up;
+      var d = treeDetails();
+      if (d) d.open = !(up && collapseTree);
+    }
+
+    function setQueryLine(q) {
+      if (!queryEl) return;
+      clear(queryEl);
+      if (q) {
+        append(queryEl, ['Results for ', h('strong', { class: 'search-header__terms' }, quoted(q))]);
+      } else {
+        append(queryEl, ['Type a question or a few words, for example ', h('em', null, quoted('reset password')), '.']);
+      }
+    }
+
+    function updateUrl(q) {
+      var url = location.pathname + (q ? '?' + new URLSearchParams({ q: q }).toString() : '');
+      try {
+        history.replaceState(history.state, '', url);
+      } catch (e) {
+        /* file:// or sandboxed: the URL just doesn't follow */
+      }
+      document.title = q ? quoted(q) + ' \u00b7 ' + baseTitle : baseTitle;
+    }
+
+    function setStatus(kind, children) {
+      clear(status);
+      status.className = 'search-status' + (kind ? ' search-status--' + kind : '');
+      append(status, children);
+    }
+
+    function run(q, page) {
+      if (pending) pending.abort();
+      var my = ++seq;
+      var ctrl = new AbortController();
+      pending = ctrl;
+      resultsEl.setAttribute('aria-busy', 'true');
+      resultsEl.classList.add('is-loading');
+      if (page === 1 && !resultsEl.firstChild) setStatus('loading', 'Searching\u2026');
+      var more = resultsEl.querySelector('.search-more');
+      if (more) more.disabled = true;
+      searchApi(q, PAGE_K, page, ctrl.signal).then(
+        function (data) {
+          if (my !== seq) return;
+          finish();
+          var before = page === 1 ? 0 : groupResults(state.results).length;
+          state = {
+            q: q,
+            page: page,
+            results: page === 1 ? data.results.slice() : state.results.concat(data.results),
+            hasMore: !!data.has_more && page < MAX_PAGE,
+          };
+          render(page > 1 ? before : -1);
+        },
+        function (err) {
+          if (my !== seq || err.kind === 'aborted') return;
+          finish();
+          if (window.console) console.warn('search: ' + err.message);
+          if (page > 1) {
+            setStatus('error', [h('strong', null, 'More results could not be loaded.'), ' Try again in a moment.']);
+            var btn = resultsEl.querySelector('.search-more');
+            if (btn) btn.disabled = false;
+            return;
+          }
+          state = { q: q, page: 0, results: [], hasMore: false };
+          clear(resultsEl);
+          serviceUp(false);
+          // This message says it all: the generic no-JavaScript notice would repeat it.
+          if (notice) notice.hidden = true;
+          setStatus('error', [
+            h('strong', null, MSG_UNAVAILABLE),
+            ' ',
+            h('a', { href: '#site-tree', class: 'search-status__link' }, MSG_BROWSE),
+          ]);
+        }
+      );
+      function finish() {
+        pending = null;
+        resultsEl.removeAttribute('aria-busy');
+        resultsEl.classList.remove('is-loading');
+      }
+    }
+
+    function render(focusGroup) {
+      var q = state.q;
+      var groups = groupResults(state.results);
+      clear(resultsEl);
+      if (!groups.length) {
+        setStatus('empty', [
+          h('strong', null, 'No results for ' + quoted(q) + '.'),
+          ' ',
+          h('span', { class: 'search-status__hint' }, [
+            'Check the spelling, try fewer or more general words, or ',
+            h('a', { href: '#site-tree', class: 'search-status__link' }, 'browse all sections and articles'),
+            '.',
+          ]),
+        ]);
+        serviceUp(true, false);
+        return;
+      }
+      serviceUp(true, true);
+
+      var sections = 0;
+      var ol = h('ol', { class: 'search-result-list' });
+      groups.forEach(function (g, gi) {
+        var best = g.hits[0];
+        sections += g.hits.length;
+        var item = h('li', { class: 'search-result', 'data-page-id': g.id });
+        item.appendChild(
+          h('h2', { class: 'search-result__title' }, h('a', { href: best.href, class: 'search-result__link' }, g.title))
+        );
+        if (g.crumbs) item.appendChild(h('p', { class: 'search-result__path' }, g.crumbs));
+        var first = h('p', { class: 'search-result__snippet' });
+        if (!best.intro && best.label) {
+          first.appendChild(h('a', { href: best.href, class: 'search-result__in' }, best.label));
+          first.appendChild(document.createTextNode(' \u2014 '));
+        }
+        first.appendChild(renderSegments(best.segs));
+        item.appendChild(first);
+        var rest = g.hits.slice(1);
+        if (rest.length) {
+          var ulId = 'search-result-sections-' + gi;
+          var ul = h('ul', {
+            class: 'search-result__sections',
+            id: ulId,
+            'aria-label': 'More matching sections in ' + g.title,
+          });
+          rest.forEach(function (hit, i) {
+            ul.appendChild(
+              h('li', { class: 'search-result__section', hidden: i >= PAGE_SECTIONS }, [
+                h('a', { href: hit.href, class: 'search-result__section-link' }, hit.intro ? 'Overview' : hit.label),
+                hit.segs.length ? h('p', { class: 'search-result__snippet' }, renderSegments(hit.segs)) : null,
+              ])
+            );
+          });
+          item.appendChild(ul);
+          if (rest.length > PAGE_SECTIONS) item.appendChild(moreSectionsButton(ul, rest.length - PAGE_SECTIONS));
+        }
+        ol.appendChild(item);
+        if (gi === focusGroup) item.setAttribute('data-focus', '');
+      });
+      resultsEl.appendChild(ol);
+
+      if (state.hasMore) {
+        var btn = h('button', { type: 'button', class: 'search-more' }, 'Show more results');
+        btn.addEventListener('click', function () {
+          run(state.q, state.page + 1);
+        });
+        resultsEl.appendChild(btn);
+      }
+
+      setStatus('count', [
+        h('strong', null, plural(groups.length, 'article', 'articles')),
+        ' \u00b7 ' + plural(sections, 'matching section', 'matching sections') +
+          (state.hasMore ? ' \u00b7 best matches first' : ''),
+      ]);
+
+      if (focusGroup >= 0) {
+        var links = resultsEl.querySelectorAll('.search-result__link');
+        var target =
+          resultsEl.querySelector('[data-focus] .search-result__link') ||
+          resultsEl.querySelector('.search-more') ||
+          links[links.length - 1];
+        if (target) target.focus();
+      }
+    }
+
+    /** "Show 4 more sections" under a result with many matching sections. */
+    function moreSectionsButton(ul, hidden) {
+      var label = 'Show ' + plural(hidden, 'more section', 'more sections');
+      var btn = h('button', {
+        type: 'button',
+        class: 'search-result__more',
+        'aria-expanded': 'false',
+        'aria-controls': ul.id,
+      }, label);
+      btn.addEventListener('click', function () {
+        var expand = btn.getAttribute('aria-expanded') !== 'true';
+        var items = ul.children;
+        for (var i = PAGE_SECTIONS; i < items.length; i++) items[i].hidden = !expand;
+        btn.setAttribute('aria-expanded', String(expand));
+        btn.textContent = expand ? 'Show fewer sections' : label;
+      });
+      return btn;
+    }
+
+    function show(q, immediate) {
+      q = normalizeQuery(q);
+      if (!q) {
+        setQueryLine('');
+        updateUrl('');
+        if (pending) pending.abort();
+        seq++;
+        state = { q: '', page: 0, results: [], hasMore: false };
+        clear(resultsEl);
+        setStatus('', '');
+        var d = treeDetails();
+        if (d) d.open = true;
+        return;
+      }
+      if (!immediate && q.length < MIN_CHARS) return;
+      setQueryLine(q);
+      updateUrl(q);
+      if (q === state.q && state.page > 0 && !pending) return;
+      run(q, 1);
+    }
+
+    var showSoon = debounce(function () {
+      show(input.value, false);
+    }, DEBOUNCE_MS);
+
+    if (input) {
+      input.addEventListener('input', function () {
+        showSoon();
+      });
+      input.addEventListener('keydown', function (e) {
+        if ((e.key === 'Escape' || e.key === 'Esc') && !e.isComposing) {
+          if (input.value) {
+            e.preventDefault();
+            input.value = '';
+            showSoon.cancel();
+            show('', true);
+          } else {
+            input.blur();
+          }
+        }
+      });
+    }
+    if (form) {
+      form.addEventListener('submit', function (e) {
+        e.preventDefault();
+        showSoon.cancel();
+        show(input ? input.value : '', true);
+      });
+    }
+
+    var initial = normalizeQuery(new URLSearchParams(location.search).get('q'));
+    if (input) input.value = initial;
+    if (initial) {
+      show(initial, true);
+    } else {
+      setQueryLine('');
+      checkHealth().then(function (up) {
+        if (!state.q) serviceUp(up, false);
+      });
+    }
+    return { input: input };
+  }
+
+  // --- Start ------------------------------------------------------------------
+
+  function start() {
+    var resultsEl = document.getElementById('search-results');
+    var primary = null;
+    if (resultsEl) {
+      var page = ResultsPage(resultsEl);
+      primary = page.input;
+    } else {
+      ['search-input', 'home-search-input'].forEach(function (id) {
+        var el = document.getElementById(id);
+        if (el && Suggest(el) && !primary) primary = el;
+      });
+      // The home page: its hero box is the one "/" focuses.
+      var home = document.getElementById('home-search-input');
+      if (home) primary = home;
+    }
+
+    if (primary) primary.setAttribute('aria-keyshortcuts', '/');
+
+    document.addEventListener('keydown', function (e) {
+      if (e.key !== '/' || e.ctrlKey || e.metaKey || e.altKey || e.defaultPrevented || !primary) return;
+      var t = e.target;
+      var tag = t && t.tagName ? t.tagName.toLowerCase() : '';
+      if (tag === 'input' || tag === 'textarea' || tag === 'select' || (t && t.isContentEditable)) return;
+      e.preventDefault();
+      primary.focus();
+      if (primary.select) primary.select();
+    });
+  }
+
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);
+  else start();
+})();

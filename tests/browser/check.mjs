@@ -1,0 +1,249 @@
+// Browser checks of the site search and the chat widget, in Debian's Chromium
+// driven by Playwright (playwright-core). Started by tests/edge/browser.rs, which
+// runs the host (the real component), a scripted LLM, and a foreign page that
+// embeds the widget from another origin:
+//
+//   node check.mjs SCENARIO        SCENARIO: search | widget | keyboard | hostile | extractive
+//
+// Environment: KB_SITE (the host, http://127.0.0.1:PORT), KB_FOREIGN (the foreign
+// page), KB_ARTIFACTS (folder for screenshots), KB_CHROMIUM (default
+// /usr/bin/chromium). Exits non-zero with a message when a check fails.
+
+import assert from 'node:assert/strict';
+import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+
+const SITE = process.env.KB_SITE;
+const FOREIGN = process.env.KB_FOREIGN;
+const ARTIFACTS = process.env.KB_ARTIFACTS || join(tmpdir(), 'kb-browser-artifacts');
+const scenario = process.argv[2];
+mkdirSync(ARTIFACTS, { recursive: true });
+
+async function browser(options = {}) {
+  const profile = mkdtempSync(join(tmpdir(), 'kb-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: process.env.KB_CHROMIUM || '/usr/bin/chromium',
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+      '--disable-component-update', '--no-first-run', '--disable-sync'],
+    viewport: { width: 1280, height: 860 },
+    ...options,
+  });
+  const errors = [];
+  context.on('weberror', (e) => errors.push(String(e.error())));
+  return {
+    context,
+    errors,
+    async close() {
+      await context.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+const shot = (page, name) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`) });
+
+// ---------------------------------------------------------------- site search
+async function search() {
+  for (const scheme of ['light', 'dark']) {
+    const b = await browser({ colorScheme: scheme });
+    const page = b.context.pages()[0] || (await b.context.newPage());
+    await page.goto(`${SITE}/campus/parking/buying-a-parking-permit.html`);
+    if (scheme === 'light') await shot(page, 'site-page-light');
+    // `/` focuses the header box; typing searches as you type.
+    await page.locator('body').click({ position: { x: 5, y: 300 } });
+    await page.keyboard.press('/');
+    assert.equal(await page.evaluate(() => document.activeElement.id), 'search-input', '/ focuses the search box');
+    await page.keyboard.type('eduroam certificate', { delay: 20 });
+    const option = page.locator('#search-suggest a.search-option').first();
+    await option.waitFor({ timeout: 10000 });
+    assert.ok(await page.locator('#search-suggest .search-group').count() >= 1, 'results grouped by page');
+    const marks = await page.locator('#search-suggest mark').count();
+    assert.ok(marks >= 1, 'query terms highlighted');
+    await shot(page, `search-dropdown-${scheme}`);
+    if (scheme === 'dark') {
+      await b.close();
+      continue;
+    }
+    // Arrows move, Enter opens the result at its anchor.
+    await page.keyboard.press('ArrowDown');
+    assert.equal(await page.locator('#search-suggest [aria-selected="true"]').count(), 1, 'ArrowDown selects an option');
+    const href = await page.locator('#search-suggest [aria-selected="true"]').getAttribute('href');
+    await Promise.all([page.waitForURL((u) => u.hash.length > 1), page.keyboard.press('Enter')]);
+    const url = new URL(page.url());
+    assert.ok(url.hash.length > 1, `opened at an anchor: ${page.url()}`);
+    assert.ok(new URL(href, url).pathname === url.pathname, 'opened the selected result');
+    const target = await page.evaluate((id) => !!document.getElementById(id), decodeURIComponent(url.hash.slice(1)));
+    assert.ok(target, `the anchor ${url.hash} exists on the page`);
+    // Esc clears.
+    await page.keyboard.press('/');
+    await page.keyboard.type('vpn');
+    await page.locator('#search-suggest a.search-option').first().waitFor();
+    await page.keyboard.press('Escape');
+    assert.equal(await page.inputValue('#search-input'), '', 'Esc clears the box');
+    // The results page.
+    await page.goto(`${SITE}/search.html?q=parking+permit`);
+    await page.locator('#search-results .search-result').first().waitFor({ timeout: 10000 });
+    await shot(page, 'search-results-light');
+    // The endpoint unreachable: the box says so and points somewhere useful.
+    await page.route('**/api/search**', (r) => r.abort());
+    await page.goto(`${SITE}/it-services/vpn.html`);
+    await page.locator('#search-input').fill('printing');
+    const status = page.locator('.search-status');
+    await status.waitFor({ timeout: 10000 });
+    assert.match(await status.innerText(), /unavailable/i);
+    assert.ok(b.errors.length === 0, `page errors: ${b.errors.join('; ')}`);
+    await b.close();
+  }
+  // Without JavaScript the results page still lists every section.
+  const b = await browser({ javaScriptEnabled: false });
+  const page = b.context.pages()[0] || (await b.context.newPage());
+  await page.goto(`${SITE}/search.html?q=parking`);
+  assert.ok(await page.locator('.site-tree a').count() > 10, 'the section index without JavaScript');
+  await b.close();
+}
+
+// ---------------------------------------------------------------------- widget
+async function openWidget(page) {
+  await page.goto(FOREIGN);
+  const launcher = page.locator('#kb-widget-host button.kb-launcher');
+  await launcher.waitFor({ timeout: 10000 });
+  await launcher.click();
+  await page.locator('#kb-widget-host .kb-panel').waitFor({ state: 'visible' });
+}
+
+async function ask(page, question) {
+  const before = await page.locator('#kb-widget-host .kb-msg.kb-assistant[data-state="done"]').count();
+  await page.locator('#kb-widget-host textarea.kb-input').fill(question);
+  await page.keyboard.press('Enter');
+  const done = page.locator('#kb-widget-host .kb-msg.kb-assistant[data-state="done"]');
+  await done.nth(before).waitFor({ timeout: 20000 });
+  return done.nth(before);
+}
+
+async function widget() {
+  for (const scheme of ['light', 'dark']) {
+    const b = await browser({ colorScheme: scheme });
+    const page = b.context.pages()[0] || (await b.context.newPage());
+    await openWidget(page);
+    // Record the lengths the streaming answer goes through.
+    await page.evaluate(() => {
+      window.__lengths = new Set();
+      const root = document.getElementById('kb-widget-host').shadowRoot;
+      new MutationObserver(() => {
+        const a = root.querySelector('.kb-msg.kb-assistant[data-state="streaming"] .kb-answer');
+        if (a) window.__lengths.add(a.textContent.length);
+      }).observe(root, { subtree: true, childList: true, characterData: true, attributes: true });
+    });
+    const msg = await ask(page, 'How do I get a parking permit?');
+    assert.match(await msg.locator('.kb-answer').innerText(), /parking portal/);
+    const partial = await page.evaluate(() => [...window.__lengths].filter((n) => n > 0).length);
+    assert.ok(partial >= 3, `the answer was shown while it streamed (${partial} partial states)`);
+    assert.match(await msg.locator('.kb-step').first().innerText(), /Searched: parking permit/);
+    const cite = msg.locator('ol.kb-citations li a').first();
+    const href = await cite.getAttribute('href');
+    assert.ok(href.startsWith(SITE) && href.includes('parking') && href.includes('#'), `citation links to the page: ${href}`);
+    assert.equal(await msg.locator('.kb-label-extractive').count(), 0, 'an LLM answer is not labelled extractive');
+    await shot(page, `widget-open-${scheme}`);
+    if (scheme === 'light') {
+      const no = await ask(page, 'What is the best pizza place in town?');
+      assert.ok(await no.locator('.kb-label-abstained').isVisible(), 'abstention is shown as such');
+      // Thumbs down with a comment reaches /api/feedback.
+      const fb = page.waitForResponse((r) => r.url().endsWith('/api/feedback'));
+      await no.locator('button.kb-down').click();
+      await no.locator('textarea.kb-comment').fill('I expected a list of restaurants');
+      await no.locator('button.kb-comment-send').click();
+      assert.equal((await fb).status(), 202);
+      // The conversation survives a reload (sessionStorage).
+      await page.reload();
+      await page.locator('#kb-widget-host button.kb-launcher').click();
+      assert.ok(await page.locator('#kb-widget-host .kb-msg.kb-assistant[data-state="done"]').count() >= 2, 'conversation kept for the tab');
+    }
+    assert.ok(b.errors.length === 0, `page errors: ${b.errors.join('; ')}`);
+    await b.close();
+  }
+  // A phone-sized viewport.
+  const b = await browser({ viewport: { width: 375, height: 667 }, isMobile: true, hasTouch: true });
+  const page = b.context.pages()[0] || (await b.context.newPage());
+  await openWidget(page);
+  const box = await page.locator('#kb-widget-host .kb-panel').boundingBox();
+  assert.ok(box.width <= 375 && box.width >= 320, `the panel fits the phone: ${JSON.stringify(box)}`);
+  await shot(page, 'widget-phone');
+  await b.close();
+}
+
+async function keyboard() {
+  const b = await browser();
+  const page = b.context.pages()[0] || (await b.context.newPage());
+  await page.goto(FOREIGN);
+  await page.locator('#kb-widget-host button.kb-launcher').waitFor();
+  const activeInWidget = () => page.evaluate(() => {
+    const host = document.getElementById('kb-widget-host');
+    const a = host.shadowRoot.activeElement;
+    // The class (or the tag, for elements without one) of the focused element.
+    return document.activeElement === host && a ? a.className || a.tagName : null;
+  });
+  let onLauncher = false;
+  for (let i = 0; i < 30 && !onLauncher; i++) {
+    await page.keyboard.press('Tab');
+    onLauncher = /kb-launcher/.test((await activeInWidget()) || '');
+  }
+  assert.ok(onLauncher, 'the launcher is reachable with Tab');
+  await page.keyboard.press('Enter');
+  await page.locator('#kb-widget-host .kb-panel').waitFor({ state: 'visible' });
+  assert.match((await activeInWidget()) || '', /kb-input/, 'opening focuses the question box');
+  await page.keyboard.type('How do I get a parking permit?');
+  await page.keyboard.press('Enter');
+  await page.locator('#kb-widget-host .kb-msg.kb-assistant[data-state="done"]').first().waitFor({ timeout: 20000 });
+  for (let i = 0; i < 25; i++) {
+    const key = i % 3 ? 'Tab' : 'Shift+Tab';
+    await page.keyboard.press(key);
+    const where = await page.evaluate(() => {
+      const a = document.activeElement;
+      const s = a && a.shadowRoot ? a.shadowRoot.activeElement : null;
+      return `${a && a.tagName}#${a && a.id} / ${s ? `${s.tagName}.${s.className}` : 'none'}`;
+    });
+    assert.ok(await activeInWidget(), `focus stays in the open panel (press ${i + 1}, ${key}: ${where})`);
+  }
+  await page.keyboard.press('Escape');
+  await page.locator('#kb-widget-host .kb-panel').waitFor({ state: 'hidden' });
+  assert.match((await activeInWidget()) || '', /kb-launcher/, 'Esc closes and returns focus to the launcher');
+  await b.close();
+}
+
+async function hostile() {
+  const b = await browser();
+  const page = b.context.pages()[0] || (await b.context.newPage());
+  await openWidget(page);
+  const msg = await ask(page, 'Tell me about the VPN');
+  const answer = msg.locator('.kb-answer');
+  assert.match(await answer.innerText(), /<img src=x onerror=/, 'markup is shown as text');
+  assert.equal(await answer.locator('img, script, iframe').count(), 0, 'no element was injected');
+  assert.equal(await page.evaluate(() => window.__pwned), undefined, 'no script ran');
+  await b.close();
+}
+
+async function extractive() {
+  const b = await browser();
+  const page = b.context.pages()[0] || (await b.context.newPage());
+  await openWidget(page);
+  const msg = await ask(page, 'How do I buy a parking permit?');
+  assert.ok(await msg.locator('.kb-label-extractive').isVisible(), 'extractive answers are labelled');
+  assert.ok(await msg.locator('ol.kb-citations li a').count() >= 1);
+  await b.close();
+}
+
+const scenarios = { search, widget, keyboard, hostile, extractive };
+if (!scenarios[scenario]) {
+  console.error(`unknown scenario ${scenario}; one of ${Object.keys(scenarios).join(', ')}`);
+  process.exit(2);
+}
+try {
+  await scenarios[scenario]();
+  console.log(`${scenario}: ok`);
+} catch (e) {
+  console.error(`${scenario}: ${e.stack || e}`);
+  process.exit(1);
+}

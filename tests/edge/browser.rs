@@ -1,0 +1,138 @@
+//! Browser tests: tests/browser/check.mjs drives Debian's Chromium with
+//! Playwright against the host (the real component over the demo index), a
+//! scripted LLM, and a foreign page (another origin, hostile CSS) that embeds the
+//! widget with its one script tag. Screenshots go to `target/browser-artifacts/`.
+//!
+//! Needs `node`, `npm ci` in tests/browser (scripts/test runs it) and Chromium
+//! (`apt-get install chromium`; .ci/run installs it).
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpListener;
+use std::path::PathBuf;
+use std::process::Command;
+
+use crate::support::llm::{answer, search, ScriptedLlm, Step};
+use crate::support::{repo, start};
+
+/// Serves the foreign page for any GET, on another port (another origin).
+fn foreign_page(site: &str) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/alumni.html", listener.local_addr().unwrap());
+    let html = format!(
+        r#"<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Northbridge Alumni News</title>
+<style>
+  /* Hostile to embedded widgets: the widget must look right regardless. */
+  * {{ box-sizing: content-box !important; letter-spacing: 0.2em; }}
+  button {{ all: unset; background: hotpink; }}
+  textarea, input {{ font-size: 40px; border: 5px dashed red; }}
+  ol, li {{ list-style: none; margin: 0; padding: 0; }}
+  body {{ font-family: Georgia, serif; background: #f7f3ea; margin: 3rem; color: #222; }}
+</style></head>
+<body>
+  <h1>Alumni news</h1>
+  <p>Class reunions, mentoring and the annual fund. <a href="https://example.org/">A link</a> before the widget.</p>
+  <script src="{site}/widget.js" data-endpoint="{site}/api/chat" data-title="Ask Northbridge" defer></script>
+</body></html>"#
+    );
+    std::thread::spawn(move || {
+        for conn in listener.incoming() {
+            let Ok(mut conn) = conn else { continue };
+            let mut reader = BufReader::new(conn.try_clone().unwrap());
+            let mut line = String::new();
+            while reader.read_line(&mut line).map(|n| n > 0).unwrap_or(false) && line != "\r\n" {
+                line.clear();
+            }
+            let _ = write!(
+                conn,
+                "HTTP/1.1 200 OK\r\ncontent-type: text/html; charset=utf-8\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{html}",
+                html.len()
+            );
+        }
+    });
+    url
+}
+
+fn artifacts() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    exe.ancestors().nth(3).unwrap().join("browser-artifacts")
+}
+
+/// Runs one scenario of check.mjs against `site` (and a foreign page embedding it).
+fn run(scenario: &str, site: &str) {
+    let dir = repo().join("tests/browser");
+    assert!(
+        dir.join("node_modules/playwright-core").is_dir(),
+        "tests/browser has no node_modules: run `npm ci` there (scripts/test does)"
+    );
+    let chromium = std::env::var("KB_CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
+    assert!(std::path::Path::new(&chromium).exists(), "{chromium} is missing: apt-get install chromium (.ci/run does)");
+    let o = Command::new("node")
+        .arg("check.mjs")
+        .arg(scenario)
+        .current_dir(&dir)
+        .env("KB_SITE", site)
+        .env("KB_FOREIGN", foreign_page(site))
+        .env("KB_ARTIFACTS", artifacts())
+        .env("KB_CHROMIUM", chromium)
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "{scenario} failed:\n{}\n{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+fn with_llm(steps: Vec<Step>) -> (ScriptedLlm, edge_host::Running) {
+    // 40 ms between streamed pieces: slow enough to watch the answer grow.
+    let llm = ScriptedLlm::start_paced(steps, std::time::Duration::from_millis(40));
+    let url = llm.base_url();
+    let host = start(&[("llm_base_url", &url), ("llm_model", "scripted"), ("llm_timeout_secs", "5")]);
+    (llm, host)
+}
+
+#[test]
+fn site_search_as_you_type_in_chromium() {
+    let host = start(&[]);
+    run("search", &host.url());
+}
+
+#[test]
+fn widget_on_a_foreign_page_streams_cites_and_abstains() {
+    let (_llm, host) = with_llm(vec![
+        // Light theme: a cited answer, then an abstention.
+        search("parking permit"),
+        answer("You buy a permit in the **parking portal**: sign in and select Purchase permit [1]."),
+        search("pizza restaurant"),
+        answer("NO_ANSWER: The knowledge base does not cover restaurants."),
+        // Dark theme.
+        search("parking permit"),
+        answer("You buy a permit in the **parking portal**: sign in and select Purchase permit [1]."),
+    ]);
+    run("widget", &host.url());
+}
+
+#[test]
+fn widget_works_by_keyboard_alone() {
+    let (_llm, host) =
+        with_llm(vec![search("parking permit"), answer("Sign in to the parking portal and buy it there [1].")]);
+    run("keyboard", &host.url());
+}
+
+#[test]
+fn a_hostile_answer_stays_inert() {
+    let (_llm, host) = with_llm(vec![
+        search("vpn"),
+        answer("Try this: <img src=x onerror=\"window.__pwned=1\"> and <script>window.__pwned=2</script> [1]"),
+    ]);
+    run("hostile", &host.url());
+}
+
+#[test]
+fn without_an_llm_the_widget_labels_extractive_answers() {
+    let host = start(&[]);
+    run("extractive", &host.url());
+}
