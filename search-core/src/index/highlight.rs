@@ -71,9 +71,21 @@ pub fn snippet(text: &str, query: &str) -> String {
             out.push(' ');
         }
         if hit[i] {
+            // Sentence punctuation around the word stays outside the mark
+            // ("<mark>permit</mark>."); a word that is all punctuation, or an
+            // identifier's inner punctuation ("--gres=…"), is marked whole.
+            let w = words[i].as_str();
+            let core =
+                w.trim_start_matches(['(', '"', '\'']).trim_end_matches(['.', ',', ';', ':', '!', '?', ')', '"', '\'']);
+            let (lead, core, trail) = match w.find(core) {
+                Some(at) if !core.is_empty() => (&w[..at], core, &w[at + core.len()..]),
+                _ => ("", w, ""),
+            };
+            out.push_str(&escape(lead));
             out.push_str("<mark>");
-            out.push_str(&escape(&words[i]));
+            out.push_str(&escape(core));
             out.push_str("</mark>");
+            out.push_str(&escape(trail));
         } else {
             out.push_str(&escape(&words[i]));
         }
@@ -101,6 +113,12 @@ mod tests {
         assert!(s.starts_with("… ") && s.ends_with(" …"), "{s}");
         assert!(s.contains("<mark>quota</mark>") && s.contains("<mark>usage</mark>"), "{s}");
         assert!(s.split(' ').count() <= WINDOW + 2);
+    }
+
+    #[test]
+    fn punctuation_stays_outside_the_mark() {
+        let s = snippet("Every car needs a valid permit. Permits (virtual) are read daily.", "permit virtual");
+        assert!(s.contains("<mark>permit</mark>. <mark>Permits</mark> (<mark>virtual</mark>)"), "{s}");
     }
 
     #[test]
