@@ -386,6 +386,10 @@ fn route(req: &Request, service: Result<&Service, &str>, clock: &dyn Fn() -> f64
 #[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Feedback {
+    /// Names the answer: the widget sends the same id with the thumb and with a
+    /// later comment, so the later line supersedes the earlier one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
     /// `up` or `down`.
     pub rating: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -405,7 +409,7 @@ pub struct Feedback {
 
 /// Limits of a feedback body's fields, in characters.
 pub const FEEDBACK_LIMITS: &[(&str, usize)] =
-    &[("comment", 2000), ("question", 4000), ("answer", 20_000), ("page", 2000), ("citations", 20)];
+    &[("id", 100), ("comment", 2000), ("question", 4000), ("answer", 20_000), ("page", 2000), ("citations", 20)];
 
 /// Validates a feedback body; on success, the reply and the structured log line
 /// (one JSON object: `{"event":"feedback","time":…,…}`) to write.
@@ -425,6 +429,7 @@ pub fn feedback(body: &[u8], now_unix: u64) -> (Reply, Option<String>) {
     }
     let chars = |s: &Option<String>| s.as_deref().map_or(0, |s| s.chars().count());
     let sizes = [
+        ("id", chars(&fb.id)),
         ("comment", chars(&fb.comment)),
         ("question", chars(&fb.question)),
         ("answer", chars(&fb.answer)),
@@ -557,16 +562,20 @@ mod tests {
 
     #[test]
     fn feedback_is_validated_and_logged_as_one_json_line() {
-        let (r, line) =
-            feedback(br#"{"rating":"down","comment":"Out of date","question":"q?","citations":["a.html#x"]}"#, 0);
+        let (r, line) = feedback(
+            br#"{"id":"a1","rating":"down","comment":"Out of date","question":"q?","citations":["a.html#x"]}"#,
+            0,
+        );
         assert_eq!(r.status, 202);
         let v: serde_json::Value = serde_json::from_str(&line.unwrap()).unwrap();
         assert_eq!(v["event"], "feedback");
         assert_eq!(v["time"], "1970-01-01T00:00:00Z");
         assert_eq!((v["rating"].as_str(), v["comment"].as_str()), (Some("down"), Some("Out of date")));
+        assert_eq!(v["id"], "a1");
         for (body, param) in [
             (r#"{"rating":"meh"}"#.to_string(), "rating"),
             (r#"{"comment":"no rating"}"#.to_string(), "body"),
+            (format!(r#"{{"rating":"up","id":"{}"}}"#, "i".repeat(101)), "id"),
             (r#"{"rating":"up","extra":1}"#.to_string(), "body"),
             (format!(r#"{{"rating":"up","comment":"{}"}}"#, "x".repeat(2001)), "comment"),
             ("not json".to_string(), "body"),

@@ -365,7 +365,7 @@ code{padding:1px 5px;border-radius:5px;background:var(--kb-s2);font:13px ui-mono
   async function feedback(turn, rating, comment, status) {
     status.className = 'kb-feedback-status';
     status.textContent = 'Sending…';
-    const body = { rating, question: turn.q, answer: turn.a.content, citations: turn.a.citations.map(c => safeUrl(c.url)).filter(Boolean), page: location.href };
+    const body = { id: turn.id || (turn.id = Math.random().toString(36).slice(2)), rating, question: turn.q, answer: turn.a.content, citations: turn.a.citations.map(c => safeUrl(c.url)).filter(Boolean), page: location.href };
     if (comment) body.comment = comment;
     try {
       const res = await fetch(feedbackUrl.href, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
