@@ -7,7 +7,7 @@
 //! nothing), [`enrich`] (the text to index), [`tree`] + [`site`] (templates → HTML
 //! files), with [`build`] running them and [`report`] saying what happened. The
 //! commands over a built index are [`search`], [`eval`] and [`chat`]; `serve` is
-//! the `edge-host` crate.
+//! the `edge-host` crate. [`ingest`] fills a content folder from Confluence.
 
 pub mod build;
 pub mod chat;
@@ -18,6 +18,7 @@ pub mod eval;
 pub mod fence;
 pub mod filter;
 pub mod hnsw;
+pub mod ingest;
 pub mod llm;
 pub mod mkdocs;
 pub mod output;

@@ -1,0 +1,541 @@
+//! `site-builder ingest confluence`: copies a Confluence page tree into a content
+//! folder of Markdown pages with the frontmatter the build reads.
+//!
+//! The run has two phases. First the tree is listed (children with their versions,
+//! no bodies), level by level; then the pages that are new, changed, moved or whose
+//! file is missing are fetched with their storage body, converted ([`storage`]) and
+//! written, each file atomically, and the state file `OUT/.confluence-state.json`
+//! (page id → version, path) is saved after every page. So a second run fetches no
+//! body that has not changed, and a run that stops half-way (credentials refused,
+//! killed) resumes where it stopped. Pages in the state that left the tree are
+//! reported, and with `prune` their files are deleted.
+
+pub mod confluence;
+pub mod storage;
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use serde::{Deserialize, Serialize};
+
+use crate::output::{write_atomic, WriteError};
+use crate::slug::slugify;
+use confluence::{Client, FetchError};
+
+/// The state file, inside the output folder.
+pub const STATE_FILE: &str = ".confluence-state.json";
+
+/// What to ingest and where.
+#[derive(Debug, Clone)]
+pub struct IngestOptions {
+    /// The Confluence base URL (`https://wiki.example.org` or `…/wiki`).
+    pub base_url: String,
+    /// Id of the page whose tree is copied; it becomes `OUT/index.md`.
+    pub root_page: String,
+    pub out: PathBuf,
+    /// Name of the environment variable holding a bearer token.
+    pub token_env: Option<String>,
+    /// Requests in flight at once.
+    pub concurrency: usize,
+    /// Delete the files of pages that left the tree.
+    pub prune: bool,
+    /// Draw a progress bar on stderr.
+    pub progress: bool,
+    /// Children asked for per listing request.
+    pub page_size: usize,
+}
+
+/// Why an ingest could not run or had to stop.
+#[derive(Debug, thiserror::Error)]
+pub enum IngestError {
+    #[error("--token-env {0}: the environment variable {0} is not set; export it with your Confluence API token")]
+    TokenUnset(String),
+    #[error("{0}")]
+    Fetch(FetchError),
+    #[error("{source}\nstopped after writing {written} page(s); they are recorded in {state}, so a rerun resumes")]
+    Stopped { source: FetchError, written: usize, state: PathBuf },
+    #[error("{}: {message}; delete it to start over (every page will be fetched again)", path.display())]
+    State { path: PathBuf, message: String },
+    #[error(transparent)]
+    Write(#[from] WriteError),
+}
+
+/// A page that was not written, and why.
+#[derive(Debug, Clone, Serialize)]
+pub struct Skipped {
+    pub page_id: String,
+    pub title: String,
+    pub reason: String,
+}
+
+/// A page recorded by an earlier run that is no longer in the tree.
+#[derive(Debug, Clone, Serialize)]
+pub struct Gone {
+    pub page_id: String,
+    pub path: String,
+    pub pruned: bool,
+}
+
+/// What a run did.
+#[derive(Debug, Default, Clone, Serialize)]
+pub struct Summary {
+    /// Pages in the tree.
+    pub listed: usize,
+    /// Page bodies fetched.
+    pub fetched: usize,
+    /// Pages whose version and path were unchanged and whose file exists.
+    pub unchanged: usize,
+    pub written: usize,
+    pub skipped: Vec<Skipped>,
+    pub gone: Vec<Gone>,
+    /// Requests retried (429, 5xx, dropped connections).
+    pub retries: usize,
+}
+
+impl Summary {
+    /// The end-of-run text.
+    pub fn text(&self) -> String {
+        let pruned = self.gone.iter().filter(|g| g.pruned).count();
+        let mut s = format!(
+            "{} pages in the tree: {} fetched, {} unchanged, {} written, {} skipped, {} gone ({} pruned), {} retries\n",
+            self.listed,
+            self.fetched,
+            self.unchanged,
+            self.written,
+            self.skipped.len(),
+            self.gone.len(),
+            pruned,
+            self.retries
+        );
+        for k in &self.skipped {
+            let _ = writeln!(s, "  skipped page {} ({}): {}", k.page_id, k.title, k.reason);
+        }
+        for g in &self.gone {
+            let what = if g.pruned { "deleted" } else { "kept; pass --prune to delete it" };
+            let _ = writeln!(s, "  gone: page {} ({}), {what}", g.page_id, g.path);
+        }
+        s
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct StateEntry {
+    version: u64,
+    path: String,
+    #[serde(default)]
+    title: String,
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct State {
+    #[serde(default)]
+    base_url: String,
+    #[serde(default)]
+    root_page: String,
+    #[serde(default)]
+    pages: BTreeMap<String, StateEntry>,
+}
+
+fn load_state(path: &Path) -> Result<State, IngestError> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => serde_json::from_str(&text)
+            .map_err(|e| IngestError::State { path: path.to_path_buf(), message: format!("not a state file: {e}") }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(State::default()),
+        Err(e) => Err(IngestError::State { path: path.to_path_buf(), message: e.to_string() }),
+    }
+}
+
+fn save_state(path: &Path, state: &State) -> Result<(), IngestError> {
+    let json = serde_json::to_string_pretty(state)
+        .map_err(|e| IngestError::State { path: path.to_path_buf(), message: e.to_string() })?;
+    // An unchanged state is not rewritten, so a run that changed nothing writes nothing.
+    if std::fs::read(path).is_ok_and(|old| old == json.as_bytes()) {
+        return Ok(());
+    }
+    write_atomic(path, json.as_bytes())?;
+    Ok(())
+}
+
+/// Percent-encodes one URL path segment.
+pub(crate) fn encode_segment(s: &str) -> String {
+    storage::encode_path(s)
+}
+
+/// A page of the listed tree.
+#[derive(Debug, Clone)]
+struct Node {
+    id: String,
+    title: String,
+    version: u64,
+    parent: Option<usize>,
+    children: Vec<usize>,
+    /// File path relative to OUT, `/`-separated.
+    path: String,
+}
+
+/// Links to pages of the tree become paths relative to the linking page.
+struct TreeLinks<'a> {
+    by_title: &'a HashMap<String, String>,
+    from_dir: Vec<&'a str>,
+}
+
+impl storage::LinkResolver for TreeLinks<'_> {
+    fn page_link(&self, title: &str) -> String {
+        match self.by_title.get(title) {
+            Some(target) => relative(&self.from_dir, target),
+            None => storage::TitleLinks.page_link(title),
+        }
+    }
+}
+
+/// `target` (relative to OUT) seen from the folder `from_dir`.
+fn relative(from_dir: &[&str], target: &str) -> String {
+    let parts: Vec<&str> = target.split('/').collect();
+    let (dirs, file) = parts.split_at(parts.len() - 1);
+    let common = from_dir.iter().zip(dirs).take_while(|(a, b)| a == b).count();
+    let mut out: Vec<String> = vec!["..".to_string(); from_dir.len() - common];
+    out.extend(dirs[common..].iter().map(|d| storage::encode_path(d)));
+    out.extend(file.iter().map(|f| storage::encode_path(f)));
+    out.join("/")
+}
+
+/// Runs `f` over `items` on at most `threads` threads, in order of the results.
+/// Stops handing out work once `stop` is set.
+fn parallel_map<T: Sync, R: Send>(
+    items: &[T],
+    threads: usize,
+    stop: &AtomicBool,
+    f: impl Fn(&T) -> R + Sync,
+) -> Vec<Option<R>> {
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<R>>> = Mutex::new((0..items.len()).map(|_| None).collect());
+    std::thread::scope(|s| {
+        for _ in 0..threads.clamp(1, items.len().max(1)) {
+            s.spawn(|| loop {
+                if stop.load(Ordering::SeqCst) {
+                    break;
+                }
+                let i = next.fetch_add(1, Ordering::SeqCst);
+                let Some(item) = items.get(i) else { break };
+                let r = f(item);
+                if let Ok(mut res) = results.lock() {
+                    res[i] = Some(r);
+                }
+            });
+        }
+    });
+    results.into_inner().unwrap_or_else(|p| p.into_inner())
+}
+
+#[derive(Serialize)]
+struct Frontmatter<'a> {
+    title: &'a str,
+    parent: &'a str,
+    path: &'a str,
+    original_url: &'a str,
+    page_id: &'a str,
+    version: u64,
+}
+
+/// Ingests the tree under `opts.root_page`.
+pub fn ingest_confluence(opts: &IngestOptions) -> Result<Summary, IngestError> {
+    let token = match &opts.token_env {
+        Some(name) => match std::env::var(name) {
+            Ok(t) if !t.trim().is_empty() => Some(t.trim().to_string()),
+            _ => return Err(IngestError::TokenUnset(name.clone())),
+        },
+        None => None,
+    };
+    let mut client = Client::new(&opts.base_url, token);
+    client.page_size = opts.page_size.max(1);
+    let client = client;
+    let threads = opts.concurrency.max(1);
+    let bar = if opts.progress { indicatif::ProgressBar::new_spinner() } else { indicatif::ProgressBar::hidden() };
+    bar.set_message("listing the page tree");
+
+    // Phase 1: the tree, without bodies.
+    let root = client.page(&opts.root_page, "version").map_err(IngestError::Fetch)?;
+    let mut nodes = vec![Node {
+        id: root.id.clone(),
+        title: root.title.clone(),
+        version: root.version.as_ref().map_or(0, |v| v.number),
+        parent: None,
+        children: Vec::new(),
+        path: String::new(),
+    }];
+    let mut seen: HashSet<String> = HashSet::from([root.id.clone()]);
+    let mut level = vec![0usize];
+    let stop = AtomicBool::new(false);
+    while !level.is_empty() {
+        let ids: Vec<String> = level.iter().map(|&n| nodes[n].id.clone()).collect();
+        let listed = parallel_map(&ids, threads, &stop, |id| client.children(id));
+        let mut next_level = Vec::new();
+        for (&parent, res) in level.iter().zip(listed) {
+            // Every listing must succeed: without the whole tree, "gone" would be a guess.
+            let children = match res {
+                Some(r) => r.map_err(IngestError::Fetch)?,
+                None => continue,
+            };
+            for c in children {
+                if !seen.insert(c.id.clone()) {
+                    continue;
+                }
+                let n = nodes.len();
+                nodes.push(Node {
+                    id: c.id,
+                    title: c.title,
+                    version: c.version.map_or(0, |v| v.number),
+                    parent: Some(parent),
+                    children: Vec::new(),
+                    path: String::new(),
+                });
+                nodes[parent].children.push(n);
+                next_level.push(n);
+            }
+        }
+        bar.tick();
+        level = next_level;
+    }
+    assign_paths(&mut nodes);
+    let mut by_title: HashMap<String, String> = HashMap::new();
+    for n in &nodes {
+        by_title.entry(n.title.clone()).or_insert_with(|| n.path.clone());
+    }
+
+    // Phase 2: fetch what changed.
+    let state_path = opts.out.join(STATE_FILE);
+    let mut state = load_state(&state_path)?;
+    state.base_url = client.base().to_string();
+    state.root_page = opts.root_page.clone();
+    let mut summary = Summary { listed: nodes.len(), ..Summary::default() };
+    let todo: Vec<usize> = (0..nodes.len())
+        .filter(|&n| {
+            let node = &nodes[n];
+            let same = state.pages.get(&node.id).is_some_and(|e| {
+                e.version == node.version && e.path == node.path && opts.out.join(&node.path).is_file()
+            });
+            if same {
+                summary.unchanged += 1;
+            }
+            !same
+        })
+        .collect();
+    bar.finish_and_clear();
+    let bar =
+        if opts.progress { indicatif::ProgressBar::new(todo.len() as u64) } else { indicatif::ProgressBar::hidden() };
+    bar.set_message("fetching pages");
+
+    let state = Mutex::new(state);
+    let fetched = AtomicUsize::new(0);
+    let written = AtomicUsize::new(0);
+    let skipped = Mutex::new(Vec::new());
+    let fatal: Mutex<Option<IngestError>> = Mutex::new(None);
+    let skip = |node: &Node, reason: String| {
+        if let Ok(mut s) = skipped.lock() {
+            s.push(Skipped { page_id: node.id.clone(), title: node.title.clone(), reason });
+        }
+    };
+    parallel_map(&todo, threads, &stop, |&n| {
+        let node = &nodes[n];
+        let page = match client.page(&node.id, "body.storage,version,ancestors") {
+            Ok(p) => p,
+            Err(e) if e.is_fatal() => {
+                stop.store(true, Ordering::SeqCst);
+                if let Ok(mut f) = fatal.lock() {
+                    f.get_or_insert(IngestError::Fetch(e));
+                }
+                return;
+            }
+            Err(e) => return skip(node, e.to_string()),
+        };
+        fetched.fetch_add(1, Ordering::Relaxed);
+        let Some(body) = page.body.as_ref().and_then(|b| b.storage.as_ref()) else {
+            return skip(node, format!("page {}: the answer has no body.storage", node.id));
+        };
+        let from_dir: Vec<&str> = node.path.rsplit_once('/').map_or(vec![], |(d, _)| d.split('/').collect());
+        let markdown = match storage::to_markdown(&body.value, &TreeLinks { by_title: &by_title, from_dir }) {
+            Ok(m) => m,
+            Err(e) => return skip(node, format!("page {}: {e}", node.id)),
+        };
+        let mut chain = vec![node.title.as_str()];
+        let mut p = node.parent;
+        while let Some(i) = p {
+            chain.push(nodes[i].title.as_str());
+            p = nodes[i].parent;
+        }
+        chain.reverse();
+        let parent = node.parent.map_or("", |i| nodes[i].title.as_str());
+        let base = client.base();
+        let original_url = match page.links.webui.as_deref() {
+            Some(w) if w.starts_with("http://") || w.starts_with("https://") => w.to_string(),
+            Some(w) => format!("{base}/{}", w.trim_start_matches('/')),
+            None => format!("{base}/pages/viewpage.action?pageId={}", encode_segment(&node.id)),
+        };
+        let version = page.version.as_ref().map_or(node.version, |v| v.number);
+        let when = page.version.as_ref().and_then(|v| v.when.as_deref()).unwrap_or("");
+        // `version.when` is an ISO timestamp; the build wants the date.
+        let last_updated = when.get(..10).filter(|d| d.as_bytes().get(4) == Some(&b'-')).unwrap_or(when);
+        let path_text = chain.join(" / ");
+        let fm = Frontmatter {
+            title: &node.title,
+            parent,
+            path: &path_text,
+            original_url: &original_url,
+            page_id: &node.id,
+            version,
+        };
+        let yaml = match serde_norway::to_string(&fm) {
+            Ok(y) => y,
+            Err(e) => return skip(node, format!("page {}: cannot write the frontmatter: {e}", node.id)),
+        };
+        // Quoted like the pages in content/, so no YAML reader takes it for a date;
+        // it is only written when it is a plain date, which makes the quoting safe.
+        let date_line = if last_updated.len() == 10 && last_updated.bytes().all(|b| b.is_ascii_digit() || b == b'-') {
+            format!("last_updated: '{last_updated}'\n")
+        } else {
+            String::new()
+        };
+        let text = format!("---\n{yaml}{date_line}---\n\n# {}\n\n{markdown}", node.title);
+        let file = opts.out.join(&node.path);
+        if let Err(e) = write_atomic(&file, text.as_bytes()) {
+            stop.store(true, Ordering::SeqCst);
+            if let Ok(mut f) = fatal.lock() {
+                f.get_or_insert(IngestError::Write(e));
+            }
+            return;
+        }
+        written.fetch_add(1, Ordering::Relaxed);
+        let Ok(mut st) = state.lock() else { return };
+        let old = st
+            .pages
+            .insert(node.id.clone(), StateEntry { version, path: node.path.clone(), title: node.title.clone() });
+        // A moved page leaves its old file behind unless another page now lives there.
+        if let Some(old) = old {
+            if old.path != node.path && !nodes.iter().any(|m| m.path == old.path) {
+                let _ = std::fs::remove_file(opts.out.join(&old.path));
+            }
+        }
+        if let Err(e) = save_state(&state_path, &st) {
+            stop.store(true, Ordering::SeqCst);
+            if let Ok(mut f) = fatal.lock() {
+                f.get_or_insert(e);
+            }
+        }
+        bar.inc(1);
+    });
+    bar.finish_and_clear();
+    let mut state = state.into_inner().unwrap_or_else(|p| p.into_inner());
+    summary.fetched = fetched.into_inner();
+    summary.written = written.into_inner();
+    summary.skipped = skipped.into_inner().unwrap_or_else(|p| p.into_inner());
+    summary.retries = client.retries();
+    if let Some(e) = fatal.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        return Err(match e {
+            IngestError::Fetch(source) => IngestError::Stopped { source, written: summary.written, state: state_path },
+            other => other,
+        });
+    }
+
+    // Pages that left the tree.
+    let in_tree: HashSet<&str> = nodes.iter().map(|n| n.id.as_str()).collect();
+    let live_paths: HashSet<&str> = nodes.iter().map(|n| n.path.as_str()).collect();
+    let gone: Vec<(String, String)> = state
+        .pages
+        .iter()
+        .filter(|(id, _)| !in_tree.contains(id.as_str()))
+        .map(|(id, e)| (id.clone(), e.path.clone()))
+        .collect();
+    for (id, path) in gone {
+        if opts.prune {
+            if !live_paths.contains(path.as_str()) {
+                let file = opts.out.join(&path);
+                match std::fs::remove_file(&file) {
+                    Ok(()) => remove_empty_dirs(&opts.out, &file),
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                    Err(e) => return Err(WriteError { path: file, source: e }.into()),
+                }
+            }
+            state.pages.remove(&id);
+        }
+        summary.gone.push(Gone { page_id: id, path, pruned: opts.prune });
+    }
+    save_state(&state_path, &state)?;
+    summary.skipped.sort_by(|a, b| a.page_id.cmp(&b.page_id));
+    Ok(summary)
+}
+
+/// Removes the folders between `file` and `root` that a prune left empty.
+fn remove_empty_dirs(root: &Path, file: &Path) {
+    let mut dir = file.parent();
+    while let Some(d) = dir {
+        if d == root || !d.starts_with(root) || std::fs::remove_dir(d).is_err() {
+            break;
+        }
+        dir = d.parent();
+    }
+}
+
+/// Gives every node its file: the root is `index.md`; a page with children is
+/// `<slug>/index.md` and its children live in `<slug>/`; a leaf is `<slug>.md`.
+/// Siblings whose titles slugify alike get `-2`, `-3`, ….
+fn assign_paths(nodes: &mut [Node]) {
+    let mut dirs: Vec<String> = vec![String::new(); nodes.len()];
+    nodes[0].path = "index.md".to_string();
+    // Nodes are in breadth-first order, so a parent always comes before its children.
+    for p in 0..nodes.len() {
+        let mut used: HashSet<String> = HashSet::new();
+        let children = nodes[p].children.clone();
+        for c in children {
+            let mut slug = slugify(&nodes[c].title);
+            if slug.is_empty() {
+                slug = format!("page-{}", slugify(&nodes[c].id));
+            }
+            let mut unique = slug.clone();
+            let mut k = 2;
+            while !used.insert(unique.clone()) {
+                unique = format!("{slug}-{k}");
+                k += 1;
+            }
+            let dir = if dirs[p].is_empty() { unique.clone() } else { format!("{}/{unique}", dirs[p]) };
+            nodes[c].path = if nodes[c].children.is_empty() { format!("{dir}.md") } else { format!("{dir}/index.md") };
+            dirs[c] = dir;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relative_paths() {
+        assert_eq!(relative(&[], "it/vpn.md"), "it/vpn.md");
+        assert_eq!(relative(&["it"], "it/vpn.md"), "vpn.md");
+        assert_eq!(relative(&["it", "net"], "finance/index.md"), "../../finance/index.md");
+        assert_eq!(relative(&["it"], "index.md"), "../index.md");
+    }
+
+    #[test]
+    fn paths_from_the_tree() {
+        let node = |id: &str, title: &str, parent: Option<usize>, children: Vec<usize>| Node {
+            id: id.into(),
+            title: title.into(),
+            version: 1,
+            parent,
+            children,
+            path: String::new(),
+        };
+        let mut nodes = vec![
+            node("1", "Home", None, vec![1, 2]),
+            node("2", "IT Services", Some(0), vec![3]),
+            node("3", "It services!", Some(0), vec![]),
+            node("4", "VPN", Some(1), vec![]),
+        ];
+        assign_paths(&mut nodes);
+        let paths: Vec<&str> = nodes.iter().map(|n| n.path.as_str()).collect();
+        assert_eq!(paths, ["index.md", "it-services/index.md", "it-services-2.md", "it-services/vpn.md"]);
+    }
+}
