@@ -75,6 +75,27 @@ enum IngestCommand {
     /// each page's version, so reruns fetch only what changed and an interrupted run
     /// resumes. A page whose body cannot be converted is reported and skipped.
     Confluence(ConfluenceArgs),
+    /// Convert a PDF (a handbook, a policy) into one Markdown page with frontmatter.
+    ///
+    /// Extracts the text layer and infers the structure: headings from font sizes
+    /// (largest → #), bullet and numbered lists, tables from aligned columns,
+    /// paragraphs from wrapped lines; running headers and page numbers are dropped.
+    /// Writes OUT/<slug of the title>.md atomically. An encrypted PDF, one without
+    /// a text layer (scanned) or a file that is not a PDF is refused, nothing written.
+    Pdf(PdfArgs),
+}
+
+#[derive(clap::Args)]
+struct PdfArgs {
+    /// The PDF file to convert.
+    #[arg(value_name = "FILE")]
+    file: PathBuf,
+    /// Page title (default: the PDF's Title, else its first heading, else the file name).
+    #[arg(long, value_name = "TITLE")]
+    title: Option<String>,
+    /// Content folder to write into.
+    #[arg(long, default_value = "content", value_name = "DIR")]
+    out: PathBuf,
 }
 
 #[derive(clap::Args)]
@@ -402,6 +423,7 @@ fn main() -> ExitCode {
         Command::Serve(args) => run_serve(args),
         Command::Chat(args) => run_chat(args),
         Command::Ingest(IngestCommand::Confluence(args)) => run_ingest_confluence(args),
+        Command::Ingest(IngestCommand::Pdf(args)) => run_ingest_pdf(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -475,6 +497,13 @@ fn run_ingest_confluence(args: ConfluenceArgs) -> Result<(), String> {
         page_size: usize::from(args.page_size),
     };
     let summary = site_builder::ingest::ingest_confluence(&opts).map_err(|e| e.to_string())?;
+    out(&summary.text());
+    Ok(())
+}
+
+fn run_ingest_pdf(args: PdfArgs) -> Result<(), String> {
+    let opts = site_builder::ingest::pdf::PdfOptions { file: args.file, title: args.title, out: args.out };
+    let summary = site_builder::ingest::pdf::ingest_pdf(&opts).map_err(|e| e.to_string())?;
     out(&summary.text());
     Ok(())
 }

@@ -11,6 +11,7 @@
 //! reported, and with `prune` their files are deleted.
 
 pub mod confluence;
+pub mod pdf;
 pub mod storage;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
