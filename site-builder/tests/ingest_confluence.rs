@@ -394,7 +394,8 @@ fn converts_the_tree_and_the_result_builds() {
     assert!(read(&out, "faq.md").contains("[Help Center](index.md)"));
     assert!(read(&out, "campus/parking/shuttle-bus.md").contains("[Help Center](../../index.md)"));
 
-    // The content folder builds, strictly, with every internal link resolved.
+    // The content folder builds, strictly, with every internal link resolved, into
+    // the site and the index.
     let site = t.path().join("dist");
     let b = run(
         &[
@@ -403,7 +404,6 @@ fn converts_the_tree_and_the_result_builds() {
             out.to_str().expect("utf-8"),
             "--out",
             site.to_str().expect("utf-8"),
-            "--no-index",
             "--strict",
             "--quiet",
         ],
@@ -416,6 +416,8 @@ fn converts_the_tree_and_the_result_builds() {
     assert_eq!(report["missing_assets"], json!([]), "{report}");
     assert_eq!(report["warnings"], json!([]), "{report}");
     assert_eq!(report["pages"]["rendered"], json!(20), "{}", report["pages"]);
+    assert!(report["index"]["chunks"].as_u64().expect("index chunks") >= 20, "{}", report["index"]);
+    assert!(site.join("index.bin").is_file());
 }
 
 #[test]

@@ -234,21 +234,14 @@ fn handbook_becomes_a_page_that_builds_and_chunks_at_headings() {
     // The page numbers in the footer are gone.
     assert!(!md.lines().any(|l| l.trim() == "1" || l.trim() == "2"), "{md}");
 
-    // The build takes the page as it is, and chunks it at the headings.
+    // The build takes the page as it is (site and index), and chunks it at the headings.
     let site = dir.path().join("site");
-    let o = run(&[
-        "build",
-        "--content",
-        content_dir.to_str().unwrap(),
-        "--out",
-        site.to_str().unwrap(),
-        "--no-index",
-        "--strict",
-    ]);
+    let o = run(&["build", "--content", content_dir.to_str().unwrap(), "--out", site.to_str().unwrap(), "--strict"]);
     assert!(o.status.success(), "{}\n{}", String::from_utf8_lossy(&o.stdout), stderr(&o));
     let chunks = std::fs::read_to_string(site.join("chunks.jsonl")).unwrap();
     let chunks: Vec<serde_json::Value> = chunks.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert!(chunks.len() >= 3, "{chunks:?}");
+    assert!(site.join("index.bin").is_file(), "the index was built");
     for h in ["Program requirements", "Courses", "Faculty"] {
         let under = |c: &serde_json::Value| c["headers"].as_array().is_some_and(|hs| hs.iter().any(|x| x == h));
         assert!(
