@@ -404,6 +404,7 @@ fn converts_the_tree_and_the_result_builds() {
             out.to_str().expect("utf-8"),
             "--out",
             site.to_str().expect("utf-8"),
+            "--no-embed-cache",
             "--strict",
             "--quiet",
         ],

@@ -236,7 +236,15 @@ fn handbook_becomes_a_page_that_builds_and_chunks_at_headings() {
 
     // The build takes the page as it is (site and index), and chunks it at the headings.
     let site = dir.path().join("site");
-    let o = run(&["build", "--content", content_dir.to_str().unwrap(), "--out", site.to_str().unwrap(), "--strict"]);
+    let o = run(&[
+        "build",
+        "--content",
+        content_dir.to_str().unwrap(),
+        "--out",
+        site.to_str().unwrap(),
+        "--no-embed-cache",
+        "--strict",
+    ]);
     assert!(o.status.success(), "{}\n{}", String::from_utf8_lossy(&o.stdout), stderr(&o));
     let chunks = std::fs::read_to_string(site.join("chunks.jsonl")).unwrap();
     let chunks: Vec<serde_json::Value> = chunks.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
