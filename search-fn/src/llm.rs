@@ -9,8 +9,8 @@ use std::time::Duration;
 use bytes::Bytes;
 use futures::channel::mpsc::Sender;
 use futures::{SinkExt, StreamExt};
-use search_core::agent::openai::{self, Reply, StreamParser};
-use search_core::agent::react::{AnswerFilter, Next, React, Settings};
+use search_core::agent::openai::{self, Reply};
+use search_core::agent::react::{Next, React, ReplyStream, Settings};
 use search_core::agent::{ChatRequest, Event};
 use search_core::service::Service;
 use spin_sdk::http::body::IncomingBodyExt;
@@ -127,6 +127,14 @@ async fn send(llm: &LlmConfig, body: &serde_json::Value) -> Result<spin_sdk::htt
     Ok(resp)
 }
 
+/// Sends answer text, after the `sources` event when the sources changed.
+async fn show(agent: &mut React<'_>, out: &mut Out<'_>, text: String) {
+    if let Some(e) = agent.sources_event() {
+        out.send(e).await;
+    }
+    out.send(Event::Token { text }).await;
+}
+
 async fn call(llm: &LlmConfig, body: &serde_json::Value) -> Result<Reply, String> {
     let resp = send(llm, body).await?;
     let bytes =
@@ -146,40 +154,21 @@ async fn call_streaming(
     out: &mut Out<'_>,
 ) -> Result<Reply, String> {
     let resp = send(llm, body).await?;
-    let mut parser = StreamParser::default();
-    let mut filter = AnswerFilter::default();
+    let mut stream = ReplyStream::default();
     let mut chunks = resp.into_body().stream();
-    let mut tool_call_seen = false;
     loop {
         let chunk = match timeout(llm.timeout, chunks.next()).await? {
             None => break,
             Some(Ok(c)) => c,
             Some(Err(e)) => return Err(format!("the stream broke: {e:?}")),
         };
-        let deltas = parser.push(&chunk)?;
-        tool_call_seen |= parser.has_tool_calls();
-        if tool_call_seen {
-            continue;
-        }
-        for d in deltas {
-            let text = filter.push(&d);
-            if !text.is_empty() {
-                if let Some(e) = agent.sources_event() {
-                    out.send(e).await;
-                }
-                out.send(Event::Token { text }).await;
-            }
+        if let Some(text) = stream.push(&chunk)? {
+            show(agent, out, text).await;
         }
     }
-    let reply = parser.finish()?;
-    if reply.tool_calls.is_empty() {
-        let rest = filter.finish();
-        if !rest.is_empty() {
-            if let Some(e) = agent.sources_event() {
-                out.send(e).await;
-            }
-            out.send(Event::Token { text: rest }).await;
-        }
+    let (reply, rest) = stream.finish()?;
+    if let Some(text) = rest {
+        show(agent, out, text).await;
     }
     Ok(reply)
 }

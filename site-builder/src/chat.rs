@@ -7,8 +7,8 @@
 use std::io::{BufRead, Read, Write};
 use std::time::{Duration, Instant};
 
-use search_core::agent::openai::{Reply, StreamParser};
-use search_core::agent::react::{AnswerFilter, Next, React, Settings};
+use search_core::agent::openai::Reply;
+use search_core::agent::react::{Next, React, ReplyStream, Settings};
 use search_core::agent::{extractive, ChatRequest, Done, Event, Message, Role};
 use search_core::service::Service;
 
@@ -213,34 +213,26 @@ fn call(
         ));
     }
     let mut reader = resp.into_body().into_reader();
-    let mut parser = StreamParser::default();
-    let mut filter = AnswerFilter::default();
+    let mut stream = ReplyStream::default();
     let mut buf = [0u8; 4096];
+    let mut show = |text: String| {
+        if let Some(e) = react.sources_event() {
+            printer.event(e);
+        }
+        printer.event(Event::Token { text });
+    };
     loop {
         let n = reader.read(&mut buf).map_err(|e| format!("reading the LLM's stream: {e}"))?;
         if n == 0 {
             break;
         }
-        let deltas = parser.push(&buf[..n])?;
-        if parser.has_tool_calls() {
-            continue;
-        }
-        for d in deltas {
-            let text = filter.push(&d);
-            if !text.is_empty() {
-                if let Some(e) = react.sources_event() {
-                    printer.event(e);
-                }
-                printer.event(Event::Token { text });
-            }
+        if let Some(text) = stream.push(&buf[..n])? {
+            show(text);
         }
     }
-    let reply = parser.finish()?;
-    if reply.tool_calls.is_empty() {
-        let rest = filter.finish();
-        if !rest.is_empty() {
-            printer.event(Event::Token { text: rest });
-        }
+    let (reply, rest) = stream.finish()?;
+    if let Some(text) = rest {
+        show(text);
     }
     Ok(reply)
 }

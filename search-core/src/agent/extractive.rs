@@ -197,20 +197,7 @@ fn number(parts: &[Part], per_part: usize, min_dense: f32) -> Vec<Numbered> {
                 }
                 continue;
             }
-            let n = out.len() + 1;
-            out.push(Numbered {
-                part: pi,
-                source: Source {
-                    n,
-                    chunk_id: r.chunk_id.clone(),
-                    page_id: r.page_id.clone(),
-                    title: r.title.clone(),
-                    path: r.path.clone(),
-                    url: r.url.clone(),
-                    snippet: r.snippet.clone(),
-                },
-                docs: vec![*doc],
-            });
+            out.push(Numbered { part: pi, source: Source::from_result(out.len() + 1, r), docs: vec![*doc] });
         }
     }
     out

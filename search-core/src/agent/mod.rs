@@ -123,6 +123,21 @@ pub struct Source {
     pub snippet: String,
 }
 
+impl Source {
+    /// Result `r` as citation number `n`.
+    pub fn from_result(n: usize, r: &SearchResult) -> Source {
+        Source {
+            n,
+            chunk_id: r.chunk_id.clone(),
+            page_id: r.page_id.clone(),
+            title: r.title.clone(),
+            path: r.path.clone(),
+            url: r.url.clone(),
+            snippet: r.snippet.clone(),
+        }
+    }
+}
+
 /// What one search found, as the `search` event reports it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SearchStep {

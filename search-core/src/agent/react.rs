@@ -21,7 +21,7 @@ use std::collections::BTreeSet;
 
 use serde_json::{json, Value};
 
-use super::openai::{self, Reply, TOOL_NAME};
+use super::openai::{self, Reply, StreamParser, TOOL_NAME};
 use super::{extractive, ChatRequest, ChatTimings, Done, Event, Hit, Role, SearchStep, Source};
 use crate::index::Mode;
 use crate::service::Service;
@@ -207,15 +207,7 @@ impl<'a> React<'a> {
                 continue;
             }
             let n = self.sources.len() + 1;
-            let source = Source {
-                n,
-                chunk_id: r.chunk_id.clone(),
-                page_id: r.page_id.clone(),
-                title: r.title.clone(),
-                path: r.path.clone(),
-                url: r.url.clone(),
-                snippet: r.snippet.clone(),
-            };
+            let source = Source::from_result(n, r);
             let text = self.svc.index().chunk(h.doc).map(|m| m.text).unwrap_or_default();
             let room = self.settings.budget_chars.saturating_sub(self.budget_used);
             let take = room.min(self.settings.source_chars);
@@ -290,6 +282,35 @@ pub fn cited_numbers(text: &str) -> BTreeSet<usize> {
         rest = &after[close..];
     }
     out
+}
+
+/// A streamed reply as both drivers read it: the chunks assembled into the reply,
+/// and the answer text to show as it arrives (nothing once the model has started a
+/// tool call, whose text is not the answer; the abstention marker held back).
+#[derive(Debug, Default)]
+pub struct ReplyStream {
+    parser: StreamParser,
+    filter: AnswerFilter,
+}
+
+impl ReplyStream {
+    /// Feeds bytes as they arrive; returns the answer text they complete, if any.
+    pub fn push(&mut self, bytes: &[u8]) -> Result<Option<String>, String> {
+        let deltas = self.parser.push(bytes)?;
+        if self.parser.has_tool_calls() {
+            return Ok(None);
+        }
+        let text: String = deltas.iter().map(|d| self.filter.push(d)).collect();
+        Ok((!text.is_empty()).then_some(text))
+    }
+
+    /// The whole reply once the stream has ended, and the answer text still held
+    /// back, if any.
+    pub fn finish(mut self) -> Result<(Reply, Option<String>), String> {
+        let reply = self.parser.finish()?;
+        let rest = if reply.tool_calls.is_empty() { self.filter.finish() } else { String::new() };
+        Ok((reply, (!rest.is_empty()).then_some(rest)))
+    }
 }
 
 /// Holds streamed tokens back until it is known whether the answer starts with

@@ -194,6 +194,13 @@ impl Client {
 
     /// GET with retries; the body of a 2xx answer.
     fn get(&self, page_id: &str, url: &str) -> Result<String, FetchError> {
+        // The connection or the body read failed on every attempt.
+        let transport = |attempts: u32, e: ureq::Error| FetchError::Transport {
+            page_id: page_id.into(),
+            url: url.into(),
+            attempts,
+            message: e.to_string(),
+        };
         let mut attempt = 0;
         loop {
             attempt += 1;
@@ -207,14 +214,7 @@ impl Client {
                     if (200..300).contains(&status) {
                         match resp.body_mut().with_config().limit(64 * 1024 * 1024).read_to_string() {
                             Ok(text) => return Ok(text),
-                            Err(e) if attempt >= MAX_ATTEMPTS => {
-                                return Err(FetchError::Transport {
-                                    page_id: page_id.into(),
-                                    url: url.into(),
-                                    attempts: attempt,
-                                    message: e.to_string(),
-                                })
-                            }
+                            Err(e) if attempt >= MAX_ATTEMPTS => return Err(transport(attempt, e)),
                             Err(_) => backoff(attempt),
                         }
                     } else if status == 401 || status == 403 {
@@ -236,14 +236,7 @@ impl Client {
                         });
                     }
                 }
-                Err(e) if attempt >= MAX_ATTEMPTS => {
-                    return Err(FetchError::Transport {
-                        page_id: page_id.into(),
-                        url: url.into(),
-                        attempts: attempt,
-                        message: e.to_string(),
-                    })
-                }
+                Err(e) if attempt >= MAX_ATTEMPTS => return Err(transport(attempt, e)),
                 Err(_) => backoff(attempt),
             };
             self.retries.fetch_add(1, Ordering::Relaxed);
