@@ -62,12 +62,39 @@ impl fmt::Display for ContainerError {
                 f,
                 "section `{section}` is not aligned in memory; load the file into 64-byte aligned memory (search_core::container::AlignedBytes)"
             ),
-            ContainerError::Shape { section, message } => write!(f, "section `{section}`: {message}"),
+            ContainerError::Shape { section, message } => write!(
+                f,
+                "section `{section}`: {message}; the file is corrupt, rebuild it with `site-builder build`"
+            ),
         }
     }
 }
 
 impl std::error::Error for ContainerError {}
+
+/// A [`ContainerError::Shape`]: section `section` holds something impossible.
+pub fn corrupt(section: &str, message: impl Into<String>) -> ContainerError {
+    ContainerError::Shape { section: section.to_string(), message: message.into() }
+}
+
+/// `a × b` values of section `section`, or the error that the counts overflow
+/// (`usize` is 32 bits on wasm32, where a wrapped product could match a small
+/// section and make later indexing go out of bounds).
+pub fn product(section: &str, a: usize, b: usize) -> Result<usize, ContainerError> {
+    a.checked_mul(b).ok_or_else(|| corrupt(section, format!("{a} × {b} values overflow")))
+}
+
+/// Checks an offset table (`n + 1` ascending offsets into `len` bytes or values):
+/// once this holds, `off[i]..off[i + 1]` is a valid range for every `i`.
+pub fn check_offsets(section: &str, off: &[u32], len: usize) -> Result<(), ContainerError> {
+    if let Some(i) = off.windows(2).position(|w| w[0] > w[1]) {
+        return Err(corrupt(section, format!("offset {i} ({}) is past offset {} ({})", off[i], i + 1, off[i + 1])));
+    }
+    match off.last() {
+        Some(&e) if e as usize > len => Err(corrupt(section, format!("last offset {e} is past the end ({len})"))),
+        _ => Ok(()),
+    }
+}
 
 /// A validated view of a container's bytes.
 #[derive(Clone, Copy)]
@@ -117,7 +144,7 @@ impl<'a> Container<'a> {
             let end = off.checked_add(n);
             if off % ALIGN as u64 != 0
                 || end.is_none_or(|e| e > bytes.len() as u64)
-                || (off as usize) < HEADER + count * ENTRY
+                || off < (HEADER + count * ENTRY) as u64
             {
                 return Err(ContainerError::BadTable(format!("section `{name}` at {off}+{n} is out of bounds")));
             }
@@ -138,19 +165,35 @@ impl<'a> Container<'a> {
         (0..self.count).map(|i| self.entry(i).0).collect()
     }
 
-    /// The raw bytes of a section.
-    pub fn bytes(&self, name: &str) -> Result<&'a [u8], ContainerError> {
-        for i in 0..self.count {
+    /// Where the table entry named `name` is (the first one, if a corrupt table
+    /// names a section twice).
+    fn find(&self, name: &str) -> Option<usize> {
+        (0..self.count).find(|&i| {
             let at = HEADER + i * ENTRY;
             let raw = &self.bytes[at..at + NAME];
             let end = raw.iter().position(|&b| b == 0).unwrap_or(NAME);
-            if &raw[..end] == name.as_bytes() {
-                let off = u64_at(self.bytes, at + NAME) as usize;
-                let n = u64_at(self.bytes, at + NAME + 8) as usize;
-                return Ok(&self.bytes[off..off + n]);
-            }
-        }
-        Err(ContainerError::Missing(name.to_string()))
+            &raw[..end] == name.as_bytes()
+        })
+    }
+
+    /// Whether the container has a section called `name`.
+    pub fn has(&self, name: &str) -> bool {
+        self.find(name).is_some()
+    }
+
+    /// The raw bytes of a section.
+    pub fn bytes(&self, name: &str) -> Result<&'a [u8], ContainerError> {
+        let i = self.find(name).ok_or_else(|| ContainerError::Missing(name.to_string()))?;
+        let at = HEADER + i * ENTRY;
+        // `open` checked offset + length against the file's length, so both fit
+        // in `usize` (also on wasm32) and the range is in bounds; `get` keeps that
+        // a checked fact rather than an assumption.
+        let (off, n) = (u64_at(self.bytes, at + NAME), u64_at(self.bytes, at + NAME + 8));
+        let range =
+            usize::try_from(off).ok().zip(usize::try_from(n).ok()).and_then(|(o, n)| Some(o..o.checked_add(n)?));
+        range
+            .and_then(|r| self.bytes.get(r))
+            .ok_or_else(|| ContainerError::BadTable(format!("section `{name}` at {off}+{n} is out of bounds")))
     }
 
     fn cast<T: bytemuck::Pod>(&self, name: &str) -> Result<&'a [T], ContainerError> {
@@ -265,6 +308,62 @@ impl AlignedBytes {
     pub fn as_slice(&self) -> &[u8] {
         &bytemuck::cast_slice::<Block, u8>(&self.blocks)[..self.len]
     }
+}
+
+/// Corrupt variants of a valid container, for the tests of every reader: each
+/// byte of the header and table flipped; every `stride`-th byte of the whole file
+/// flipped (two patterns); 400 positions from a fixed seed set to a random byte
+/// or to 0xFF (large counts and ids); and truncations at every section's start
+/// and end, with the header's length both left alone and patched to match (so
+/// the reader gets past the length check and meets the table).
+#[cfg(test)]
+pub(crate) fn corruptions(good: &[u8]) -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    let table_end = HEADER + (u32_at(good, 12) as usize).min(MAX_SECTIONS) * ENTRY;
+    for i in 0..table_end.min(good.len()) {
+        let mut b = good.to_vec();
+        b[i] ^= 0xA5;
+        out.push(b);
+    }
+    let stride = (good.len() / 1500).max(1);
+    for i in (table_end..good.len()).step_by(stride) {
+        for x in [0x5A, 0x80] {
+            let mut b = good.to_vec();
+            b[i] ^= x;
+            out.push(b);
+        }
+    }
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    for k in 0..400 {
+        let mut b = good.to_vec();
+        let i = (next() % good.len() as u64) as usize;
+        b[i] = if k % 2 == 0 { next() as u8 } else { 0xFF };
+        out.push(b);
+    }
+    let c = Container::open(good, good[..8].try_into().unwrap_or_default(), u32_at(good, 8));
+    let mut cuts: Vec<usize> = Vec::new();
+    if let Ok(c) = c {
+        for i in 0..c.count {
+            let (_, off, n) = c.entry(i);
+            cuts.extend([off as usize, (off + n) as usize, (off + n / 2) as usize]);
+        }
+    }
+    cuts.extend([0, 8, HEADER, table_end]);
+    for cut in cuts.into_iter().filter(|&c| c < good.len()) {
+        out.push(good[..cut].to_vec());
+        let mut patched = good[..cut].to_vec();
+        if patched.len() >= HEADER {
+            patched[16..24].copy_from_slice(&(cut as u64).to_le_bytes());
+        }
+        out.push(patched);
+    }
+    out
 }
 
 #[cfg(test)]

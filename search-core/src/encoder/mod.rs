@@ -12,7 +12,7 @@ pub mod kernels;
 pub mod pack;
 pub mod tokenizer;
 
-use crate::container::{Container, ContainerError};
+use crate::container::{corrupt, product, Container, ContainerError};
 use kernels::{gelu, layer_norm, panel_product, softmax, QLinear, NR};
 use tokenizer::Vocab;
 
@@ -62,8 +62,47 @@ impl Config {
         .map(|v| v as u32)
     }
 
+    /// Ranges the forward pass relies on. `hidden` is the output dimension; the
+    /// others are held near the MiniLM/BERT family (MiniLM: 6 layers, 12 heads,
+    /// 1536, 512 positions, 256 tokens) with room to spare, because each sizes an
+    /// allocation or a loop of every query: attention scores grow with the square
+    /// of `max_tokens`, the feed-forward buffer with `intermediate`.
+    pub fn check(&self) -> Result<(), EncoderError> {
+        let bad = |what: &str| Err(EncoderError::Container(corrupt("config", format!("{what} in {self:?}"))));
+        let h = self.hidden;
+        if h != DIM {
+            return bad(&format!("hidden size is not {DIM}"));
+        }
+        // Attention works in panels of NR head dimensions; linear layers in panels of NR rows.
+        if self.heads == 0 || !h.is_multiple_of(self.heads) || !(h / self.heads).is_multiple_of(NR) {
+            return bad(&format!("heads must divide {h} into multiples of {NR}"));
+        }
+        if self.intermediate == 0 || !self.intermediate.is_multiple_of(NR) || self.intermediate > MAX_INTERMEDIATE {
+            return bad(&format!("intermediate size must be a multiple of {NR} up to {MAX_INTERMEDIATE}"));
+        }
+        // No layers is a (useless but harmless) embedding-only model; the tests and
+        // the fuzzer's seed use one to stay small.
+        if self.layers > MAX_LAYERS {
+            return bad(&format!("layers must be at most {MAX_LAYERS}"));
+        }
+        // The tokenizer emits [CLS], [SEP] and [UNK], so the vocabulary has them.
+        if self.vocab <= tokenizer::SEP as usize || self.vocab > MAX_VOCAB {
+            return bad(&format!("vocabulary size must be {} to {MAX_VOCAB}", tokenizer::SEP + 1));
+        }
+        if self.type_vocab == 0 || self.type_vocab > 16 {
+            return bad("token types must be 1 to 16");
+        }
+        if self.max_tokens < 2 || self.max_tokens > MAX_TOKENS || self.max_tokens > self.max_positions {
+            return bad(&format!("max tokens must be 2 to {MAX_TOKENS}, within the positions"));
+        }
+        if self.max_positions > MAX_POSITIONS {
+            return bad(&format!("positions must be at most {MAX_POSITIONS}"));
+        }
+        Ok(())
+    }
+
     fn from_words(w: &[u32]) -> Config {
-        let g = |i: usize| w[i] as usize;
+        let g = |i: usize| w.get(i).map_or(0, |&v| v as usize);
         Config {
             vocab: g(0),
             hidden: g(1),
@@ -101,27 +140,33 @@ pub struct Encoder<'a> {
 }
 
 const LN_EPS: f32 = 1e-12;
+/// Bounds of [`Config::check`].
+const MAX_LAYERS: usize = 48;
+const MAX_INTERMEDIATE: usize = 4096;
+const MAX_VOCAB: usize = 1 << 20;
+const MAX_TOKENS: usize = 512;
+const MAX_POSITIONS: usize = 4096;
 
 impl<'a> Encoder<'a> {
     /// Opens an encoder file in place (the bytes must be 64-byte aligned).
+    ///
+    /// The dimensions in `config` size every buffer of a forward pass, so they are
+    /// held to ranges around the one model this crate runs (see [`Config::check`])
+    /// and every section size derived from them is computed with checked
+    /// arithmetic. The vocabulary gets one linear pass (its offsets, its order, its
+    /// ids; ~30k entries, well under a millisecond); the weights are only sized.
     pub fn open(bytes: &'a [u8]) -> Result<Encoder<'a>, EncoderError> {
         let c = Container::open(bytes, MAGIC, VERSION)?;
         let cfg = Config::from_words(c.exact::<u32>("config", 8)?);
+        cfg.check()?;
         let (h, i) = (cfg.hidden, cfg.intermediate);
-        // Attention works in panels of NR head dimensions; linear layers in panels of NR rows.
-        let shapes_ok = cfg.heads > 0 && h % cfg.heads == 0 && (h / cfg.heads).is_multiple_of(NR) && i % NR == 0;
-        if !shapes_ok || cfg.max_tokens > cfg.max_positions || cfg.max_tokens < 2 || h != DIM {
-            return Err(EncoderError::Invalid(format!("inconsistent model dimensions {cfg:?}")));
-        }
         let vocab =
             Vocab { offsets: c.u32s("vocab.offsets")?, ids: c.u32s("vocab.ids")?, bytes: c.bytes("vocab.bytes")? };
-        vocab.validate().map_err(EncoderError::Invalid)?;
-        if vocab.ids.iter().any(|&id| id as usize >= cfg.vocab) {
-            return Err(EncoderError::Invalid("vocabulary id out of range".into()));
-        }
+        vocab.validate(cfg.vocab).map_err(|e| EncoderError::Container(corrupt("vocab", e)))?;
         let lin = |name: &str, rows: usize, cols: usize| -> Result<QLinear<'a>, EncoderError> {
+            let q = format!("{name}.q");
             Ok(QLinear {
-                q: c.exact(&format!("{name}.q"), rows * cols)?,
+                q: c.exact(&q, product(&q, rows, cols)?)?,
                 scale: c.exact(&format!("{name}.s"), rows)?,
                 bias: c.exact(&format!("{name}.b"), rows)?,
                 rows,
@@ -146,10 +191,10 @@ impl<'a> Encoder<'a> {
         Ok(Encoder {
             cfg,
             vocab,
-            word_q: c.exact("word.q", cfg.vocab * h)?,
+            word_q: c.exact("word.q", product("word.q", cfg.vocab, h)?)?,
             word_s: c.exact("word.s", cfg.vocab)?,
-            pos: c.exact("pos", cfg.max_positions * h)?,
-            token_type: c.exact("type", cfg.type_vocab * h)?,
+            pos: c.exact("pos", product("pos", cfg.max_positions, h)?)?,
+            token_type: c.exact("type", product("type", cfg.type_vocab, h)?)?,
             emb_ln: ln("emb.ln")?,
             layers,
             fingerprint: u64::from(fp[0]) | (u64::from(fp[1]) << 32),
@@ -309,4 +354,90 @@ pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
     let na: f32 = a.iter().map(|x| x * x).sum::<f32>().sqrt();
     let nb: f32 = b.iter().map(|x| x * x).sum::<f32>().sqrt();
     dot / (na * nb).max(1e-12)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::container::{AlignedBytes, Writer};
+
+    fn tiny(layers: usize) -> AlignedBytes {
+        AlignedBytes::new(&pack::synthetic(layers))
+    }
+
+    #[test]
+    fn the_synthetic_model_opens_and_embeds() {
+        for layers in [0, 1] {
+            let b = tiny(layers);
+            let e = Encoder::open(b.as_slice()).unwrap();
+            assert_eq!(e.tokenize("Reset the WiFi passwords"), vec![101, 112, 108, 109, 111, 113, 102], "{layers}");
+            let v = e.embed("eduroam password");
+            assert_eq!(v.len(), DIM);
+            assert!((v.iter().map(|x| x * x).sum::<f32>() - 1.0).abs() < 1e-3);
+            // Longer than the model's 12 tokens: truncated, no panic.
+            assert_eq!(e.tokenize(&"wifi ".repeat(50)).len(), 12);
+            assert_eq!(e.embed(&"wifi ".repeat(50)).len(), DIM);
+        }
+    }
+
+    /// The synthetic model with `config` word `i` set to `v`.
+    fn with_config(i: usize, v: u32) -> AlignedBytes {
+        let good = pack::synthetic(0);
+        let c = Container::open(&good, MAGIC, VERSION).unwrap();
+        let mut w = Writer::new(MAGIC, VERSION);
+        for name in c.names() {
+            let mut b = c.bytes(&name).unwrap().to_vec();
+            if name == "config" {
+                b[4 * i..4 * i + 4].copy_from_slice(&v.to_le_bytes());
+            }
+            w.add(&name, b);
+        }
+        AlignedBytes::new(&w.finish())
+    }
+
+    #[test]
+    fn impossible_dimensions_are_refused_by_name() {
+        for (i, v) in [
+            (0, 0),        // no vocabulary: `vocab - 1` underflowed
+            (0, 50),       // no room for [CLS] and [SEP]
+            (0, u32::MAX), // vocab × 384 overflows on wasm32
+            (1, 768),      // not the 384-dimensional model
+            (2, 100_000),  // layers
+            (3, 0),        // heads
+            (3, 7),        // heads that do not divide 384
+            (4, 1 << 30),  // intermediate
+            (5, u32::MAX), // positions
+            (6, 0),        // no token type
+            (7, 1),        // max tokens below [CLS] [SEP]
+            (7, 100_000),  // max tokens: attention scores grow with its square
+        ] {
+            let b = with_config(i, v);
+            let err = Encoder::open(b.as_slice()).err().unwrap_or_else(|| panic!("config[{i}] = {v} opened"));
+            assert!(err.to_string().contains("`config`"), "config[{i}] = {v}: {err}");
+        }
+    }
+
+    #[test]
+    fn corrupt_encoder_files_are_refused_or_harmless() {
+        let good = pack::synthetic(0);
+        let (mut refused, mut opened) = (0, 0);
+        for bad in crate::container::corruptions(&good) {
+            let b = AlignedBytes::new(&bad);
+            match Encoder::open(b.as_slice()) {
+                Ok(e) => {
+                    opened += 1;
+                    for text in ["", "Reset the WiFi passwords", "日本 ünïcödé ##s [SEP] a-b", &"eduroam ".repeat(40)]
+                    {
+                        assert!(e.tokenize(text).len() <= e.config().max_tokens);
+                        assert_eq!(e.embed(text).len(), DIM);
+                    }
+                }
+                Err(e) => {
+                    refused += 1;
+                    assert!(!e.to_string().is_empty());
+                }
+            }
+        }
+        assert!(refused > 100 && opened > 100, "refused {refused}, opened {opened}");
+    }
 }

@@ -39,9 +39,9 @@ impl<'a> Tensors<'a> {
         let mut n = [0u8; 8];
         n.copy_from_slice(&bytes[..8]);
         let n = u64::from_le_bytes(n) as usize;
-        let header = bytes.get(8..8 + n).ok_or_else(|| err("header length beyond the file"))?;
-        let header: Value = serde_json::from_slice(header).map_err(|e| err(&e.to_string()))?;
-        let data = &bytes[8 + n..];
+        let end = n.checked_add(8).filter(|&e| e <= bytes.len()).ok_or_else(|| err("header length beyond the file"))?;
+        let header: Value = serde_json::from_slice(&bytes[8..end]).map_err(|e| err(&e.to_string()))?;
+        let data = &bytes[end..];
         let mut index = HashMap::new();
         for (name, t) in header.as_object().ok_or_else(|| err("header is not an object"))? {
             if name == "__metadata__" {
@@ -172,4 +172,77 @@ pub fn pack(
     }
     w.add_u32("fingerprint", &[fp as u32, (fp >> 32) as u32]);
     Ok(w.finish())
+}
+
+/// A tiny encoder file with made-up weights (deterministic), for tests and fuzzing
+/// where the 24 MB real one is too big: the real layout and hidden size, a toy
+/// vocabulary of 128 ids (`[PAD]` 0, `[UNK]` 100, `[CLS]` 101, `[SEP]` 102 and a
+/// few words), 16 positions, `layers` layers of feed-forward size 32. With no
+/// layers it is about 80 KB.
+pub fn synthetic(layers: usize) -> Vec<u8> {
+    let h = super::DIM;
+    let cfg = Config {
+        vocab: 128,
+        hidden: h,
+        layers,
+        heads: 12,
+        intermediate: super::kernels::NR,
+        max_positions: 16,
+        type_vocab: 1,
+        max_tokens: 12,
+    };
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut rand = move || {
+        // xorshift64: reproducible without a dependency.
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state >> 40) as f32 / (1u64 << 24) as f32 - 0.5
+    };
+    let mut v = |n: usize| (0..n).map(|_| rand()).collect::<Vec<f32>>();
+    let words =
+        ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "the", "wifi", "eduroam", "password", "reset", "##s", "##ing", "a"];
+    let tokens: Vec<(String, u32)> = words
+        .iter()
+        .enumerate()
+        .map(|(i, w)| {
+            let id = match i {
+                0 => 0,
+                1 => super::tokenizer::UNK,
+                2 => super::tokenizer::CLS,
+                3 => super::tokenizer::SEP,
+                i => 1000 + i as u32,
+            };
+            (w.to_string(), id % cfg.vocab as u32)
+        })
+        .collect();
+    let (offsets, ids, bytes) = Vocab::build(&tokens);
+    let mut w = Writer::new(MAGIC, VERSION);
+    w.add_u32("config", &cfg.to_words());
+    w.add_u32("vocab.offsets", &offsets);
+    w.add_u32("vocab.ids", &ids);
+    w.add("vocab.bytes", bytes);
+    let (wq, ws) = quantize_rows(&v(cfg.vocab * h), h);
+    w.add_i8("word.q", &wq);
+    w.add_f32("word.s", &ws);
+    w.add_f32("pos", &v(cfg.max_positions * h));
+    w.add_f32("type", &v(cfg.type_vocab * h));
+    w.add_f32("emb.ln.w", &vec![1.0; h]);
+    w.add_f32("emb.ln.b", &vec![0.0; h]);
+    for l in 0..layers {
+        for (name, rows, cols) in
+            [("qkv", 3 * h, h), ("out", h, h), ("ff1", cfg.intermediate, h), ("ff2", h, cfg.intermediate)]
+        {
+            let (q, s) = quantize_rows(&v(rows * cols), cols);
+            w.add_i8(&format!("l{l}.{name}.q"), &pack_panels(&q, rows, cols));
+            w.add_f32(&format!("l{l}.{name}.s"), &s);
+            w.add_f32(&format!("l{l}.{name}.b"), &v(rows));
+        }
+        for ln in ["ln1", "ln2"] {
+            w.add_f32(&format!("l{l}.{ln}.w"), &vec![1.0; h]);
+            w.add_f32(&format!("l{l}.{ln}.b"), &vec![0.0; h]);
+        }
+    }
+    w.add_u32("fingerprint", &[7, 0]);
+    w.finish()
 }

@@ -28,8 +28,12 @@ pub struct Vocab<'a> {
 
 impl<'a> Vocab<'a> {
     fn get(&self, i: usize) -> &'a [u8] {
-        let (a, b) = (self.offsets[i] as usize, self.offsets[i + 1] as usize);
-        self.bytes.get(a..b).unwrap_or(&[])
+        // `validate` makes every range valid; the fields are public, so a table
+        // built some other way still reads as empty strings rather than panicking.
+        match (self.offsets.get(i), self.offsets.get(i + 1)) {
+            (Some(&a), Some(&b)) => self.bytes.get(a as usize..b as usize).unwrap_or(&[]),
+            _ => &[],
+        }
     }
 
     /// Token id of `piece`, if it is in the vocabulary.
@@ -41,7 +45,7 @@ impl<'a> Vocab<'a> {
             match self.get(mid).cmp(piece.as_bytes()) {
                 std::cmp::Ordering::Less => lo = mid + 1,
                 std::cmp::Ordering::Greater => hi = mid,
-                std::cmp::Ordering::Equal => return Some(self.ids[mid]),
+                std::cmp::Ordering::Equal => return self.ids.get(mid).copied(),
             }
         }
         None
@@ -62,16 +66,21 @@ impl<'a> Vocab<'a> {
         (offsets, ids, bytes)
     }
 
-    /// Checks that the table is well formed (called when the encoder is opened
-    /// from a file; cost proportional to the vocabulary, once per instance).
-    pub fn validate(&self) -> Result<(), String> {
+    /// Checks that the table is well formed for a model of `vocab` tokens (called
+    /// when the encoder is opened from a file; one pass over the table, once per
+    /// instance): one more offset than tokens, offsets ascending and inside the
+    /// string bytes, strings strictly ascending (binary search relies on it) and
+    /// every token id below `vocab` (it indexes the embedding table).
+    pub fn validate(&self, vocab: usize) -> Result<(), String> {
         if self.offsets.len() != self.ids.len() + 1 {
             return Err(format!("{} offsets for {} tokens", self.offsets.len(), self.ids.len()));
         }
-        let ok = self.offsets.windows(2).all(|w| w[0] <= w[1])
-            && self.offsets.last().is_some_and(|&e| e as usize <= self.bytes.len());
-        if !ok {
-            return Err("vocabulary offsets out of order or out of bounds".into());
+        crate::container::check_offsets("vocab.offsets", self.offsets, self.bytes.len()).map_err(|e| e.to_string())?;
+        if let Some(i) = (1..self.ids.len()).find(|&i| self.get(i - 1) >= self.get(i)) {
+            return Err(format!("token {i} is out of order (the table must be sorted)"));
+        }
+        if let Some(&id) = self.ids.iter().find(|&&id| id as usize >= vocab) {
+            return Err(format!("token id {id} is beyond the vocabulary of {vocab}"));
         }
         Ok(())
     }
@@ -251,7 +260,13 @@ mod tests {
     fn word_piece_is_greedy_longest_match() {
         let (o, i, b) = toy();
         let v = Vocab { offsets: &o, ids: &i, bytes: &b };
-        v.validate().unwrap();
+        v.validate(2000).unwrap();
+        assert!(v.validate(1005).unwrap_err().contains("beyond the vocabulary"));
+        let unsorted = [o[0], o[2], o[1]];
+        let bad = Vocab { offsets: &o[..3], ids: &i[..2], bytes: &b };
+        assert!(bad.validate(2000).is_ok());
+        let bad = Vocab { offsets: &unsorted, ids: &i[..2], bytes: &b };
+        assert!(bad.validate(2000).is_err(), "offsets out of order");
         assert_eq!(v.id("##aff"), Some(1004));
         assert_eq!(encode("Unaffable!", &v, 16), vec![CLS, 1003, 1004, 1005, 1008, SEP]);
         assert_eq!(encode("unknown", &v, 16), vec![CLS, UNK, SEP]);

@@ -20,7 +20,7 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashSet};
 
 use super::Scored;
-use crate::container::{Container, ContainerError, Writer};
+use crate::container::{corrupt, Container, ContainerError, Writer};
 
 /// Neighbours per point on layer 0 and on the upper layers.
 pub const M0: usize = 64;
@@ -61,29 +61,65 @@ pub struct GraphView<'a> {
     pub ef: usize,
 }
 
+/// Most upper layers a stored graph may have. HNSW has about log_M(n) of them
+/// (4 for a million points with M = 32); the descent walks every layer per query,
+/// so a file claiming millions of empty layers must not be believed.
+pub const MAX_LAYERS: usize = 32;
+/// Largest beam width, stored or asked for: the beam's heaps and visited set grow
+/// with it on every query, so neither the file nor a caller may set it freely.
+pub const MAX_EF: usize = 4096;
+
+/// Every neighbour id of a list is a graph point or [`NONE`].
+fn check_neighbours(section: &str, ids: &[u32], points: usize) -> Result<(), ContainerError> {
+    match ids.iter().position(|&p| p != NONE && p as usize >= points) {
+        Some(at) => Err(corrupt(section, format!("neighbour {} at {at} is not one of the {points} points", ids[at]))),
+        None => Ok(()),
+    }
+}
+
 impl<'a> GraphView<'a> {
     /// The graph of an index, if it has one (`Ok(None)` when the index is flat).
+    ///
+    /// Validates every id once, here (a linear pass over the graph, about 1 ms per
+    /// 20k points), so that a search can trust them: the chunk of each point, each
+    /// neighbour id, the layer sizes and the stored beam width.
     pub fn open(c: &Container<'a>, chunks: usize) -> Result<Option<GraphView<'a>>, ContainerError> {
-        if !c.names().iter().any(|n| n == "hnsw.zero") {
+        if !c.has("hnsw.zero") {
             return Ok(None);
         }
         let doc: &[u32] = c.exact("hnsw.doc", chunks)?;
-        let zero: &[u32] = c.exact("hnsw.zero", chunks * M0)?;
-        let ulen: &[u32] = c.u32s("hnsw.ulen")?;
-        let total: usize = ulen.iter().map(|&l| l as usize).sum();
-        let upper: &[u32] = c.exact("hnsw.upper", total * M)?;
-        if ulen.iter().any(|&l| l as usize > chunks) || doc.iter().any(|&d| d as usize >= chunks) {
-            return Err(ContainerError::Shape {
-                section: "hnsw".into(),
-                message: "layer or chunk out of range".into(),
-            });
+        if let Some(at) = doc.iter().position(|&d| d as usize >= chunks) {
+            return Err(corrupt("hnsw.doc", format!("point {at} names chunk {}, the index has {chunks}", doc[at])));
         }
+        let zero_len =
+            chunks.checked_mul(M0).ok_or_else(|| corrupt("hnsw.zero", format!("{chunks} points overflow")))?;
+        let zero: &[u32] = c.exact("hnsw.zero", zero_len)?;
+        check_neighbours("hnsw.zero", zero, chunks)?;
+        let ulen: &[u32] = c.u32s("hnsw.ulen")?;
+        if ulen.len() > MAX_LAYERS {
+            return Err(corrupt("hnsw.ulen", format!("{} layers, at most {MAX_LAYERS} are read", ulen.len())));
+        }
+        if let Some(&l) = ulen.iter().find(|&&l| l as usize > chunks) {
+            return Err(corrupt("hnsw.ulen", format!("a layer of {l} points in a graph of {chunks}")));
+        }
+        // At most 32 layers of at most `chunks` points: no overflow, but checked
+        // anyway because `usize` is 32 bits on wasm32.
+        let total = ulen
+            .iter()
+            .try_fold(0usize, |acc, &l| acc.checked_add(l as usize))
+            .and_then(|t| t.checked_mul(M))
+            .ok_or_else(|| corrupt("hnsw.ulen", "layer sizes overflow"))?;
+        let upper: &[u32] = c.exact("hnsw.upper", total)?;
+        check_neighbours("hnsw.upper", upper, chunks)?;
         let ef = c.exact::<u32>("hnsw.ef", 1)?[0] as usize;
+        if ef == 0 || ef > MAX_EF {
+            return Err(corrupt("hnsw.ef", format!("beam width {ef}, expected 1 to {MAX_EF}")));
+        }
         Ok(Some(GraphView { zero, upper, ulen, doc, ef }))
     }
 
     fn upper_neighbours(&self, layer: usize, point: u32) -> &'a [u32] {
-        let start: usize = self.ulen[..layer].iter().map(|&l| l as usize).sum();
+        let start: usize = self.ulen.iter().take(layer).map(|&l| l as usize).sum();
         let at = (start + point as usize) * M;
         self.upper.get(at..at + M).unwrap_or(&[])
     }
@@ -94,13 +130,13 @@ impl<'a> GraphView<'a> {
         if n == 0 || k == 0 {
             return Vec::new();
         }
-        let sim = |p: u32| similarity(self.doc[p as usize]);
+        let sim = |p: u32| self.doc.get(p as usize).map_or(f32::NEG_INFINITY, |&d| similarity(d));
         let valid = |p: u32| p != NONE && (p as usize) < n;
         // Greedy descent through the upper layers, top first.
         let mut ep = 0u32;
         let mut best = sim(ep);
         for layer in (0..self.ulen.len()).rev() {
-            if ep as usize >= self.ulen[layer] as usize {
+            if ep as usize >= self.ulen.get(layer).map_or(0, |&l| l as usize) {
                 continue;
             }
             loop {
@@ -121,9 +157,9 @@ impl<'a> GraphView<'a> {
                 }
             }
         }
-        // Beam search on layer 0.
-        let ef = ef.max(k);
-        let mut visited: HashSet<u32> = HashSet::with_capacity(ef * 8);
+        // Beam search on layer 0. The beam never needs to be wider than the graph.
+        let ef = ef.clamp(k.min(MAX_EF), MAX_EF).min(n).max(1);
+        let mut visited: HashSet<u32> = HashSet::with_capacity(ef.saturating_mul(8).min(n));
         visited.insert(ep);
         let mut candidates = BinaryHeap::new(); // best first
         let mut results = BinaryHeap::new(); // worst first (Reverse)
@@ -151,7 +187,7 @@ impl<'a> GraphView<'a> {
             }
         }
         let mut out: Vec<(u32, f32)> =
-            results.into_iter().map(|Reverse(Scored(s, p))| (self.doc[p as usize], s)).collect();
+            results.into_iter().filter_map(|Reverse(Scored(s, p))| Some((*self.doc.get(p as usize)?, s))).collect();
         out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         out.truncate(k);
         out
