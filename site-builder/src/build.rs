@@ -28,7 +28,7 @@ use crate::render::{self, root_prefix, LinkContext, Rendered};
 use crate::report::*;
 use crate::site::{TemplateError, Templates};
 use crate::tree::{NavTree, PageRef, HOME_URL};
-use crate::{enrich, summary};
+use crate::{enrich, safe_url, summary};
 use search_core::encoder::DIM;
 use search_core::index::{self as hybrid, Bm25Params, Mode, VectorStorage};
 
@@ -166,7 +166,11 @@ pub fn build(opts: &BuildOptions) -> Result<Report, BuildError> {
     for source in &sources {
         let parsed = std::fs::read(opts.content.join(source))
             .map_err(|e| PageError::Io { file: source.clone(), message: e.to_string() })
-            .and_then(|bytes| parse_page(source, &bytes))
+            .and_then(|bytes| {
+                let mut page = parse_page(source, &bytes)?;
+                drop_unsafe_original_url(&mut page, &bytes, &mut report);
+                Ok(page)
+            })
             .and_then(|page| match ids.get(&page.id) {
                 Some(first) => {
                     Err(PageError::DuplicateId { file: source.clone(), id: page.id.clone(), first: first.clone() })
@@ -192,7 +196,6 @@ pub fn build(opts: &BuildOptions) -> Result<Report, BuildError> {
         pages.iter().zip(&urls).map(|(p, u)| (p.source.clone(), u.clone())).collect();
 
     // Normalise and render.
-    let clean = render::sanitizer();
     let asset_exists = |rel: &str| assets.contains(rel);
     let ctx = LinkContext { pages: &page_urls, asset_exists: &asset_exists };
     let snippets = SnippetDir::new(&opts.content);
@@ -210,7 +213,7 @@ pub fn build(opts: &BuildOptions) -> Result<Report, BuildError> {
                 message: format!("snippet include \"{name}\" not found in the content folder; the line was left out"),
             });
         }
-        let rendered = render::render(&html_md, &page.source, &url, &page.title, page.body_line, &ctx, &clean);
+        let rendered = render::render(&html_md, &page.source, &url, &page.title, page.body_line, &ctx);
         for l in &rendered.broken_links {
             report.broken_links.push(LinkProblem { file: page.source.clone(), line: l.line, target: l.target.clone() });
         }
@@ -219,6 +222,14 @@ pub fn build(opts: &BuildOptions) -> Result<Report, BuildError> {
                 file: page.source.clone(),
                 line: l.line,
                 target: l.target.clone(),
+            });
+        }
+        for b in &rendered.blocked_urls {
+            report.blocked_urls.push(BlockedUrl {
+                file: page.source.clone(),
+                line: b.line,
+                url: b.url.clone(),
+                reason: b.reason.clone(),
             });
         }
         let summary = summary::first_sentence(&text_md.text, 180);
@@ -405,6 +416,29 @@ fn discover(content: &Path, report: &mut Report) -> (Vec<String>, HashSet<String
 fn rel_path(base: &Path, path: &Path) -> String {
     let rel = path.strip_prefix(base).unwrap_or(path);
     rel.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect::<Vec<_>>().join("/")
+}
+
+/// Removes a frontmatter `original_url` that is not a safe link target (the page
+/// template puts it into an `href`), reporting it at the key's line. It is the only
+/// frontmatter value that reaches an attribute; other keys are shown as text.
+fn drop_unsafe_original_url(page: &mut Page, bytes: &[u8], report: &mut Report) {
+    let Some(original) = page.original_url.as_deref() else { return };
+    let Err(why) = safe_url::check(original) else { return };
+    let text = String::from_utf8_lossy(bytes);
+    // The key's line within the frontmatter (line 1 is the opening `---`); line 2
+    // when it is written in a form this simple search does not see.
+    let line = text
+        .lines()
+        .take(page.body_line)
+        .position(|l| l.trim_start().trim_start_matches(['"', '\'']).starts_with("original_url"))
+        .map_or(2, |i| i + 1);
+    report.blocked_urls.push(BlockedUrl {
+        file: page.source.clone(),
+        line,
+        url: original.to_string(),
+        reason: why.to_string(),
+    });
+    page.original_url = None;
 }
 
 /// `it/wifi.md` → `it/wifi.html`.

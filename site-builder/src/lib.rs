@@ -25,6 +25,7 @@ pub mod output;
 pub mod parse;
 pub mod render;
 pub mod report;
+pub mod safe_url;
 pub mod search;
 pub mod site;
 pub mod slug;

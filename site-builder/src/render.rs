@@ -7,13 +7,59 @@
 //! exist, and to assets that are not in the content folder, are reported with their
 //! file line. The HTML then goes through ammonia: whatever raw HTML a page carries,
 //! no script, event handler, `style` or `javascript:` URL survives.
+//!
+//! Every URL a page puts into a link or image (Markdown links, images, autolinks,
+//! reference links, raw HTML `href`/`src`/`srcset`/…) is checked by
+//! [`crate::safe_url::check`] where its file line is known, and a refused one is
+//! dropped and reported ([`Rendered::blocked_urls`]); the sanitiser applies the same
+//! check once more to whatever reaches it, as the last word.
+//!
+//! Ids that content can set (raw HTML `id`, footnote names) get [`USER_ID_PREFIX`],
+//! so a page cannot clobber `window.x` / `document.x` globals our scripts read; the
+//! heading ids this module generates (the anchors the search index links to) are
+//! kept as they are, and in-page `#fragment` links follow whichever form the target
+//! has.
 
-use std::collections::{BTreeSet, HashMap};
+use std::borrow::Cow;
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::ops::Range;
+use std::sync::Arc;
 
 use pulldown_cmark::{CowStr, Event, LinkType, Parser, Tag, TagEnd};
 
 use crate::mkdocs::Normalized;
+use crate::safe_url;
 use crate::slug::{self, Heading};
+
+/// Prefix of every id that page content sets (GitHub uses the same one), so that
+/// `<div id="forms">` cannot shadow `document.forms` and the like.
+pub const USER_ID_PREFIX: &str = "user-content-";
+
+/// Attributes whose value is a URL (or, for `srcset`, a list of them). Only a few
+/// survive the sanitiser, but all are checked so that the report names them.
+const URL_ATTRS: [&str; 21] = [
+    "href",
+    "src",
+    "srcset",
+    "xlink:href",
+    "action",
+    "formaction",
+    "data",
+    "poster",
+    "ping",
+    "cite",
+    "background",
+    "longdesc",
+    "usemap",
+    "codebase",
+    "archive",
+    "classid",
+    "profile",
+    "manifest",
+    "icon",
+    "dynsrc",
+    "lowsrc",
+];
 
 /// An entry of the on-page table of contents.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -32,6 +78,16 @@ pub struct BadLink {
     pub target: String,
 }
 
+/// A URL that was removed because it could run script (see [`crate::safe_url`]).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct BlockedUrl {
+    /// 1-based line in the source file.
+    pub line: usize,
+    /// The URL as written in the page.
+    pub url: String,
+    pub reason: String,
+}
+
 /// A rendered page body.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Rendered {
@@ -44,6 +100,8 @@ pub struct Rendered {
     pub missing_assets: Vec<BadLink>,
     /// Content-relative paths of assets the page uses (copied into the site).
     pub assets: BTreeSet<String>,
+    /// Links, images and raw-HTML URLs removed as unsafe.
+    pub blocked_urls: Vec<BlockedUrl>,
 }
 
 /// What the renderer knows about the rest of the site.
@@ -65,8 +123,10 @@ enum Resolved {
     MissingAsset,
 }
 
-/// Builds the sanitiser once; it is shared by every page of a build.
-pub fn sanitizer() -> ammonia::Builder<'static> {
+/// The sanitiser for one page. `heading_ids` are the ids [`render`] gave the page's
+/// headings: they keep their form (they are the anchors search results and TOCs
+/// link to); every other `id` or `name` gets [`USER_ID_PREFIX`].
+pub fn sanitizer(heading_ids: Arc<HashSet<String>>) -> ammonia::Builder<'static> {
     let mut b = ammonia::Builder::default();
     b.add_tags(["section", "aside", "details", "summary", "figure", "figcaption"])
         .add_generic_attributes(["class"])
@@ -75,11 +135,45 @@ pub fn sanitizer() -> ammonia::Builder<'static> {
         .add_tag_attributes("div", ["id"])
         .add_tag_attributes("td", ["align"])
         .add_tag_attributes("th", ["align"])
-        .link_rel(Some("noopener noreferrer"));
+        // Ammonia's default list also allows tel:, sms:, magnet:, …; ours is the one
+        // list of the whole build.
+        .url_schemes(safe_url::ALLOWED_SCHEMES.into_iter().collect())
+        .link_rel(Some("noopener noreferrer"))
+        .attribute_filter(move |element, attr, value| filter_attribute(&heading_ids, element, attr, value));
     for h in ["h1", "h2", "h3", "h4", "h5", "h6"] {
         b.add_tag_attributes(h, ["id"]);
     }
     b
+}
+
+/// The sanitiser's last pass over each attribute that survived its allow-list.
+fn filter_attribute<'u>(
+    heading_ids: &HashSet<String>,
+    element: &str,
+    attr: &str,
+    value: &'u str,
+) -> Option<Cow<'u, str>> {
+    let is_heading = matches!(element, "h1" | "h2" | "h3" | "h4" | "h5" | "h6");
+    match attr {
+        "id" if is_heading && heading_ids.contains(value) => Some(Cow::Borrowed(value)),
+        "id" | "name" => Some(Cow::Owned(format!("{USER_ID_PREFIX}{value}"))),
+        _ if URL_ATTRS.contains(&attr) => {
+            if !safe_url::is_safe(value) {
+                return None;
+            }
+            // An in-page link to an id the content set follows that id's prefix.
+            match value.strip_prefix('#') {
+                // `#` and `#top` scroll to the top of the page without naming an id.
+                Some(fragment)
+                    if attr == "href" && !matches!(fragment, "" | "top") && !heading_ids.contains(fragment) =>
+                {
+                    Some(Cow::Owned(format!("#{USER_ID_PREFIX}{fragment}")))
+                }
+                _ => Some(Cow::Borrowed(value)),
+            }
+        }
+        _ => Some(Cow::Borrowed(value)),
+    }
 }
 
 /// Renders one page. `source` is its content-relative path, `url` its site URL,
@@ -91,7 +185,6 @@ pub fn render(
     title: &str,
     body_line: usize,
     ctx: &LinkContext<'_>,
-    clean: &ammonia::Builder<'_>,
 ) -> Rendered {
     let headings = slug::headings(&md.text);
     let skip_title = headings
@@ -112,7 +205,11 @@ pub fn render(
     let mut heading_index = 0;
     let mut skipping = false;
     let mut missing_image_depth = 0;
+    // For each open link: whether it was replaced by a `<span>` (broken or blocked).
     let mut broken_depth: Vec<bool> = Vec::new();
+    // The lines of the HTML block being read, with their file lines: a tag may span
+    // lines, so the block is rewritten as a whole.
+    let mut html_block: Option<Vec<(usize, CowStr)>> = None;
     let line_of = |offset: usize| body_line + md.source_line(offset);
     for (event, range) in Parser::new_ext(&md.text, slug::markdown_options()).into_offset_iter() {
         match event {
@@ -144,7 +241,16 @@ pub fn render(
             }
             _ if skipping => {}
             Event::Start(Tag::Link { link_type, dest_url, title, id }) => {
-                match rewrite(&dest_url, link_type, source, url, line_of(range.start), ctx, &mut out) {
+                let line = line_of(range.start);
+                if blocked(&dest_url, line, &mut out) {
+                    broken_depth.push(true);
+                    events.push(Event::Html(
+                        "<span class=\"blocked-link\" title=\"This link was removed: its address could run code\">"
+                            .into(),
+                    ));
+                    continue;
+                }
+                match rewrite(&dest_url, link_type, source, url, line, ctx, &mut out) {
                     Some(dest) if dest.is_empty() => {
                         // A link to a page that does not exist: keep the words, not the dead link.
                         broken_depth.push(true);
@@ -169,7 +275,13 @@ pub fn render(
                 }
             }
             Event::Start(Tag::Image { link_type, dest_url, title, id }) => {
-                match rewrite(&dest_url, link_type, source, url, line_of(range.start), ctx, &mut out) {
+                let line = line_of(range.start);
+                if blocked(&dest_url, line, &mut out) {
+                    missing_image_depth += 1;
+                    events.push(Event::Html("<span class=\"missing-image\">".into()));
+                    continue;
+                }
+                match rewrite(&dest_url, link_type, source, url, line, ctx, &mut out) {
                     Some(dest) if dest.is_empty() => {
                         // The image is missing: show its alt text instead of a broken icon.
                         missing_image_depth += 1;
@@ -183,12 +295,39 @@ pub fn render(
                     })),
                 }
             }
+            Event::Start(Tag::HtmlBlock) => {
+                html_block = Some(Vec::new());
+                events.push(Event::Start(Tag::HtmlBlock));
+            }
+            Event::Html(html) if html_block.is_some() => {
+                if let Some(lines) = html_block.as_mut() {
+                    lines.push((line_of(range.start), html));
+                }
+            }
+            Event::End(TagEnd::HtmlBlock) => {
+                let lines = html_block.take().unwrap_or_default();
+                let mut text = String::new();
+                let mut starts = Vec::with_capacity(lines.len());
+                for (line, piece) in &lines {
+                    starts.push((text.len(), *line));
+                    text.push_str(piece);
+                }
+                let line_at = |offset: usize| {
+                    let i = starts.partition_point(|(start, _)| *start <= offset);
+                    starts.get(i.saturating_sub(1)).map_or(line_of(range.start), |(_, line)| *line)
+                };
+                let html = rewrite_raw_html(&text, source, url, &line_at, ctx, &mut out);
+                events.push(Event::Html(html.into()));
+                events.push(Event::End(TagEnd::HtmlBlock));
+            }
             Event::Html(html) => {
-                let html = rewrite_raw_html(&html, source, url, line_of(range.start), ctx, &mut out);
+                let line = line_of(range.start);
+                let html = rewrite_raw_html(&html, source, url, &|_| line, ctx, &mut out);
                 events.push(Event::Html(html.into()));
             }
             Event::InlineHtml(html) => {
-                let html = rewrite_raw_html(&html, source, url, line_of(range.start), ctx, &mut out);
+                let line = line_of(range.start);
+                let html = rewrite_raw_html(&html, source, url, &|_| line, ctx, &mut out);
                 events.push(Event::InlineHtml(html.into()));
             }
             Event::End(TagEnd::Image) if missing_image_depth > 0 => {
@@ -200,8 +339,20 @@ pub fn render(
     }
     let mut raw = String::with_capacity(md.text.len() * 3 / 2);
     pulldown_cmark::html::push_html(&mut raw, events.into_iter());
-    out.html = clean.clean(&raw).to_string();
+    let heading_ids: HashSet<String> = headings.iter().map(|h| h.id.clone()).collect();
+    out.html = sanitizer(Arc::new(heading_ids)).clean(&raw).to_string();
     out
+}
+
+/// Whether a link or image target must go; a refused one is recorded.
+fn blocked(dest: &str, line: usize, out: &mut Rendered) -> bool {
+    match safe_url::check(dest) {
+        Ok(()) => false,
+        Err(why) => {
+            out.blocked_urls.push(BlockedUrl { line, url: dest.to_string(), reason: why.to_string() });
+            true
+        }
+    }
 }
 
 fn normalise_title(t: &str) -> String {
@@ -243,52 +394,159 @@ fn rewrite(
     }
 }
 
-/// Rewrites `href="…"` and `src="…"` in a page's raw HTML the way Markdown links
-/// are rewritten; an attribute whose target is missing is removed (and reported),
-/// so the element shows its text or alt text instead of a dead link.
+/// Rewrites a page's raw HTML: an attribute holding an unsafe URL is removed (and
+/// reported); `href` and `src` are rewritten the way Markdown links are, and one
+/// whose target is missing is removed (and reported), so the element shows its text
+/// or alt text instead of a dead link. `line_at` gives the file line of a byte of
+/// `html`.
 fn rewrite_raw_html(
     html: &str,
     source: &str,
     url: &str,
-    line: usize,
+    line_at: &dyn Fn(usize) -> usize,
     ctx: &LinkContext<'_>,
     out: &mut Rendered,
 ) -> String {
     let mut result = String::with_capacity(html.len());
-    let mut rest = html;
-    loop {
-        let lower = rest.to_ascii_lowercase();
-        let found = ["href=", "src="]
-            .iter()
-            .filter_map(|attr| lower.find(attr).map(|i| (i, attr.len())))
-            .filter(|(i, _)| *i == 0 || lower.as_bytes()[i - 1].is_ascii_whitespace())
-            .min();
-        let Some((at, attr_len)) = found else { break };
-        let value_start = at + attr_len;
-        let quote = rest[value_start..].chars().next().filter(|c| *c == '"' || *c == '\'');
-        let Some(q) = quote else {
-            result.push_str(&rest[..value_start]);
-            rest = &rest[value_start..];
+    let mut copied = 0;
+    for attr in raw_attributes(html) {
+        let Some(value_range) = attr.value.clone() else { continue };
+        if !URL_ATTRS.contains(&attr.name.as_str()) {
             continue;
-        };
-        let Some(len) = rest[value_start + 1..].find(q) else {
-            break;
-        };
-        let value = &rest[value_start + 1..value_start + 1 + len];
-        let attr_end = value_start + 1 + len + 1;
-        match rewrite(value, LinkType::Inline, source, url, line, ctx, out) {
-            Some(new) if new.is_empty() => result.push_str(rest[..at].trim_end()),
-            Some(new) => {
-                result.push_str(&rest[..value_start + 1]);
-                result.push_str(&new);
-                result.push(q);
-            }
-            None => result.push_str(&rest[..attr_end]),
         }
-        rest = &rest[attr_end..];
+        let raw = &html[value_range.clone()];
+        let decoded = safe_url::decode_html_attr(raw);
+        // `srcset` is a comma-separated list of `URL [descriptor]`.
+        let urls: Vec<&str> = if attr.name == "srcset" {
+            decoded.split(',').filter_map(|c| c.split_ascii_whitespace().next()).collect()
+        } else {
+            vec![decoded.as_str()]
+        };
+        if let Some(why) = urls.iter().find_map(|u| safe_url::check(u).err()) {
+            let line = line_at(attr.at);
+            out.blocked_urls.push(BlockedUrl { line, url: raw.to_string(), reason: why.to_string() });
+            result.push_str(&html[copied..attr.span.start]);
+            copied = attr.span.end;
+            continue;
+        }
+        if attr.name != "href" && attr.name != "src" {
+            continue;
+        }
+        match rewrite(raw, LinkType::Inline, source, url, line_at(attr.at), ctx, out) {
+            Some(new) if new.is_empty() => {
+                result.push_str(&html[copied..attr.span.start]);
+                copied = attr.span.end;
+            }
+            Some(new) => {
+                // The new value is written back in the original quotes (or in double
+                // quotes when there were none), with that quote escaped inside it.
+                let q = attr.quote.unwrap_or('"');
+                let escaped = new.replace(q, if q == '"' { "&quot;" } else { "&#39;" });
+                result.push_str(&html[copied..value_range.start]);
+                if attr.quote.is_none() {
+                    result.push(q);
+                }
+                result.push_str(&escaped);
+                if attr.quote.is_none() {
+                    result.push(q);
+                }
+                copied = value_range.end;
+            }
+            None => {}
+        }
     }
-    result.push_str(rest);
+    result.push_str(&html[copied..]);
     result
+}
+
+/// An attribute of a start tag in raw HTML.
+#[derive(Debug, PartialEq, Eq)]
+struct RawAttr {
+    /// Lowercase name.
+    name: String,
+    /// The attribute with the whitespace before it: what to cut to remove it.
+    span: Range<usize>,
+    /// Where its name starts (for its line).
+    at: usize,
+    /// The value as written (without quotes); `None` for a bare attribute.
+    value: Option<Range<usize>>,
+    quote: Option<char>,
+}
+
+/// The attributes of every start tag in `html`, read the way an HTML tokenizer
+/// reads them (so `<a/href=x>`, unquoted values, `=` with spaces around it and
+/// attributes on later lines are all found), skipping comments.
+fn raw_attributes(html: &str) -> Vec<RawAttr> {
+    let b = html.as_bytes();
+    let len = b.len();
+    let ws = |c: u8| matches!(c, b' ' | b'\t' | b'\n' | b'\r' | b'\x0c');
+    let mut attrs = Vec::new();
+    let mut i = 0;
+    while i < len {
+        if b[i] != b'<' {
+            i += 1;
+            continue;
+        }
+        if b[i..].starts_with(b"<!--") {
+            i = html[i + 4..].find("-->").map_or(len, |e| i + 4 + e + 3);
+            continue;
+        }
+        if !b.get(i + 1).is_some_and(u8::is_ascii_alphabetic) {
+            i += 1;
+            continue;
+        }
+        let mut j = i + 1;
+        while j < len && !ws(b[j]) && b[j] != b'/' && b[j] != b'>' {
+            j += 1;
+        }
+        loop {
+            let start = j;
+            while j < len && (ws(b[j]) || b[j] == b'/') {
+                j += 1;
+            }
+            if j >= len || b[j] == b'>' {
+                j = (j + 1).min(len);
+                break;
+            }
+            // The name: its first character may be anything (even `=`), the rest
+            // stops at whitespace, `/`, `>` or `=`. Every boundary is an ASCII byte,
+            // so every slice below is on a character boundary.
+            let name_start = j;
+            j += 1;
+            while j < len && !ws(b[j]) && !matches!(b[j], b'/' | b'>' | b'=') {
+                j += 1;
+            }
+            let name = html[name_start..j].to_ascii_lowercase();
+            let mut k = j;
+            while k < len && ws(b[k]) {
+                k += 1;
+            }
+            let (mut value, mut quote) = (None, None);
+            if k < len && b[k] == b'=' {
+                k += 1;
+                while k < len && ws(b[k]) {
+                    k += 1;
+                }
+                if k < len && (b[k] == b'"' || b[k] == b'\'') {
+                    let q = b[k];
+                    let end = html[k + 1..].find(q as char).map_or(len, |e| k + 1 + e);
+                    value = Some(k + 1..end);
+                    quote = Some(q as char);
+                    j = (end + 1).min(len);
+                } else {
+                    let v = k;
+                    while k < len && !ws(b[k]) && b[k] != b'>' {
+                        k += 1;
+                    }
+                    value = Some(v..k);
+                    j = k;
+                }
+            }
+            attrs.push(RawAttr { name, span: start..j, at: name_start, value, quote });
+        }
+        i = j;
+    }
+    attrs
 }
 
 /// `a/b.md#x?y` → (`a/b.md`, `#x?y`): the path and what follows it.
@@ -353,14 +611,19 @@ fn join(dir: &str, rel: &str) -> Option<String> {
     Some(parts.join("/"))
 }
 
+/// `%XX` escapes decoded (a `%` not followed by two hex digits stays as it is);
+/// the original when the result is not UTF-8. Works on bytes: a `%` may be followed
+/// by any character, multi-byte ones included.
 fn percent_decode(s: &str) -> String {
     let bytes = s.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
-        if bytes[i] == b'%' && i + 2 < bytes.len() {
-            if let Ok(b) = u8::from_str_radix(&s[i + 1..i + 3], 16) {
-                out.push(b);
+        if bytes[i] == b'%' {
+            let hex = |k: usize| bytes.get(k).and_then(|c| (*c as char).to_digit(16));
+            if let (Some(hi), Some(lo)) = (hex(i + 1), hex(i + 2)) {
+                // Two hex digits make one byte: hi * 16 + lo < 256.
+                out.push((hi * 16 + lo) as u8);
                 i += 3;
                 continue;
             }
@@ -414,7 +677,7 @@ mod tests {
         let ctx = LinkContext { pages: &pages, asset_exists: &exists };
         let n = normalize(md, Target::Html, &|_| None);
         let url = source.replace(".md", ".html");
-        render(&n, source, &url, "Title", 10, &ctx, &sanitizer())
+        render(&n, source, &url, "Title", 10, &ctx)
     }
 
     #[test]
@@ -490,6 +753,54 @@ mod tests {
             assert!(!lower.contains(bad), "{bad} survived: {}", r.html);
         }
         assert!(r.html.contains(">click</a>") || r.html.contains("click"), "{}", r.html);
+    }
+
+    #[test]
+    fn percent_escapes_before_multibyte_characters_do_not_panic() {
+        // Found by the `page` fuzz target's seed: `%a` then `é` sliced a &str mid-character.
+        let r = go("[x](a%aé.md) [y](%) [z](%4) [w](caf%C3%A9.md) [v](%ff%fe.md)\n", "x.md");
+        assert_eq!(r.broken_links.len(), 5, "{:?}", r.broken_links);
+        assert_eq!(percent_decode("a%aé"), "a%aé");
+        assert_eq!(percent_decode("caf%C3%A9%41"), "caféA");
+        assert_eq!(percent_decode("%ff"), "%ff");
+    }
+
+    #[test]
+    fn unsafe_urls_are_dropped_and_reported_with_their_lines() {
+        let md = "[a](javascript:alert(1))\n\n![b](data:image/svg+xml,x)\n\n<javascript:alert(2)>\n\n[c][r]\n\n[r]: vbscript:msgbox(1)\n\n<a href=\"&#106;avascript&colon;alert(3)\">d</a>\n\n<p>\n<img\n  src=' java&#x09;script:alert(4)' alt=e>\n</p>\n\n<img srcset=\"ok.png 1x, javascript:alert(5) 2x\" alt=f>\n\n[ok](https://x.example) [mail](mailto:help@x.example) [far](//cdn.example/x)\n";
+        let r = go(md, "x.md");
+        let lines: Vec<usize> = r.blocked_urls.iter().map(|b| b.line).collect();
+        assert_eq!(lines, vec![10, 12, 14, 16, 20, 24, 27], "{:#?}", r.blocked_urls);
+        // The autolink keeps its words as text; no attribute keeps the URL.
+        let tags: String = r.html.split('<').skip(1).filter_map(|t| t.split('>').next()).collect();
+        for bad in ["javascript", "vbscript", "data:", "srcset"] {
+            assert!(!tags.to_lowercase().contains(bad), "{bad} survived: {}", r.html);
+        }
+        assert!(r.html.contains("<span class=\"blocked-link\""), "{}", r.html);
+        assert!(r.html.contains("href=\"https://x.example\"") && r.html.contains("href=\"mailto:help@x.example\""));
+        assert!(r.html.contains("href=\"//cdn.example/x\""), "{}", r.html);
+        assert!(r.blocked_urls[0].reason.contains("javascript"), "{:?}", r.blocked_urls[0]);
+    }
+
+    #[test]
+    fn content_ids_are_prefixed_and_heading_anchors_kept() {
+        let md = "## Set up\n\n<div id=\"forms\" name=\"x\">a</div>\n\n<h2 id=\"__kbWidget\">b</h2>\n\nSee [up](#set-up), [div](#forms), [top](#top) and a note[^n].\n\n[^n]: The note.\n";
+        let r = go(md, "x.md");
+        assert!(r.html.contains("<h2 id=\"set-up\">"), "{}", r.html);
+        assert!(r.html.contains("id=\"user-content-forms\""), "{}", r.html);
+        assert!(r.html.contains("id=\"user-content-__kbWidget\""), "{}", r.html);
+        assert!(r.html.contains("href=\"#set-up\"") && r.html.contains("href=\"#user-content-forms\""));
+        assert!(r.html.contains("href=\"#top\""), "{}", r.html);
+        assert!(r.html.contains("id=\"user-content-n\"") && r.html.contains("href=\"#user-content-n\""), "{}", r.html);
+        assert!(!r.html.contains("name="), "{}", r.html);
+    }
+
+    #[test]
+    fn raw_attributes_are_read_like_a_tokenizer() {
+        let names = |h: &str| raw_attributes(h).into_iter().map(|a| a.name).collect::<Vec<_>>();
+        assert_eq!(names("<a/href=x title = 'y' hidden>"), ["href", "title", "hidden"]);
+        assert_eq!(names("<!-- <a href=x> --><img\nsrc=\"a\"srcset=b>"), ["src", "srcset"]);
+        assert_eq!(names("a < b <é x=1> <a href=\"unterminated"), ["href"]);
     }
 
     #[test]

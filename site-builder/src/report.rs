@@ -27,6 +27,10 @@ pub struct Report {
     pub broken_links: Vec<LinkProblem>,
     /// Links and images to files that are not in the content folder.
     pub missing_assets: Vec<LinkProblem>,
+    /// URLs removed because they could run script in a reader's browser
+    /// (`javascript:`, `data:`, …; see `safe_url`): frontmatter `original_url`,
+    /// Markdown links and images, raw HTML attributes.
+    pub blocked_urls: Vec<BlockedUrl>,
     /// Things that did not stop the build but deserve a look.
     pub warnings: Vec<Warning>,
     pub site: SiteCounts,
@@ -117,6 +121,16 @@ pub struct LinkProblem {
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct BlockedUrl {
+    pub file: String,
+    pub line: usize,
+    /// The URL as written in the file.
+    pub url: String,
+    /// Why it was removed, and what to write instead.
+    pub reason: String,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
 pub struct Warning {
     pub file: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -165,6 +179,15 @@ impl Report {
         }
         if self.broken_links.len() > 5 {
             let _ = writeln!(s, "           … and {} more (report.json: broken_links)", self.broken_links.len() - 5);
+        }
+        if !self.blocked_urls.is_empty() {
+            let _ = writeln!(s, "  unsafe   {} URL(s) removed (report.json: blocked_urls)", self.blocked_urls.len());
+            for b in self.blocked_urls.iter().take(5) {
+                let _ = writeln!(s, "           {}:{}: {}", b.file, b.line, b.url.chars().take(60).collect::<String>());
+            }
+            if self.blocked_urls.len() > 5 {
+                let _ = writeln!(s, "           … and {} more", self.blocked_urls.len() - 5);
+            }
         }
         if let Some(ix) = &self.index {
             let _ = writeln!(
