@@ -4,7 +4,8 @@
  * API: window.kbWidget.open() / .close() / .ask(text). Server text becomes text nodes only. */
 (function () {
   'use strict';
-  if (window.__kbWidget) return;
+  // `=== true`: a page element with id="__kbWidget" would make the global truthy (DOM clobbering).
+  if (window.__kbWidget === true) return;
   window.__kbWidget = true;
 
   const script = document.currentScript || document.querySelector('script[data-endpoint][src*="widget"]');
@@ -144,7 +145,10 @@ code{padding:1px 5px;border-radius:5px;background:var(--kb-s2);font:13px ui-mono
     return s;
   }
   const btn = (cls, label, ic, onclick) => h('button.' + cls, { 'aria-label': label, title: label, onclick }, icon(ic));
-  // Links only for http(s) URLs, resolved against the knowledge base's origin.
+  // Links only for http(s) URLs, resolved against the knowledge base's origin: answer
+  // text and citations come from an LLM and from pages many people edit, so a
+  // javascript:, data: or vbscript: URL in them must never become a link. The URL
+  // parser strips tabs, newlines and leading controls first, as navigation would.
   function safeUrl(u) {
     if (!u) return null;
     try {
@@ -152,7 +156,13 @@ code{padding:1px 5px;border-radius:5px;background:var(--kb-s2);font:13px ui-mono
       return /^https?:$/.test(x.protocol) ? x.href : null;
     } catch (e) { return null; }
   }
-  const link = (u, props, kids) => h('a', Object.assign({ href: u }, new URL(u).origin === location.origin ? {} : { target: '_blank', rel: 'noopener' }, props), kids);
+  // Every link the widget makes goes through here, so none can skip safeUrl; an unsafe
+  // URL leaves the words as plain text.
+  function link(u, props, kids) {
+    const href = safeUrl(u);
+    if (!href) return h('span', Object.assign({}, props, { href: null, target: null, rel: null }), kids);
+    return h('a', Object.assign({ href }, new URL(href).origin === location.origin ? {} : { target: '_blank', rel: 'noopener' }, props), kids);
+  }
 
   // ---- A tiny Markdown subset: paragraphs, lists, **bold**, `code`, [n]
   function inline(parent, text, cites, inBold) {

@@ -31,6 +31,12 @@ pub enum FetchError {
     Transport { page_id: String, url: String, attempts: u32, message: String },
     #[error("page {page_id}: {url} answered with JSON this tool does not understand: {message}")]
     Json { page_id: String, url: String, message: String },
+    #[error(
+        "page {page_id}: the server's next-page link {next} leads away from {base}; it was not followed, so that \
+         the API token is only ever sent to --base-url (check the server's base URL setting, or use the URL it \
+         links to as --base-url)"
+    )]
+    CrossOrigin { page_id: String, next: String, base: String },
 }
 
 impl FetchError {
@@ -149,6 +155,9 @@ impl Client {
 
     /// Every child of a page, following `_links.next` (relative to the base) when
     /// the server gives it, else asking for the next `start` until a short page.
+    /// An absolute `next` is followed only on the base URL's origin: every request
+    /// carries the bearer token, and a page body (written by anyone who can edit
+    /// Confluence, or a compromised proxy) must not be able to send it elsewhere.
     pub fn children(&self, id: &str) -> Result<Vec<Listed>, FetchError> {
         let mut all = Vec::new();
         let mut url = format!(
@@ -170,9 +179,13 @@ impl Client {
             all.extend(page.results);
             match page.links.next {
                 Some(next) if got > 0 => {
-                    url = if next.starts_with("http://") || next.starts_with("https://") {
+                    url = if has_scheme(&next) {
+                        if origin(&next).is_none() || origin(&next) != origin(&self.base) {
+                            return Err(FetchError::CrossOrigin { page_id: id.into(), next, base: self.base.clone() });
+                        }
                         next
                     } else {
+                        // Relative (`/rest/...`, also `//host/...`): always under the base.
                         format!("{}/{}", self.base, next.trim_start_matches('/'))
                     };
                 }
@@ -245,7 +258,125 @@ impl Client {
     }
 }
 
+/// Whether a link is absolute (`scheme:…`), by RFC 3986's scheme syntax.
+fn has_scheme(link: &str) -> bool {
+    link.split_once(':').is_some_and(|(scheme, _)| {
+        scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+            && scheme.chars().all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+    })
+}
+
+/// The origin of an absolute URL: scheme, host and port (the scheme's default when
+/// none is written), all lowercase; `None` when it has no host or is not a URL.
+fn origin(url: &str) -> Option<(String, String, u16)> {
+    let uri: ureq::http::Uri = url.parse().ok()?;
+    let scheme = uri.scheme_str()?.to_ascii_lowercase();
+    let host = uri.host()?.to_ascii_lowercase();
+    let port = match (uri.port_u16(), scheme.as_str()) {
+        (Some(p), _) => p,
+        (None, "http") => 80,
+        (None, "https") => 443,
+        (None, _) => return None,
+    };
+    Some((scheme, host, port))
+}
+
 /// 200 ms, 400 ms, 800 ms, … for attempt 1, 2, 3, …
 fn backoff(attempt: u32) -> Duration {
     FIRST_BACKOFF.saturating_mul(1 << attempt.saturating_sub(1).min(10))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{BufRead, BufReader, Write};
+    use std::net::TcpListener;
+    use std::sync::{Arc, Mutex};
+
+    #[test]
+    fn origins() {
+        let o = |u: &str| origin(u);
+        assert_eq!(o("https://Wiki.Example.org/wiki"), o("https://wiki.example.org:443/rest/x?y"));
+        assert_ne!(o("https://wiki.example.org"), o("http://wiki.example.org"));
+        assert_ne!(o("https://wiki.example.org"), o("https://wiki.example.org:8443"));
+        assert_ne!(o("https://wiki.example.org"), o("https://wiki.example.org.evil.example"));
+        assert_ne!(o("https://wiki.example.org"), o("https://evil.example@wiki.example.org.evil.example/"));
+        assert_eq!(o("ftp://x/y"), None);
+        assert!(has_scheme("HTTPS://x") && has_scheme("javascript:x") && !has_scheme("/rest/a:b"));
+    }
+
+    /// A server that answers its n-th request with the n-th of `bodies(base)` (the
+    /// last one again after that) and records each request's `Authorization`.
+    fn server(bodies: impl Fn(&str) -> Vec<String>) -> (String, Arc<Mutex<Vec<Option<String>>>>) {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+        let base = format!("http://{}", listener.local_addr().expect("addr"));
+        let bodies = bodies(&base);
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let log = seen.clone();
+        std::thread::spawn(move || {
+            for mut stream in listener.incoming().flatten() {
+                let mut auth = None;
+                let mut reader = BufReader::new(stream.try_clone().expect("clone"));
+                let mut line = String::new();
+                while reader.read_line(&mut line).is_ok_and(|n| n > 0) && !line.trim().is_empty() {
+                    if let Some(v) = line.to_ascii_lowercase().strip_prefix("authorization:") {
+                        auth = Some(v.trim().to_string());
+                    }
+                    line.clear();
+                }
+                let n = {
+                    let mut log = log.lock().expect("log");
+                    log.push(auth);
+                    log.len() - 1
+                };
+                let body = &bodies[n.min(bodies.len() - 1)];
+                let _ = write!(
+                    stream,
+                    "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+            }
+        });
+        (base, seen)
+    }
+
+    fn listing(id: &str, next: &str) -> String {
+        format!(
+            r#"{{"results": [{{"id": "{id}", "title": "Child {id}"}}], "limit": 1, "_links": {{"next": "{next}"}}}}"#
+        )
+    }
+
+    const DONE: &str = r#"{"results": [], "limit": 1}"#;
+
+    #[test]
+    fn a_next_link_to_another_origin_is_not_followed_with_the_token() {
+        let (evil, evil_seen) = server(|_| vec![DONE.to_string()]);
+        // Another host, the same host on another port, another scheme.
+        for next in [
+            format!("{evil}/rest/api/content/1/child/page?start=1"),
+            "http://127.0.0.1:1/x".to_string(),
+            "HTTPS://127.0.0.1/x".to_string(),
+        ] {
+            let (base, base_seen) = server(|_| vec![listing("2", &next)]);
+            let client = Client::new(&format!("{base}/wiki"), Some("s3cret".into()));
+            let err = client.children("1").expect_err("must stop");
+            assert!(matches!(err, FetchError::CrossOrigin { .. }), "{err}");
+            assert!(err.to_string().contains("was not followed"), "{err}");
+            assert_eq!(base_seen.lock().expect("log").as_slice(), [Some("bearer s3cret".to_string())]);
+        }
+        assert!(evil_seen.lock().expect("log").is_empty(), "the other host was asked");
+    }
+
+    #[test]
+    fn a_next_link_on_the_same_origin_is_followed() {
+        let (base, seen) = server(|base| {
+            // The same origin, written with an upper-case scheme and explicit path.
+            let next = format!("{}/wiki/rest/api/content/1/child/page?start=1&limit=1", base.replace("http", "HTTP"));
+            vec![listing("2", &next), listing("3", "/rest/api/content/1/child/page?start=2&limit=1"), DONE.into()]
+        });
+        let client = Client::new(&format!("{base}/wiki"), Some("s3cret".into()));
+        let children = client.children("1").expect("listed");
+        assert_eq!(children.iter().map(|c| c.id.as_str()).collect::<Vec<_>>(), ["2", "3"]);
+        assert_eq!(seen.lock().expect("log").len(), 3);
+    }
 }

@@ -7,9 +7,15 @@
 //! become MkDocs admonitions (`!!! note "Title"` + indented body), internal links
 //! become ordinary Markdown links through a [`LinkResolver`], tables become pipe
 //! tables. Nothing in the `ac:` / `ri:` namespaces is ever emitted as text.
+//!
+//! An `<a href>` whose URL could run script ([`crate::safe_url`]: anything but
+//! http(s), mailto and relative) keeps its words and loses its link: the Markdown
+//! written here is read by people and other tools too, not only by the build (which
+//! would refuse and report it again).
 
 use roxmltree::{Document, Node, NodeType};
 
+use crate::safe_url;
 use crate::slug::slugify;
 
 const AC_NS: &str = "http://atlassian.com/content";
@@ -535,7 +541,7 @@ impl Converter<'_> {
             "a" => {
                 let text = self.inline_children(node);
                 match node.attribute("href") {
-                    Some(href) if !text.trim().is_empty() => {
+                    Some(href) if !text.trim().is_empty() && safe_url::is_safe(href) => {
                         format!("[{}]({})", text.trim(), href.replace(' ', "%20").replace(')', "%29"))
                     }
                     _ => text,
@@ -632,6 +638,14 @@ mod tests {
             out,
             "## Fees today\n\n| Item | Cost |\n| --- | --- |\n| A\\|B | 5 |\n\n-   one\n-   *two*\n    1.  x\n"
         );
+    }
+
+    #[test]
+    fn unsafe_links_keep_only_their_words() {
+        let out = md(
+            r#"<p><a href="javascript:alert(1)">one</a> <a href="JavaScript&#58;x">two</a> <a href=" java&#9;script:x">three</a> <a href="data:text/html,x">four</a> <a href="https://x.example/a b">five</a> <a href="mailto:h@x.example">six</a></p>"#,
+        );
+        assert_eq!(out, "one two three four [five](https://x.example/a%20b) [six](mailto:h@x.example)\n");
     }
 
     #[test]
