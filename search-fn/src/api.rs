@@ -414,12 +414,40 @@ pub const FEEDBACK_LIMITS: &[(&str, usize)] =
 /// Validates a feedback body; on success, the reply and the structured log line
 /// (one JSON object: `{"event":"feedback","time":…,…}`) to write.
 pub fn feedback(body: &[u8], now_unix: u64) -> (Reply, Option<String>) {
-    let fb: Feedback = match serde_json::from_slice(body) {
-        Ok(f) => f,
-        Err(e) => {
-            let msg = format!("the body is not feedback ({e}); send {{\"rating\":\"up\"|\"down\", \"comment\":\"…\"}}");
-            return (ApiError::param("body", msg).reply(), None);
+    let not_feedback = |e: &dyn std::fmt::Display| {
+        let msg = format!("the body is not feedback ({e}); send {{\"rating\":\"up\"|\"down\", \"comment\":\"…\"}}");
+        (ApiError::param("body", msg).reply(), None)
+    };
+    let value: serde_json::Value = match serde_json::from_slice(body) {
+        Ok(v) => v,
+        Err(e) => return not_feedback(&e),
+    };
+    // A field of the wrong type is named, `null` included: an optional field that
+    // is unknown is omitted, as openapi.yaml says (its fields are never nullable).
+    if let Some(fields) = value.as_object() {
+        for (name, v) in fields {
+            let (ok, what) = match name.as_str() {
+                "citations" => (v.as_array().is_some_and(|a| a.iter().all(|c| c.is_string())), "an array of strings"),
+                "id" | "rating" | "comment" | "question" | "answer" | "page" => (v.is_string(), "a string"),
+                _ => (true, ""),
+            };
+            if !ok {
+                let got = match v {
+                    serde_json::Value::Null => "null; omit the field instead",
+                    serde_json::Value::Bool(_) => "a boolean",
+                    serde_json::Value::Number(_) => "a number",
+                    serde_json::Value::String(_) => "a string",
+                    serde_json::Value::Array(_) => "an array with a non-string",
+                    serde_json::Value::Object(_) => "an object",
+                };
+                let msg = format!("`{name}` must be {what}, got {got}");
+                return (ApiError::param(name, msg).reply(), None);
+            }
         }
+    }
+    let fb: Feedback = match serde_json::from_value(value) {
+        Ok(f) => f,
+        Err(e) => return not_feedback(&e),
     };
     if fb.rating != "up" && fb.rating != "down" {
         return (

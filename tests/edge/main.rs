@@ -12,6 +12,7 @@ mod agent;
 mod api;
 mod browser;
 mod chat;
+mod contract;
 mod faults;
 mod feedback;
 mod manifest;

@@ -1,11 +1,14 @@
-//! `openapi.yaml` read once, and JSON values checked against its schemas: the
-//! subset of JSON Schema the file uses (`$ref`, `type`, `enum`, `required`,
-//! `properties`, `additionalProperties: false`, `items`, string lengths and number
-//! bounds). Enough to make an undocumented or missing field fail a test.
+//! `openapi.yaml` read once, and JSON values checked against its schemas with a
+//! real JSON Schema validator (`jsonschema`). The file is OpenAPI 3.1, whose
+//! schemas are JSON Schema 2020-12, so they are validated as they are written:
+//! each check compiles `{"$ref": "#/components/schemas/NAME"}` inside a copy of the
+//! document's `components`, so references between schemas resolve as in the file.
+//! Formats (`date-time`) are asserted, not only annotated.
 
-use std::sync::OnceLock;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
 pub fn openapi() -> &'static Value {
     static DOC: OnceLock<Value> = OnceLock::new();
@@ -16,12 +19,42 @@ pub fn openapi() -> &'static Value {
     })
 }
 
+/// The validator of `#/components/schemas/{name}`, compiled once.
+pub fn validator(name: &str) -> Arc<jsonschema::Validator> {
+    assert!(openapi()["components"]["schemas"].get(name).is_some(), "openapi.yaml has no schema {name}");
+    validator_at(&format!("#/components/schemas/{name}"))
+}
+
+/// The validator of the schema at a JSON pointer into the document, compiled once.
+fn validator_at(pointer: &str) -> Arc<jsonschema::Validator> {
+    static CACHE: OnceLock<Mutex<HashMap<String, Arc<jsonschema::Validator>>>> = OnceLock::new();
+    let mut cache = CACHE.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
+    cache
+        .entry(pointer.to_string())
+        .or_insert_with(|| {
+            let doc = openapi();
+            assert!(
+                doc["openapi"].as_str().is_some_and(|v| v.starts_with("3.1.")),
+                "schemas are JSON Schema 2020-12 in 3.1"
+            );
+            let root = json!({
+                "$schema": "https://json-schema.org/draft/2020-12/schema",
+                "$ref": pointer,
+                "components": doc["components"],
+            });
+            let v = jsonschema::options()
+                .with_draft(jsonschema::Draft::Draft202012)
+                .should_validate_formats(true)
+                .build(&root)
+                .unwrap_or_else(|e| panic!("openapi.yaml: the schema at {pointer} does not compile: {e}"));
+            Arc::new(v)
+        })
+        .clone()
+}
+
 /// Errors of `value` against `#/components/schemas/{name}` (empty: valid).
 pub fn check(name: &str, value: &Value) -> Vec<String> {
-    let mut errs = Vec::new();
-    let schema = json!({ "$ref": format!("#/components/schemas/{name}") });
-    walk(&schema, value, "$", &mut errs);
-    errs
+    validator(name).iter_errors(value).map(|e| format!("{}: {e}", e.instance_path())).collect()
 }
 
 /// Panics with every error when `value` does not match schema `name`.
@@ -30,83 +63,33 @@ pub fn assert_valid(name: &str, value: &Value) {
     assert!(errs.is_empty(), "response does not match openapi.yaml's {name}:\n{}\n{value:#}", errs.join("\n"));
 }
 
-use serde_json::json;
-
-fn resolve(r: &str) -> &'static Value {
-    let mut v = openapi();
-    for part in r.trim_start_matches("#/").split('/') {
-        v = v.get(part).unwrap_or_else(|| panic!("openapi.yaml: dangling $ref {r}"));
+/// Errors of one Server-Sent Event (its `event:` name and `data:` text) against
+/// `ChatEvent`: the event as an SSE client reads it (`{"event", "data"}`, data a
+/// string), then its data parsed as JSON against the `contentSchema` of the
+/// branch that names the event. (`contentSchema` is an annotation in JSON Schema,
+/// so it is applied here explicitly, as Schemathesis does.)
+pub fn check_event(event: &str, data: &str) -> Vec<String> {
+    let mut errs = check("ChatEvent", &json!({ "event": event, "data": data }));
+    let branches = openapi()["components"]["schemas"]["ChatEvent"]["oneOf"].as_array().expect("ChatEvent.oneOf");
+    let Some(i) = branches.iter().position(|b| b["properties"]["event"]["const"] == event) else {
+        errs.push(format!("no ChatEvent branch documents the event `{event}`"));
+        return errs;
+    };
+    let payload = &branches[i]["properties"]["data"];
+    assert_eq!(payload["contentMediaType"], "application/json", "ChatEvent `{event}`: data is JSON");
+    match serde_json::from_str::<Value>(data) {
+        Ok(v) => errs.extend(
+            validator_at(&format!("#/components/schemas/ChatEvent/oneOf/{i}/properties/data/contentSchema"))
+                .iter_errors(&v)
+                .map(|e| format!("data{}: {e}", e.instance_path())),
+        ),
+        Err(e) => errs.push(format!("data is not JSON ({e})")),
     }
-    v
+    errs
 }
 
-fn type_ok(t: &str, v: &Value) -> bool {
-    match t {
-        "string" => v.is_string(),
-        "integer" => v.is_i64() || v.is_u64(),
-        "number" => v.is_number(),
-        "boolean" => v.is_boolean(),
-        "object" => v.is_object(),
-        "array" => v.is_array(),
-        "null" => v.is_null(),
-        other => panic!("openapi.yaml: unsupported type {other}"),
-    }
-}
-
-fn walk(s: &Value, v: &Value, at: &str, errs: &mut Vec<String>) {
-    if let Some(r) = s.get("$ref").and_then(Value::as_str) {
-        return walk(resolve(r), v, at, errs);
-    }
-    if let Some(t) = s.get("type") {
-        let ok = match t {
-            Value::String(t) => type_ok(t, v),
-            Value::Array(ts) => ts.iter().filter_map(Value::as_str).any(|t| type_ok(t, v)),
-            _ => true,
-        };
-        if !ok {
-            errs.push(format!("{at}: expected {t}, got {v}"));
-            return;
-        }
-    }
-    if let Some(e) = s.get("enum").and_then(Value::as_array) {
-        if !e.contains(v) {
-            errs.push(format!("{at}: {v} is not one of {e:?}"));
-        }
-    }
-    if let (Some(s_len), Some(text)) = (s.get("maxLength").and_then(Value::as_u64), v.as_str()) {
-        if text.chars().count() as u64 > s_len {
-            errs.push(format!("{at}: longer than {s_len}"));
-        }
-    }
-    if let Some(n) = v.as_f64() {
-        if s.get("minimum").and_then(Value::as_f64).is_some_and(|m| n < m) {
-            errs.push(format!("{at}: {n} below the minimum"));
-        }
-        if s.get("maximum").and_then(Value::as_f64).is_some_and(|m| n > m) {
-            errs.push(format!("{at}: {n} above the maximum"));
-        }
-    }
-    if let Some(obj) = v.as_object() {
-        let props = s.get("properties").and_then(Value::as_object);
-        for r in s.get("required").and_then(Value::as_array).into_iter().flatten() {
-            let r = r.as_str().unwrap_or_default();
-            if !obj.contains_key(r) {
-                errs.push(format!("{at}: missing required `{r}`"));
-            }
-        }
-        for (k, val) in obj {
-            match props.and_then(|p| p.get(k)) {
-                Some(ps) => walk(ps, val, &format!("{at}.{k}"), errs),
-                None if s.get("additionalProperties") == Some(&Value::Bool(false)) => {
-                    errs.push(format!("{at}: `{k}` is not documented"))
-                }
-                None => {}
-            }
-        }
-    }
-    if let (Some(items), Some(arr)) = (s.get("items"), v.as_array()) {
-        for (i, x) in arr.iter().enumerate() {
-            walk(items, x, &format!("{at}[{i}]"), errs);
-        }
-    }
+/// Panics with every error when an SSE event does not match `ChatEvent`.
+pub fn assert_event_valid(event: &str, data: &str) {
+    let errs = check_event(event, data);
+    assert!(errs.is_empty(), "event `{event}` does not match openapi.yaml's ChatEvent:\n{}\n{data}", errs.join("\n"));
 }
