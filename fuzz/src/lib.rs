@@ -1,0 +1,27 @@
+//! The fuzz harnesses: one function per target, each feeding arbitrary bytes to a
+//! parser that reads input from outside the project (files a CMS or a build
+//! produced, query strings, request bodies, replies from an LLM) and checking that
+//! it answers with a value or a typed error, never a panic, a hang or an
+//! unbounded allocation.
+//!
+//! `fuzz_targets/*.rs` are one-line libFuzzer entry points over these functions
+//! (`cargo +nightly fuzz run TARGET`); `tests/regressions.rs` replays every file in
+//! `corpus/TARGET/` and `regressions/TARGET/` through the same functions on stable,
+//! so a crash found once stays fixed.
+
+pub mod container;
+pub mod page;
+pub mod search_query;
+pub mod chat_body;
+pub mod confluence_storage;
+pub mod llm_reply;
+
+/// Every target, by name, for the replay test.
+pub const TARGETS: &[(&str, fn(&[u8]))] = &[
+    ("container", container::run),
+    ("page", page::run),
+    ("search_query", search_query::run),
+    ("chat_body", chat_body::run),
+    ("confluence_storage", confluence_storage::run),
+    ("llm_reply", llm_reply::run),
+];
