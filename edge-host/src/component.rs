@@ -6,6 +6,13 @@
 //! `wasi:cli/*@0.2` (environment, stdio, exit), so the p2 CLI interfaces are linked
 //! beside p3 HTTP, as `wasmtime serve -Scli` does.
 //!
+//! Beside WASI, the linker gives the component the Spin interfaces it imports,
+//! each in a module of its own with the same shape (an inline WIT `bindgen!`, a
+//! `HasData` marker, an `add_to_linker` taking a getter into [`Host`]):
+//! [`spin_variables`] and [`spin_key_value`]. Outbound HTTP goes through
+//! [`OutboundHooks`], which refuses origins outside `allowed_outbound_hosts` as
+//! Spin does.
+//!
 //! Instances are reused (the function keeps its opened index and encoder between
 //! requests), each serves one request at a time (the work is CPU-bound, so
 //! interleaving requests in one instance would only queue them behind each other),
@@ -25,8 +32,11 @@ use wasmtime_wasi::{WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 use wasmtime_wasi_http::handler::{
     HandlerState, Instance, ProxyHandler, ProxyPre, ShouldAccept, WorkerExpiration, WorkerState, WorkerStatus,
 };
-use wasmtime_wasi_http::{WasiHttpCtx, WasiHttpCtxView, WasiHttpView};
+use wasmtime_wasi_http::{WasiHttpCtx, WasiHttpCtxView, WasiHttpHooks, WasiHttpView};
 
+use crate::key_value::KeyValue;
+use crate::outbound::AllowedHosts;
+use crate::spin_key_value::{self, KeyValueView};
 use crate::spin_variables::{self, SharedVariables};
 use crate::variables::Variables;
 use crate::HostError;
@@ -44,7 +54,57 @@ pub struct Host {
     table: ResourceTable,
     wasi: WasiCtx,
     http: WasiHttpCtx,
+    hooks: OutboundHooks,
     variables: SharedVariables,
+    key_value: KeyValue,
+    key_value_stores: Arc<[String]>,
+    key_value_open: usize,
+}
+
+impl Host {
+    fn key_value(&mut self) -> KeyValueView<'_> {
+        KeyValueView {
+            key_value: &self.key_value,
+            allowed: &self.key_value_stores,
+            table: &mut self.table,
+            open: &mut self.key_value_open,
+        }
+    }
+}
+
+/// Outbound HTTP as Spin allows it: only to the component's allowed hosts.
+pub struct OutboundHooks {
+    allowed: Arc<AllowedHosts>,
+}
+
+impl WasiHttpHooks for OutboundHooks {
+    fn send_request(
+        &mut self,
+        request: http::Request<wasmtime_wasi_http::WasiBody>,
+        options: Option<wasmtime_wasi_http::RequestOptions>,
+        fut: Box<dyn Future<Output = Result<(), wasmtime_wasi_http::Error>> + Send>,
+    ) -> Box<
+        dyn Future<
+                Output = Result<
+                    (
+                        http::Response<wasmtime_wasi_http::WasiBody>,
+                        Box<dyn Future<Output = Result<(), wasmtime_wasi_http::Error>> + Send>,
+                    ),
+                    wasmtime_wasi_http::Error,
+                >,
+            > + Send,
+    > {
+        if !self.allowed.allows_uri(request.uri()) {
+            // The guest sees HTTP-request-denied, as under Spin; the operator sees why.
+            eprintln!(
+                "outbound request to {}://{} denied: not in allowed_outbound_hosts (set llm_allowed_outbound_host)",
+                request.uri().scheme_str().unwrap_or("?"),
+                request.uri().authority().map_or("?", |a| a.as_str())
+            );
+            return Box::new(async { Err(wasmtime_wasi_http::Error::HttpRequestDenied) });
+        }
+        wasmtime_wasi_http::default_hooks().send_request(request, options, fut)
+    }
 }
 
 impl WasiView for Host {
@@ -55,7 +115,7 @@ impl WasiView for Host {
 
 impl WasiHttpView for Host {
     fn http(&mut self) -> WasiHttpCtxView<'_> {
-        WasiHttpCtxView { ctx: &mut self.http, table: &mut self.table, hooks: wasmtime_wasi_http::default_hooks() }
+        WasiHttpCtxView { ctx: &mut self.http, table: &mut self.table, hooks: &mut self.hooks }
     }
 }
 
@@ -64,8 +124,21 @@ pub struct Function {
     engine: Engine,
     pre: ProxyPre<Host>,
     variables: SharedVariables,
+    key_value: KeyValue,
+    key_value_stores: Arc<[String]>,
+    allowed_outbound: Arc<AllowedHosts>,
     request_timeout: Duration,
     next_instance: AtomicU64,
+}
+
+/// What the host gives a component besides WASI: its variables, the key-value
+/// stores it may open, and the origins it may send HTTP requests to (templates,
+/// filled from the variables as Spin fills `spin.toml`'s).
+pub struct Services {
+    pub variables: Variables,
+    pub key_value: KeyValue,
+    pub key_value_stores: Vec<String>,
+    pub allowed_outbound_hosts: Vec<String>,
 }
 
 /// One engine per process, its epoch ticking for as long as the process runs:
@@ -109,7 +182,10 @@ fn compile(engine: &Engine, path: &Path) -> Result<Component, HostError> {
 
 impl Function {
     /// Compiles the component at `path` (once per process) and links it.
-    pub fn load(path: &Path, variables: Variables, request_timeout: Duration) -> Result<Function, HostError> {
+    pub fn load(path: &Path, services: Services, request_timeout: Duration) -> Result<Function, HostError> {
+        let Services { variables, key_value, key_value_stores, allowed_outbound_hosts } = services;
+        let allowed_outbound = AllowedHosts::resolve(&allowed_outbound_hosts, &variables)
+            .map_err(|message| HostError::Component { path: path.to_path_buf(), message })?;
         let wasm_err =
             |e: wasmtime::Error| HostError::Component { path: path.to_path_buf(), message: format!("{e:#}") };
         let engine = engine().map_err(|message| HostError::Component { path: path.to_path_buf(), message })?;
@@ -120,6 +196,7 @@ impl Function {
         wasmtime_wasi::p3::add_to_linker(&mut linker).map_err(wasm_err)?;
         wasmtime_wasi_http::p3::add_to_linker(&mut linker).map_err(wasm_err)?;
         spin_variables::add_to_linker(&mut linker, |h: &mut Host| &*h.variables).map_err(wasm_err)?;
+        spin_key_value::add_to_linker(&mut linker, Host::key_value).map_err(wasm_err)?;
         let pre = linker.instantiate_pre(&component).map_err(wasm_err)?;
         let pre = match wasmtime_wasi_http::p3::bindings::ServicePre::new(pre.clone()) {
             Ok(p3) => ProxyPre::P3(p3),
@@ -132,7 +209,16 @@ impl Function {
                 }
             })?),
         };
-        Ok(Function { engine, pre, variables: Arc::new(variables), request_timeout, next_instance: AtomicU64::new(0) })
+        Ok(Function {
+            engine,
+            pre,
+            variables: Arc::new(variables),
+            key_value,
+            key_value_stores: key_value_stores.into(),
+            allowed_outbound: Arc::new(allowed_outbound),
+            request_timeout,
+            next_instance: AtomicU64::new(0),
+        })
     }
 
     /// The handler that queues requests onto instances of this function.
@@ -158,7 +244,11 @@ impl HandlerState for Function {
             table: ResourceTable::new(),
             wasi: wasi.build(),
             http: WasiHttpCtx::new(),
+            hooks: OutboundHooks { allowed: self.allowed_outbound.clone() },
             variables: self.variables.clone(),
+            key_value: self.key_value.clone(),
+            key_value_stores: self.key_value_stores.clone(),
+            key_value_open: 0,
         };
         let mut store = Store::new(&self.engine, host);
         // Yield to the host at every epoch tick, so the request timeout can fire

@@ -4,6 +4,9 @@
 //!
 //! - [`variables`]: Spin variables from `SPIN_VARIABLE_*` and `.env`;
 //! - [`spin_variables`]: the `spin:variables` interface the component imports;
+//! - [`key_value`], [`spin_key_value`]: Spin's key-value stores in a SQLite file
+//!   of the state folder, and the `spin:key-value` interface over them;
+//! - [`outbound`]: `allowed_outbound_hosts`, enforced on the component's requests;
 //! - [`component`]: engine, linker and the pool of reusable instances;
 //! - [`static_files`]: the site folder, served like Spin's fileserver;
 //! - [`server`]: HTTP/1.1, `/api/*` to the function and the rest to the site.
@@ -12,7 +15,10 @@
 //! same [`server::Server`] on an ephemeral port.
 
 pub mod component;
+pub mod key_value;
+pub mod outbound;
 pub mod server;
+pub mod spin_key_value;
 pub mod spin_variables;
 pub mod static_files;
 pub mod variables;
@@ -33,10 +39,37 @@ pub struct HostConfig {
     pub component: PathBuf,
     pub addr: SocketAddr,
     pub variables: Variables,
+    /// Where state lives between runs (`.spin/`, as `spin up` keeps it): the
+    /// key-value database.
+    pub state: PathBuf,
+    /// The component's `allowed_outbound_hosts`, `{{ variable }}` templates
+    /// allowed ([`outbound::SEARCH_FN_ALLOWED_OUTBOUND_HOSTS`] for `search-fn`).
+    pub allowed_outbound_hosts: Vec<String>,
+    /// The key-value stores the component may open (`key_value_stores`).
+    pub key_value_stores: Vec<String>,
     /// A request the function has not answered by then gets a 504.
     pub request_timeout: Duration,
     /// One line per request on stderr.
     pub log: bool,
+}
+
+impl HostConfig {
+    /// The host for `search-fn` as `spin.toml` describes it (its allowed outbound
+    /// hosts and the `default` key-value store), on 127.0.0.1:3000 with a 60 s
+    /// request timeout and no request log; change the fields as needed.
+    pub fn search_fn(site: PathBuf, component: PathBuf, variables: Variables, state: PathBuf) -> HostConfig {
+        HostConfig {
+            site,
+            component,
+            addr: SocketAddr::from(([127, 0, 0, 1], 3000)),
+            variables,
+            state,
+            allowed_outbound_hosts: outbound::SEARCH_FN_ALLOWED_OUTBOUND_HOSTS.iter().map(|s| s.to_string()).collect(),
+            key_value_stores: vec!["default".into()],
+            request_timeout: Duration::from_secs(60),
+            log: false,
+        }
+    }
 }
 
 /// Why the host could not start.
@@ -54,6 +87,8 @@ pub enum HostError {
     Component { path: PathBuf, message: String },
     #[error("cannot listen on {addr}: {source}; is another server using it? Pass --addr to choose another")]
     Bind { addr: SocketAddr, source: std::io::Error },
+    #[error(transparent)]
+    KeyValue(#[from] key_value::KeyValueError),
     #[error("cannot start the async runtime: {0}")]
     Runtime(std::io::Error),
 }

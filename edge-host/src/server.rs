@@ -18,7 +18,8 @@ use wasmtime_wasi_http::handler::{ExpirationError, ProxyHandler};
 use wasmtime_wasi_http::io::TokioIo;
 use wasmtime_wasi_http::WasiBody;
 
-use crate::component::Function;
+use crate::component::{Function, Services};
+use crate::key_value::KeyValue;
 use crate::static_files::{self, Lookup};
 use crate::{HostConfig, HostError};
 
@@ -49,7 +50,13 @@ impl Server {
         if !cfg.component.is_file() {
             return Err(HostError::NoComponent { path: cfg.component });
         }
-        let function = Function::load(&cfg.component, cfg.variables, cfg.request_timeout)?;
+        let services = Services {
+            variables: cfg.variables,
+            key_value: KeyValue::open(&cfg.state)?,
+            key_value_stores: cfg.key_value_stores,
+            allowed_outbound_hosts: cfg.allowed_outbound_hosts,
+        };
+        let function = Function::load(&cfg.component, services, cfg.request_timeout)?;
         let listener =
             std::net::TcpListener::bind(cfg.addr).map_err(|source| HostError::Bind { addr: cfg.addr, source })?;
         listener.set_nonblocking(true).map_err(|source| HostError::Bind { addr: cfg.addr, source })?;
@@ -73,7 +80,7 @@ impl Server {
             tokio::net::TcpListener::from_std(self.listener).map_err(|source| HostError::Bind { addr, source })?;
         let mut shutdown = std::pin::pin!(shutdown);
         loop {
-            let (stream, _) = tokio::select! {
+            let (stream, peer) = tokio::select! {
                 _ = &mut shutdown => return Ok(()),
                 accepted = listener.accept() => match accepted {
                     Ok(s) => s,
@@ -88,7 +95,7 @@ impl Server {
             tokio::spawn(async move {
                 let service = hyper::service::service_fn(move |req| {
                     let state = state.clone();
-                    async move { Ok::<_, Infallible>(respond(&state, req).await) }
+                    async move { Ok::<_, Infallible>(respond(&state, req, peer).await) }
                 });
                 // Connection errors (a client hanging up) are the client's business.
                 let _ = http1::Builder::new().keep_alive(true).serve_connection(TokioIo::new(stream), service).await;
@@ -97,17 +104,46 @@ impl Server {
     }
 }
 
-async fn respond(state: &State, req: Request<Incoming>) -> Response<WasiBody> {
+async fn respond(state: &State, req: Request<Incoming>, peer: SocketAddr) -> Response<WasiBody> {
     let start = Instant::now();
     let (method, target) = (req.method().clone(), req.uri().to_string());
     let path = req.uri().path();
-    let resp =
-        if path == "/api" || path.starts_with("/api/") { api(state, req).await } else { site(state, &req).await };
+    let resp = if path == "/api" || path.starts_with("/api/") {
+        api(state, spin_headers(req, peer)).await
+    } else {
+        site(state, &req).await
+    };
     if state.log {
         let ms = start.elapsed().as_secs_f64() * 1e3;
         eprintln!("{method} {target} {} {ms:.1} ms", resp.status().as_u16());
     }
     resp
+}
+
+/// The request headers Spin's HTTP trigger sets for a component, set the same way:
+/// any `spin-*` header the client sent is dropped first, so a client cannot pose
+/// as another address (`spin-client-addr` is what the function's rate limits key
+/// on).
+fn spin_headers(mut req: Request<Incoming>, peer: SocketAddr) -> Request<Incoming> {
+    let spin: Vec<header::HeaderName> =
+        req.headers().keys().filter(|n| n.as_str().starts_with("spin-")).cloned().collect();
+    for name in spin {
+        req.headers_mut().remove(name);
+    }
+    let host = req.headers().get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("localhost").to_string();
+    let full_url = format!("http://{host}{}", req.uri().path_and_query().map_or("/", |p| p.as_str()));
+    let path_info = req.uri().path().strip_prefix("/api").unwrap_or("").to_string();
+    for (name, value) in [
+        ("spin-client-addr", peer.to_string()),
+        ("spin-full-url", full_url),
+        ("spin-path-info", path_info),
+        ("spin-matched-route", "/api/...".to_string()),
+    ] {
+        if let Ok(v) = header::HeaderValue::from_str(&value) {
+            req.headers_mut().insert(header::HeaderName::from_static(name), v);
+        }
+    }
+    req
 }
 
 async fn api(state: &State, req: Request<Incoming>) -> Response<WasiBody> {

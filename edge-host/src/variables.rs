@@ -17,7 +17,11 @@ pub const DECLARED: &[(&str, &str)] = &[
     ("llm_model", ""),
     ("llm_api_key", ""),
     ("llm_timeout_secs", "30"),
+    ("llm_max_total_secs", "60"),
     ("allowed_origins", "*"),
+    ("llm_allowed_outbound_host", "https://api.openai.com"),
+    ("chat_rate_limit", "20"),
+    ("search_rate_limit", "600"),
 ];
 
 /// Prefix of the environment variables that set Spin variables.

@@ -147,6 +147,10 @@ struct ServeArgs {
     /// Address to listen on.
     #[arg(long, default_value = "127.0.0.1:3000", value_name = "HOST:PORT")]
     addr: std::net::SocketAddr,
+    /// Where state is kept between runs, as `spin up` keeps it: the key-value
+    /// store (rate-limit counters) in DIR/sqlite_key_value.db.
+    #[arg(long, default_value = ".spin", value_name = "DIR")]
+    state: PathBuf,
     /// Seconds the function may take to answer before the request gets a 504.
     #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=3600), value_name = "SECONDS")]
     request_timeout: u64,
@@ -534,12 +538,10 @@ fn run_serve(args: ServeArgs) -> Result<(), String> {
     let variables = edge_host::Variables::from_environment().map_err(|e| e.to_string())?;
     let overridden = variables.overridden().join(", ");
     let cfg = edge_host::HostConfig {
-        site: args.out.join("site"),
-        component: args.component,
         addr: args.addr,
-        variables,
         request_timeout: std::time::Duration::from_secs(args.request_timeout),
         log: !args.quiet,
+        ..edge_host::HostConfig::search_fn(args.out.join("site"), args.component, variables, args.state)
     };
     edge_host::serve(cfg, |addr| {
         eprintln!("Serving the knowledge base on http://{addr}/ (search API at http://{addr}/api/search?q=...)");

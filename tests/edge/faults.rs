@@ -11,12 +11,14 @@ fn faulty_host(timeout: Duration) -> edge_host::Running {
     static WASM: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
     let wasm = WASM.get_or_init(|| build_component("faulty-fn", &[]));
     edge_host::spawn(edge_host::HostConfig {
-        site: demo().dist.join("site"),
-        component: wasm.clone(),
         addr: "127.0.0.1:0".parse().unwrap(),
-        variables: edge_host::Variables::defaults(),
         request_timeout: timeout,
-        log: false,
+        ..edge_host::HostConfig::search_fn(
+            demo().dist.join("site"),
+            wasm.clone(),
+            edge_host::Variables::defaults(),
+            crate::support::state_dir(),
+        )
     })
     .unwrap()
 }

@@ -115,8 +115,19 @@ fn variables_match_the_function_and_the_host() {
     for (name, _) in &declared {
         assert_eq!(comp[*name].as_str(), Some(format!("{{{{ {name} }}}}").as_str()), "component variable {name}");
     }
-    let hosts = m["component"]["search-fn"]["allowed_outbound_hosts"].as_array().unwrap();
-    assert!(!hosts.is_empty(), "the agent needs to reach the LLM endpoint");
+    // The host enforces exactly the manifest's allow-list, and the manifest grants
+    // exactly the key-value store the host opens.
+    let hosts: Vec<&str> = m["component"]["search-fn"]["allowed_outbound_hosts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h.as_str().unwrap())
+        .collect();
+    assert_eq!(hosts, edge_host::outbound::SEARCH_FN_ALLOWED_OUTBOUND_HOSTS, "spin.toml allowed_outbound_hosts");
+    let stores: Vec<&str> =
+        m["component"]["search-fn"]["key_value_stores"].as_array().unwrap().iter().map(|h| h.as_str().unwrap()).collect();
+    let host = edge_host::HostConfig::search_fn("s".into(), "c".into(), edge_host::Variables::defaults(), "t".into());
+    assert_eq!(stores, host.key_value_stores, "spin.toml key_value_stores");
 }
 
 #[test]

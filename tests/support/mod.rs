@@ -72,20 +72,32 @@ pub fn build_component(package: &str, env: &[(&str, &Path)]) -> PathBuf {
     wasm
 }
 
+/// A fresh state folder (key-value database) for one host, under the tests'
+/// target folder; each host starts with no rate-limit counters.
+pub fn state_dir() -> PathBuf {
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = target_dir().join(format!("edge-tests/state/{}-{n}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
 /// Starts a host over the demo with these Spin variables (name, value).
+///
+/// The scripted LLM servers of the tests listen on 127.0.0.1, so unless a test
+/// says otherwise the component may call any loopback port
+/// (`llm_allowed_outbound_host`); production's default allows only the provider.
 pub fn start(vars: &[(&str, &str)]) -> edge_host::Running {
     let d = demo();
     let mut variables = edge_host::Variables::defaults();
+    variables.set("llm_allowed_outbound_host", "http://127.0.0.1:*").unwrap();
     for (n, v) in vars {
         variables.set(n, v).unwrap();
     }
     edge_host::spawn(edge_host::HostConfig {
-        site: d.dist.join("site"),
-        component: d.component.clone(),
         addr: "127.0.0.1:0".parse().unwrap(),
-        variables,
         request_timeout: Duration::from_secs(30),
-        log: false,
+        ..edge_host::HostConfig::search_fn(d.dist.join("site"), d.component.clone(), variables, state_dir())
     })
     .unwrap()
 }
