@@ -29,6 +29,18 @@ use crate::service::Service;
 /// What the model writes first when the sources do not answer.
 pub const NO_ANSWER: &str = "NO_ANSWER:";
 
+/// The `error` event's text when the LLM fails. Deliberately generic: the
+/// failure's details (the provider's status, its URL, excerpts of its reply)
+/// are for the operator's log, not for whoever is on the other end of a public
+/// API.
+pub const LLM_UNAVAILABLE: &str =
+    "the language model is unavailable; here is an extractive answer from the search results";
+
+/// Most tool calls run from one reply. A reply may ask for any number; each one
+/// run is a search (an encoder pass and a scan), so the rest are answered with
+/// an error the model can act on instead of being run.
+pub const MAX_TOOL_CALLS_PER_REPLY: usize = 3;
+
 /// Tuning of the ReAct agent.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Settings {
@@ -87,6 +99,8 @@ pub struct React<'a> {
     search_ms: f64,
     llm_ms: f64,
     started: f64,
+    /// Why the LLM failed, once [`React::degrade`] was called (never sent to the client).
+    failure: Option<String>,
 }
 
 impl<'a> React<'a> {
@@ -112,7 +126,13 @@ impl<'a> React<'a> {
             search_ms: 0.0,
             llm_ms: 0.0,
             started: now,
+            failure: None,
         }
+    }
+
+    /// Why the LLM failed, after [`React::degrade`]: the details for a log.
+    pub fn failure(&self) -> Option<&str> {
+        self.failure.as_deref()
     }
 
     /// The next request body.
@@ -144,8 +164,18 @@ impl<'a> React<'a> {
             return Next::Done(self.finish(&reply.content, clock, emit));
         }
         self.messages.push(reply.to_message());
-        for call in &reply.tool_calls {
-            let observation = self.tool(call, clock, emit);
+        // Every call gets an answer (the wire format wants one per tool_call_id),
+        // but only the first few, within the rounds left, run a search.
+        for (i, call) in reply.tool_calls.iter().enumerate() {
+            let observation = if i >= MAX_TOOL_CALLS_PER_REPLY {
+                format!(
+                    "error: not run; at most {MAX_TOOL_CALLS_PER_REPLY} searches run per reply. Use the results above, or search again in your next reply."
+                )
+            } else if self.rounds >= self.settings.max_rounds {
+                "error: not run; all searches are used. Answer from the sources above.".to_string()
+            } else {
+                self.tool(call, clock, emit)
+            };
             self.messages.push(json!({ "role": "tool", "tool_call_id": call.id, "content": observation }));
         }
         if self.rounds >= self.settings.max_rounds {
@@ -254,10 +284,12 @@ impl<'a> React<'a> {
     }
 
     /// The LLM failed (`why`): report it, then answer extractively, marked degraded.
+    ///
+    /// The `error` event carries [`LLM_UNAVAILABLE`] only; `why` is kept for the
+    /// driver ([`React::failure`]), which logs it where the operator reads logs.
     pub fn degrade(&mut self, why: &str, clock: &dyn Fn() -> f64, emit: &mut dyn FnMut(Event)) -> Done {
-        emit(Event::Error {
-            message: format!("the language model failed ({why}); answering from the search results instead"),
-        });
+        self.failure = Some(why.to_string());
+        emit(Event::Error { message: LLM_UNAVAILABLE.into() });
         let mut done = extractive::answer(self.svc, &self.req, &extractive::Config::default(), true, clock, emit);
         done.timings_ms.llm = self.llm_ms;
         done
@@ -355,6 +387,100 @@ impl AnswerFilter {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::container::AlignedBytes;
+    use crate::encoder::{pack, Encoder};
+    use crate::index::{self, Bm25Params, BuildParams, VectorStorage};
+    use crate::Chunk;
+
+    /// A service over three chunks and the synthetic encoder (which they were
+    /// embedded with, so the fingerprints agree).
+    fn files() -> (AlignedBytes, AlignedBytes) {
+        let enc = AlignedBytes::new(&pack::synthetic(0));
+        let e = Encoder::open(enc.as_slice()).unwrap();
+        let chunk = |id: &str, text: &str| Chunk {
+            id: id.into(),
+            page_id: id.into(),
+            n: 0,
+            title: id.into(),
+            path: vec![id.into()],
+            headers: vec![],
+            url: format!("{id}.html"),
+            anchor: String::new(),
+            version: None,
+            last_updated: None,
+            text: text.into(),
+            index_text: text.into(),
+        };
+        let chunks = vec![
+            chunk("wifi", "Connect to eduroam with your password."),
+            chunk("reset", "Reset the password on the self-service page."),
+            chunk("print", "Print with your card."),
+        ];
+        let vectors: Vec<f32> = chunks.iter().flat_map(|c| e.embed(&c.text)).collect();
+        let p = BuildParams {
+            bm25: Bm25Params::default(),
+            vectors: VectorStorage::F32,
+            encoder: "synthetic".into(),
+            encoder_fingerprint: e.fingerprint(),
+            default_mode: Mode::Rrf,
+            alpha: 0.7,
+            rrf_k: 60.0,
+            norm_depth: 10,
+            long_text: "truncate".into(),
+            built_unix: 0,
+            graph: None,
+        };
+        (AlignedBytes::new(&index::build(&chunks, &vectors, crate::encoder::DIM, &p)), enc)
+    }
+
+    fn request() -> ChatRequest {
+        ChatRequest::parse(br#"{"messages":[{"role":"user","content":"eduroam password"}]}"#).unwrap()
+    }
+
+    #[test]
+    fn a_reply_with_many_tool_calls_runs_only_a_few() {
+        let (idx, enc) = files();
+        let svc = Service::open(idx.as_slice(), enc.as_slice()).unwrap();
+        let mut agent = React::new(&svc, Settings::new("m"), &request(), false, 0.0);
+        let calls = (0..50)
+            .map(|i| openai::ToolCall {
+                id: format!("c{i}"),
+                name: TOOL_NAME.into(),
+                arguments: format!("{{\"query\": \"password {i}\"}}"),
+            })
+            .collect();
+        let mut searches = 0;
+        let next = agent.on_reply(Reply { content: String::new(), tool_calls: calls }, 1.0, &|| 0.0, &mut |e| {
+            searches += usize::from(matches!(e, Event::Search(_)))
+        });
+        assert_eq!(searches, MAX_TOOL_CALLS_PER_REPLY);
+        let Next::Call(body) = next else { panic!("expected another call") };
+        let tool: Vec<&str> = body["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|m| m["role"] == "tool")
+            .map(|m| m["content"].as_str().unwrap())
+            .collect();
+        assert_eq!(tool.len(), 50, "every call is answered");
+        assert!(tool[..3].iter().all(|t| !t.starts_with("error")), "{tool:?}");
+        assert!(tool[3..].iter().all(|t| t.starts_with("error: not run")), "{tool:?}");
+    }
+
+    #[test]
+    fn the_error_event_says_nothing_about_the_provider() {
+        let (idx, enc) = files();
+        let svc = Service::open(idx.as_slice(), enc.as_slice()).unwrap();
+        let mut agent = React::new(&svc, Settings::new("m"), &request(), true, 0.0);
+        let why =
+            "HTTP 401 Unauthorized from https://llm.internal:8443/v1/chat/completions: {\"error\":\"bad key sk-…\"}";
+        let mut events = Vec::new();
+        let done = agent.degrade(why, &|| 0.0, &mut |e| events.push(e));
+        assert!(done.degraded);
+        let Some(Event::Error { message }) = events.first() else { panic!("{events:?}") };
+        assert_eq!(message, LLM_UNAVAILABLE);
+        assert_eq!(agent.failure(), Some(why));
+    }
 
     #[test]
     fn citations_are_read_from_the_answer() {
