@@ -21,9 +21,13 @@ pub enum Lookup {
 pub fn lookup(root: &Path, request_path: &str) -> Lookup {
     let Some(decoded) = percent_decode(request_path) else { return Lookup::BadPath };
     let mut path = root.to_path_buf();
+    let mut segments = Vec::new();
     for c in Path::new(decoded.trim_start_matches('/')).components() {
         match c {
-            Component::Normal(part) => path.push(part),
+            Component::Normal(part) => {
+                path.push(part);
+                segments.push(part.to_string_lossy());
+            }
             Component::CurDir => {}
             // `..`, a root or a prefix inside the path: never outside the site.
             _ => return Lookup::BadPath,
@@ -31,7 +35,7 @@ pub fn lookup(root: &Path, request_path: &str) -> Lookup {
     }
     if path.is_dir() {
         if !request_path.ends_with('/') {
-            return Lookup::Redirect(format!("{request_path}/"));
+            return Lookup::Redirect(directory_location(&segments));
         }
         path.push("index.html");
     }
@@ -44,6 +48,27 @@ pub fn lookup(root: &Path, request_path: &str) -> Lookup {
     } else {
         Lookup::NotFound
     }
+}
+
+/// The `Location` for a directory asked for without its trailing slash, built from
+/// the normalised path segments rather than echoed from the request: a request for
+/// `//evil.example/x` (or `/\evil.example/x`, which browsers read the same way) must
+/// never answer with the protocol-relative `//evil.example/x/`, an open redirect.
+/// Each segment is percent-encoded, `/` and `\` included, so the result is always
+/// one `/` followed by segments of the site.
+fn directory_location(segments: &[std::borrow::Cow<'_, str>]) -> String {
+    let mut out = String::from("/");
+    for seg in segments {
+        for b in seg.bytes() {
+            if b.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=:@".contains(&b) {
+                out.push(b as char);
+            } else {
+                out.push_str(&format!("%{b:02X}"));
+            }
+        }
+        out.push('/');
+    }
+    out
 }
 
 /// `%XX` escapes decoded; `None` for a bad escape or bytes that are not UTF-8.
@@ -124,6 +149,32 @@ mod tests {
         }
         std::fs::write(root.join("404.html"), "nope").unwrap();
         assert_eq!(lookup(root, "/missing.html"), Lookup::File { path: root.join("404.html"), status: 404 });
+    }
+
+    #[test]
+    fn directory_redirects_stay_on_this_site() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("evil.example/x")).unwrap();
+        std::fs::create_dir_all(root.join("\\evil.example")).unwrap();
+        std::fs::create_dir_all(root.join("it/a b")).unwrap();
+        for (request, location) in [
+            ("//evil.example/x", "/evil.example/x/"),
+            ("///evil.example/x", "/evil.example/x/"),
+            ("/%2F/evil.example/x", "/evil.example/x/"),
+            ("/./evil.example//x", "/evil.example/x/"),
+            ("/\\evil.example", "/%5Cevil.example/"),
+            ("/%5Cevil.example", "/%5Cevil.example/"),
+            ("/it/a%20b", "/it/a%20b/"),
+        ] {
+            match lookup(root, request) {
+                Lookup::Redirect(to) => {
+                    assert_eq!(to, location, "{request}");
+                    assert!(to.starts_with('/') && !to.starts_with("//") && !to.starts_with("/\\"), "{to}");
+                }
+                other => panic!("{request}: {other:?}"),
+            }
+        }
     }
 
     #[test]
