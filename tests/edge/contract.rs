@@ -17,7 +17,7 @@ use serde_json::{json, Value};
 
 use crate::support::llm::{answer, search, ScriptedLlm, Step};
 use crate::support::schema::{assert_event_valid, check, check_event, openapi, validator};
-use crate::support::{host, repo, request, start, Resp};
+use crate::support::{repo, request, start, Resp};
 
 /// The `(event, data)` pairs of an event stream, data as sent (one line of text).
 fn events(text: &str) -> Vec<(String, String)> {
@@ -54,6 +54,19 @@ fn stream(url: &str, question: &str) -> Vec<String> {
     assert!(first("sources").is_some(), "{names:?}");
     assert!(first("token").is_none_or(|t| first("sources").is_some_and(|s| s < t)), "{names:?}");
     names
+}
+
+/// The Spin variables that raise the rate limits, where the function has them: these
+/// tests (and Schemathesis' bursts) are not what the limits are for.
+fn unlimited() -> Vec<(&'static str, &'static str)> {
+    let declared = |n: &str| edge_host::variables::DECLARED.iter().any(|(d, _)| *d == n);
+    ["search_rate_limit", "chat_rate_limit"].into_iter().filter(|n| declared(n)).map(|n| (n, "100000")).collect()
+}
+
+/// A host of these tests' own (not the shared one, whose limits other tests use).
+fn host() -> &'static edge_host::Running {
+    static HOST: std::sync::OnceLock<edge_host::Running> = std::sync::OnceLock::new();
+    HOST.get_or_init(|| start(&unlimited()))
 }
 
 #[test]
@@ -99,7 +112,10 @@ fn every_event_of_the_llm_agent_is_documented() {
     for (steps, expected) in runs {
         let llm = ScriptedLlm::start(steps);
         let base = llm.base_url();
-        let host = start(&[("llm_base_url", &base), ("llm_model", "scripted-model"), ("llm_timeout_secs", "2")]);
+        let mut vars =
+            vec![("llm_base_url", base.as_str()), ("llm_model", "scripted-model"), ("llm_timeout_secs", "2")];
+        vars.extend(unlimited());
+        let host = start(&vars);
         let names = stream(&host.url(), "How do I buy a parking permit?");
         for e in expected {
             assert!(names.iter().any(|n| n == e), "no {e} in {names:?}");
@@ -174,12 +190,7 @@ fn schemathesis() -> PathBuf {
 #[test]
 fn schemathesis_finds_nothing_the_contract_does_not_allow() {
     let st = schemathesis();
-    // The rate limits would answer Schemathesis' bursts with 429s; raise them when
-    // the function has them.
-    let declared = |n: &str| edge_host::variables::DECLARED.iter().any(|(d, _)| *d == n);
-    let vars: Vec<(&str, &str)> =
-        ["search_rate_limit", "chat_rate_limit"].into_iter().filter(|n| declared(n)).map(|n| (n, "100000")).collect();
-    let host = start(&vars);
+    let host = host();
     let dir = repo().join("tests/contract");
     let reports = std::env::current_exe().unwrap().ancestors().nth(3).unwrap().join("contract-report");
     let t = Instant::now();
