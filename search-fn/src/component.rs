@@ -55,6 +55,7 @@ async fn config() -> Result<&'static Config, String> {
                 &variable("llm_model").await?.unwrap_or_default(),
                 &variable("llm_api_key").await?.unwrap_or_default(),
                 &variable("llm_timeout_secs").await?.unwrap_or_default(),
+                &variable("llm_max_total_secs").await?.unwrap_or_default(),
             )?;
             Ok(Config { allowed_origins: AllowedOrigins::parse(&origins)?, llm })
         };

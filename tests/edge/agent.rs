@@ -4,8 +4,11 @@
 //! limit, a page that carries an injection, and a question the knowledge base
 //! cannot answer.
 
+use std::io::{BufRead, BufReader, Write};
+use std::net::{Shutdown, TcpStream};
 use std::time::Duration;
 
+use search_core::agent::react::{LLM_UNAVAILABLE, MAX_TOOL_CALLS_PER_REPLY};
 use serde_json::{json, Value};
 
 use crate::chat::{parse_sse, SseEvent};
@@ -42,7 +45,12 @@ fn ask(question: &str, steps: Vec<Step>) -> Run {
     let url = llm.base_url();
     let host = start(&[("llm_base_url", &url), ("llm_model", "scripted-model"), ("llm_timeout_secs", "2")]);
     let body = json!({ "messages": [{ "role": "user", "content": question }], "stream": true }).to_string();
-    let r = request("POST", &format!("{}/api/chat", host.url()), &[], Some(body.as_bytes()));
+    let r = request(
+        "POST",
+        &format!("{}/api/chat", host.url()),
+        &[("content-type", "application/json")],
+        Some(body.as_bytes()),
+    );
     assert_eq!(r.status, 200, "{}", r.text());
     assert!(r.header("content-type").unwrap().starts_with("text/event-stream"));
     let events = parse_sse(&r.text());
@@ -168,7 +176,87 @@ fn a_500_falls_back_to_the_extractive_answer() {
     let run = ask("How do I buy a parking permit?", vec![Step::Status(500, r#"{"error":"overloaded"}"#.into())]);
     assert_degraded(&run);
     let err = &run.events.iter().find(|e| e.event == "error").unwrap().data;
-    assert!(err["message"].as_str().unwrap().contains("500"), "{err}");
+    assert_eq!(err["message"], LLM_UNAVAILABLE, "{err}");
+}
+
+#[test]
+fn the_error_event_says_nothing_about_the_provider() {
+    let secret_body = r#"{"error":{"message":"vllm-node-7 overloaded; key sk-test-123 rate limited"}}"#;
+    for step in [Step::Status(503, secret_body.into()), Step::Status(401, secret_body.into()), Step::Garbage] {
+        let run = ask("How do I buy a parking permit?", vec![step.clone()]);
+        assert_degraded(&run);
+        let errors: Vec<&SseEvent> = run.events.iter().filter(|e| e.event == "error").collect();
+        assert_eq!(errors.len(), 1, "{:?}", run.names());
+        let message = errors[0].data["message"].as_str().unwrap();
+        let base = run.llm.base_url();
+        let port = base.rsplit(':').next().unwrap().trim_end_matches("/v1").to_string();
+        for leak in
+            [&base, "127.0.0.1", &port, "/chat/completions", "HTTP", "503", "401", "vllm", "sk-test", "Bad gateway"]
+        {
+            assert!(!message.contains(leak), "{step:?}: the error event leaks `{leak}`: {message}");
+        }
+        assert_eq!(message, LLM_UNAVAILABLE);
+    }
+}
+
+#[test]
+fn a_reply_with_many_tool_calls_runs_a_few_searches() {
+    let calls: Vec<String> = (0..50).map(|i| json!({ "query": format!("parking permit {i}") }).to_string()).collect();
+    let run = ask(
+        "How do I get a parking permit?",
+        vec![Step::ToolCalls(calls), answer("Buy it in the parking portal [1].")],
+    );
+    assert_eq!(run.searches().len(), MAX_TOOL_CALLS_PER_REPLY, "{:?}", run.searches());
+    let reqs = run.llm.requests();
+    assert_eq!(reqs.len(), 2);
+    let obs = tool_messages(&reqs[1]);
+    assert_eq!(obs.len(), 50, "every call is answered");
+    assert!(obs[MAX_TOOL_CALLS_PER_REPLY..].iter().all(|o| o.starts_with("error: not run")), "{obs:?}");
+    assert_eq!(run.done()["degraded"], false);
+}
+
+#[test]
+fn a_client_that_goes_away_stops_the_agent() {
+    // About a second per round (five streamed frames, 200 ms apart), and a script
+    // that would go on searching for four rounds.
+    let llm = ScriptedLlm::start_paced(
+        vec![
+            search("parking permit"),
+            search("parking refund"),
+            search("parking for visitors"),
+            search("parking map"),
+            answer("Buy it in the parking portal [1]."),
+        ],
+        Duration::from_millis(200),
+    );
+    let host = start(&[("llm_base_url", &llm.base_url()), ("llm_model", "m"), ("llm_timeout_secs", "5")]);
+    let addr = host.url().trim_start_matches("http://").to_string();
+    let body = json!({ "messages": [{ "role": "user", "content": "parking?" }], "stream": true }).to_string();
+    let mut conn = TcpStream::connect(&addr).unwrap();
+    conn.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    write!(
+        conn,
+        "POST /api/chat HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    // Read up to the first event (the first search), then hang up.
+    let mut reader = BufReader::new(conn.try_clone().unwrap());
+    let mut line = String::new();
+    while !line.starts_with("event:") {
+        line.clear();
+        assert!(reader.read_line(&mut line).unwrap() > 0, "the stream ended before its first event");
+    }
+    drop(reader);
+    conn.shutdown(Shutdown::Both).unwrap();
+    drop(conn);
+    // The call in flight when the client left may still be sent; none after it.
+    std::thread::sleep(Duration::from_millis(500));
+    let at_drop = llm.requests().len();
+    std::thread::sleep(Duration::from_secs(5));
+    let after = llm.requests().len();
+    assert_eq!(after, at_drop, "the agent kept calling the LLM after the client went away");
+    assert!(after <= 2, "{after} LLM calls for a client that left after the first search");
 }
 
 #[test]
@@ -249,7 +337,12 @@ fn without_streaming_the_done_object_is_the_reply() {
     let url = llm.base_url();
     let host = start(&[("llm_base_url", &url), ("llm_model", "m"), ("llm_timeout_secs", "2")]);
     let body = json!({ "messages": [{ "role": "user", "content": "eduroam will not connect" }] }).to_string();
-    let r = request("POST", &format!("{}/api/chat", host.url()), &[], Some(body.as_bytes()));
+    let r = request(
+        "POST",
+        &format!("{}/api/chat", host.url()),
+        &[("content-type", "application/json")],
+        Some(body.as_bytes()),
+    );
     assert_eq!(r.status, 200);
     let done = r.json();
     assert_valid("ChatDone", &done);

@@ -16,6 +16,8 @@ use serde_json::{json, Value};
 pub enum Step {
     /// The assistant calls the search tool with these raw arguments.
     ToolCall { arguments: String },
+    /// The assistant calls the search tool once per element, in one reply.
+    ToolCalls(Vec<String>),
     /// The assistant answers with this text.
     Answer(String),
     /// This HTTP status with this body.
@@ -147,6 +149,18 @@ fn serve(mut conn: TcpStream, step: Option<Step>, i: usize, pace: Duration, log:
             Some(json!([{ "id": format!("call_{i}"), "type": "function",
                           "function": { "name": "search_knowledge_base", "arguments": arguments } }])),
         ),
+        Some(Step::ToolCalls(all)) => (
+            None,
+            Some(Value::Array(
+                all.into_iter()
+                    .enumerate()
+                    .map(|(j, arguments)| {
+                        json!({ "id": format!("call_{i}_{j}"), "type": "function",
+                                "function": { "name": "search_knowledge_base", "arguments": arguments } })
+                    })
+                    .collect(),
+            )),
+        ),
         Some(Step::Status(code, body)) => return reply(&mut conn, code, "application/json", &body),
         Some(Step::Stall(d)) => {
             std::thread::sleep(d);
@@ -175,14 +189,13 @@ fn serve(mut conn: TcpStream, step: Option<Step>, i: usize, pace: Duration, log:
             frames.push(chunk(json!({ "content": piece.iter().collect::<String>() })));
         }
     }
-    if let Some(calls) = tool_calls {
-        let c = &calls[0];
+    for (index, c) in tool_calls.iter().flat_map(|c| c.as_array().unwrap()).enumerate() {
         let args = c["function"]["arguments"].as_str().unwrap().to_string();
-        frames.push(chunk(json!({ "tool_calls": [{ "index": 0, "id": c["id"], "type": "function",
+        frames.push(chunk(json!({ "tool_calls": [{ "index": index, "id": c["id"], "type": "function",
                                    "function": { "name": "search_knowledge_base", "arguments": "" } }] })));
         let (a, b) = args.split_at(args.len() / 2);
         for part in [a, b] {
-            frames.push(chunk(json!({ "tool_calls": [{ "index": 0, "function": { "arguments": part } }] })));
+            frames.push(chunk(json!({ "tool_calls": [{ "index": index, "function": { "arguments": part } }] })));
         }
     }
     frames.push("data: [DONE]\n\n".into());
