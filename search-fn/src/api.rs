@@ -3,6 +3,12 @@
 //! out. No Spin types here, so the routing, the parameter checks, the errors and
 //! CORS are unit-tested natively; `component.rs` is the thin Spin glue around it.
 //!
+//! What a public endpoint owes its operator is checked here too, before any work:
+//! an `Origin` outside `allowed_origins` is refused (403) on the server, not only
+//! by the browser; bodies must be `application/json` (a `text/plain` POST is a
+//! "simple" request that skips the CORS preflight); and [`Route::bucket`] says which
+//! per-client rate limit ([`crate::limit`]) a route draws from.
+//!
 //! The contract is documented in `openapi.yaml` at the repository root, and a test
 //! keeps the two in step.
 
@@ -10,6 +16,8 @@ use search_core::agent::{extractive, ChatRequest, Event};
 use search_core::index::Mode;
 use search_core::service::Service;
 use serde::Serialize;
+
+use crate::limit::{Bucket, Limits};
 
 /// Longest query accepted, in characters.
 pub const MAX_QUERY_CHARS: usize = 1000;
@@ -34,6 +42,8 @@ pub enum AllowedOrigins {
     /// Any origin (`Access-Control-Allow-Origin: *`).
     Any,
     /// Exactly these origins (scheme, host and port), echoed back when they match.
+    /// A page of the site itself (an `Origin` whose host is the request's `Host`)
+    /// is always allowed.
     List(Vec<String>),
 }
 
@@ -60,6 +70,18 @@ impl AllowedOrigins {
         Ok(AllowedOrigins::List(list))
     }
 
+    /// Whether a request with this `Origin` header may be served at all. No header
+    /// (curl, servers, same-origin GETs) is allowed: the check is against other
+    /// sites driving their visitors' browsers, which always send one.
+    pub fn permits(&self, origin: Option<&str>, host: Option<&str>) -> bool {
+        match (self, origin) {
+            (AllowedOrigins::Any, _) | (_, None) => true,
+            (AllowedOrigins::List(_), Some(o)) => {
+                self.allow(Some(o)).is_some() || host.is_some_and(|h| same_origin(o, h))
+            }
+        }
+    }
+
     /// The `Access-Control-Allow-Origin` value for a request from `origin`, if allowed.
     fn allow(&self, origin: Option<&str>) -> Option<String> {
         match self {
@@ -70,6 +92,26 @@ impl AllowedOrigins {
             }
         }
     }
+}
+
+/// Whether `origin` (`scheme://host[:port]`) names the host the request was sent
+/// to (`Host`, `host[:port]`).
+fn same_origin(origin: &str, host: &str) -> bool {
+    let Some((scheme, authority)) = origin.split_once("://") else { return false };
+    let default_port = match scheme.to_ascii_lowercase().as_str() {
+        "http" => ":80",
+        "https" => ":443",
+        _ => return false,
+    };
+    let norm = |a: &str| {
+        let a = a.trim_end_matches('/').to_ascii_lowercase();
+        if a.rsplit_once(':').is_some_and(|(_, p)| p.chars().all(|c| c.is_ascii_digit()) && !a.ends_with(']')) {
+            a
+        } else {
+            format!("{a}{default_port}")
+        }
+    };
+    !authority.is_empty() && norm(authority) == norm(host)
 }
 
 /// `llm_max_total_secs` when not set; spin.toml and the local host's defaults
@@ -157,11 +199,12 @@ impl LlmConfig {
 pub struct Config {
     pub allowed_origins: AllowedOrigins,
     pub llm: Option<LlmConfig>,
+    pub limits: Limits,
 }
 
 impl Default for Config {
     fn default() -> Self {
-        Config { allowed_origins: AllowedOrigins::Any, llm: None }
+        Config { allowed_origins: AllowedOrigins::Any, llm: None, limits: Limits::default() }
     }
 }
 
@@ -174,6 +217,10 @@ pub struct Request<'r> {
     pub query: &'r str,
     /// The `Origin` header, if any.
     pub origin: Option<&'r str>,
+    /// The `Host` header (a page of the site itself may always call the API).
+    pub host: Option<&'r str>,
+    /// The `Content-Type` header, if any.
+    pub content_type: Option<&'r str>,
 }
 
 /// A finished HTTP response.
@@ -210,11 +257,14 @@ pub struct ApiError {
     pub parameter: Option<String>,
     #[serde(skip)]
     allow: Option<&'static [&'static str]>,
+    /// Seconds for `Retry-After` (429).
+    #[serde(skip)]
+    retry_after: Option<u64>,
 }
 
 impl ApiError {
     pub fn param(parameter: &str, message: String) -> ApiError {
-        ApiError { status: 400, code: "invalid_parameter", message, parameter: Some(parameter.into()), allow: None }
+        ApiError { status: 400, code: "invalid_parameter", message, parameter: Some(parameter.into()), allow: None, retry_after: None }
     }
 
     pub fn too_large(limit: usize) -> ApiError {
@@ -224,6 +274,7 @@ impl ApiError {
             message: format!("the body is larger than {limit} bytes"),
             parameter: Some("body".into()),
             allow: None,
+            retry_after: None,
         }
     }
 
@@ -235,16 +286,62 @@ impl ApiError {
             message: format!("no API route {path}; the routes are {}", known.join(", ")),
             parameter: None,
             allow: None,
+            retry_after: None,
         }
     }
 
     /// The function could not open its bundled index (a broken build).
     pub fn unavailable(message: String) -> ApiError {
-        ApiError { status: 503, code: "unavailable", message, parameter: None, allow: None }
+        ApiError { status: 503, code: "unavailable", message, parameter: None, allow: None, retry_after: None }
+    }
+
+    /// A browser on another site, not in `allowed_origins`.
+    pub fn forbidden_origin(origin: &str) -> ApiError {
+        ApiError {
+            status: 403,
+            code: "forbidden_origin",
+            message: format!(
+                "requests from {origin} are not allowed; add it to the `allowed_origins` variable to embed the search or the chat there"
+            ),
+            parameter: Some("origin".into()),
+            allow: None,
+            retry_after: None,
+        }
+    }
+
+    /// A body that is not declared as JSON.
+    pub fn unsupported_media_type(got: Option<&str>) -> ApiError {
+        ApiError {
+            status: 415,
+            code: "unsupported_media_type",
+            message: format!(
+                "send the body as JSON with `Content-Type: application/json` (got {})",
+                got.map_or("no Content-Type".to_string(), |c| format!("`{c}`"))
+            ),
+            parameter: Some("content-type".into()),
+            allow: None,
+            retry_after: None,
+        }
+    }
+
+    /// Too many requests from one client in the last minute.
+    pub fn rate_limited(bucket: Bucket, limit: u32, retry_after_secs: u64) -> ApiError {
+        let what = match bucket {
+            Bucket::Chat => "chat requests",
+            Bucket::Search => "searches",
+        };
+        ApiError {
+            status: 429,
+            code: "rate_limited",
+            message: format!("more than {limit} {what} a minute from this address; try again in {retry_after_secs} s"),
+            parameter: None,
+            allow: None,
+            retry_after: Some(retry_after_secs),
+        }
     }
 
     pub fn internal(message: String) -> ApiError {
-        ApiError { status: 500, code: "internal", message, parameter: None, allow: None }
+        ApiError { status: 500, code: "internal", message, parameter: None, allow: None, retry_after: None }
     }
 
     pub fn reply(&self) -> Reply {
@@ -257,6 +354,9 @@ impl ApiError {
         let mut headers = vec![("content-type", "application/json".into()), ("cache-control", "no-store".into())];
         if let Some(methods) = self.allow {
             headers.push(("allow", format!("{}, OPTIONS", methods.join(", "))));
+        }
+        if let Some(secs) = self.retry_after {
+            headers.push(("retry-after", secs.to_string()));
         }
         Reply { status: self.status, headers, body }
     }
@@ -315,6 +415,90 @@ impl SearchQuery {
     }
 }
 
+/// A route of the API, once [`admit`] has let the request in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Route {
+    Search,
+    Health,
+    Chat,
+    Feedback,
+}
+
+impl Route {
+    /// The rate limit this route draws from (health checks are free).
+    pub fn bucket(self) -> Option<Bucket> {
+        match self {
+            Route::Chat => Some(Bucket::Chat),
+            Route::Search | Route::Feedback => Some(Bucket::Search),
+            Route::Health => None,
+        }
+    }
+}
+
+/// What [`admit`] decided.
+#[derive(Debug)]
+pub enum Admission {
+    /// Go on with this route (after the rate limit, if it has one).
+    Route(Route),
+    /// Answer at once: a CORS preflight, or an error (CORS headers included).
+    Reply(Reply),
+}
+
+/// Everything that is checked before any work and without the index or the body:
+/// the route (404), the method (405), the CORS preflight (204), the `Origin`
+/// (403) and, for routes that read a body, its `Content-Type` (415).
+pub fn admit(req: &Request, cfg: &Config) -> Admission {
+    let reject = |e: ApiError| Admission::Reply(with_cors(e.reply(), cfg, req.origin));
+    let Some(&(path, methods)) = ROUTES.iter().find(|r| r.0 == req.path) else {
+        return reject(ApiError::not_found(req.path));
+    };
+    if !cfg.allowed_origins.permits(req.origin, req.host) {
+        return reject(ApiError::forbidden_origin(req.origin.unwrap_or("")));
+    }
+    if req.method == "OPTIONS" {
+        return Admission::Reply(with_cors(
+            Reply {
+                status: 204,
+                headers: vec![
+                    ("access-control-allow-methods", format!("{}, OPTIONS", methods.join(", "))),
+                    ("access-control-allow-headers", "content-type".into()),
+                    ("access-control-max-age", "86400".into()),
+                ],
+                body: Vec::new(),
+            },
+            cfg,
+            req.origin,
+        ));
+    }
+    if !methods.contains(&req.method) {
+        return reject(ApiError {
+            status: 405,
+            code: "method_not_allowed",
+            message: format!("{path} accepts {}, not {}", methods.join(", "), req.method),
+            parameter: None,
+            allow: Some(methods),
+            retry_after: None,
+        });
+    }
+    let route = match path {
+        "/api/search" => Route::Search,
+        "/api/chat" => Route::Chat,
+        "/api/feedback" => Route::Feedback,
+        _ => Route::Health,
+    };
+    if matches!(route, Route::Chat | Route::Feedback) && !is_json(req.content_type) {
+        return reject(ApiError::unsupported_media_type(req.content_type));
+    }
+    Admission::Route(route)
+}
+
+/// `application/json`, with or without parameters (`; charset=utf-8`).
+fn is_json(content_type: Option<&str>) -> bool {
+    content_type.is_some_and(|c| {
+        c.split(';').next().is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json"))
+    })
+}
+
 /// What the component does with a request.
 #[derive(Debug)]
 pub enum Dispatch {
@@ -326,20 +510,40 @@ pub enum Dispatch {
     Feedback,
 }
 
-/// Routes one request. `service` is the opened index and encoder, or why they
-/// could not be opened; `clock` gives milliseconds for the server timings.
-pub fn dispatch(req: &Request, service: Result<&Service, &str>, cfg: &Config, clock: &dyn Fn() -> f64) -> Dispatch {
-    match route(req, service, clock) {
-        Ok(None) if req.path == "/api/feedback" => Dispatch::Feedback,
-        Ok(None) => Dispatch::Chat,
-        Ok(Some(reply)) => Dispatch::Reply(with_cors(reply, cfg, req.origin)),
-        Err(e) => Dispatch::Reply(with_cors(e.reply(), cfg, req.origin)),
-    }
+/// Serves an admitted request. `service` is the opened index and encoder, or why
+/// they could not be opened; `clock` gives milliseconds for the server timings.
+pub fn dispatch(
+    req: &Request,
+    route: Route,
+    service: Result<&Service, &str>,
+    cfg: &Config,
+    clock: &dyn Fn() -> f64,
+) -> Dispatch {
+    let reply = match route {
+        // Feedback needs no index.
+        Route::Feedback => return Dispatch::Feedback,
+        _ => match (route, service) {
+            (_, Err(e)) => Err(ApiError::unavailable(format!("the search index cannot be opened: {e}"))),
+            (Route::Chat, Ok(_)) => return Dispatch::Chat,
+            (Route::Search, Ok(svc)) => search(req, svc, clock),
+            (_, Ok(svc)) => {
+                let mut r = Reply::json(200, &svc.health());
+                r.headers.push(("cache-control", "no-store".into()));
+                Ok(r)
+            }
+        },
+    };
+    Dispatch::Reply(with_cors(reply.unwrap_or_else(|e| e.reply()), cfg, req.origin))
 }
 
-/// [`dispatch`] for requests that are not chats (tests, tools).
+/// [`admit`] then [`dispatch`], for requests that read no body (tests, tools);
+/// rate limits are the component's and are not applied.
 pub fn handle(req: &Request, service: Result<&Service, &str>, cfg: &Config, clock: &dyn Fn() -> f64) -> Reply {
-    match dispatch(req, service, cfg, clock) {
+    let route = match admit(req, cfg) {
+        Admission::Reply(r) => return r,
+        Admission::Route(route) => route,
+    };
+    match dispatch(req, route, service, cfg, clock) {
         Dispatch::Reply(r) => r,
         Dispatch::Chat | Dispatch::Feedback => {
             with_cors(ApiError::internal("this route reads a body; use dispatch".into()).reply(), cfg, req.origin)
@@ -357,47 +561,6 @@ pub fn with_cors(mut reply: Reply, cfg: &Config, origin: Option<&str>) -> Reply 
         reply.headers.push(("vary", "Origin".into()));
     }
     reply
-}
-
-fn route(req: &Request, service: Result<&Service, &str>, clock: &dyn Fn() -> f64) -> Result<Option<Reply>, ApiError> {
-    let Some(&(path, methods)) = ROUTES.iter().find(|r| r.0 == req.path) else {
-        return Err(ApiError::not_found(req.path));
-    };
-    if req.method == "OPTIONS" {
-        // CORS preflight; the allow-origin header is added by `dispatch`.
-        return Ok(Some(Reply {
-            status: 204,
-            headers: vec![
-                ("access-control-allow-methods", format!("{}, OPTIONS", methods.join(", "))),
-                ("access-control-allow-headers", "content-type".into()),
-                ("access-control-max-age", "86400".into()),
-            ],
-            body: Vec::new(),
-        }));
-    }
-    if !methods.contains(&req.method) {
-        return Err(ApiError {
-            status: 405,
-            code: "method_not_allowed",
-            message: format!("{path} accepts {}, not {}", methods.join(", "), req.method),
-            parameter: None,
-            allow: Some(methods),
-        });
-    }
-    if path == "/api/feedback" {
-        // Feedback needs no index.
-        return Ok(None);
-    }
-    let svc = service.map_err(|e| ApiError::unavailable(format!("the search index cannot be opened: {e}")))?;
-    match path {
-        "/api/search" => search(req, svc, clock).map(Some),
-        "/api/chat" => Ok(None),
-        _ => {
-            let mut r = Reply::json(200, &svc.health());
-            r.headers.push(("cache-control", "no-store".into()));
-            Ok(Some(r))
-        }
-    }
 }
 
 /// Feedback on an answer, as `POST /api/feedback` takes it.
@@ -669,7 +832,71 @@ mod tests {
     }
 
     fn req<'a>(method: &'a str, path: &'a str, origin: Option<&'a str>) -> Request<'a> {
-        Request { method, path, query: "q=x", origin }
+        Request { method, path, query: "q=x", origin, host: Some("help.example.edu"), content_type: None }
+    }
+
+    fn listed(origins: &str) -> Config {
+        Config { allowed_origins: AllowedOrigins::parse(origins).unwrap(), ..Config::default() }
+    }
+
+    fn status(a: Admission) -> (u16, Option<String>, Option<String>) {
+        match a {
+            Admission::Route(r) => (0, Some(format!("{r:?}")), None),
+            Admission::Reply(r) => {
+                let v: serde_json::Value = serde_json::from_slice(&r.body).unwrap_or_default();
+                (r.status, v["error"]["code"].as_str().map(String::from), r.header("retry-after").map(String::from))
+            }
+        }
+    }
+
+    #[test]
+    fn other_sites_are_refused_on_the_server_when_origins_are_listed() {
+        let cfg = listed("https://www.example.edu");
+        let chat = |origin, ct| Request { content_type: ct, ..req("POST", "/api/chat", origin) };
+        let json = Some("application/json; charset=utf-8");
+        // Listed, same-origin (the site's own pages) and no Origin at all: in.
+        for origin in [Some("https://www.example.edu"), Some("https://help.example.edu"), None] {
+            assert_eq!(status(admit(&chat(origin, json), &cfg)).1.as_deref(), Some("Chat"), "{origin:?}");
+        }
+        // Any other site, `null` (sandboxed frames), a look-alike: 403, also for
+        // the preflight and for GETs.
+        for origin in ["https://evil.example", "null", "https://www.example.edu.evil.example", "http://www.example.edu"]
+        {
+            assert_eq!(status(admit(&chat(Some(origin), json), &cfg)).0, 403, "{origin}");
+            assert_eq!(status(admit(&req("OPTIONS", "/api/chat", Some(origin)), &cfg)).0, 403);
+            let (code, name, _) = status(admit(&req("GET", "/api/search", Some(origin)), &cfg));
+            assert_eq!((code, name.as_deref()), (403, Some("forbidden_origin")));
+        }
+        // `*` lets every origin in.
+        let any = Config::default();
+        assert_eq!(status(admit(&chat(Some("https://evil.example"), json), &any)).1.as_deref(), Some("Chat"));
+    }
+
+    #[test]
+    fn bodies_must_be_declared_json() {
+        let cfg = Config::default();
+        for path in ["/api/chat", "/api/feedback"] {
+            for ct in [None, Some("text/plain"), Some("application/x-www-form-urlencoded"), Some("multipart/form-data")] {
+                let r = Request { content_type: ct, ..req("POST", path, None) };
+                let (code, name, _) = status(admit(&r, &cfg));
+                assert_eq!((code, name.as_deref()), (415, Some("unsupported_media_type")), "{path} {ct:?}");
+            }
+            let r = Request { content_type: Some("Application/JSON"), ..req("POST", path, None) };
+            assert_eq!(status(admit(&r, &cfg)).0, 0);
+        }
+        // GETs read no body.
+        assert_eq!(status(admit(&req("GET", "/api/search", None), &cfg)).0, 0);
+    }
+
+    #[test]
+    fn rate_limit_errors_carry_retry_after() {
+        let r = ApiError::rate_limited(Bucket::Chat, 20, 7).reply();
+        assert_eq!((r.status, r.header("retry-after")), (429, Some("7")));
+        let v: serde_json::Value = serde_json::from_slice(&r.body).unwrap();
+        assert_eq!(v["error"]["code"], "rate_limited");
+        assert_eq!(Route::Chat.bucket(), Some(Bucket::Chat));
+        assert_eq!(Route::Feedback.bucket(), Some(Bucket::Search));
+        assert_eq!(Route::Health.bucket(), None);
     }
 
     #[test]
@@ -695,11 +922,11 @@ mod tests {
         assert_eq!(r.status, 204);
         assert_eq!(r.header("access-control-allow-origin"), Some("*"));
         assert_eq!(r.header("access-control-allow-methods"), Some("GET, OPTIONS"));
-        let list = Config { allowed_origins: AllowedOrigins::parse("https://www.example.edu").unwrap(), llm: None };
+        let list = listed("https://www.example.edu");
         let r = handle(&req("OPTIONS", "/api/search", Some("https://WWW.example.edu")), Err("x"), &list, &clock);
         assert_eq!(r.header("access-control-allow-origin"), Some("https://www.example.edu"));
         assert_eq!(r.header("vary"), Some("Origin"));
         let r = handle(&req("GET", "/api/search", Some("https://evil.example")), Err("x"), &list, &clock);
-        assert_eq!(r.header("access-control-allow-origin"), None);
+        assert_eq!((r.status, r.header("access-control-allow-origin")), (403, None));
     }
 }

@@ -9,7 +9,8 @@ use search_core::service::Service;
 use spin_sdk::http::{FullBody, HeaderMap, HeaderName, HeaderValue, IntoResponse, Request, StatusCode};
 use spin_sdk::http_service;
 
-use crate::api::{self, AllowedOrigins, ApiError, Config, LlmConfig, Reply};
+use crate::api::{self, Admission, AllowedOrigins, ApiError, Config, LlmConfig, Reply};
+use crate::limit::{self, Bucket, Counter, Decision};
 use crate::llm;
 
 /// `Index::open` and `Encoder::open` view the bytes in place as `f32`/`u32`
@@ -57,7 +58,11 @@ async fn config() -> Result<&'static Config, String> {
                 &variable("llm_timeout_secs").await?.unwrap_or_default(),
                 &variable("llm_max_total_secs").await?.unwrap_or_default(),
             )?;
-            Ok(Config { allowed_origins: AllowedOrigins::parse(&origins)?, llm })
+            let limits = limit::Limits::from_variables(
+                &variable("chat_rate_limit").await?.unwrap_or_default(),
+                &variable("search_rate_limit").await?.unwrap_or_default(),
+            )?;
+            Ok(Config { allowed_origins: AllowedOrigins::parse(&origins)?, llm, limits })
         };
         let c: Result<Config, String> = read.await;
         let _ = CONFIG.set(c);
@@ -77,14 +82,33 @@ async fn handle(req: Request) -> Result<spin_sdk::wasip3::http::types::Response,
         Ok(cfg) => cfg,
         Err(e) => return Ok(into_response(ApiError::internal(format!("misconfigured: {e}")).reply()).into_response()?),
     };
-    let origin = req.headers().get("origin").and_then(|v| v.to_str().ok()).map(str::to_string);
+    let header = |name: &str| req.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_string);
+    // Where the request was sent: Spin (and the local host) say it in
+    // `spin-full-url`; the `Host` header does not reach a wasi:http guest.
+    let host = header("spin-full-url")
+        .and_then(|u| u.split_once("://").map(|(_, rest)| rest.split('/').next().unwrap_or("").to_string()))
+        .or_else(|| req.uri().authority().map(|a| a.as_str().to_string()))
+        .or_else(|| header("host"));
+    let (origin, content_type) = (header("origin"), header("content-type"));
+    let client = limit::client_id(header("spin-client-addr").as_deref());
     let r = api::Request {
         method: req.method().as_str(),
         path: req.uri().path(),
         query: req.uri().query().unwrap_or(""),
         origin: origin.as_deref(),
+        host: host.as_deref(),
+        content_type: content_type.as_deref(),
     };
-    let reply = match api::dispatch(&r, service(), cfg, &clock) {
+    let route = match api::admit(&r, cfg) {
+        Admission::Reply(reply) => return Ok(into_response(reply).into_response()?),
+        Admission::Route(route) => route,
+    };
+    if let (Some(bucket), Some(client)) = (route.bucket(), client.as_deref()) {
+        if let Some(e) = rate_limit(bucket, cfg.limits.of(bucket), client).await {
+            return Ok(into_response(api::with_cors(e.reply(), cfg, origin.as_deref())).into_response()?);
+        }
+    }
+    let reply = match api::dispatch(&r, route, service(), cfg, &clock) {
         api::Dispatch::Reply(reply) => reply,
         api::Dispatch::Feedback => {
             let reply = match read_body(req).await {
@@ -134,6 +158,73 @@ async fn handle(req: Request) -> Result<spin_sdk::wasip3::http::types::Response,
         }
     };
     Ok(into_response(reply).into_response()?)
+}
+
+/// Counts one request of `client` against `limit` per minute in the key-value
+/// store; `Some` is the 429 to answer. A store that cannot be reached lets the
+/// request through (logged): readers are never locked out by the limiter itself.
+async fn rate_limit(bucket: Bucket, limit: u32, client: &str) -> Option<ApiError> {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    if limit == 0 {
+        return None;
+    }
+    let now_ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64);
+    let key = limit::key(bucket, client);
+    let store = match spin_sdk::key_value::Store::open_default().await {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("rate limit: cannot open the key-value store `default` ({e:?}); not limiting");
+            return None;
+        }
+    };
+    let stored = match store.get(&key).await {
+        Ok(v) => v.as_deref().and_then(Counter::decode),
+        Err(e) => {
+            eprintln!("rate limit: cannot read {key} ({e:?}); not limiting");
+            return None;
+        }
+    };
+    let verdict = match limit::check(stored, now_ms, limit) {
+        Decision::Allow(counter) => {
+            if let Err(e) = store.set(&key, counter.encode()).await {
+                eprintln!("rate limit: cannot write {key} ({e:?})");
+            }
+            None
+        }
+        Decision::Deny { retry_after_secs } => Some(ApiError::rate_limited(bucket, limit, retry_after_secs)),
+    };
+    // Counters of clients that went away are swept now and then (every
+    // SWEEP_EVERY requests of an instance), so the store holds only the clients of
+    // the last two minutes.
+    static SEEN: AtomicU64 = AtomicU64::new(0);
+    const SWEEP_EVERY: u64 = 1000;
+    if SEEN.fetch_add(1, Ordering::Relaxed) % SWEEP_EVERY == SWEEP_EVERY - 1 {
+        spin_sdk::wasip3::spawn(async move { sweep(store, now_ms).await });
+    }
+    verdict
+}
+
+/// Deletes rate-limit counters older than the window the check reads.
+async fn sweep(store: spin_sdk::key_value::Store, now_ms: u64) {
+    let mut keys = store.get_keys().await;
+    let mut stale = Vec::new();
+    // Bounded per sweep, so one pass never holds a large store in memory; the
+    // next sweep takes the rest.
+    while let Some(key) = keys.next().await {
+        if key.starts_with(limit::KEY_PREFIX) {
+            stale.push(key);
+            if stale.len() >= 10_000 {
+                break;
+            }
+        }
+    }
+    for key in stale {
+        if let Ok(Some(v)) = store.get(&key).await {
+            if Counter::decode(&v).is_none_or(|c| c.is_stale(now_ms)) {
+                let _ = store.delete(&key).await;
+            }
+        }
+    }
 }
 
 /// The request body, at most [`api::MAX_CHAT_BODY`] bytes.

@@ -2,11 +2,12 @@
 //! `wasm32-wasip2`) that carries the whole index and its query encoder inside it
 //! and answers `GET /api/search` and `GET /api/health`.
 //!
-//! [`api`] is the request handling as plain data, compiled and tested on every
-//! target; `component` (wasm32 only) binds it to Spin: the bundled bytes, the
+//! [`api`] is the request handling as plain data, and [`limit`] the per-client
+//! rate limits, both compiled and tested on every target; `component` (wasm32 only) binds it to Spin: the bundled bytes, the
 //! per-instance state and the Spin variables.
 
 pub mod api;
+pub mod limit;
 
 #[cfg(target_arch = "wasm32")]
 mod component;

@@ -109,7 +109,8 @@ fn bad_chat_requests_are_refused_with_the_field_at_fault() {
         assert_eq!(r.json()["error"]["parameter"], field, "{body}");
     }
     let huge = vec![b' '; 600 * 1024];
-    let r = request("POST", &format!("{}/api/chat", host().url()), &[], Some(&huge));
+    let json = [("content-type", "application/json")];
+    let r = request("POST", &format!("{}/api/chat", host().url()), &json, Some(&huge));
     assert_eq!(r.status, 413, "{}", r.text());
     let r = request("GET", &format!("{}/api/chat", host().url()), &[], None);
     assert_eq!((r.status, r.header("allow")), (405, Some("POST, OPTIONS")));

@@ -17,6 +17,8 @@ fn feedback_is_recorded_as_a_structured_log_line() {
         .arg(&d.dist)
         .arg("--component")
         .arg(&d.component)
+        .arg("--state")
+        .arg(crate::support::state_dir())
         .stderr(Stdio::piped())
         .stdout(Stdio::null())
         .spawn()
@@ -26,13 +28,14 @@ fn feedback_is_recorded_as_a_structured_log_line() {
     let base = banner.split_whitespace().find(|w| w.starts_with("http://")).unwrap().trim_end_matches('/').to_string();
     let url = format!("{base}/api/feedback");
 
-    let bad = request("POST", &url, &[], Some(br#"{"rating":"sideways"}"#));
+    let json = ("content-type", "application/json");
+    let bad = request("POST", &url, &[json], Some(br#"{"rating":"sideways"}"#));
     assert_eq!(bad.status, 400);
     assert_valid("Error", &bad.json());
     assert_eq!(bad.json()["error"]["parameter"], "rating");
 
     let body = br#"{"rating":"down","comment":"The fee is out of date","question":"How much is a permit?","answer":"It costs 10 [1].","citations":["campus/parking/buying-a-parking-permit.html#permit-types"],"page":"https://www.example.edu/"}"#;
-    let r = request("POST", &url, &[("origin", "https://www.example.edu")], Some(body));
+    let r = request("POST", &url, &[json, ("origin", "https://www.example.edu")], Some(body));
     assert_eq!(r.status, 202, "{}", r.text());
     assert_eq!(r.json()["status"], "recorded");
     assert_eq!(r.header("access-control-allow-origin"), Some("*"));

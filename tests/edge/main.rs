@@ -15,5 +15,6 @@ mod chat;
 mod contract;
 mod faults;
 mod feedback;
+mod hardening;
 mod manifest;
 mod terminal;

@@ -1,0 +1,166 @@
+//! The public-internet defences, through the real component in the local host:
+//! origins refused on the server, bodies that must be JSON, per-client rate limits
+//! kept in the key-value store (shared by instances, surviving a restart, not
+//! fooled by a forged client header), body limits, and outbound requests only to
+//! the allowed LLM origin.
+
+use std::time::Duration;
+
+use serde_json::json;
+
+use crate::support::llm::{answer, ScriptedLlm};
+use crate::support::schema::assert_valid;
+use crate::support::{demo, request, start, Resp};
+
+const JSON: (&str, &str) = ("content-type", "application/json");
+
+fn chat_body() -> Vec<u8> {
+    serde_json::to_vec(&json!({ "messages": [{ "role": "user", "content": "How do I buy a parking permit?" }] }))
+        .unwrap()
+}
+
+fn error_code(r: &Resp) -> String {
+    assert_valid("Error", &r.json());
+    r.json()["error"]["code"].as_str().unwrap_or_default().to_string()
+}
+
+#[test]
+fn other_sites_and_non_json_bodies_are_refused_by_the_server() {
+    let host = start(&[("allowed_origins", "https://www.example.edu")]);
+    let chat = format!("{}/api/chat", host.url());
+    let body = chat_body();
+    // Another site driving its visitors' browsers: 403 before any work, with no
+    // CORS grant.
+    for origin in ["https://evil.example", "null"] {
+        let r = request("POST", &chat, &[JSON, ("origin", origin)], Some(&body));
+        assert_eq!((r.status, error_code(&r).as_str()), (403, "forbidden_origin"), "{origin}");
+        assert_eq!(r.header("access-control-allow-origin"), None);
+        let r = request("GET", &format!("{}/api/search?q=parking", host.url()), &[("origin", origin)], None);
+        assert_eq!(r.status, 403, "{origin}");
+    }
+    // The listed site, the site's own pages (Origin = Host), and no Origin: served.
+    let own = host.url();
+    for origin in [Some("https://www.example.edu"), Some(own.as_str()), None] {
+        let mut headers = vec![JSON];
+        headers.extend(origin.map(|o| ("origin", o)));
+        let r = request("POST", &chat, &headers, Some(&body));
+        assert_eq!(r.status, 200, "{origin:?}: {}", r.text());
+    }
+    // A "simple" cross-site POST (text/plain needs no preflight) is refused even
+    // from an allowed origin: the API takes JSON only.
+    for ct in ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"] {
+        let r = request("POST", &chat, &[("content-type", ct)], Some(&body));
+        assert_eq!((r.status, error_code(&r).as_str()), (415, "unsupported_media_type"), "{ct}");
+        let r = request("POST", &format!("{}/api/feedback", host.url()), &[("content-type", ct)], Some(b"{}"));
+        assert_eq!(r.status, 415, "{ct}");
+    }
+    let r = request("POST", &chat, &[], Some(&body));
+    assert_eq!(r.status, 415);
+    // Bodies past the limit: 413, whatever they claim to be.
+    let huge = vec![b'{'; 600 * 1024];
+    let r = request("POST", &chat, &[JSON], Some(&huge));
+    assert_eq!((r.status, error_code(&r).as_str()), (413, "too_large"));
+}
+
+#[test]
+fn clients_over_the_limit_get_429_with_retry_after_and_the_counts_outlive_the_host() {
+    let state = crate::support::state_dir();
+    let limits = [("search_rate_limit", "5"), ("chat_rate_limit", "2")];
+    let d = demo();
+    let start_on = |state: &std::path::Path| {
+        let mut variables = edge_host::Variables::defaults();
+        for (n, v) in limits {
+            variables.set(n, v).unwrap();
+        }
+        edge_host::spawn(edge_host::HostConfig {
+            addr: "127.0.0.1:0".parse().unwrap(),
+            ..edge_host::HostConfig::search_fn(
+                d.dist.join("site"),
+                d.component.clone(),
+                variables,
+                state.to_path_buf(),
+            )
+        })
+        .unwrap()
+    };
+    let host = start_on(&state);
+    let search = |h: &edge_host::Running, forged: &str| {
+        request("GET", &format!("{}/api/search?q=parking&mode=bm25", h.url()), &[("spin-client-addr", forged)], None)
+    };
+    // A client forging the platform's address header changes nothing: the host
+    // sets it from the connection.
+    let statuses: Vec<u16> = (0..8).map(|i| search(&host, &format!("203.0.113.{i}:1")).status).collect();
+    assert_eq!(statuses, [200, 200, 200, 200, 200, 429, 429, 429]);
+    let r = search(&host, "198.51.100.1:1");
+    assert_eq!(error_code(&r), "rate_limited");
+    let retry: u64 = r.header("retry-after").expect("Retry-After").parse().expect("seconds");
+    assert!((1..=120).contains(&retry), "{retry}");
+    // Health checks are not limited; chat has its own, smaller allowance.
+    assert_eq!(request("GET", &format!("{}/api/health", host.url()), &[], None).status, 200);
+    let chat = |h: &edge_host::Running| request("POST", &format!("{}/api/chat", h.url()), &[JSON], Some(&chat_body()));
+    assert_eq!([chat(&host).status, chat(&host).status, chat(&host).status], [200, 200, 429]);
+    // The counters are in the state folder's SQLite file, not in the process: a
+    // restarted host still refuses.
+    drop(host);
+    assert!(state.join(edge_host::key_value::FILE_NAME).is_file());
+    let again = start_on(&state);
+    assert_eq!(search(&again, "x").status, 429);
+    assert_eq!(chat(&again).status, 429);
+}
+
+#[test]
+fn concurrent_instances_share_one_count() {
+    let host = start(&[("search_rate_limit", "20")]);
+    let url = format!("{}/api/search?q=parking+permit&mode=bm25", host.url());
+    // 8 at a time: the host runs one instance per concurrent request, so the
+    // count must live outside the instances to hold.
+    let statuses: Vec<u16> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..8)
+            .map(|_| s.spawn(|| (0..10).map(|_| request("GET", &url, &[], None).status).collect::<Vec<u16>>()))
+            .collect();
+        workers.into_iter().flat_map(|w| w.join().unwrap()).collect()
+    });
+    let ok = statuses.iter().filter(|s| **s == 200).count();
+    let limited = statuses.iter().filter(|s| **s == 429).count();
+    assert_eq!(ok + limited, 80, "only 200 and 429: {statuses:?}");
+    // Read-then-write without an atomic increment can lose an increment when two
+    // requests of one client overlap (limit.rs says how far); with 8 in flight at
+    // most 7 per overlapping group. Far from 80, and never under the limit.
+    assert!((20..=40).contains(&ok), "{ok} of 80 passed a limit of 20");
+}
+
+#[test]
+fn the_function_reaches_only_the_allowed_llm_origin() {
+    let llm = ScriptedLlm::start(vec![answer("It is sold online [1].")]);
+    // The LLM is on 127.0.0.1, but only the provider's origin is allowed.
+    let host = start(&[
+        ("llm_base_url", &llm.base_url()),
+        ("llm_model", "m"),
+        ("llm_allowed_outbound_host", "https://api.openai.com"),
+    ]);
+    let r = request(
+        "POST",
+        &format!("{}/api/chat", host.url()),
+        &[JSON],
+        Some(br#"{"messages":[{"role":"user","content":"parking permit?"}],"stream":false}"#),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    let v = r.json();
+    assert_eq!(v["degraded"], true, "the denied call falls back to the extractive answer: {v:#}");
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(llm.requests().is_empty(), "a request left the sandbox: {:?}", llm.requests());
+    // With the origin allowed, the same host configuration reaches it.
+    let allowed = start(&[
+        ("llm_base_url", &llm.base_url()),
+        ("llm_model", "m"),
+        ("llm_allowed_outbound_host", &llm.base_url().trim_end_matches("/v1").to_string()),
+    ]);
+    let r = request(
+        "POST",
+        &format!("{}/api/chat", allowed.url()),
+        &[JSON],
+        Some(br#"{"messages":[{"role":"user","content":"parking permit?"}],"stream":false}"#),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(llm.requests().len(), 1);
+}
