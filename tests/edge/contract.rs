@@ -34,8 +34,9 @@ fn post(url: &str, path: &str, body: &Value) -> Resp {
 }
 
 /// Streams an answer to `question` from the host at `url`; checks every event
-/// against the contract and the order it documents; returns the event names.
-fn stream(url: &str, question: &str) -> Vec<String> {
+/// against the contract and the order it documents; returns the event names and
+/// the `done` object.
+fn stream(url: &str, question: &str) -> (Vec<String>, Value) {
     let r = post(url, "/api/chat", &json!({ "messages": [{ "role": "user", "content": question }], "stream": true }));
     assert_eq!(r.status, 200, "{}", r.text());
     assert!(r.header("content-type").unwrap().starts_with("text/event-stream"));
@@ -43,6 +44,7 @@ fn stream(url: &str, question: &str) -> Vec<String> {
     for (event, data) in &events {
         assert_event_valid(event, data);
     }
+    let done: Value = events.last().and_then(|e| serde_json::from_str(&e.1).ok()).unwrap_or_default();
     let names: Vec<String> = events.into_iter().map(|e| e.0).collect();
     // The documented order: `done` once and last, `error` at most once, a
     // `sources` before the first `token`.
@@ -53,7 +55,7 @@ fn stream(url: &str, question: &str) -> Vec<String> {
     let first = |n: &str| names.iter().position(|x| x == n);
     assert!(first("sources").is_some(), "{names:?}");
     assert!(first("token").is_none_or(|t| first("sources").is_some_and(|s| s < t)), "{names:?}");
-    names
+    (names, done)
 }
 
 /// The Spin variables that raise the rate limits, where the function has them: these
@@ -95,31 +97,52 @@ fn every_event_of_the_extractive_agent_is_documented() {
         "How do I connect to eduroam? How do I buy a parking permit?",
         "What is the airspeed velocity of an unladen swallow?",
     ] {
-        let names = stream(&url, question);
+        let (names, done) = stream(&url, question);
         assert!(names.iter().any(|n| n == "search"), "{names:?}");
+        assert_eq!(done["extractive"], true, "{done}");
     }
 }
 
 #[test]
 fn every_event_of_the_llm_agent_is_documented() {
-    let runs: Vec<(Vec<Step>, &[&str])> = vec![
+    // The LLM's own events (it searches, then streams a cited answer), and a
+    // failure (the `error` event, then the extractive fallback's events).
+    let runs: Vec<(Vec<Step>, &[&str], bool)> = vec![
         (
             vec![search("parking permit"), answer("Buy the permit online with your card [1].")],
             &["search", "sources", "token", "done"],
+            false,
         ),
-        (vec![Step::Status(500, r#"{"error":"overloaded at provider-x"}"#.into())], &["sources", "error", "done"]),
+        (
+            vec![Step::Status(500, r#"{"error":"overloaded at provider-x"}"#.into())],
+            &["sources", "error", "done"],
+            true,
+        ),
     ];
-    for (steps, expected) in runs {
+    for (steps, expected, degraded) in runs {
         let llm = ScriptedLlm::start(steps);
         let base = llm.base_url();
         let mut vars =
             vec![("llm_base_url", base.as_str()), ("llm_model", "scripted-model"), ("llm_timeout_secs", "2")];
         vars.extend(unlimited());
         let host = start(&vars);
-        let names = stream(&host.url(), "How do I buy a parking permit?");
+        let (names, done) = stream(&host.url(), "How do I buy a parking permit?");
         for e in expected {
             assert!(names.iter().any(|n| n == e), "no {e} in {names:?}");
         }
+        assert_eq!(done["degraded"], degraded, "{done}");
+    }
+    // The `error` event is generic (ChatError): nothing of what the provider said.
+    let llm = ScriptedLlm::start(vec![Step::Status(500, r#"{"error":"overloaded at provider-x"}"#.into())]);
+    let base = llm.base_url();
+    let mut vars = vec![("llm_base_url", base.as_str()), ("llm_model", "scripted-model"), ("llm_timeout_secs", "2")];
+    vars.extend(unlimited());
+    let host = start(&vars);
+    let body = json!({ "messages": [{ "role": "user", "content": "How do I buy a parking permit?" }], "stream": true });
+    let text = post(&host.url(), "/api/chat", &body).text();
+    let (_, data) = events(&text).into_iter().find(|e| e.0 == "error").expect("an error event");
+    for leak in ["provider-x", "overloaded", "500", "127.0.0.1"] {
+        assert!(!data.contains(leak), "the error event tells the client `{leak}`: {data}");
     }
 }
 
