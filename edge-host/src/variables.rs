@@ -18,7 +18,6 @@ pub const DECLARED: &[(&str, &str)] = &[
     ("llm_api_key", ""),
     ("llm_timeout_secs", "30"),
     ("llm_max_total_secs", "60"),
-    ("llm_max_total_secs", "60"),
     ("allowed_origins", "*"),
     ("llm_allowed_outbound_host", "https://api.openai.com"),
     ("chat_rate_limit", "20"),
