@@ -225,6 +225,8 @@ fn schemathesis_finds_nothing_the_contract_does_not_allow() {
         .arg(&reports)
         .current_dir(&dir)
         .env("NO_COLOR", "1")
+        // Hypothesis' own files go beside the reports, not into the source tree.
+        .env("HYPOTHESIS_STORAGE_DIRECTORY", reports.join("hypothesis"))
         .env("SCHEMATHESIS_TELEMETRY", "false")
         .output()
         .unwrap();
