@@ -15,8 +15,10 @@
 //! | `hnsw.*` | u32 | optional HNSW graph ([`graph`]), for corpora above the build's threshold |
 //!
 //! [`Index::open`] validates the header, the section table and the section sizes,
-//! and parses the small `info` record: nothing proportional to the corpus is read,
-//! copied or allocated. Dense search is a flat scan of the vectors (exact; ~5k
+//! parses the small `info` record, and makes one pass over the offset tables, the
+//! ids and the vocabulary so that no query can be led out of bounds by the file
+//! (about 1 ms for a 2,800-chunk, 12 MB index; the vectors and records are not
+//! read). Nothing proportional to the corpus is copied or allocated. Dense search is a flat scan of the vectors (exact; ~5k
 //! chunks scan in about a millisecond) or, when the build added one, a walk of the
 //! HNSW graph; BM25 walks the query terms' postings.
 
