@@ -156,6 +156,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
         std::fs::create_dir_all(root.join("evil.example/x")).unwrap();
+        // On Unix a backslash is an ordinary file-name character, so this is a
+        // folder named `\evil.example` inside the site, not an absolute path.
+        #[allow(clippy::join_absolute_paths)]
         std::fs::create_dir_all(root.join("\\evil.example")).unwrap();
         std::fs::create_dir_all(root.join("it/a b")).unwrap();
         for (request, location) in [
