@@ -56,8 +56,7 @@ impl std::fmt::Debug for KeyValue {
 impl KeyValue {
     /// Opens (creating if needed) `state/sqlite_key_value.db`.
     pub fn open(state: &Path) -> Result<KeyValue, KeyValueError> {
-        std::fs::create_dir_all(state)
-            .map_err(|source| KeyValueError::Folder { path: state.to_path_buf(), source })?;
+        std::fs::create_dir_all(state).map_err(|source| KeyValueError::Folder { path: state.to_path_buf(), source })?;
         let path = state.join(FILE_NAME);
         let open_err = |source| KeyValueError::Open { path: path.clone(), source };
         let conn = Connection::open(&path).map_err(open_err)?;

@@ -97,7 +97,9 @@ impl AllowedHosts {
     /// Whether a URI (`scheme://authority/...`) may be requested.
     pub fn allows_uri(&self, uri: &http::Uri) -> bool {
         match (uri.scheme_str(), uri.host()) {
-            (Some(scheme), Some(host)) => self.allows(scheme, host.trim_start_matches('[').trim_end_matches(']'), uri.port_u16()),
+            (Some(scheme), Some(host)) => {
+                self.allows(scheme, host.trim_start_matches('[').trim_end_matches(']'), uri.port_u16())
+            }
             _ => false,
         }
     }
@@ -109,7 +111,8 @@ fn substitute(template: &str, variables: &Variables) -> Result<String, String> {
     while let Some(start) = rest.find("{{") {
         out.push_str(&rest[..start]);
         let after = &rest[start + 2..];
-        let end = after.find("}}").ok_or_else(|| format!("allowed_outbound_hosts: `{template}` has an unclosed `{{{{`"))?;
+        let end =
+            after.find("}}").ok_or_else(|| format!("allowed_outbound_hosts: `{template}` has an unclosed `{{{{`"))?;
         let name = after[..end].trim();
         let value = variables
             .get(name)
@@ -216,7 +219,9 @@ mod tests {
 
     #[test]
     fn bad_entries_say_what_to_write() {
-        for bad in ["api.openai.com", "ftp://x", "https://x/path", "https://a:b@x", "*://x", "https://x:99999", "https://self"] {
+        for bad in
+            ["api.openai.com", "ftp://x", "https://x/path", "https://a:b@x", "*://x", "https://x:99999", "https://self"]
+        {
             let e = AllowedHosts::resolve(&[bad], &Variables::defaults()).unwrap_err();
             assert!(e.contains(bad) && e.contains("scheme://host"), "{bad}: {e}");
         }

@@ -111,7 +111,7 @@ impl<T> wit::HostStoreWithStore<T> for SpinKeyValue {
     async fn open(store: &Accessor<T, Self>, label: String) -> wasmtime::Result<Result<Resource<OpenStore>, Error>> {
         store.with(|mut access| {
             let view = access.get();
-            if !view.allowed.iter().any(|l| *l == label) {
+            if !view.allowed.contains(&label) {
                 return Ok(Err(Error::AccessDenied));
             }
             if *view.open >= MAX_OPEN_STORES {

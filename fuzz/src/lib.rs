@@ -9,15 +9,18 @@
 //! `corpus/TARGET/` and `regressions/TARGET/` through the same functions on stable,
 //! so a crash found once stays fixed.
 
-pub mod container;
-pub mod page;
-pub mod search_query;
 pub mod chat_body;
 pub mod confluence_storage;
+pub mod container;
 pub mod llm_reply;
+pub mod page;
+pub mod search_query;
+
+/// A harness: the bytes libFuzzer (or a committed file) gives it.
+pub type Harness = fn(&[u8]);
 
 /// Every target, by name, for the replay test.
-pub const TARGETS: &[(&str, fn(&[u8]))] = &[
+pub const TARGETS: &[(&str, Harness)] = &[
     ("container", container::run),
     ("page", page::run),
     ("search_query", search_query::run),

@@ -264,7 +264,14 @@ pub struct ApiError {
 
 impl ApiError {
     pub fn param(parameter: &str, message: String) -> ApiError {
-        ApiError { status: 400, code: "invalid_parameter", message, parameter: Some(parameter.into()), allow: None, retry_after: None }
+        ApiError {
+            status: 400,
+            code: "invalid_parameter",
+            message,
+            parameter: Some(parameter.into()),
+            allow: None,
+            retry_after: None,
+        }
     }
 
     pub fn too_large(limit: usize) -> ApiError {
@@ -494,9 +501,7 @@ pub fn admit(req: &Request, cfg: &Config) -> Admission {
 
 /// `application/json`, with or without parameters (`; charset=utf-8`).
 fn is_json(content_type: Option<&str>) -> bool {
-    content_type.is_some_and(|c| {
-        c.split(';').next().is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json"))
-    })
+    content_type.is_some_and(|c| c.split(';').next().is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json")))
 }
 
 /// What the component does with a request.
@@ -876,7 +881,8 @@ mod tests {
     fn bodies_must_be_declared_json() {
         let cfg = Config::default();
         for path in ["/api/chat", "/api/feedback"] {
-            for ct in [None, Some("text/plain"), Some("application/x-www-form-urlencoded"), Some("multipart/form-data")] {
+            for ct in [None, Some("text/plain"), Some("application/x-www-form-urlencoded"), Some("multipart/form-data")]
+            {
                 let r = Request { content_type: ct, ..req("POST", path, None) };
                 let (code, name, _) = status(admit(&r, &cfg));
                 assert_eq!((code, name.as_deref()), (415, Some("unsupported_media_type")), "{path} {ct:?}");

@@ -177,7 +177,8 @@ pub fn check(stored: Option<Counter>, now_ms: u64, limit: u32) -> Decision {
     let c = stored.map_or(Counter { window, current: 0, previous: 0 }, |c| c.at(window));
     let elapsed = (now_ms % WINDOW_MS) as f64 / WINDOW_MS as f64;
     let limit_f = f64::from(limit);
-    let estimate = |previous: u32, current: u32, elapsed: f64| f64::from(previous) * (1.0 - elapsed) + f64::from(current);
+    let estimate =
+        |previous: u32, current: u32, elapsed: f64| f64::from(previous) * (1.0 - elapsed) + f64::from(current);
     if estimate(c.previous, c.current, elapsed) + 1.0 <= limit_f {
         return Decision::Allow(Counter { current: c.current.saturating_add(1), ..c });
     }

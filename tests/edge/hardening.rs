@@ -74,12 +74,7 @@ fn clients_over_the_limit_get_429_with_retry_after_and_the_counts_outlive_the_ho
         }
         edge_host::spawn(edge_host::HostConfig {
             addr: "127.0.0.1:0".parse().unwrap(),
-            ..edge_host::HostConfig::search_fn(
-                d.dist.join("site"),
-                d.component.clone(),
-                variables,
-                state.to_path_buf(),
-            )
+            ..edge_host::HostConfig::search_fn(d.dist.join("site"), d.component.clone(), variables, state.to_path_buf())
         })
         .unwrap()
     };
@@ -153,7 +148,7 @@ fn the_function_reaches_only_the_allowed_llm_origin() {
     let allowed = start(&[
         ("llm_base_url", &llm.base_url()),
         ("llm_model", "m"),
-        ("llm_allowed_outbound_host", &llm.base_url().trim_end_matches("/v1").to_string()),
+        ("llm_allowed_outbound_host", llm.base_url().trim_end_matches("/v1")),
     ]);
     let r = request(
         "POST",

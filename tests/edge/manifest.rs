@@ -124,8 +124,12 @@ fn variables_match_the_function_and_the_host() {
         .map(|h| h.as_str().unwrap())
         .collect();
     assert_eq!(hosts, edge_host::outbound::SEARCH_FN_ALLOWED_OUTBOUND_HOSTS, "spin.toml allowed_outbound_hosts");
-    let stores: Vec<&str> =
-        m["component"]["search-fn"]["key_value_stores"].as_array().unwrap().iter().map(|h| h.as_str().unwrap()).collect();
+    let stores: Vec<&str> = m["component"]["search-fn"]["key_value_stores"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h.as_str().unwrap())
+        .collect();
     let host = edge_host::HostConfig::search_fn("s".into(), "c".into(), edge_host::Variables::defaults(), "t".into());
     assert_eq!(stores, host.key_value_stores, "spin.toml key_value_stores");
 }
