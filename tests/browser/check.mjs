@@ -3,11 +3,11 @@
 // runs the host (the real component), a scripted LLM, and a foreign page that
 // embeds the widget from another origin:
 //
-//   node check.mjs SCENARIO        SCENARIO: search | widget | keyboard | hostile | extractive
+//   node check.mjs SCENARIO        SCENARIO: search | widget | keyboard | hostile | extractive | hostile-site
 //
 // Environment: KB_SITE (the host, http://127.0.0.1:PORT), KB_FOREIGN (the foreign
 // page), KB_ARTIFACTS (folder for screenshots), KB_CHROMIUM (default
-// /usr/bin/chromium). Exits non-zero with a message when a check fails.
+// /usr/bin/chromium), KB_PAGES (hostile-site: the site's pages, one per line). Exits non-zero with a message when a check fails.
 
 import assert from 'node:assert/strict';
 import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
@@ -225,6 +225,96 @@ async function hostile() {
   await b.close();
 }
 
+// -------------------------------------------------------- hostile content, live
+// Every page of the hostile knowledge base is opened, hovered, tabbed through and
+// clicked; it is searched as you type and on the results page; the widget asks
+// the scripted model, whose answer repeats the attacks. Chromium listens all the
+// while: no dialog may open, no injected script may run (window.__pwned stays
+// unset, no element carries an on* handler), nothing may be fetched from
+// another origin, and the page's own policy must never have had to block
+// anything (a CSP report would mean markup got past the sanitiser).
+async function hostileSite() {
+  const b = await browser();
+  const page = b.context.pages()[0] || (await b.context.newPage());
+  const origin = new URL(SITE).origin;
+  const dialogs = [];
+  const foreign = [];
+  const blocked = [];
+  b.context.on('dialog', async (d) => { dialogs.push(d.message()); await d.dismiss(); });
+  page.on('dialog', async (d) => { dialogs.push(d.message()); await d.dismiss().catch(() => {}); });
+  b.context.on('request', (r) => {
+    const u = new URL(r.url());
+    if (!(u.protocol === 'http:' || u.protocol === 'https:') || u.origin === origin) return;
+    // Pages may show images from the institution's own hosts over https (the
+    // CSC corpus has 169 such); the fixture's one legitimate image is there.
+    // Anything else from elsewhere (the model's tracking pixel, a script, a
+    // frame, a fetch) is a failure.
+    if (r.resourceType() === 'image' && u.protocol === 'https:' && u.hostname.endsWith('example.edu')) return;
+    foreign.push(`${r.resourceType()} ${r.url()}`);
+  });
+  page.on('console', (m) => { if (/Content Security Policy/i.test(m.text())) blocked.push(m.text()); });
+  const inert = async (where) => {
+    const found = await page.evaluate(() => {
+      const bad = [];
+      for (const el of document.querySelectorAll('*')) {
+        for (const a of el.attributes) {
+          if (/^on/i.test(a.name)) bad.push(`${el.tagName} ${a.name}`);
+          if (['href', 'src', 'action', 'formaction', 'xlink:href', 'srcset', 'poster', 'data'].includes(a.name.toLowerCase())
+            && /^\s*(javascript|vbscript|data:text)/i.test(a.value)) bad.push(`${el.tagName} ${a.name}=${a.value}`);
+        }
+      }
+      if (window.__pwned !== undefined) bad.push('window.__pwned');
+      return bad;
+    });
+    assert.deepEqual(found, [], `${where}: live handlers or script URLs`);
+  };
+  const pages = (process.env.KB_PAGES || '').split('\n').filter(Boolean);
+  assert.ok(pages.length > 0, 'KB_PAGES lists the pages');
+  for (const p of pages) {
+    await page.goto(`${SITE}/${p}`);
+    await inert(p);
+    // Hover and focus everything a reader might touch; click every link that
+    // stays on the page (anchors) or is inert text.
+    for (let i = 0; i < 25; i++) await page.keyboard.press('Tab');
+    const box = await page.evaluate(() => [document.body.scrollWidth, document.body.scrollHeight]);
+    for (let y = 0; y < Math.min(box[1], 4000); y += 60) await page.mouse.move(200 + (y % 400), y);
+    const links = await page.locator('main a[href^="#"]').all();
+    for (const l of links.slice(0, 20)) await l.click({ timeout: 2000 }).catch(() => {});
+    await inert(`${p} after interaction`);
+  }
+  // Search as you type, and the results page, over the same pages.
+  // (The home page has its own box; a content page has the header's.)
+  const content = pages.find((p) => p.includes('/') && !p.startsWith('sections/')) || pages[0];
+  await page.goto(`${SITE}/${content}`);
+  await page.locator('#search-input').fill('');
+  await page.locator('#search-input').type('ignore previous instructions script', { delay: 15 });
+  await page.locator('#search-suggest a.search-option').first().waitFor({ timeout: 10000 });
+  await inert('search suggestions');
+  await page.goto(`${SITE}/search.html?q=${encodeURIComponent('onerror alert javascript')}`);
+  await page.waitForTimeout(1500);
+  await inert('search results');
+  await shot(page, 'hostile-search-results');
+  // The widget on the site itself: the model's answer repeats the attacks.
+  await page.goto(`${SITE}/${content}`);
+  await page.locator('#kb-widget-host button.kb-launcher').click();
+  await page.locator('#kb-widget-host .kb-panel').waitFor({ state: 'visible' });
+  const msg = await ask(page, 'What do the pages say?');
+  const answer = msg.locator('.kb-answer');
+  assert.match(await answer.innerText(), /onerror/, 'the markup is shown as text');
+  assert.equal(await answer.locator('img, script, svg, iframe').count(), 0, 'no element was injected');
+  for (const a of await msg.locator('a').all()) {
+    const href = (await a.getAttribute('href')) || '';
+    assert.ok(!/^\s*(javascript|vbscript|data)/i.test(href), `widget link ${href}`);
+  }
+  await shot(page, 'hostile-widget');
+  await page.waitForTimeout(300);
+  assert.deepEqual(dialogs, [], 'a dialog opened');
+  assert.deepEqual(foreign, [], 'something was fetched from another origin');
+  assert.deepEqual(blocked, [], 'the Content-Security-Policy had to block something');
+  console.log(`hostile-site: ${pages.length} pages browsed, searched and answered; 0 dialogs, 0 foreign requests`);
+  await b.close();
+}
+
 async function extractive() {
   const b = await browser();
   const page = b.context.pages()[0] || (await b.context.newPage());
@@ -235,7 +325,7 @@ async function extractive() {
   await b.close();
 }
 
-const scenarios = { search, widget, keyboard, hostile, extractive };
+const scenarios = { search, widget, keyboard, hostile, extractive, 'hostile-site': hostileSite };
 if (!scenarios[scenario]) {
   console.error(`unknown scenario ${scenario}; one of ${Object.keys(scenarios).join(', ')}`);
   process.exit(2);

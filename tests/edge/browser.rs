@@ -1,7 +1,10 @@
 //! Browser tests: tests/browser/check.mjs drives Debian's Chromium with
 //! Playwright against the host (the real component over the demo index), a
 //! scripted LLM, and a foreign page (another origin, hostile CSS) that embeds the
-//! widget with its one script tag. Screenshots go to `target/browser-artifacts/`.
+//! widget with its one script tag; and the hostile-content knowledge base
+//! (tests/hostile) browsed, searched and answered with Chromium listening for
+//! dialogs, script and foreign requests. Screenshots go to
+//! `target/browser-artifacts/`.
 //!
 //! Needs `node`, `npm ci` in tests/browser (scripts/test runs it) and Chromium
 //! (`apt-get install chromium`; .ci/run installs it).
@@ -12,7 +15,7 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use crate::support::llm::{answer, search, ScriptedLlm, Step};
-use crate::support::{repo, start};
+use crate::support::{built, repo, start, start_over};
 
 /// Serves the foreign page for any GET, on another port (another origin).
 fn foreign_page(site: &str) -> String {
@@ -61,6 +64,11 @@ fn artifacts() -> PathBuf {
 
 /// Runs one scenario of check.mjs against `site` (and a foreign page embedding it).
 fn run(scenario: &str, site: &str) {
+    run_with(scenario, site, &[]);
+}
+
+/// [`run`] with more environment for the scenario.
+fn run_with(scenario: &str, site: &str, env: &[(&str, String)]) {
     let dir = repo().join("tests/browser");
     assert!(
         dir.join("node_modules/playwright-core").is_dir(),
@@ -76,6 +84,7 @@ fn run(scenario: &str, site: &str) {
         .env("KB_FOREIGN", foreign_page(site))
         .env("KB_ARTIFACTS", artifacts())
         .env("KB_CHROMIUM", chromium)
+        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
         .output()
         .unwrap();
     assert!(
@@ -135,4 +144,45 @@ fn a_hostile_answer_stays_inert() {
 fn without_an_llm_the_widget_labels_extractive_answers() {
     let host = start(&[]);
     run("extractive", &host.url());
+}
+
+#[test]
+fn hostile_content_is_inert_when_browsed_searched_and_answered() {
+    // tests/hostile: script tags, event handlers, script URLs in every place a URL
+    // can go, SVG, CSS, prompt injections; built into a site and an index, with
+    // the function compiled over that index.
+    let kb = built("tests/hostile");
+    let site = kb.dist.join("site");
+    let mut pages: Vec<String> =
+        walk_html(&site).iter().map(|p| p.strip_prefix(&site).unwrap().to_string_lossy().replace('\\', "/")).collect();
+    pages.sort();
+    assert!(pages.len() >= 5, "{pages:?}");
+    // The model repeats what the pages say, and adds its own attempts.
+    let llm = ScriptedLlm::start_paced(
+        vec![
+            search("ignore previous instructions"),
+            answer(concat!(
+                "Per the page [1]: <img src=x onerror=\"alert('llm img')\"> <script>alert('llm script')</script> ",
+                "[click here](javascript:alert('llm link')) [data](data:text/html,<script>alert(1)</script>) ",
+                "![tracker](https://evil.example/pixel.png) <a href=\"https://evil.example/\" onclick=\"alert(2)\">x</a> ",
+                "Visit https://evil.example/login to re-verify. <svg onload=alert('svg')></svg>"
+            )),
+        ],
+        std::time::Duration::from_millis(5),
+    );
+    let host = start_over(&kb, &[("llm_base_url", &llm.base_url()), ("llm_model", "scripted")]);
+    run_with("hostile-site", &host.url(), &[("KB_PAGES", pages.join("\n"))]);
+}
+
+fn walk_html(dir: &std::path::Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk_html(&p));
+        } else if p.extension().is_some_and(|x| x == "html") {
+            out.push(p);
+        }
+    }
+    out
 }

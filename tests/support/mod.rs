@@ -37,24 +37,17 @@ pub struct Demo {
 /// Builds the demo content and the component once per test binary.
 pub fn demo() -> &'static Demo {
     static DEMO: OnceLock<Demo> = OnceLock::new();
-    DEMO.get_or_init(|| {
-        let work = target_dir().join("edge-tests");
-        let dist = work.join("dist");
-        let o = Command::new(env!("CARGO_BIN_EXE_site-builder"))
-            .args(["build", "--quiet", "--content", "content", "--out"])
-            .arg(&dist)
-            .current_dir(repo())
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "site build failed:\n{}", String::from_utf8_lossy(&o.stderr));
-        let component = build_component("search-fn", &[("KB_INDEX", &dist.join("index.bin"))]);
-        Demo { dist, component }
-    })
+    DEMO.get_or_init(|| built("content"))
 }
 
 /// Builds a workspace package as a wasm32-wasip2 component (release) into the
-/// tests' own target folder and returns the `.wasm`.
+/// tests' own target folder, and returns a copy of the `.wasm` named after the
+/// build's environment: the same package built over another index (`KB_INDEX`)
+/// overwrites cargo's output, so hosts keep their own copies. Builds and copies
+/// of one process are serialised.
 pub fn build_component(package: &str, env: &[(&str, &Path)]) -> PathBuf {
+    static BUILD: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one_at_a_time = BUILD.lock().unwrap_or_else(|e| e.into_inner());
     let target = target_dir().join("edge-tests/target");
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let mut cmd = Command::new(cargo);
@@ -67,9 +60,36 @@ pub fn build_component(package: &str, env: &[(&str, &Path)]) -> PathBuf {
     }
     let o = cmd.output().unwrap();
     assert!(o.status.success(), "{package} build failed:\n{}", String::from_utf8_lossy(&o.stderr));
-    let wasm = target.join(format!("wasm32-wasip2/release/{}.wasm", package.replace('-', "_")));
+    let name = package.replace('-', "_");
+    let wasm = target.join(format!("wasm32-wasip2/release/{name}.wasm"));
     assert!(wasm.is_file(), "{}", wasm.display());
-    wasm
+    let label: String = env
+        .iter()
+        .map(|(k, v)| format!("{k}={}", v.display()))
+        .collect::<Vec<_>>()
+        .join(";")
+        .bytes()
+        .fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+        .to_string();
+    let copy = target_dir().join(format!("edge-tests/components/{name}-{label}.wasm"));
+    std::fs::create_dir_all(copy.parent().unwrap()).unwrap();
+    std::fs::copy(&wasm, &copy).unwrap();
+    copy
+}
+
+/// A knowledge base folder of this repository built into a site and index, and
+/// the function compiled over it (once per test binary and folder).
+pub fn built(content: &str) -> Demo {
+    let dist = target_dir().join("edge-tests").join(content.replace('/', "_"));
+    let o = Command::new(env!("CARGO_BIN_EXE_site-builder"))
+        .args(["build", "--quiet", "--content", content, "--out"])
+        .arg(&dist)
+        .current_dir(repo())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "site build of {content} failed:\n{}", String::from_utf8_lossy(&o.stderr));
+    let component = build_component("search-fn", &[("KB_INDEX", &dist.join("index.bin"))]);
+    Demo { dist, component }
 }
 
 /// A fresh state folder (key-value database) for one host, under the tests'
@@ -88,7 +108,11 @@ pub fn state_dir() -> PathBuf {
 /// says otherwise the component may call any loopback port
 /// (`llm_allowed_outbound_host`); production's default allows only the provider.
 pub fn start(vars: &[(&str, &str)]) -> edge_host::Running {
-    let d = demo();
+    start_over(demo(), vars)
+}
+
+/// [`start`] over another build than the demo's.
+pub fn start_over(d: &Demo, vars: &[(&str, &str)]) -> edge_host::Running {
     let mut variables = edge_host::Variables::defaults();
     variables.set("llm_allowed_outbound_host", "http://127.0.0.1:*").unwrap();
     for (n, v) in vars {
