@@ -339,8 +339,12 @@ impl ReplyStream {
     /// The whole reply once the stream has ended, and the answer text still held
     /// back, if any.
     pub fn finish(mut self) -> Result<(Reply, Option<String>), String> {
+        // A stream whose last line has no newline: that line's text is part of
+        // the reply, so it must be shown too (found by the llm_reply fuzzer: the
+        // tokens and the `done` answer differed).
+        let last = self.push(b"\n")?.unwrap_or_default();
         let reply = self.parser.finish()?;
-        let rest = if reply.tool_calls.is_empty() { self.filter.finish() } else { String::new() };
+        let rest = if reply.tool_calls.is_empty() { last + &self.filter.finish() } else { String::new() };
         Ok((reply, (!rest.is_empty()).then_some(rest)))
     }
 }
@@ -486,6 +490,16 @@ mod tests {
     fn citations_are_read_from_the_answer() {
         let c = cited_numbers("Buy it online [1]. Refunds take a week [2, 3][4]; see [the page] and [x1].");
         assert_eq!(c.into_iter().collect::<Vec<_>>(), vec![1, 2, 3, 4]);
+    }
+
+    #[test]
+    fn a_last_line_without_a_newline_is_shown_too() {
+        let mut r = ReplyStream::default();
+        let shown = r.push(b"data: {\"choices\":[{\"delta\":{\"content\":\"Hel\"}}]}\n\n").unwrap();
+        assert_eq!(shown.as_deref(), Some("Hel"));
+        assert_eq!(r.push(b"data: {\"choices\":[{\"delta\":{\"content\":\"lo\"}}]}").unwrap(), None);
+        let (reply, rest) = r.finish().unwrap();
+        assert_eq!((reply.content.as_str(), rest.as_deref()), ("Hello", Some("lo")));
     }
 
     #[test]
