@@ -321,6 +321,11 @@ fn emit_container(
             if let Some(t) = &title {
                 out.push((src, format!("{pad}**{t}**")));
                 out.push((src, String::new()));
+            } else {
+                // Like the `<aside>` line of the Html form, the container ends the
+                // paragraph before it: else `h` + `!!! ""` + `-` became a setext
+                // heading in this form only (found by the `page` fuzz target).
+                out.push((src, String::new()));
             }
             process(body, target, out);
             out.push((src, String::new()));
