@@ -80,13 +80,18 @@ impl Out<'_> {
     /// without a pause a departed client still cost one more LLM call (measured:
     /// tests/edge/agent.rs, a_client_that_goes_away_stops_the_agent). The pause
     /// lets it run; it is small next to any LLM call.
+    ///
+    /// It ends with a comment written right before the call: the outbound
+    /// request's body is only sent when the SSE body was written to since the
+    /// previous call (see `drive`), and the pause alone broke that (every first
+    /// request went out without its body).
     async fn still_there(&mut self) -> Result<(), Gone> {
         let Out::Stream(tx) = self else { return Ok(()) };
         spin_sdk::wasip3::clocks::monotonic_clock::wait_for(CLIENT_CHECK.as_nanos() as u64).await;
         if tx.is_closed() {
             return Err(Gone);
         }
-        Ok(())
+        self.comment(b": working\n\n").await
     }
 }
 
