@@ -100,6 +100,18 @@ pub fn parse_page(source: &str, bytes: &[u8]) -> Result<Page, PageError> {
         PageError::NotUtf8 { file: file.clone(), line, byte }
     })?;
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    // One kind of line end from here on. CommonMark ends a line at `\r\n`, `\n`
+    // and a lone `\r` alike, while the line-based readers (MkDocs, fences,
+    // chunking) split at `\n`; a lone `\r` made the two disagree on where a line
+    // ends, so a heading could exist in one form of the page and not the other
+    // (found by the `page` fuzz target: a chunk's anchor missing from its page).
+    let normalized;
+    let text = if text.contains('\r') {
+        normalized = text.replace("\r\n", "\n").replace('\r', "\n");
+        normalized.as_str()
+    } else {
+        text
+    };
     if text.trim().is_empty() {
         return Err(PageError::Empty { file });
     }
@@ -301,6 +313,18 @@ mod tests {
         assert_eq!(p.meta["tags"], serde_json::json!(["network"]));
         assert!(p.body.starts_with("# Wi-Fi"));
         assert_eq!(p.body_line, 12);
+    }
+
+    #[test]
+    fn every_kind_of_line_end_becomes_one() {
+        // Windows files, and a lone carriage return (old Mac files, some CMS
+        // exports): line numbers and body agree with what CommonMark sees.
+        let windows = SCRAPED.replace('\n', "\r\n");
+        let p = parse_page("it/wifi.md", windows.as_bytes()).unwrap();
+        assert_eq!((p.title.as_str(), p.body_line), ("Wi-Fi", 12));
+        assert!(!p.body.contains('\r'), "{:?}", p.body);
+        let p = parse_page("a.md", b"---\rtitle: Mac\r---\r# Mac\rBody\r").unwrap();
+        assert_eq!((p.title.as_str(), p.body.as_str(), p.body_line), ("Mac", "# Mac\nBody\n", 4));
     }
 
     #[test]
