@@ -181,8 +181,9 @@ fn cors_honours_the_allowed_origins_variable() {
     assert_eq!(r.status, 200);
     assert_eq!(r.header("access-control-allow-origin"), Some("https://www.example.edu"));
     assert_eq!(r.header("vary"), Some("Origin"));
+    // Another site is refused by the server too, not only by the browser.
     let r = request("GET", &url, &[("origin", "https://evil.example")], None);
-    assert_eq!((r.status, r.header("access-control-allow-origin")), (200, None));
+    assert_eq!((r.status, r.header("access-control-allow-origin")), (403, None));
     // A malformed setting is reported, not ignored.
     let h = start(&[("allowed_origins", "www.example.edu")]);
     let r = get(&format!("{}/api/search?q=vpn", h.url()));
