@@ -185,7 +185,12 @@ fn react(
         let reply = call(llm, agent, &body, &mut react, printer);
         let next = match reply {
             Ok(reply) => react.on_reply(reply, clock() - t, clock, &mut |e| printer.event(e)),
-            Err(why) => return react.degrade(&why, clock, &mut |e| printer.event(e)),
+            Err(why) => {
+                // In a terminal the reader is the operator: the details are
+                // theirs to see (the public stream gets only the generic line).
+                printer.event(Event::Error { message: format!("the LLM failed: {why}") });
+                return react.degrade(&why, clock, &mut |e| printer.event(e));
+            }
         };
         match next {
             Next::Call(b) => body = b,
