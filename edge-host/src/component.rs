@@ -9,7 +9,7 @@
 //! Beside WASI, the linker gives the component the Spin interfaces it imports,
 //! each in a module of its own with the same shape (an inline WIT `bindgen!`, a
 //! `HasData` marker, an `add_to_linker` taking a getter into [`Host`]):
-//! [`spin_variables`] and [`spin_key_value`]. Outbound HTTP goes through
+//! [`spin_variables`] and [`wasi_key_value`]. Outbound HTTP goes through
 //! [`OutboundHooks`], which refuses origins outside `allowed_outbound_hosts` as
 //! Spin does.
 //!
@@ -36,9 +36,9 @@ use wasmtime_wasi_http::{WasiHttpCtx, WasiHttpCtxView, WasiHttpHooks, WasiHttpVi
 
 use crate::key_value::KeyValue;
 use crate::outbound::AllowedHosts;
-use crate::spin_key_value::{self, KeyValueView};
 use crate::spin_variables::{self, SharedVariables};
 use crate::variables::Variables;
+use crate::wasi_key_value::{self, KeyValueView};
 use crate::HostError;
 
 /// How many requests one instance serves before it is replaced (bounds the
@@ -196,7 +196,7 @@ impl Function {
         wasmtime_wasi::p3::add_to_linker(&mut linker).map_err(wasm_err)?;
         wasmtime_wasi_http::p3::add_to_linker(&mut linker).map_err(wasm_err)?;
         spin_variables::add_to_linker(&mut linker, |h: &mut Host| &*h.variables).map_err(wasm_err)?;
-        spin_key_value::add_to_linker(&mut linker, Host::key_value).map_err(wasm_err)?;
+        wasi_key_value::add_to_linker(&mut linker, Host::key_value).map_err(wasm_err)?;
         let pre = linker.instantiate_pre(&component).map_err(wasm_err)?;
         let pre = match wasmtime_wasi_http::p3::bindings::ServicePre::new(pre.clone()) {
             Ok(p3) => ProxyPre::P3(p3),

@@ -4,8 +4,9 @@
 //!
 //! - [`variables`]: Spin variables from `SPIN_VARIABLE_*` and `.env`;
 //! - [`spin_variables`]: the `spin:variables` interface the component imports;
-//! - [`key_value`], [`spin_key_value`]: Spin's key-value stores in a SQLite file
-//!   of the state folder, and the `spin:key-value` interface over them;
+//! - [`key_value`], [`wasi_key_value`]: Spin's key-value stores in a SQLite file
+//!   of the state folder, and the `wasi:keyvalue` interface (with its atomic
+//!   increment) over them;
 //! - [`outbound`]: `allowed_outbound_hosts`, enforced on the component's requests;
 //! - [`component`]: engine, linker and the pool of reusable instances;
 //! - [`static_files`]: the site folder, served like Spin's fileserver;
@@ -18,10 +19,10 @@ pub mod component;
 pub mod key_value;
 pub mod outbound;
 pub mod server;
-pub mod spin_key_value;
 pub mod spin_variables;
 pub mod static_files;
 pub mod variables;
+pub mod wasi_key_value;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -96,6 +97,7 @@ pub enum HostError {
 /// A server running on its own thread and runtime; stops when dropped.
 pub struct Running {
     addr: SocketAddr,
+    state: PathBuf,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     thread: Option<std::thread::JoinHandle<Result<(), HostError>>>,
 }
@@ -108,6 +110,11 @@ impl Running {
     /// `http://ADDR` without a trailing slash.
     pub fn url(&self) -> String {
         format!("http://{}", self.addr)
+    }
+
+    /// The state folder (the key-value database) this server keeps.
+    pub fn state(&self) -> &std::path::Path {
+        &self.state
     }
 }
 
@@ -130,6 +137,7 @@ fn runtime() -> Result<tokio::runtime::Runtime, HostError> {
 pub fn spawn(cfg: HostConfig) -> Result<Running, HostError> {
     let (ready_tx, ready_rx) = std::sync::mpsc::channel();
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+    let state = cfg.state.clone();
     let thread = std::thread::spawn(move || {
         let rt = runtime()?;
         rt.block_on(async move {
@@ -149,7 +157,7 @@ pub fn spawn(cfg: HostConfig) -> Result<Running, HostError> {
         })
     });
     match ready_rx.recv() {
-        Ok(Ok(addr)) => Ok(Running { addr, stop: Some(stop_tx), thread: Some(thread) }),
+        Ok(Ok(addr)) => Ok(Running { addr, state, stop: Some(stop_tx), thread: Some(thread) }),
         Ok(Err(e)) => Err(e),
         Err(_) => match thread.join() {
             Ok(Err(e)) => Err(e),

@@ -10,7 +10,7 @@ use spin_sdk::http::{FullBody, HeaderMap, HeaderName, HeaderValue, IntoResponse,
 use spin_sdk::http_service;
 
 use crate::api::{self, Admission, AllowedOrigins, ApiError, Config, LlmConfig, Reply};
-use crate::limit::{self, Bucket, Counter, Decision};
+use crate::limit::{self, Bucket, Decision};
 use crate::llm;
 
 /// `Index::open` and `Encoder::open` view the bytes in place as `f32`/`u32`
@@ -169,61 +169,63 @@ async fn rate_limit(bucket: Bucket, limit: u32, client: &str) -> Option<ApiError
         return None;
     }
     let now_ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64);
-    let key = limit::key(bucket, client);
-    let store = match spin_sdk::key_value::Store::open_default().await {
-        Ok(s) => s,
+    let store = match kv::open("default") {
+        Ok(s) => Counters(s),
         Err(e) => {
             eprintln!("rate limit: cannot open the key-value store `default` ({e:?}); not limiting");
             return None;
         }
     };
-    let stored = match store.get(&key).await {
-        Ok(v) => v.as_deref().and_then(Counter::decode),
+    let verdict = match limit::admit(&store, bucket, client, now_ms, limit) {
+        Ok(Decision::Allow) => None,
+        Ok(Decision::Deny { retry_after_secs }) => Some(ApiError::rate_limited(bucket, limit, retry_after_secs)),
         Err(e) => {
-            eprintln!("rate limit: cannot read {key} ({e:?}); not limiting");
-            return None;
-        }
-    };
-    let verdict = match limit::check(stored, now_ms, limit) {
-        Decision::Allow(counter) => {
-            if let Err(e) = store.set(&key, counter.encode()).await {
-                eprintln!("rate limit: cannot write {key} ({e:?})");
-            }
+            eprintln!("rate limit: cannot count in the store `default` ({e:?}); not limiting");
             None
         }
-        Decision::Deny { retry_after_secs } => Some(ApiError::rate_limited(bucket, limit, retry_after_secs)),
     };
-    // Counters of clients that went away are swept now and then (every
-    // SWEEP_EVERY requests of an instance), so the store holds only the clients of
-    // the last two minutes.
+    // Counters of past minutes are swept now and then (every SWEEP_EVERY requests
+    // of an instance, a page of keys at a time), so the store holds only the
+    // clients of the last two minutes.
     static SEEN: AtomicU64 = AtomicU64::new(0);
     const SWEEP_EVERY: u64 = 1000;
     if SEEN.fetch_add(1, Ordering::Relaxed) % SWEEP_EVERY == SWEEP_EVERY - 1 {
-        spin_sdk::wasip3::spawn(async move { sweep(store, now_ms).await });
+        sweep(&store.0, now_ms);
     }
     verdict
 }
 
-/// Deletes rate-limit counters older than the window the check reads.
-async fn sweep(store: spin_sdk::key_value::Store, now_ms: u64) {
-    let mut keys = store.get_keys().await;
-    let mut stale = Vec::new();
-    // Bounded per sweep, so one pass never holds a large store in memory; the
-    // next sweep takes the rest.
-    while let Some(key) = keys.next().await {
-        if key.starts_with(limit::KEY_PREFIX) {
-            stale.push(key);
-            if stale.len() >= 10_000 {
-                break;
-            }
-        }
+use spin_sdk::experimental::wasi::keyvalue::{atomics, store as kv};
+
+/// The key-value bucket as the limiter's counters.
+struct Counters(kv::Bucket);
+
+impl limit::Counters for Counters {
+    type Error = kv::Error;
+    fn increment(&self, key: &str, delta: i64) -> Result<i64, kv::Error> {
+        atomics::increment(&self.0, key, delta)
     }
-    for key in stale {
-        if let Ok(Some(v)) = store.get(&key).await {
-            if Counter::decode(&v).is_none_or(|c| c.is_stale(now_ms)) {
-                let _ = store.delete(&key).await;
+}
+
+thread_local! {
+    /// Where the next sweep resumes its walk over the store's keys.
+    static SWEEP_CURSOR: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Deletes the stale rate-limit counters in one page of keys, resuming where the
+/// previous sweep stopped, so one sweep's work is bounded however large the store.
+fn sweep(bucket: &kv::Bucket, now_ms: u64) {
+    let cursor = SWEEP_CURSOR.with(|c| c.borrow_mut().take());
+    match bucket.list_keys(cursor.as_deref()) {
+        Ok(page) => {
+            for key in page.keys.iter().filter(|k| limit::is_stale(k, now_ms)) {
+                if let Err(e) = bucket.delete(key) {
+                    eprintln!("rate limit: cannot delete the stale counter {key} ({e:?})");
+                }
             }
+            SWEEP_CURSOR.with(|c| *c.borrow_mut() = page.cursor);
         }
+        Err(e) => eprintln!("rate limit: cannot list the store's keys to sweep ({e:?})"),
     }
 }
 
