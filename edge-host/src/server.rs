@@ -203,7 +203,7 @@ async fn site(state: &State, req: &Request<Incoming>) -> Response<WasiBody> {
                     StatusCode::from_u16(status).unwrap_or(StatusCode::OK),
                     Bytes::from(bytes),
                     vec![
-                        (header::CONTENT_TYPE, static_files::content_type(&path).to_string()),
+                        (header::CONTENT_TYPE, static_files::content_type(&path)),
                         (header::CACHE_CONTROL, static_files::cache_control(&path).to_string()),
                     ],
                 ),

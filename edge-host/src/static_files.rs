@@ -57,61 +57,66 @@ pub fn lookup(root: &Path, request_path: &str) -> Lookup {
 /// Each segment is percent-encoded, `/` and `\` included, so the result is always
 /// one `/` followed by segments of the site.
 fn directory_location(segments: &[std::borrow::Cow<'_, str>]) -> String {
+    // RFC 3986 `pchar`: unreserved, sub-delims, `:` and `@` stay; `/`, `\`, `?`, `#`,
+    // `%` and the rest are escaped.
+    const PCHAR: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+        .remove(b'-')
+        .remove(b'.')
+        .remove(b'_')
+        .remove(b'~')
+        .remove(b'!')
+        .remove(b'$')
+        .remove(b'&')
+        .remove(b'\'')
+        .remove(b'(')
+        .remove(b')')
+        .remove(b'*')
+        .remove(b'+')
+        .remove(b',')
+        .remove(b';')
+        .remove(b'=')
+        .remove(b':')
+        .remove(b'@');
     let mut out = String::from("/");
     for seg in segments {
-        for b in seg.bytes() {
-            if b.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=:@".contains(&b) {
-                out.push(b as char);
-            } else {
-                out.push_str(&format!("%{b:02X}"));
-            }
-        }
+        out.extend(percent_encoding::utf8_percent_encode(seg, PCHAR));
         out.push('/');
     }
     out
 }
 
-/// `%XX` escapes decoded; `None` for a bad escape or bytes that are not UTF-8.
+/// `%XX` escapes decoded; `None` for a bad escape (a `%` without two hex digits,
+/// which the crate would keep as text: a request path with one is malformed),
+/// bytes that are not UTF-8, or a NUL.
 fn percent_decode(s: &str) -> Option<String> {
     let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%' {
-            let hex = std::str::from_utf8(b.get(i + 1..i + 3)?).ok()?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(b[i]);
-            i += 1;
-        }
+    let well_formed = b
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| **c == b'%')
+        .all(|(i, _)| b.get(i + 1..i + 3).is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)));
+    if !well_formed {
+        return None;
     }
-    let s = String::from_utf8(out).ok()?;
-    (!s.contains('\0')).then_some(s)
+    let s = percent_encoding::percent_decode_str(s).decode_utf8().ok()?;
+    (!s.contains('\0')).then(|| s.into_owned())
 }
 
-/// The `Content-Type` for a file, by extension.
-pub fn content_type(path: &Path) -> &'static str {
+/// The `Content-Type` for a file, by extension (`mime_guess`'s table, the one
+/// web servers share), with `charset=utf-8` on text, which the builder always
+/// writes as UTF-8; `.md` is served as text, as Spin's fileserver does.
+pub fn content_type(path: &Path) -> String {
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
-    match ext.as_str() {
-        "html" | "htm" => "text/html; charset=utf-8",
-        "css" => "text/css; charset=utf-8",
-        "js" | "mjs" => "text/javascript; charset=utf-8",
-        "json" => "application/json",
-        "xml" => "application/xml",
-        "txt" | "md" => "text/plain; charset=utf-8",
-        "svg" => "image/svg+xml",
-        "png" => "image/png",
-        "jpg" | "jpeg" => "image/jpeg",
-        "gif" => "image/gif",
-        "webp" => "image/webp",
-        "avif" => "image/avif",
-        "ico" => "image/x-icon",
-        "woff2" => "font/woff2",
-        "woff" => "font/woff",
-        "pdf" => "application/pdf",
-        "wasm" => "application/wasm",
-        _ => "application/octet-stream",
+    let mime = match ext.as_str() {
+        "md" => mime_guess::mime::TEXT_PLAIN,
+        // Current browsers and RFC 9239 name JavaScript text/javascript.
+        "js" | "mjs" => mime_guess::mime::TEXT_JAVASCRIPT,
+        _ => mime_guess::from_ext(&ext).first_or_octet_stream(),
+    };
+    if mime.type_() == mime_guess::mime::TEXT {
+        format!("{mime}; charset=utf-8")
+    } else {
+        mime.to_string()
     }
 }
 
@@ -185,5 +190,10 @@ mod tests {
         assert_eq!(content_type(Path::new("a/b.HTML")), "text/html; charset=utf-8");
         assert_eq!(content_type(Path::new("widget.js")), "text/javascript; charset=utf-8");
         assert_eq!(content_type(Path::new("x")), "application/octet-stream");
+        assert_eq!(content_type(Path::new("style.css")), "text/css; charset=utf-8");
+        assert_eq!(content_type(Path::new("a.svg")), "image/svg+xml");
+        assert_eq!(content_type(Path::new("f.woff2")), "font/woff2");
+        assert_eq!(content_type(Path::new("search_fn.wasm")), "application/wasm");
+        assert_eq!(content_type(Path::new("sitemap.xml")), "text/xml; charset=utf-8");
     }
 }

@@ -117,47 +117,37 @@ fn variable_name(env_name: &str) -> Option<String> {
     env_name.strip_prefix(ENV_PREFIX).filter(|n| !n.is_empty()).map(str::to_ascii_lowercase)
 }
 
-/// Parses a `.env` file: `NAME=value` lines, `#` comments, blank lines, an
-/// optional `export ` prefix, values optionally in single or double quotes
-/// (double quotes understand `\n`, `\"` and `\\`).
+/// Parses a `.env` file with `dotenvy`, the parser Spin's environment variables
+/// provider uses, so `site-builder serve` reads a `.env` exactly as `spin up`
+/// does (quotes, `export `, comments, multi-line double-quoted values, `${VAR}`
+/// substitution). Errors name the file and the line.
 pub fn parse_dotenv(path: &Path, text: &str) -> Result<Vec<(String, String)>, HostError> {
     let mut out = Vec::new();
-    for (i, raw) in text.lines().enumerate() {
-        let line = raw.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let line = line.strip_prefix("export ").unwrap_or(line);
-        let bad = |why: &str| HostError::DotEnv { path: path.to_path_buf(), line: i + 1, message: why.to_string() };
-        let (name, value) = line.split_once('=').ok_or_else(|| bad("expected NAME=value"))?;
-        let name = name.trim();
-        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-            return Err(bad("the name may hold only letters, digits and `_`"));
-        }
-        let value = value.trim();
-        let value = if let Some(rest) = value.strip_prefix('"') {
-            let body = rest.strip_suffix('"').ok_or_else(|| bad("unterminated double quote"))?;
-            let mut s = String::with_capacity(body.len());
-            let mut chars = body.chars();
-            while let Some(c) = chars.next() {
-                if c == '\\' {
-                    match chars.next() {
-                        Some('n') => s.push('\n'),
-                        Some(other) => s.push(other),
-                        None => s.push('\\'),
-                    }
-                } else {
-                    s.push(c);
-                }
+    for item in dotenvy::from_read_iter(text.as_bytes()) {
+        match item {
+            Ok(pair) => out.push(pair),
+            Err(dotenvy::Error::LineParse(line, index)) => {
+                // dotenvy gives the offending line's text; its number is where
+                // that text first starts a line.
+                let start = text
+                    .match_indices(line.as_str())
+                    .map(|(i, _)| i)
+                    .find(|&i| i == 0 || text[..i].ends_with('\n'))
+                    .unwrap_or(0);
+                return Err(HostError::DotEnv {
+                    path: path.to_path_buf(),
+                    line: text[..start].matches('\n').count() + 1,
+                    message: format!(
+                        "cannot read `{}` at character {}: expected NAME=value, the value quoted if it has spaces",
+                        line.trim_end(),
+                        index + 1
+                    ),
+                });
             }
-            s
-        } else if let Some(rest) = value.strip_prefix('\'') {
-            rest.strip_suffix('\'').ok_or_else(|| bad("unterminated single quote"))?.to_string()
-        } else {
-            // An unquoted value ends at a ` #` comment.
-            value.split(" #").next().unwrap_or("").trim_end().to_string()
-        };
-        out.push((name.to_string(), value));
+            Err(e) => {
+                return Err(HostError::DotEnv { path: path.to_path_buf(), line: 0, message: e.to_string() });
+            }
+        }
     }
     Ok(out)
 }
@@ -190,10 +180,12 @@ mod tests {
 
     #[test]
     fn dotenv_errors_name_the_line() {
-        let e = parse_dotenv(Path::new("x/.env"), "A=1\n\nnot a pair\n").unwrap_err();
-        assert_eq!(e.to_string(), "x/.env:3: expected NAME=value");
-        let e = parse_dotenv(Path::new(".env"), "A=\"open\n").unwrap_err();
-        assert!(e.to_string().contains(".env:1: unterminated double quote"), "{e}");
+        let e = parse_dotenv(Path::new("x/.env"), "A=1\n\nnot a pair\n").unwrap_err().to_string();
+        assert!(e.starts_with("x/.env:3: cannot read `not a pair`"), "{e}");
+        let e = parse_dotenv(Path::new(".env"), "A=1\nB=\"open\n").unwrap_err().to_string();
+        assert!(e.starts_with(".env:2: "), "{e}");
         assert_eq!(parse_dotenv(Path::new(".env"), "A=\"a\\nb\\\"c\"").unwrap()[0].1, "a\nb\"c");
+        // As Spin reads it: a double-quoted value may span lines.
+        assert_eq!(parse_dotenv(Path::new(".env"), "K=\"line 1\nline 2\"\n").unwrap()[0].1, "line 1\nline 2");
     }
 }

@@ -244,21 +244,17 @@ impl<'a> Service<'a> {
     }
 }
 
-/// Seconds since the Unix epoch as an RFC 3339 UTC timestamp.
+/// Seconds since the Unix epoch as an RFC 3339 UTC timestamp (whole seconds).
+/// The one date formatter of the workspace: the index's build time, feedback
+/// lines and the builder's `last_updated` default all come from here.
 pub fn rfc3339(unix: u64) -> String {
-    let days = (unix / 86_400) as i64;
-    let secs = unix % 86_400;
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", secs / 3600, secs % 3600 / 60, secs % 60)
+    use time::format_description::well_known::Rfc3339;
+    // Past year 9999 RFC 3339 has no form; no clock reads that, but say so.
+    i64::try_from(unix)
+        .ok()
+        .and_then(|s| time::OffsetDateTime::from_unix_timestamp(s).ok())
+        .and_then(|t| t.format(&Rfc3339).ok())
+        .unwrap_or_else(|| "9999-12-31T23:59:59Z".to_string())
 }
 
 #[cfg(test)]
@@ -271,5 +267,6 @@ mod tests {
         assert_eq!(rfc3339(951_782_400), "2000-02-29T00:00:00Z");
         assert_eq!(rfc3339(1_798_761_599), "2026-12-31T23:59:59Z");
         assert_eq!(rfc3339(4_107_542_400), "2100-03-01T00:00:00Z");
+        assert_eq!(rfc3339(u64::MAX), "9999-12-31T23:59:59Z");
     }
 }

@@ -291,10 +291,10 @@ fn build_index(
     let enc = file.encoder().map_err(crate::embed::EmbedError::from)?;
     // Only texts the cache has not seen are embedded.
     let cache = io.embed_cache.as_deref().map(EmbedCache::load);
-    let keys: Vec<u64> =
+    let keys: Vec<crate::embed::CacheKey> =
         chunks.iter().map(|c| EmbedCache::key(enc.fingerprint(), io.long_text, &c.index_text)).collect();
     let missing: Vec<usize> =
-        (0..chunks.len()).filter(|&i| cache.as_ref().and_then(|c| c.get(keys[i])).is_none()).collect();
+        (0..chunks.len()).filter(|&i| cache.as_ref().and_then(|c| c.get(&keys[i])).is_none()).collect();
     let texts: Vec<&str> = missing.iter().map(|&i| chunks[i].index_text.as_str()).collect();
     let bar = progress(show, texts.len() as u64, "embed");
     let embed_started = Instant::now();
@@ -307,13 +307,13 @@ fn build_index(
     }
     if let Some(cache) = &cache {
         for i in 0..chunks.len() {
-            if let Some(v) = cache.get(keys[i]) {
+            if let Some(v) = cache.get(&keys[i]) {
                 vectors[i * DIM..(i + 1) * DIM].copy_from_slice(v);
             }
         }
     }
     if let Some(cache) = cache {
-        let entries: Vec<(u64, &[f32])> =
+        let entries: Vec<(crate::embed::CacheKey, &[f32])> =
             (0..chunks.len()).map(|i| (keys[i], &vectors[i * DIM..(i + 1) * DIM])).collect();
         cache.save(&entries)?;
     }
@@ -792,17 +792,12 @@ fn write_site(
     Ok(())
 }
 
-/// Percent-encodes what a URL path cannot carry as is.
+/// Percent-encodes what a URL path cannot carry as is: everything but RFC 3986's
+/// unreserved characters and the `/` between segments.
 fn encode_path(p: &str) -> String {
-    let mut out = String::with_capacity(p.len());
-    for b in p.bytes() {
-        if b.is_ascii_alphanumeric() || b"/-_.~".contains(&b) {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
+    const PATH: &percent_encoding::AsciiSet =
+        &percent_encoding::NON_ALPHANUMERIC.remove(b'/').remove(b'-').remove(b'_').remove(b'.').remove(b'~');
+    percent_encoding::utf8_percent_encode(p, PATH).to_string()
 }
 
 /// Today's date (UTC) as `YYYY-MM-DD`, from the system clock.

@@ -8,7 +8,6 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 
 use search_core::container::AlignedBytes;
 use search_core::encoder::{pack, Encoder, EncoderError, DIM};
@@ -122,6 +121,10 @@ fn windows(enc: &Encoder<'_>, text: &str, long: LongText) -> Vec<Vec<u32>> {
 
 /// Embeds `texts` on `threads` threads; returns `texts.len() × 384` unit vectors.
 /// `progress` is called with the number of texts done so far.
+///
+/// Batches of 16 texts are the unit of work, handed out by rayon's work stealing
+/// (texts differ in length, so a static split would leave threads idle); each
+/// batch writes its own slice of the output.
 pub fn embed_all(
     enc: &Encoder<'_>,
     texts: &[&str],
@@ -129,47 +132,38 @@ pub fn embed_all(
     threads: usize,
     progress: &(dyn Fn(usize) + Sync),
 ) -> Vec<f32> {
+    use rayon::prelude::*;
     const BATCH: usize = 16;
     let mut out = vec![0f32; texts.len() * DIM];
-    let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
-    let results: Mutex<Vec<(usize, Vec<f32>)>> = Mutex::new(Vec::new());
-    std::thread::scope(|s| {
-        for _ in 0..threads.max(1) {
-            s.spawn(|| loop {
-                let start = next.fetch_add(BATCH, Ordering::Relaxed);
-                if start >= texts.len() {
-                    break;
+    let mut work = || {
+        texts.par_chunks(BATCH).zip(out.par_chunks_mut(BATCH * DIM)).for_each(|(batch_texts, batch)| {
+            let mut seqs = Vec::new();
+            let mut owner = Vec::new();
+            for (i, t) in batch_texts.iter().enumerate() {
+                for w in windows(enc, t, long) {
+                    seqs.push(w);
+                    owner.push(i);
                 }
-                let end = (start + BATCH).min(texts.len());
-                let mut seqs = Vec::new();
-                let mut owner = Vec::new();
-                for (i, t) in texts[start..end].iter().enumerate() {
-                    for w in windows(enc, t, long) {
-                        seqs.push(w);
-                        owner.push(i);
-                    }
+            }
+            let vecs = enc.embed_tokens(&seqs);
+            for (w, &i) in owner.iter().enumerate() {
+                for (d, v) in batch[i * DIM..(i + 1) * DIM].iter_mut().zip(&vecs[w * DIM..(w + 1) * DIM]) {
+                    *d += v;
                 }
-                let vecs = enc.embed_tokens(&seqs);
-                let mut batch = vec![0f32; (end - start) * DIM];
-                for (w, &i) in owner.iter().enumerate() {
-                    for (d, v) in batch[i * DIM..(i + 1) * DIM].iter_mut().zip(&vecs[w * DIM..(w + 1) * DIM]) {
-                        *d += v;
-                    }
-                }
-                for v in batch.chunks_exact_mut(DIM) {
-                    let n = v.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-12);
-                    v.iter_mut().for_each(|x| *x /= n);
-                }
-                if let Ok(mut r) = results.lock() {
-                    r.push((start, batch));
-                }
-                progress(done.fetch_add(end - start, Ordering::Relaxed) + end - start);
-            });
-        }
-    });
-    for (start, batch) in results.into_inner().unwrap_or_default() {
-        out[start * DIM..start * DIM + batch.len()].copy_from_slice(&batch);
+            }
+            for v in batch.chunks_exact_mut(DIM) {
+                let n = v.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-12);
+                v.iter_mut().for_each(|x| *x /= n);
+            }
+            progress(done.fetch_add(batch_texts.len(), Ordering::Relaxed) + batch_texts.len());
+        })
+    };
+    // A pool of exactly `threads` (the embed benchmark compares thread counts);
+    // if one cannot be made, rayon's global pool does the work.
+    match rayon::ThreadPoolBuilder::new().num_threads(threads.max(1)).build() {
+        Ok(pool) => pool.install(work),
+        Err(_) => work(),
     }
     out
 }
@@ -183,16 +177,24 @@ pub fn threads() -> usize {
 /// what changed (a one-line edit re-embeds one chunk, not the corpus).
 ///
 /// File (`.cache/embeddings.bin` by default): magic `KBEMBC\0\0`, u32 version,
-/// u32 dimension, then records of a u64 key and `dim` f32, little-endian. The key
-/// hashes the encoder's fingerprint, the long-text mode and the text, so vectors
-/// from another model or mode are never reused.
+/// u32 dimension, then records of a 32-byte key and `dim` f32, little-endian.
+///
+/// The key is the SHA-256 of the encoder's fingerprint, the long-text mode and the
+/// text, so vectors from another model or mode are never reused, and two texts
+/// never share a vector: a 64-bit hash (version 1 of this file) made a collision
+/// between a corpus's chunks unlikely but not impossible, and a collision would
+/// silently give a chunk another's vector. 32 bytes per record beside 1,536 of
+/// vector is the price; storing the texts themselves would cost more.
 pub struct EmbedCache {
     path: PathBuf,
-    map: std::collections::HashMap<u64, Vec<f32>>,
+    map: std::collections::HashMap<CacheKey, Vec<f32>>,
 }
 
+/// The cache key of one text (see [`EmbedCache::key`]).
+pub type CacheKey = [u8; 32];
+
 const CACHE_MAGIC: &[u8; 8] = b"KBEMBC\0\0";
-const CACHE_VERSION: u32 = 1;
+const CACHE_VERSION: u32 = 2;
 /// Entries kept at most (about 75 MB): enough for a few variants of a large KB.
 const CACHE_MAX: usize = 50_000;
 
@@ -201,7 +203,7 @@ impl EmbedCache {
     pub fn load(path: &Path) -> EmbedCache {
         let mut map = std::collections::HashMap::new();
         if let Ok(bytes) = std::fs::read(path) {
-            let rec = 8 + DIM * 4;
+            let rec = 32 + DIM * 4;
             let ok = bytes.len() >= 16
                 && &bytes[..8] == CACHE_MAGIC
                 && bytes[8..12] == CACHE_VERSION.to_le_bytes()
@@ -209,27 +211,32 @@ impl EmbedCache {
                 && (bytes.len() - 16) % rec == 0;
             if ok {
                 for r in bytes[16..].chunks_exact(rec) {
-                    let mut k = [0u8; 8];
-                    k.copy_from_slice(&r[..8]);
-                    let v = r[8..].chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
-                    map.insert(u64::from_le_bytes(k), v);
+                    let (k, v) = r.split_at(32);
+                    let Ok(k) = CacheKey::try_from(k) else { continue };
+                    let v = v.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+                    map.insert(k, v);
                 }
             }
         }
         EmbedCache { path: path.to_path_buf(), map }
     }
 
-    /// The cache key of `text` for this encoder and mode.
-    pub fn key(fingerprint: u64, long: LongText, text: &str) -> u64 {
-        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-        for b in fingerprint.to_le_bytes().iter().chain(long.name().as_bytes()).chain(text.as_bytes()) {
-            h = (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3);
-        }
-        h
+    /// The cache key of `text` for this encoder and mode: SHA-256 over the
+    /// fingerprint, the mode's name with its length (so no mode name and text can
+    /// run together into another's), and the text.
+    pub fn key(fingerprint: u64, long: LongText, text: &str) -> CacheKey {
+        use sha2::Digest;
+        let mode = long.name().as_bytes();
+        let mut h = sha2::Sha256::new();
+        h.update(fingerprint.to_le_bytes());
+        h.update((mode.len() as u64).to_le_bytes());
+        h.update(mode);
+        h.update(text.as_bytes());
+        h.finalize().into()
     }
 
-    pub fn get(&self, key: u64) -> Option<&[f32]> {
-        self.map.get(&key).map(Vec::as_slice)
+    pub fn get(&self, key: &CacheKey) -> Option<&[f32]> {
+        self.map.get(key).map(Vec::as_slice)
     }
 
     pub fn len(&self) -> usize {
@@ -241,8 +248,8 @@ impl EmbedCache {
     }
 
     /// Adds this build's vectors (they win over older entries when full) and saves.
-    pub fn save(mut self, fresh: &[(u64, &[f32])]) -> Result<(), crate::output::WriteError> {
-        let keep: std::collections::HashSet<u64> = fresh.iter().map(|(k, _)| *k).collect();
+    pub fn save(mut self, fresh: &[(CacheKey, &[f32])]) -> Result<(), crate::output::WriteError> {
+        let keep: std::collections::HashSet<CacheKey> = fresh.iter().map(|(k, _)| *k).collect();
         if self.map.len() + fresh.len() > CACHE_MAX {
             let mut drop = self.map.len() + fresh.len() - CACHE_MAX;
             self.map.retain(|k, _| {
@@ -257,12 +264,12 @@ impl EmbedCache {
         for (k, v) in fresh {
             self.map.insert(*k, v.to_vec());
         }
-        let mut out = Vec::with_capacity(16 + self.map.len() * (8 + DIM * 4));
+        let mut out = Vec::with_capacity(16 + self.map.len() * (32 + DIM * 4));
         out.extend_from_slice(CACHE_MAGIC);
         out.extend_from_slice(&CACHE_VERSION.to_le_bytes());
         out.extend_from_slice(&(DIM as u32).to_le_bytes());
         for (k, v) in &self.map {
-            out.extend_from_slice(&k.to_le_bytes());
+            out.extend_from_slice(k);
             for x in v {
                 out.extend_from_slice(&x.to_le_bytes());
             }
@@ -283,10 +290,18 @@ mod tests {
         let k = EmbedCache::key(7, LongText::Truncate, "hello");
         assert_ne!(k, EmbedCache::key(8, LongText::Truncate, "hello"));
         assert_ne!(k, EmbedCache::key(7, LongText::Mean, "hello"));
+        assert_ne!(k, EmbedCache::key(7, LongText::Truncate, "hello "));
+        assert_eq!(k, EmbedCache::key(7, LongText::Truncate, "hello"));
         let v = vec![0.5f32; DIM];
         EmbedCache::load(&path).save(&[(k, &v)]).unwrap();
         let c = EmbedCache::load(&path);
-        assert_eq!(c.get(k), Some(&v[..]));
+        assert_eq!(c.get(&k), Some(&v[..]));
+        assert_eq!(c.get(&EmbedCache::key(7, LongText::Truncate, "hullo")), None);
+        // A cache of the 64-bit-key layout (version 1) is not misread as this one.
+        let mut old = std::fs::read(&path).unwrap();
+        old[8..12].copy_from_slice(&1u32.to_le_bytes());
+        std::fs::write(&path, &old).unwrap();
+        assert!(EmbedCache::load(&path).is_empty());
         std::fs::write(&path, b"garbage that is not a cache").unwrap();
         assert!(EmbedCache::load(&path).is_empty());
     }

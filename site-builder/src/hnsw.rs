@@ -1,5 +1,11 @@
 //! Building the HNSW graph for large indexes with `instant-distance`, converted to
 //! the layout `search_core::index::graph` stores and searches in place.
+//!
+//! instant-distance has no public accessor for its neighbour lists, so the graph is
+//! read through its serde output, which is not a stable interface. Hence the exact
+//! pin in `Cargo.toml`, a typed [`GraphError`] for every shape this code expects,
+//! and a test that searches the converted graph against the exact scan: a version
+//! whose layout moved fails the build loudly instead of shipping a wrong graph.
 
 use search_core::index::graph::{Graph, M, M0};
 use serde_json::Value;

@@ -612,26 +612,12 @@ fn join(dir: &str, rel: &str) -> Option<String> {
 }
 
 /// `%XX` escapes decoded (a `%` not followed by two hex digits stays as it is);
-/// the original when the result is not UTF-8. Works on bytes: a `%` may be followed
-/// by any character, multi-byte ones included.
+/// the original when the result is not UTF-8.
 fn percent_decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = |k: usize| bytes.get(k).and_then(|c| (*c as char).to_digit(16));
-            if let (Some(hi), Some(lo)) = (hex(i + 1), hex(i + 2)) {
-                // Two hex digits make one byte: hi * 16 + lo < 256.
-                out.push((hi * 16 + lo) as u8);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(bytes[i]);
-        i += 1;
+    match percent_encoding::percent_decode_str(s).decode_utf8() {
+        Ok(decoded) => decoded.into_owned(),
+        Err(_) => s.to_string(),
     }
-    String::from_utf8(out).unwrap_or_else(|_| s.to_string())
 }
 
 /// The URL of `to` relative to the page at `from` (both site-relative).

@@ -44,15 +44,9 @@ impl LinkResolver for TitleLinks {
 /// Percent-encodes everything but unreserved characters (RFC 3986), so a title is a
 /// safe single path segment.
 pub fn encode_path(s: &str) -> String {
-    let mut out = String::new();
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
+    const SEGMENT: &percent_encoding::AsciiSet =
+        &percent_encoding::NON_ALPHANUMERIC.remove(b'-').remove(b'_').remove(b'.').remove(b'~');
+    percent_encoding::utf8_percent_encode(s, SEGMENT).to_string()
 }
 
 /// HTML entities that storage bodies use but XML does not declare. Unknown entities
