@@ -121,6 +121,30 @@ pub struct EncoderHealth {
     pub long_text: String,
 }
 
+/// One query, as every caller asks it.
+#[derive(Debug, Clone, Copy)]
+pub struct Query<'q> {
+    pub text: &'q str,
+    pub params: SearchParams,
+    /// Ranked results to skip (the pages before this one).
+    pub offset: usize,
+    /// The query's vector when the caller has it already (the extractive agent
+    /// embeds a question once and reuses it); `None`: embedded here if the mode
+    /// uses one.
+    pub vector: Option<&'q [f32]>,
+    /// Whether to find out if results exist past this page ([`Ranked::has_more`]).
+    pub count_more: bool,
+}
+
+/// The hits of one query, best first, and what each stage took.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ranked {
+    pub hits: Vec<Hit>,
+    /// Results exist past these (only when the query asked, `count_more`).
+    pub has_more: bool,
+    pub timings: Timings,
+}
+
 impl<'a> Service<'a> {
     /// Opens an index and its encoder in place (both 64-byte aligned) and checks
     /// that they belong together.
@@ -146,15 +170,43 @@ impl<'a> Service<'a> {
         (mode != Mode::Bm25).then(|| self.encoder.embed(query))
     }
 
-    /// Ranked hits for `query`: the `p.k` results after the first `offset`.
-    pub fn hits(&self, query: &str, p: &SearchParams, offset: usize) -> Result<Vec<Hit>, IndexError> {
-        let qvec = self.embed_for(query, p.mode);
-        let deep = SearchParams { k: offset + p.k, ..*p };
-        Ok(self.index.search(query, qvec.as_deref(), &deep).into_iter().skip(offset).collect())
+    /// The one way a query is ranked, whoever asks (the API, the agents, the
+    /// evaluation): the query embedded unless the caller brings its vector, both
+    /// sides' candidates read, fused, and the page cut out, with each stage timed.
+    /// `clock` returns milliseconds from any fixed origin.
+    pub fn rank(&self, q: &Query<'_>, clock: &dyn Fn() -> f64) -> Ranked {
+        let wanted = q.offset + q.params.k;
+        // One result further tells whether a next page exists; only pages ask,
+        // since a deeper read can add a candidate to the fusion.
+        let deep = SearchParams { k: wanted + usize::from(q.count_more), ..q.params };
+        let t0 = clock();
+        let embedded = match q.vector {
+            Some(_) => None,
+            None => self.embed_for(q.text, q.params.mode),
+        };
+        let qvec = if q.params.mode == Mode::Bm25 { None } else { q.vector.or(embedded.as_deref()) };
+        let t1 = clock();
+        let cands = self.index.candidates(q.text, qvec, &deep);
+        let t2 = clock();
+        let mut hits = self.index.fuse(cands, qvec, &deep);
+        let t3 = clock();
+        let has_more = hits.len() > wanted;
+        hits.truncate(wanted);
+        hits.drain(..q.offset.min(hits.len()));
+        Ranked {
+            hits,
+            has_more,
+            timings: Timings {
+                encode: if embedded.is_some() { t1 - t0 } else { 0.0 },
+                search: t2 - t1,
+                fuse: t3 - t2,
+                total: t3 - t0,
+            },
+        }
     }
 
-    /// Answers `query` with page `page` (1-based) of `p.k` results. `clock` returns
-    /// milliseconds from any fixed origin and times the stages.
+    /// Answers `query` with page `page` (1-based) of `p.k` results, rendered as
+    /// `GET /api/search` returns them.
     pub fn search(
         &self,
         query: &str,
@@ -164,35 +216,26 @@ impl<'a> Service<'a> {
     ) -> Result<SearchResponse, IndexError> {
         let page = page.max(1);
         let offset = (page - 1) * p.k;
-        // One extra result tells whether a next page exists.
-        let deep = SearchParams { k: offset + p.k + 1, ..*p };
-        let t0 = clock();
-        let qvec = self.embed_for(query, p.mode);
-        let t1 = clock();
-        let cands = self.index.candidates(query, qvec.as_deref(), &deep);
-        let t2 = clock();
-        let mut hits = self.index.fuse(cands, qvec.as_deref(), &deep);
-        let has_more = hits.len() > offset + p.k;
-        hits.truncate(offset + p.k);
-        let results = hits
+        let ranked = self.rank(&Query { text: query, params: *p, offset, vector: None, count_more: true }, clock);
+        let t = clock();
+        let results = ranked
+            .hits
             .iter()
             .enumerate()
-            .skip(offset)
-            .map(|(i, h)| self.result(i + 1, h, query))
+            .map(|(i, h)| self.result(offset + i + 1, h, query))
             .collect::<Result<Vec<_>, _>>()?;
-        let t3 = clock();
+        let render = clock() - t;
         Ok(SearchResponse {
             query: query.to_string(),
             mode: p.mode,
             k: p.k,
             page,
             results,
-            has_more,
+            has_more: ranked.has_more,
             timings_ms: Timings {
-                encode: if qvec.is_some() { t1 - t0 } else { 0.0 },
-                search: t2 - t1,
-                fuse: t3 - t2,
-                total: t3 - t0,
+                fuse: ranked.timings.fuse + render,
+                total: ranked.timings.total + render,
+                ..ranked.timings
             },
         })
     }

@@ -180,7 +180,15 @@ fn react(
 ) -> Done {
     let mut react = React::new(svc, Settings::new(&llm.model), req, true, clock());
     let mut body = react.request();
+    // The same budget as the edge function's (`llm_max_total_secs`): past it, no
+    // further LLM call, and the answer is extractive.
+    let end_ms = clock() + llm.max_total.as_secs_f64() * 1e3;
     loop {
+        if clock() >= end_ms {
+            let why = format!("the LLM calls took longer than llm_max_total_secs ({} s)", llm.max_total.as_secs_f64());
+            printer.event(Event::Error { message: why.clone() });
+            return react.degrade(&why, clock, &mut |e| printer.event(e));
+        }
         let t = clock();
         let reply = call(llm, agent, &body, &mut react, printer);
         let next = match reply {
@@ -206,7 +214,7 @@ fn call(
     react: &mut React,
     printer: &mut Printer,
 ) -> Result<Reply, String> {
-    let mut resp = llm.post(agent, body)?;
+    let mut resp = crate::llm::post(llm, agent, body)?;
     let status = resp.status();
     if !status.is_success() {
         let text = resp.body_mut().read_to_string().unwrap_or_default();

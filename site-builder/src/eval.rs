@@ -24,7 +24,7 @@ use search_core::index::{self as hybrid, Index, Mode, SearchParams, VectorStorag
 use serde::Serialize;
 
 use crate::embed::{embed_all, EncoderFile, LongText};
-use crate::search::Searcher;
+use search_core::service::{Query, Service};
 
 /// Rank-aware context precision at k: `Σ_{i≤k} precision@i · v_i / Σ_{i≤k} v_i`.
 pub fn context_precision(rel: &[bool], k: usize) -> f64 {
@@ -170,13 +170,15 @@ fn median(mut v: Vec<f64>) -> f64 {
 
 /// Evaluates a QA set against a built index.
 pub fn eval_qa(
-    searcher: &Searcher,
+    svc: &Service<'_>,
     questions: &[Question],
     k: usize,
     mode: Mode,
     base: &SearchParams,
 ) -> Result<Metrics, EvalError> {
-    let idx = searcher.index()?;
+    let idx = svc.index();
+    let origin = std::time::Instant::now();
+    let clock = || origin.elapsed().as_secs_f64() * 1e3;
     let depth = k.max(10);
     let p = SearchParams { k: depth.max(base.depth), mode, ..*base };
     let mut all = Acc::default();
@@ -184,8 +186,10 @@ pub fn eval_qa(
     let mut misses = Vec::new();
     let mut times = Vec::new();
     for q in questions {
-        let (hits, t) = searcher.hits(&q.question, &p)?;
-        times.push(t.encode + t.search);
+        let query = Query { text: &q.question, params: p, offset: 0, vector: None, count_more: false };
+        let ranked = svc.rank(&query, &clock);
+        times.push(ranked.timings.total);
+        let hits = ranked.hits;
         let target = crate::build::page_url(&q.source_file.replace('\\', "/"));
         let urls: Vec<String> = hits.iter().map(|h| idx.chunk(h.doc).map(|m| m.url).unwrap_or_default()).collect();
         let rel: Vec<bool> = urls.iter().map(|u| *u == target).collect();

@@ -12,62 +12,39 @@ use serde_json::{json, Value};
 
 use crate::filter::StubJudge;
 
-/// Where and how to reach an OpenAI-compatible Chat Completions endpoint.
-#[derive(Clone, PartialEq)]
-pub struct LlmConfig {
-    /// e.g. `http://127.0.0.1:8080/v1` (the `/chat/completions` path is appended).
-    pub base_url: String,
-    pub model: String,
-    pub api_key: Option<String>,
-    /// Wait for the first byte of a reply (and between pieces of a stream).
-    pub timeout: Duration,
+pub use search_core::agent::settings::LlmConfig;
+
+/// The settings from resolved Spin variables, by the rules the edge function
+/// applies (`search_core::agent::settings`): `None` when `llm_base_url` is empty,
+/// an error naming the variable when one is wrong.
+pub fn from_variables(vars: &edge_host::Variables) -> Result<Option<LlmConfig>, String> {
+    let var = |name: &str| vars.get(name).unwrap_or_default();
+    LlmConfig::from_variables(
+        &var("llm_base_url"),
+        &var("llm_model"),
+        &var("llm_api_key"),
+        &var("llm_timeout_secs"),
+        &var("llm_max_total_secs"),
+    )
 }
 
-impl std::fmt::Debug for LlmConfig {
-    // The key is a secret: never in logs.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("LlmConfig").field("base_url", &self.base_url).field("model", &self.model).finish()
-    }
+/// From the environment and a `.env` file in the working directory, read the
+/// way Spin (and `site-builder serve`) read them.
+pub fn from_env() -> Result<Option<LlmConfig>, String> {
+    let vars = edge_host::Variables::from_environment().map_err(|e| e.to_string())?;
+    from_variables(&vars)
 }
 
-impl LlmConfig {
-    /// From resolved Spin variables; `None` when `llm_base_url` is empty.
-    pub fn from_variables(vars: &edge_host::Variables) -> Option<LlmConfig> {
-        let var = |name: &str| vars.get(name).ok().filter(|v| !v.trim().is_empty());
-        let base_url = var("llm_base_url")?;
-        Some(LlmConfig {
-            base_url: base_url.trim().trim_end_matches('/').to_string(),
-            model: var("llm_model").unwrap_or_else(|| "gpt-4o-mini".to_string()),
-            api_key: var("llm_api_key"),
-            timeout: var("llm_timeout_secs")
-                .and_then(|s| s.trim().parse::<f64>().ok())
-                .filter(|s| (0.1..=600.0).contains(s))
-                .map_or(Duration::from_secs(30), Duration::from_secs_f64),
-        })
+/// POSTs a JSON body to `/chat/completions` with `agent`; the response, any status.
+pub fn post(config: &LlmConfig, agent: &ureq::Agent, body: &Value) -> Result<ureq::http::Response<ureq::Body>, String> {
+    let url = config.completions_url();
+    let mut req = agent.post(&url).header("Content-Type", "application/json");
+    if !config.api_key.is_empty() {
+        req = req.header("Authorization", &format!("Bearer {}", config.api_key));
     }
-
-    /// From the environment and a `.env` file in the working directory, read the
-    /// way Spin (and `site-builder serve`) read them.
-    pub fn from_env() -> Result<Option<LlmConfig>, String> {
-        let vars = edge_host::Variables::from_environment().map_err(|e| e.to_string())?;
-        Ok(LlmConfig::from_variables(&vars))
-    }
-
-    pub fn completions_url(&self) -> String {
-        format!("{}/chat/completions", self.base_url)
-    }
-
-    /// POSTs a JSON body to `/chat/completions` with `agent`; the response, any status.
-    pub fn post(&self, agent: &ureq::Agent, body: &Value) -> Result<ureq::http::Response<ureq::Body>, String> {
-        let url = self.completions_url();
-        let mut req = agent.post(&url).header("Content-Type", "application/json");
-        if let Some(key) = &self.api_key {
-            req = req.header("Authorization", &format!("Bearer {key}"));
-        }
-        // A sized body (not chunked): some OpenAI-compatible servers reject chunked requests.
-        let bytes = serde_json::to_vec(body).map_err(|e| e.to_string())?;
-        req.send(&bytes[..]).map_err(|e| format!("LLM request to {url} failed: {e}"))
-    }
+    // A sized body (not chunked): some OpenAI-compatible servers reject chunked requests.
+    let bytes = serde_json::to_vec(body).map_err(|e| e.to_string())?;
+    req.send(&bytes[..]).map_err(|e| format!("LLM request to {url} failed: {e}"))
 }
 
 /// Judges stub candidates by asking the LLM for one word: STUB or CONTENT.
@@ -99,7 +76,7 @@ impl LlmJudge {
                 {"role": "user", "content": format!("Page: {title}\n<chunk>\n{text}\n</chunk>")}
             ]
         });
-        let mut resp = self.config.post(&self.agent, &body)?;
+        let mut resp = post(&self.config, &self.agent, &body)?;
         let status = resp.status();
         if !status.is_success() {
             return Err(format!("LLM at {url} answered HTTP {}", status.as_u16()));
@@ -141,17 +118,30 @@ mod tests {
             let env = pairs.iter().map(|(k, v)| (k.to_string(), v.to_string()));
             edge_host::Variables::resolve(env, None).unwrap()
         };
-        let c = LlmConfig::from_variables(&vars(&[
+        let c = from_variables(&vars(&[
             ("SPIN_VARIABLE_LLM_BASE_URL", "http://h/v1/"),
+            ("SPIN_VARIABLE_LLM_MODEL", "m"),
             ("SPIN_VARIABLE_LLM_API_KEY", "k"),
             ("SPIN_VARIABLE_LLM_TIMEOUT_SECS", "2.5"),
         ]))
+        .unwrap()
         .unwrap();
         assert_eq!(c.base_url, "http://h/v1");
-        assert_eq!(c.api_key.as_deref(), Some("k"));
+        assert_eq!(c.api_key, "k");
         assert_eq!(c.timeout, Duration::from_millis(2500));
         assert!(!format!("{c:?}").contains("api_key"), "the key stays out of logs");
-        assert!(LlmConfig::from_variables(&vars(&[])).is_none());
+        assert_eq!(from_variables(&vars(&[])), Ok(None));
+        // The rules the edge function applies: no silent default model, no
+        // ignored bad timeout.
+        let e = from_variables(&vars(&[("SPIN_VARIABLE_LLM_BASE_URL", "http://h/v1")])).unwrap_err();
+        assert!(e.contains("llm_model"), "{e}");
+        let e = from_variables(&vars(&[
+            ("SPIN_VARIABLE_LLM_BASE_URL", "http://h/v1"),
+            ("SPIN_VARIABLE_LLM_MODEL", "m"),
+            ("SPIN_VARIABLE_LLM_TIMEOUT_SECS", "soon"),
+        ]))
+        .unwrap_err();
+        assert!(e.contains("llm_timeout_secs"), "{e}");
     }
 
     /// A one-shot OpenAI-compatible server: answers each request with `replies[i]`.
@@ -203,12 +193,7 @@ mod tests {
             (200, completion("maybe")),
         ]);
         let judge = LlmJudge::new(
-            LlmConfig {
-                base_url: url,
-                model: "m1".into(),
-                api_key: Some("sekret".into()),
-                timeout: Duration::from_secs(5),
-            },
+            LlmConfig::from_variables(&url, "m1", "sekret", "5", "").unwrap().unwrap(),
             Duration::from_secs(5),
         );
         assert_eq!(judge.is_stub("T", "This page contains links."), Ok(true));

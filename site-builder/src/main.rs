@@ -12,7 +12,6 @@ use site_builder::build::{build, BuildError, BuildOptions, IndexOptions, JudgeCh
 use site_builder::chunk::ChunkOptions;
 use site_builder::embed::{default_model_dir, EncoderFile, LongText};
 use site_builder::eval;
-use site_builder::llm::LlmConfig;
 use site_builder::search::{render_text, Searcher};
 
 #[derive(Parser)]
@@ -452,7 +451,7 @@ fn run_build(args: BuildArgs) -> ExitCode {
             Judge::Heuristic => JudgeChoice::Heuristic,
             Judge::Llm => JudgeChoice::Llm,
         },
-        llm: match LlmConfig::from_env() {
+        llm: match site_builder::llm::from_env() {
             Ok(c) => c,
             Err(e) => {
                 eprintln!("error: {e}");
@@ -527,7 +526,7 @@ fn check_query(q: &QueryArgs) -> Result<(), String> {
 fn run_chat(args: ChatArgs) -> Result<(), String> {
     let s = Searcher::open(&args.index, None).map_err(|e| e.to_string())?;
     let svc = s.service().map_err(|e| e.to_string())?;
-    let llm = if args.no_llm { None } else { LlmConfig::from_env()? };
+    let llm = if args.no_llm { None } else { site_builder::llm::from_env()? };
     let style = site_builder::chat::Style { color: std::io::stdout().is_terminal() };
     let stdin = std::io::stdin();
     site_builder::chat::run(&svc, llm.as_ref(), &mut stdin.lock(), &mut std::io::stdout().lock(), style)
@@ -559,8 +558,7 @@ fn run_search(args: SearchArgs) -> Result<(), String> {
         return Err("the query is empty".into());
     }
     let s = Searcher::open(&args.index, args.encoder.as_deref()).map_err(|e| e.to_string())?;
-    let idx = s.index().map_err(|e| e.to_string())?;
-    let mut p = idx.default_params(args.q.k);
+    let mut p = s.service().map_err(|e| e.to_string())?.index().default_params(args.q.k);
     p.mode = args.q.mode.unwrap_or(p.mode);
     p.alpha = args.q.alpha.unwrap_or(p.alpha);
     p.collapse_pages = args.q.collapse;
@@ -645,16 +643,17 @@ fn run_eval(args: EvalArgs) -> Result<(), String> {
     match (&args.qa, &args.beir) {
         (Some(qa), None) => {
             let s = Searcher::open(&args.index, None).map_err(|e| e.to_string())?;
+            // Opened once for every question and mode.
+            let svc = s.service().map_err(|e| e.to_string())?;
             let questions = eval::read_qa(qa).map_err(|e| e.to_string())?;
-            let idx = s.index().map_err(|e| e.to_string())?;
-            let mut base = idx.default_params(args.k);
+            let mut base = svc.index().default_params(args.k);
             base.alpha = args.alpha.unwrap_or(base.alpha);
             base.depth = args.depth;
             base.norm_depth = args.norm_depth.unwrap_or(base.norm_depth);
             base.k1 = args.k1.unwrap_or(base.k1);
             base.b = args.b.unwrap_or(base.b);
             for mode in modes {
-                let m = eval::eval_qa(&s, &questions, args.k, mode, &base).map_err(|e| e.to_string())?;
+                let m = eval::eval_qa(&svc, &questions, args.k, mode, &base).map_err(|e| e.to_string())?;
                 print_metrics(&m, args.json, args.misses)?;
             }
             Ok(())

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use search_core::container::AlignedBytes;
-use search_core::index::{Hit, Index, IndexError, SearchParams};
-use search_core::service::{SearchResponse, Service, ServiceError, Timings};
+use search_core::index::{IndexError, SearchParams};
+use search_core::service::{SearchResponse, Service, ServiceError};
 
 use crate::embed::{EmbedError, EncoderFile};
 
@@ -53,23 +53,6 @@ impl Searcher {
                 SearchError::Mismatch { index: self.index_path.clone(), encoder: self.encoder_path.clone() }
             }
         })
-    }
-
-    pub fn index(&self) -> Result<Index<'_>, SearchError> {
-        Index::open(self.index.as_slice())
-            .map_err(|source| SearchError::Index { path: self.index_path.clone(), source })
-    }
-
-    /// Embeds the query (when the mode uses vectors) and searches.
-    pub fn hits(&self, query: &str, p: &SearchParams) -> Result<(Vec<Hit>, Timings), SearchError> {
-        let svc = self.service()?;
-        let t = Instant::now();
-        let qvec = svc.embed_for(query, p.mode);
-        let encode = t.elapsed().as_secs_f64() * 1e3;
-        let t = Instant::now();
-        let hits = svc.index().search(query, qvec.as_deref(), p);
-        let search = t.elapsed().as_secs_f64() * 1e3;
-        Ok((hits, Timings { encode, search, fuse: 0.0, total: encode + search }))
     }
 
     /// Searches and renders the first page of results, as `GET /api/search` would.

@@ -63,8 +63,45 @@ fn with_an_llm_the_terminal_streams_the_cited_answer() {
 fn when_the_llm_fails_the_terminal_says_so_and_still_answers() {
     let llm = ScriptedLlm::start(vec![Step::Status(503, "busy".into())]);
     let url = llm.base_url();
-    let out = session("How do I buy a parking permit?\n", &[("SPIN_VARIABLE_LLM_BASE_URL", &url)]);
+    let out = session(
+        "How do I buy a parking permit?\n",
+        &[("SPIN_VARIABLE_LLM_BASE_URL", &url), ("SPIN_VARIABLE_LLM_MODEL", "scripted")],
+    );
     assert!(out.contains("HTTP 503"), "{out}");
     assert!(out.contains("(extractive answer; the LLM failed)"), "{out}");
     assert!(out.contains("Sources\n  [1] "), "{out}");
+}
+
+#[test]
+fn the_terminal_applies_the_edge_functions_llm_rules() {
+    // A base URL without a model is refused, naming the variable, as the edge
+    // function refuses it (no silent default model).
+    let dir = tempfile::tempdir().unwrap();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_site-builder"));
+    cmd.args(["chat", "--index"]).arg(demo().dist.join("index.bin")).current_dir(dir.path());
+    for (k, _) in std::env::vars().filter(|(k, _)| k.starts_with("SPIN_VARIABLE_")) {
+        cmd.env_remove(k);
+    }
+    let o = cmd.env("SPIN_VARIABLE_LLM_BASE_URL", "http://127.0.0.1:9/v1").stdin(Stdio::null()).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("llm_model"), "{}", String::from_utf8_lossy(&o.stderr));
+
+    // The total budget holds here too: a slow first reply uses up
+    // llm_max_total_secs, so no second call is made and the answer is extractive.
+    let llm = ScriptedLlm::start_paced(
+        vec![search("parking permit"), answer("Buy it in the parking portal [1].")],
+        std::time::Duration::from_millis(400),
+    );
+    let url = llm.base_url();
+    let out = session(
+        "How do I get a parking permit?\n",
+        &[
+            ("SPIN_VARIABLE_LLM_BASE_URL", &url),
+            ("SPIN_VARIABLE_LLM_MODEL", "scripted"),
+            ("SPIN_VARIABLE_LLM_MAX_TOTAL_SECS", "1"),
+        ],
+    );
+    assert!(out.contains("llm_max_total_secs"), "{out}");
+    assert!(out.contains("Sources\n  [1] "), "{out}");
+    assert_eq!(llm.requests().len(), 1, "a call was made past the budget");
 }

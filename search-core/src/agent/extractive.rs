@@ -19,7 +19,7 @@ use std::collections::{BTreeSet, HashSet};
 
 use super::{ChatRequest, ChatTimings, Done, Event, Hit, Role, SearchStep, Source};
 use crate::index::{analyzer, highlight, Mode};
-use crate::service::Service;
+use crate::service::{Query, Service};
 
 /// Tuning of the extractive agent.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -152,9 +152,11 @@ pub fn answer(
 fn search(svc: &Service, query: &str, qvec: &[f32], judge: &[f32], k: usize, emit: &mut dyn FnMut(Event)) -> Part {
     let mut p = svc.index().default_params(k);
     p.mode = Mode::Convex;
+    let q = Query { text: query, params: p, offset: 0, vector: Some(qvec), count_more: false };
+    // The stages are timed by the caller, per part.
     let hits: Vec<_> = svc
-        .index()
-        .search(query, Some(qvec), &p)
+        .rank(&q, &|| 0.0)
+        .hits
         .into_iter()
         .enumerate()
         .filter_map(|(i, h)| svc.result(i + 1, &h, query).ok().map(|r| (h.doc, r)))

@@ -14,6 +14,7 @@
 pub mod extractive;
 pub mod openai;
 pub mod react;
+pub mod settings;
 
 use serde::{Deserialize, Serialize};
 

@@ -24,7 +24,7 @@ use serde_json::{json, Value};
 use super::openai::{self, Reply, StreamParser, TOOL_NAME};
 use super::{extractive, ChatRequest, ChatTimings, Done, Event, Hit, Role, SearchStep, Source};
 use crate::index::Mode;
-use crate::service::Service;
+use crate::service::{Query, Service};
 
 /// What the model writes first when the sources do not answer.
 pub const NO_ANSWER: &str = "NO_ANSWER:";
@@ -214,7 +214,8 @@ impl<'a> React<'a> {
         let t = clock();
         let mut p = self.svc.index().default_params(k);
         p.mode = Mode::Convex;
-        let hits = self.svc.hits(&query, &p, 0).unwrap_or_default();
+        let q = Query { text: &query, params: p, offset: 0, vector: None, count_more: false };
+        let hits = self.svc.rank(&q, clock).hits;
         let results: Vec<_> = hits
             .iter()
             .enumerate()
