@@ -16,7 +16,6 @@ use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressStyle};
 use search_core::chunk::{encode_jsonl, Chunk, CHUNKS_FORMAT_VERSION};
-use serde_json::json;
 
 use crate::chunk::{chunk_page, ChunkOptions, OptionsError};
 use crate::embed::{embed_all, EmbedCache, EncoderFile, LongText};
@@ -646,58 +645,53 @@ fn write_site(
     opts: &BuildOptions,
     report: &mut Report,
 ) -> Result<(), BuildError> {
+    use crate::site::{
+        Child, Frame, HomeContext, HomeSection, Link, NotFoundContext, PageContext, PageView, SearchContext,
+        SectionContext, SectionView, SiteInfo, SitemapContext, SitemapUrl, TreeNode,
+    };
     let site_title =
         if tree.nodes[0].title.is_empty() { "Knowledge base".to_string() } else { tree.nodes[0].title.clone() };
-    let built_date = today();
-    let site = json!({"title": site_title, "page_count": built.len(), "built": built_date});
-    let top_sections: Vec<serde_json::Value> = tree.nodes[0]
-        .children
-        .iter()
-        .map(|&c| json!({"title": tree.nodes[c].title, "url": tree.nodes[c].url}))
-        .collect();
-    let crumbs = |node: usize| -> Vec<serde_json::Value> {
+    let site = SiteInfo { title: site_title, page_count: built.len(), built: today() };
+    let link = |n: usize| Link { title: &tree.nodes[n].title, url: &tree.nodes[n].url };
+    let top_sections: Vec<Link> = tree.nodes[0].children.iter().map(|&c| link(c)).collect();
+    let frame = |root: String| Frame { root, site: &site, top_sections: &top_sections };
+    let crumbs = |node: usize| -> Vec<Link> {
         let chain = tree.ancestry(node);
-        chain[..chain.len().saturating_sub(1)]
-            .iter()
-            .map(|&n| json!({"title": tree.nodes[n].title, "url": tree.nodes[n].url}))
-            .collect()
+        chain[..chain.len().saturating_sub(1)].iter().map(|&n| link(n)).collect()
     };
-    let child_list = |node: usize| -> Vec<serde_json::Value> {
-        tree.nodes[node]
-            .children
-            .iter()
-            .map(|&c| {
-                let n = &tree.nodes[c];
-                let summary = n.page.and_then(|p| built[p].summary.clone());
-                json!({
-                    "title": n.title, "url": n.url, "summary": summary,
-                    "is_section": !n.children.is_empty(),
-                    "child_count": tree.page_count(c) - usize::from(n.page.is_some()),
-                })
-            })
-            .collect()
+    let child = |c: usize| {
+        let n = &tree.nodes[c];
+        Child {
+            title: &n.title,
+            url: &n.url,
+            summary: n.page.and_then(|p| built[p].summary.as_deref()),
+            is_section: !n.children.is_empty(),
+            child_count: tree.page_count(c) - usize::from(n.page.is_some()),
+        }
     };
-    let page_ctx = |b: &Built, node: usize| {
+    let child_list = |node: usize| -> Vec<Child> { tree.nodes[node].children.iter().map(|&c| child(c)).collect() };
+    let page_view = |pi: usize, node: usize| {
+        let b = &built[pi];
         let tags: Vec<String> = match b.page.meta.get("tags") {
             Some(serde_json::Value::Array(a)) => a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect(),
             Some(serde_json::Value::String(s)) => vec![s.clone()],
             _ => Vec::new(),
         };
-        json!({
-            "title": b.page.title,
-            "title_id": b.rendered.title_id,
-            "html": b.rendered.html,
-            "toc": b.rendered.toc,
-            "breadcrumbs": crumbs(node),
-            "last_updated": b.page.last_updated,
-            "version": b.page.version,
-            "original_url": b.page.original_url,
-            "tags": tags,
-            "source": b.page.source,
-        })
+        PageView {
+            title: &b.page.title,
+            title_id: b.rendered.title_id.as_deref(),
+            html: &b.rendered.html,
+            toc: &b.rendered.toc,
+            breadcrumbs: crumbs(node),
+            last_updated: b.page.last_updated.as_deref(),
+            version: b.page.version.as_deref(),
+            original_url: b.page.original_url.as_deref(),
+            tags,
+            source: &b.page.source,
+        }
     };
 
-    let mut sitemap = Vec::new();
+    let mut sitemap: Vec<(&str, Option<&str>)> = Vec::new();
     let bar = progress(opts.progress, built.len() as u64, "write");
     // The content's root `index.md` is the home page's introduction, not a page of its own.
     let home_page = built.iter().position(|b| b.url == HOME_URL);
@@ -707,16 +701,11 @@ fn write_site(
             continue;
         }
         let node = tree.page_node[pi];
-        let ctx = json!({
-            "root": root_prefix(&b.url),
-            "site": site,
-            "top_sections": top_sections,
-            "page": page_ctx(b, node),
-            "children": child_list(node),
-        });
-        staging.write(&b.url, templates.render("page.html", &ctx)?.as_bytes())?;
+        let ctx =
+            PageContext { frame: frame(root_prefix(&b.url)), page: page_view(pi, node), children: child_list(node) };
+        staging.write(&b.url, templates.render(&ctx)?.as_bytes())?;
         report.site.html_pages += 1;
-        sitemap.push((b.url.clone(), b.page.last_updated.clone()));
+        sitemap.push((&b.url, b.page.last_updated.as_deref()));
     }
     bar.finish_and_clear();
 
@@ -725,57 +714,41 @@ fn write_site(
         if n.page.is_some() {
             continue;
         }
-        let ctx = json!({
-            "root": root_prefix(&n.url),
-            "site": site,
-            "top_sections": top_sections,
-            "section": {"title": n.title, "breadcrumbs": crumbs(node), "children": child_list(node)},
-        });
-        staging.write(&n.url, templates.render("section.html", &ctx)?.as_bytes())?;
+        let ctx = SectionContext {
+            frame: frame(root_prefix(&n.url)),
+            section: SectionView { title: &n.title, breadcrumbs: crumbs(node), children: child_list(node) },
+        };
+        staging.write(&n.url, templates.render(&ctx)?.as_bytes())?;
         report.site.section_pages += 1;
-        sitemap.push((n.url.clone(), None));
+        sitemap.push((&n.url, None));
     }
 
     // Home: the root page's introduction (if any) and the first level of the tree.
-    let sections: Vec<serde_json::Value> = tree.nodes[0]
+    let sections: Vec<HomeSection> = tree.nodes[0]
         .children
         .iter()
-        .zip(child_list(0))
-        .map(|(&c, mut entry)| {
-            let kids: Vec<serde_json::Value> = tree.nodes[c]
-                .children
-                .iter()
-                .map(|&k| json!({"title": tree.nodes[k].title, "url": tree.nodes[k].url}))
-                .collect();
-            entry["children"] = kids.into();
-            entry
-        })
+        .map(|&c| HomeSection { entry: child(c), children: tree.nodes[c].children.iter().map(|&k| link(k)).collect() })
         .collect();
-    let home_ctx = json!({
-        "root": "",
-        "site": site,
-        "top_sections": top_sections,
-        "page": home_page.map(|p| page_ctx(&built[p], 0)),
-        "sections": sections,
-    });
-    staging.write(HOME_URL, templates.render("home.html", &home_ctx)?.as_bytes())?;
+    let home_ctx = HomeContext { frame: frame(String::new()), page: home_page.map(|p| page_view(p, 0)), sections };
+    staging.write(HOME_URL, templates.render(&home_ctx)?.as_bytes())?;
     report.site.html_pages += 1;
-    sitemap.insert(0, (HOME_URL.to_string(), home_page.and_then(|p| built[p].page.last_updated.clone())));
+    sitemap.insert(0, (HOME_URL, home_page.and_then(|p| built[p].page.last_updated.as_deref())));
 
-    fn subtree(tree: &NavTree, node: usize) -> serde_json::Value {
+    fn subtree(tree: &NavTree, node: usize) -> TreeNode<'_> {
         let n = &tree.nodes[node];
-        json!({"title": n.title, "url": n.url, "children": n.children.iter().map(|&c| subtree(tree, c)).collect::<Vec<_>>()})
+        TreeNode { title: &n.title, url: &n.url, children: n.children.iter().map(|&c| subtree(tree, c)).collect() }
     }
-    let tree_ctx: Vec<serde_json::Value> = tree.nodes[0].children.iter().map(|&c| subtree(tree, c)).collect();
-    let search_ctx = json!({"root": "", "site": site, "top_sections": top_sections, "tree": tree_ctx});
-    staging.write("search.html", templates.render("search.html", &search_ctx)?.as_bytes())?;
-    let not_found = json!({"root": "/", "site": site, "top_sections": top_sections});
-    staging.write("404.html", templates.render("404.html", &not_found)?.as_bytes())?;
+    let tree_ctx = tree.nodes[0].children.iter().map(|&c| subtree(tree, c)).collect();
+    staging.write(
+        "search.html",
+        templates.render(&SearchContext { frame: frame(String::new()), tree: tree_ctx })?.as_bytes(),
+    )?;
+    staging.write("404.html", templates.render(&NotFoundContext { frame: frame("/".into()) })?.as_bytes())?;
 
     let base = if opts.site_url.ends_with('/') { opts.site_url.clone() } else { format!("{}/", opts.site_url) };
-    let urls: Vec<serde_json::Value> =
-        sitemap.iter().map(|(u, d)| json!({"loc": format!("{base}{}", encode_path(u)), "lastmod": d})).collect();
-    staging.write("sitemap.xml", templates.render("sitemap.xml", &json!({"urls": urls}))?.as_bytes())?;
+    let urls =
+        sitemap.iter().map(|(u, d)| SitemapUrl { loc: format!("{base}{}", encode_path(u)), lastmod: *d }).collect();
+    staging.write("sitemap.xml", templates.render(&SitemapContext { urls })?.as_bytes())?;
 
     for (dest, content) in templates.statics() {
         staging.write(dest, content.as_bytes())?;

@@ -1,18 +1,14 @@
-//! The `site-builder` command: parses the command line into typed options once, and
-//! hands them to the library. Exit codes: 0 success, 1 the build ran but `--strict`
+//! The `site-builder` command: parses the command line into typed options once
+//! (ranges and enumerations checked by clap's value parsers), and dispatches to
+//! `commands`, one module per command, which hands them to the library. Exit codes: 0 success, 1 the build ran but `--strict`
 //! found problems, 2 the command could not run (bad arguments, missing files, I/O).
 
-use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use search_core::index::{Bm25Params, Mode, SearchParams, VectorStorage};
-use site_builder::build::{build, BuildError, BuildOptions, IndexOptions, JudgeChoice};
-use site_builder::chunk::ChunkOptions;
-use site_builder::embed::{default_model_dir, EncoderFile, LongText};
-use site_builder::eval;
-use site_builder::search::{render_text, Searcher};
+use search_core::index::{Mode, VectorStorage};
+use site_builder::embed::LongText;
 
 #[derive(Parser)]
 #[command(
@@ -185,7 +181,7 @@ struct BuildArgs {
     #[arg(long, default_value = "dist", value_name = "DIR")]
     out: PathBuf,
     /// Split pages on headers of this level and above (2 = H1 and H2).
-    #[arg(long, default_value_t = 2, value_name = "1-6")]
+    #[arg(long, default_value_t = 2, value_name = "1-6", value_parser = clap::value_parser!(u8).range(1..=6))]
     header_levels: u8,
     /// Longest chunk, in characters; longer sections are split.
     #[arg(long, default_value_t = 2000, value_name = "CHARS")]
@@ -237,7 +233,7 @@ struct IndexArgs {
     #[arg(long, default_value = "convex", value_parser = parse_mode)]
     default_mode: Mode,
     /// Weight of the dense side in the convex mode.
-    #[arg(long, default_value_t = 0.5)]
+    #[arg(long, default_value_t = 0.5, value_parser = unit_interval)]
     alpha: f32,
     /// Convex mode: how many top scores of each list define its min-max range.
     #[arg(long, default_value_t = 10)]
@@ -269,13 +265,13 @@ struct IndexArgs {
 #[derive(clap::Args)]
 struct QueryArgs {
     /// Results to return.
-    #[arg(long, default_value_t = 5)]
+    #[arg(long, default_value_t = 5, value_parser = results_count)]
     k: usize,
     /// rrf, convex, dot, dense or bm25 (default: the index's default mode).
     #[arg(long, value_parser = parse_mode)]
     mode: Option<Mode>,
     /// Weight of the dense side in convex (default: the index's).
-    #[arg(long)]
+    #[arg(long, value_parser = unit_interval)]
     alpha: Option<f32>,
     /// Keep only the best chunk of each page.
     #[arg(long)]
@@ -288,6 +284,7 @@ struct QueryArgs {
 #[derive(clap::Args)]
 struct SearchArgs {
     /// The query.
+    #[arg(value_parser = non_blank)]
     query: String,
     /// The index a build wrote.
     #[arg(long, default_value = "dist/index.bin", value_name = "FILE")]
@@ -311,16 +308,16 @@ struct EvalArgs {
     #[arg(long, value_name = "DIR")]
     beir: Option<PathBuf>,
     /// Results per question for recall and context precision (QA).
-    #[arg(long, default_value_t = 5)]
+    #[arg(long, default_value_t = 5, value_parser = results_count)]
     k: usize,
     /// A mode, a comma-separated list, or `all`.
-    #[arg(long, default_value = "all")]
-    mode: String,
+    #[arg(long, default_value = "all", value_parser = parse_modes)]
+    mode: Modes,
     /// Weight of the dense side in convex.
-    #[arg(long)]
+    #[arg(long, value_parser = unit_interval)]
     alpha: Option<f32>,
     /// How deep each ranking is read before fusing.
-    #[arg(long, default_value_t = 100)]
+    #[arg(long, default_value_t = 100, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=10_000))]
     depth: usize,
     /// Convex: how many top scores of each list define its range (default: the index's).
     #[arg(long)]
@@ -380,6 +377,41 @@ fn parse_mode(s: &str) -> Result<Mode, String> {
     s.parse()
 }
 
+/// Fusion modes to evaluate: `all`, or a comma-separated list.
+#[derive(Clone)]
+struct Modes(Vec<Mode>);
+
+fn parse_modes(s: &str) -> Result<Modes, String> {
+    if s == "all" {
+        return Ok(Modes(Mode::ALL.to_vec()));
+    }
+    s.split(',').map(|m| m.trim().parse()).collect::<Result<_, _>>().map(Modes)
+}
+
+/// A weight from 0 to 1.
+fn unit_interval(s: &str) -> Result<f32, String> {
+    match s.trim().parse::<f32>() {
+        Ok(a) if (0.0..=1.0).contains(&a) => Ok(a),
+        _ => Err(format!("`{s}` is not a number from 0 to 1")),
+    }
+}
+
+/// How many results to return: 1 to 100.
+fn results_count(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(k) if (1..=100).contains(&k) => Ok(k),
+        _ => Err(format!("`{s}` is not a number of results from 1 to 100")),
+    }
+}
+
+fn non_blank(s: &str) -> Result<String, String> {
+    if s.trim().is_empty() {
+        Err("the query is empty".into())
+    } else {
+        Ok(s.to_string())
+    }
+}
+
 impl From<Vectors> for VectorStorage {
     fn from(v: Vectors) -> Self {
         match v {
@@ -416,17 +448,20 @@ macro_rules! outln {
     ($($arg:tt)*) => { out(&format!("{}\n", format!($($arg)*))) };
 }
 
+// After the macro: the commands use it.
+mod commands;
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Build(args) => return run_build(args),
-        Command::Search(args) => run_search(args),
-        Command::Eval(args) => run_eval(args),
-        Command::EmbedBench(args) => run_embed_bench(args),
-        Command::Serve(args) => run_serve(args),
-        Command::Chat(args) => run_chat(args),
-        Command::Ingest(IngestCommand::Confluence(args)) => run_ingest_confluence(args),
-        Command::Ingest(IngestCommand::Pdf(args)) => run_ingest_pdf(args),
+        Command::Build(args) => return commands::build::run_build(args),
+        Command::Search(args) => commands::search::run_search(args),
+        Command::Eval(args) => commands::eval::run_eval(args),
+        Command::EmbedBench(args) => commands::embed_bench::run_embed_bench(args),
+        Command::Serve(args) => commands::serve::run_serve(args),
+        Command::Chat(args) => commands::chat::run_chat(args),
+        Command::Ingest(IngestCommand::Confluence(args)) => commands::ingest::run_ingest_confluence(args),
+        Command::Ingest(IngestCommand::Pdf(args)) => commands::ingest::run_ingest_pdf(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -435,300 +470,4 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
-}
-
-fn run_build(args: BuildArgs) -> ExitCode {
-    let ix = &args.index;
-    let opts = BuildOptions {
-        content: args.content,
-        out: args.out,
-        chunk: ChunkOptions { header_levels: args.header_levels, chunk_size: args.chunk_size, overlap: args.overlap },
-        strict: args.strict,
-        templates: args.templates,
-        site_url: args.site_url,
-        judge: match args.stub_judge {
-            Judge::Auto => JudgeChoice::Auto,
-            Judge::Heuristic => JudgeChoice::Heuristic,
-            Judge::Llm => JudgeChoice::Llm,
-        },
-        llm: match site_builder::llm::from_env() {
-            Ok(c) => c,
-            Err(e) => {
-                eprintln!("error: {e}");
-                return ExitCode::from(2);
-            }
-        },
-        progress: !args.quiet && std::io::stderr().is_terminal(),
-        filters: !args.no_filters,
-        index: (!args.no_index).then(|| IndexOptions {
-            model_dir: ix.model.clone().unwrap_or_else(default_model_dir),
-            vectors: ix.vectors.into(),
-            long_text: ix.long_text.into(),
-            default_mode: ix.default_mode,
-            alpha: ix.alpha,
-            norm_depth: ix.norm_depth,
-            embed_cache: (!ix.no_embed_cache).then(|| ix.embed_cache.clone()),
-            hnsw_threshold: ix.hnsw_threshold,
-            bm25: Bm25Params { k1: ix.k1, b: ix.b, title_weight: ix.title_weight, header_weight: ix.header_weight },
-        }),
-    };
-    match build(&opts) {
-        Ok(report) => {
-            out(&report.summary());
-            ExitCode::SUCCESS
-        }
-        Err(e @ BuildError::Strict { .. }) => {
-            eprintln!("error: {e}");
-            ExitCode::from(1)
-        }
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::from(2)
-        }
-    }
-}
-
-fn run_ingest_confluence(args: ConfluenceArgs) -> Result<(), String> {
-    let opts = site_builder::ingest::IngestOptions {
-        base_url: args.base_url,
-        root_page: args.root_page,
-        out: args.out,
-        token_env: args.token_env,
-        concurrency: usize::from(args.concurrency),
-        prune: args.prune,
-        progress: !args.quiet && std::io::stderr().is_terminal(),
-        page_size: usize::from(args.page_size),
-    };
-    let summary = site_builder::ingest::ingest_confluence(&opts).map_err(|e| e.to_string())?;
-    out(&summary.text());
-    Ok(())
-}
-
-fn run_ingest_pdf(args: PdfArgs) -> Result<(), String> {
-    let opts = site_builder::ingest::pdf::PdfOptions { file: args.file, title: args.title, out: args.out };
-    let summary = site_builder::ingest::pdf::ingest_pdf(&opts).map_err(|e| e.to_string())?;
-    out(&summary.text());
-    Ok(())
-}
-
-fn check_query(q: &QueryArgs) -> Result<(), String> {
-    if q.k == 0 || q.k > 100 {
-        return Err(format!("--k must be between 1 and 100, got {}", q.k));
-    }
-    if let Some(a) = q.alpha {
-        if !(0.0..=1.0).contains(&a) {
-            return Err(format!("--alpha must be between 0 and 1, got {a}"));
-        }
-    }
-    Ok(())
-}
-
-fn run_chat(args: ChatArgs) -> Result<(), String> {
-    let s = Searcher::open(&args.index, None).map_err(|e| e.to_string())?;
-    let svc = s.service().map_err(|e| e.to_string())?;
-    let llm = if args.no_llm { None } else { site_builder::llm::from_env()? };
-    let style = site_builder::chat::Style { color: std::io::stdout().is_terminal() };
-    let stdin = std::io::stdin();
-    site_builder::chat::run(&svc, llm.as_ref(), &mut stdin.lock(), &mut std::io::stdout().lock(), style)
-        .map_err(|e| e.to_string())
-}
-
-fn run_serve(args: ServeArgs) -> Result<(), String> {
-    let variables = edge_host::Variables::from_environment().map_err(|e| e.to_string())?;
-    let overridden = variables.overridden().join(", ");
-    let cfg = edge_host::HostConfig {
-        addr: args.addr,
-        request_timeout: std::time::Duration::from_secs(args.request_timeout),
-        log: !args.quiet,
-        ..edge_host::HostConfig::search_fn(args.out.join("site"), args.component, variables, args.state)
-    };
-    edge_host::serve(cfg, |addr| {
-        eprintln!("Serving the knowledge base on http://{addr}/ (search API at http://{addr}/api/search?q=...)");
-        if !overridden.is_empty() {
-            eprintln!("Spin variables set: {overridden}");
-        }
-        eprintln!("Press Ctrl-C to stop.");
-    })
-    .map_err(|e| e.to_string())
-}
-
-fn run_search(args: SearchArgs) -> Result<(), String> {
-    check_query(&args.q)?;
-    if args.query.trim().is_empty() {
-        return Err("the query is empty".into());
-    }
-    let s = Searcher::open(&args.index, args.encoder.as_deref()).map_err(|e| e.to_string())?;
-    let mut p = s.service().map_err(|e| e.to_string())?.index().default_params(args.q.k);
-    p.mode = args.q.mode.unwrap_or(p.mode);
-    p.alpha = args.q.alpha.unwrap_or(p.alpha);
-    p.collapse_pages = args.q.collapse;
-    let answer = s.answer(&args.query, &p).map_err(|e| e.to_string())?;
-    if args.q.json {
-        outln!("{}", serde_json::to_string(&answer).map_err(|e| e.to_string())?);
-    } else {
-        out(&render_text(&answer, std::io::stdout().is_terminal()));
-    }
-    Ok(())
-}
-
-fn run_embed_bench(args: EmbedBenchArgs) -> Result<(), String> {
-    let text = std::fs::read_to_string(&args.chunks).map_err(|e| format!("{}: {e}", args.chunks.display()))?;
-    let chunks = search_core::chunk::decode_jsonl(&text).map_err(|e| format!("{}: {e}", args.chunks.display()))?;
-    let n = args.limit.unwrap_or(chunks.len()).min(chunks.len());
-    let texts: Vec<&str> = chunks[..n].iter().map(|c| c.index_text.as_str()).collect();
-    let file = EncoderFile::from_model_dir(&args.model.unwrap_or_else(default_model_dir)).map_err(|e| e.to_string())?;
-    let enc = file.encoder().map_err(|e| e.to_string())?;
-    let threads = args.threads.unwrap_or_else(site_builder::embed::threads);
-    let tokens: usize = texts.iter().map(|t| enc.tokenize(t).len()).sum();
-    let t = std::time::Instant::now();
-    let v = site_builder::embed::embed_all(&enc, &texts, args.long_text.into(), threads, &|_| {});
-    let s = t.elapsed().as_secs_f64();
-    std::hint::black_box(v);
-    outln!(
-        "{}",
-        serde_json::json!({"engine": "search-core (int8 weights)", "chunks": n, "seconds": s, "chunks_per_s": n as f64 / s,
-            "threads": threads, "long_text": LongText::from(args.long_text).name(), "mean_tokens": tokens as f64 / n.max(1) as f64})
-    );
-    Ok(())
-}
-
-fn modes(spec: &str) -> Result<Vec<Mode>, String> {
-    if spec == "all" {
-        return Ok(Mode::ALL.to_vec());
-    }
-    spec.split(',').map(|m| m.trim().parse()).collect()
-}
-
-fn print_metrics(m: &eval::Metrics, json: bool, misses: bool) -> Result<(), String> {
-    if json {
-        outln!("{}", serde_json::to_string(m).map_err(|e| e.to_string())?);
-        return Ok(());
-    }
-    outln!(
-        "{:<7} recall@{} {:.3}  context precision {:.3}  MRR@10 {:.3}  NDCG@10 {:.3}  ({} questions, p50 {:.1} ms)",
-        m.mode,
-        m.k,
-        m.recall_at_k,
-        m.context_precision,
-        m.mrr_at_10,
-        m.ndcg_at_10,
-        m.questions,
-        m.query_ms_p50
-    );
-    for (cat, c) in &m.per_category {
-        outln!(
-            "        {cat:<11} recall {:.3}  cp {:.3}  MRR {:.3}  NDCG {:.3}  ({})",
-            c.recall_at_k,
-            c.context_precision,
-            c.mrr_at_10,
-            c.ndcg_at_10,
-            c.questions
-        );
-    }
-    if misses {
-        for q in &m.misses {
-            outln!("        miss: {q}");
-        }
-    }
-    Ok(())
-}
-
-fn run_eval(args: EvalArgs) -> Result<(), String> {
-    let modes = modes(&args.mode)?;
-    if let Some(a) = args.alpha {
-        if !(0.0..=1.0).contains(&a) {
-            return Err(format!("--alpha must be between 0 and 1, got {a}"));
-        }
-    }
-    match (&args.qa, &args.beir) {
-        (Some(qa), None) => {
-            let s = Searcher::open(&args.index, None).map_err(|e| e.to_string())?;
-            // Opened once for every question and mode.
-            let svc = s.service().map_err(|e| e.to_string())?;
-            let questions = eval::read_qa(qa).map_err(|e| e.to_string())?;
-            let mut base = svc.index().default_params(args.k);
-            base.alpha = args.alpha.unwrap_or(base.alpha);
-            base.depth = args.depth;
-            base.norm_depth = args.norm_depth.unwrap_or(base.norm_depth);
-            base.k1 = args.k1.unwrap_or(base.k1);
-            base.b = args.b.unwrap_or(base.b);
-            for mode in modes {
-                let m = eval::eval_qa(&svc, &questions, args.k, mode, &base).map_err(|e| e.to_string())?;
-                print_metrics(&m, args.json, args.misses)?;
-            }
-            Ok(())
-        }
-        (None, Some(dir)) => run_beir(&args, dir, &modes),
-        _ => Err("pass --qa FILE (with --index) or --beir DIR".into()),
-    }
-}
-
-fn run_beir(args: &EvalArgs, dir: &Path, modes: &[Mode]) -> Result<(), String> {
-    let beir = eval::load_beir(dir).map_err(|e| e.to_string())?;
-    let model = args.model.clone().unwrap_or_else(default_model_dir);
-    let file = EncoderFile::from_model_dir(&model).map_err(|e| e.to_string())?;
-    let enc = file.encoder().map_err(|e| e.to_string())?;
-    let show = std::io::stderr().is_terminal();
-    let bar = if show { indicatif::ProgressBar::new(beir.docs.len() as u64) } else { indicatif::ProgressBar::hidden() };
-    let t = std::time::Instant::now();
-    let vectors =
-        eval::beir_vectors(&beir, &file, args.long_text.into(), Some(&args.cache), &|d| bar.set_position(d as u64))
-            .map_err(|e| e.to_string())?;
-    bar.finish_and_clear();
-    let embed_s = t.elapsed().as_secs_f64();
-    let queries: Vec<&str> = beir.queries.iter().map(|(_, q)| q.as_str()).collect();
-    let qvecs =
-        site_builder::embed::embed_all(&enc, &queries, LongText::Truncate, site_builder::embed::threads(), &|_| {});
-    let t = std::time::Instant::now();
-    let graph = if args.hnsw {
-        Some(site_builder::hnsw::build_graph(&vectors, search_core::encoder::DIM, args.ef).map_err(|e| e.to_string())?)
-    } else {
-        None
-    };
-    let bytes = eval::beir_index(&beir, &vectors, args.vectors.into(), enc.fingerprint(), graph);
-    let index_s = t.elapsed().as_secs_f64();
-    let idx = search_core::index::Index::open(bytes.as_slice()).map_err(|e| e.to_string())?;
-    if !args.json {
-        outln!(
-            "{}: {} documents, {} queries; embedding {:.0}s (cached vectors are reused), index {:.1}s, {:.0} bytes/doc",
-            beir.name,
-            beir.docs.len(),
-            beir.queries.len(),
-            embed_s,
-            index_s,
-            bytes.as_slice().len() as f64 / beir.docs.len().max(1) as f64
-        );
-    }
-    if idx.has_graph() {
-        let r = eval::graph_recall(&idx, &qvecs, 10, args.ef);
-        if args.json {
-            outln!("{}", serde_json::json!({"hnsw_recall_at_10": r, "ef": args.ef}));
-        } else {
-            outln!("HNSW (ef {}): recall@10 against the exact scan {:.4}", args.ef, r);
-        }
-    }
-    let mut base: SearchParams = idx.default_params(10);
-    base.ef = args.ef;
-    base.alpha = args.alpha.unwrap_or(base.alpha);
-    base.depth = args.depth;
-    base.norm_depth = args.norm_depth.unwrap_or(base.norm_depth);
-    base.k1 = args.k1.unwrap_or(base.k1);
-    base.b = args.b.unwrap_or(base.b);
-    for &mode in modes {
-        let m = eval::eval_beir(&beir, &idx, &qvecs, mode, &base);
-        if args.json {
-            outln!("{}", serde_json::to_string(&m).map_err(|e| e.to_string())?);
-        } else {
-            outln!(
-                "{:<7} NDCG@10 {:.4}  recall@100 {:.4}  MRR@10 {:.4}  ({} queries, p50 {:.2} ms)",
-                m.mode,
-                m.ndcg_at_10,
-                m.recall_at_k,
-                m.mrr_at_10,
-                m.questions,
-                m.query_ms_p50
-            );
-        }
-    }
-    Ok(())
 }

@@ -85,8 +85,9 @@ impl Templates {
         Ok(Templates { env, statics })
     }
 
-    /// Renders template `name` with `ctx`.
-    pub fn render(&self, name: &str, ctx: &serde_json::Value) -> Result<String, TemplateError> {
+    /// Renders a context with the template it is for.
+    pub fn render<C: Context>(&self, ctx: &C) -> Result<String, TemplateError> {
+        let name = C::TEMPLATE;
         let tmpl = self
             .env
             .get_template(name)
@@ -140,6 +141,175 @@ fn describe(e: &minijinja::Error) -> String {
     msg
 }
 
+/// What a template receives: one type per template, so that a field a template
+/// reads cannot go missing from the build without the compiler noticing.
+pub trait Context: serde::Serialize {
+    /// The template file this context renders.
+    const TEMPLATE: &'static str;
+}
+
+/// `site`: the whole site, on every page.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct SiteInfo {
+    pub title: String,
+    pub page_count: usize,
+    /// Build date, `YYYY-MM-DD`.
+    pub built: String,
+}
+
+/// A titled link (breadcrumbs, top sections, sitemap of the search page).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Link<'a> {
+    pub title: &'a str,
+    pub url: &'a str,
+}
+
+/// An entry in a page's or a section's list of children.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Child<'a> {
+    pub title: &'a str,
+    pub url: &'a str,
+    /// The page's first sentence, if it has one.
+    pub summary: Option<&'a str>,
+    /// Whether it has children of its own.
+    pub is_section: bool,
+    /// Pages below it.
+    pub child_count: usize,
+}
+
+/// `page`: one content page.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct PageView<'a> {
+    pub title: &'a str,
+    /// The id of the page's `<h1>` (from its leading `# Title`).
+    pub title_id: Option<&'a str>,
+    /// The sanitised body.
+    pub html: &'a str,
+    pub toc: &'a [crate::render::TocEntry],
+    pub breadcrumbs: Vec<Link<'a>>,
+    pub last_updated: Option<&'a str>,
+    pub version: Option<&'a str>,
+    /// Only a URL that passed `safe_url`.
+    pub original_url: Option<&'a str>,
+    pub tags: Vec<String>,
+    /// The content file, relative to the content folder.
+    pub source: &'a str,
+}
+
+/// The fields every page of the site has: the path back to the root, the site,
+/// and the first level of the navigation.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Frame<'a> {
+    /// `../` repeated to the site root (`""` at the root, `/` for the 404 page,
+    /// which is served at any depth).
+    pub root: String,
+    pub site: &'a SiteInfo,
+    pub top_sections: &'a [Link<'a>],
+}
+
+/// `page.html`: a content page and its children.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct PageContext<'a> {
+    #[serde(flatten)]
+    pub frame: Frame<'a>,
+    pub page: PageView<'a>,
+    pub children: Vec<Child<'a>>,
+}
+
+impl Context for PageContext<'_> {
+    const TEMPLATE: &'static str = "page.html";
+}
+
+/// `section`: a folder of pages without a page of its own.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct SectionView<'a> {
+    pub title: &'a str,
+    pub breadcrumbs: Vec<Link<'a>>,
+    pub children: Vec<Child<'a>>,
+}
+
+/// `section.html`.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct SectionContext<'a> {
+    #[serde(flatten)]
+    pub frame: Frame<'a>,
+    pub section: SectionView<'a>,
+}
+
+impl Context for SectionContext<'_> {
+    const TEMPLATE: &'static str = "section.html";
+}
+
+/// A top-level section on the home page, with its own children listed.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct HomeSection<'a> {
+    #[serde(flatten)]
+    pub entry: Child<'a>,
+    pub children: Vec<Link<'a>>,
+}
+
+/// `home.html`: the root page's introduction, if any, and the sections.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct HomeContext<'a> {
+    #[serde(flatten)]
+    pub frame: Frame<'a>,
+    pub page: Option<PageView<'a>>,
+    pub sections: Vec<HomeSection<'a>>,
+}
+
+impl Context for HomeContext<'_> {
+    const TEMPLATE: &'static str = "home.html";
+}
+
+/// A node of the whole navigation tree.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct TreeNode<'a> {
+    pub title: &'a str,
+    pub url: &'a str,
+    pub children: Vec<TreeNode<'a>>,
+}
+
+/// `search.html`: the results page, with every section listed for readers
+/// without JavaScript.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct SearchContext<'a> {
+    #[serde(flatten)]
+    pub frame: Frame<'a>,
+    pub tree: Vec<TreeNode<'a>>,
+}
+
+impl Context for SearchContext<'_> {
+    const TEMPLATE: &'static str = "search.html";
+}
+
+/// `404.html`.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct NotFoundContext<'a> {
+    #[serde(flatten)]
+    pub frame: Frame<'a>,
+}
+
+impl Context for NotFoundContext<'_> {
+    const TEMPLATE: &'static str = "404.html";
+}
+
+/// One `<url>` of the sitemap.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct SitemapUrl<'a> {
+    pub loc: String,
+    pub lastmod: Option<&'a str>,
+}
+
+/// `sitemap.xml`.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct SitemapContext<'a> {
+    pub urls: Vec<SitemapUrl<'a>>,
+}
+
+impl Context for SitemapContext<'_> {
+    const TEMPLATE: &'static str = "sitemap.xml";
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -147,12 +317,13 @@ mod tests {
     #[test]
     fn embedded_templates_render_and_escape() {
         let t = Templates::embedded().unwrap();
-        let ctx = serde_json::json!({
-            "root": "../", "site": {"title": "Help <&>", "page_count": 1, "built": "2026-01-01"},
-            "top_sections": [{"title": "IT \"x\"", "url": "it/index.html"}],
-            "section": {"title": "S", "breadcrumbs": [], "children": []}
-        });
-        let html = t.render("section.html", &ctx).unwrap();
+        let site = SiteInfo { title: "Help <&>".into(), page_count: 1, built: "2026-01-01".into() };
+        let top = [Link { title: "IT \"x\"", url: "it/index.html" }];
+        let ctx = SectionContext {
+            frame: Frame { root: "../".into(), site: &site, top_sections: &top },
+            section: SectionView { title: "S", breadcrumbs: vec![], children: vec![] },
+        };
+        let html = t.render(&ctx).unwrap();
         assert!(html.contains("href=\"../it/index.html\""), "{html}");
         assert!(html.contains("Help &lt;&amp;&gt;"));
         assert!(html.contains("IT &quot;x&quot;"));

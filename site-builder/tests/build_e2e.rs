@@ -383,9 +383,11 @@ fn usage_errors_name_the_parameter() {
     let o = build(&repo().join("content"), &tmp.path().join("out"), &["--overlap", "1500"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("--overlap"));
-    let o = run(&["build", "--header-levels", "x"]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("--header-levels"));
+    for bad in [["--header-levels", "x"], ["--header-levels", "9"], ["--alpha", "2"]] {
+        let o = run(&["build", bad[0], bad[1]]);
+        assert_eq!(o.status.code(), Some(2), "{bad:?}");
+        assert!(String::from_utf8_lossy(&o.stderr).contains(bad[0]), "{bad:?}");
+    }
     let help = run(&["build", "--help"]);
     assert!(String::from_utf8_lossy(&help.stdout).contains("--chunk-size"));
 }
@@ -472,8 +474,12 @@ fn stub_candidates_go_to_the_llm_when_one_is_configured() {
     let out = tmp.path().join("fallback");
     let args =
         ["build", "--quiet", "--no-index", "--content", content.to_str().unwrap(), "--out", out.to_str().unwrap()];
+    // Without a model the settings are refused, as the edge function refuses them.
     let o = run_with_env(&args, &[("SPIN_VARIABLE_LLM_BASE_URL", &broken.url)]);
-    assert!(o.status.success());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("llm_model"), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = run_with_env(&args, &[("SPIN_VARIABLE_LLM_BASE_URL", &broken.url), ("SPIN_VARIABLE_LLM_MODEL", "judge")]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let r = report(&out);
     assert_eq!(dropped_by_rule(&r)["stub"], dropped_by_rule(&heuristic)["stub"]);
     let fallbacks = r["warnings"]

@@ -184,6 +184,9 @@ fn bad_index_files_are_clear_errors() {
         (vec!["search", "--index", &idx, "x", "--k", "0"], "--k"),
         (vec!["search", "--index", &idx, "x", "--mode", "magic"], "unknown mode"),
         (vec!["search", "--index", &idx, "  "], "empty"),
+        (vec!["search", "--index", &idx, "x", "--alpha", "1.5"], "--alpha"),
+        (vec!["search", "--index", &idx, "x", "--k", "101"], "from 1 to 100"),
+        (vec!["eval", "--index", &idx, "--qa", "q.csv", "--mode", "convex,magic"], "unknown mode"),
     ] {
         let o = run(&args);
         assert_eq!(o.status.code(), Some(2), "{args:?}");

@@ -63,14 +63,13 @@ pub fn build_component(package: &str, env: &[(&str, &Path)]) -> PathBuf {
     let name = package.replace('-', "_");
     let wasm = target.join(format!("wasm32-wasip2/release/{name}.wasm"));
     assert!(wasm.is_file(), "{}", wasm.display());
-    let label: String = env
-        .iter()
-        .map(|(k, v)| format!("{k}={}", v.display()))
-        .collect::<Vec<_>>()
-        .join(";")
-        .bytes()
-        .fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
-        .to_string();
+    // One copy per build environment (which index it bundles), named by a digest
+    // of that environment.
+    let label: String = {
+        use sha2::Digest;
+        let env = env.iter().map(|(k, v)| format!("{k}={}", v.display())).collect::<Vec<_>>().join(";");
+        sha2::Sha256::digest(env.as_bytes()).iter().take(8).map(|b| format!("{b:02x}")).collect()
+    };
     let copy = target_dir().join(format!("edge-tests/components/{name}-{label}.wasm"));
     std::fs::create_dir_all(copy.parent().unwrap()).unwrap();
     std::fs::copy(&wasm, &copy).unwrap();

@@ -1,0 +1,17 @@
+//! `site-builder chat`: the answer agent in the terminal.
+
+use std::io::IsTerminal;
+
+use site_builder::search::Searcher;
+
+use crate::ChatArgs;
+
+pub(crate) fn run_chat(args: ChatArgs) -> Result<(), String> {
+    let s = Searcher::open(&args.index, None).map_err(|e| e.to_string())?;
+    let svc = s.service().map_err(|e| e.to_string())?;
+    let llm = if args.no_llm { None } else { site_builder::llm::from_env()? };
+    let style = site_builder::chat::Style { color: std::io::stdout().is_terminal() };
+    let stdin = std::io::stdin();
+    site_builder::chat::run(&svc, llm.as_ref(), &mut stdin.lock(), &mut std::io::stdout().lock(), style)
+        .map_err(|e| e.to_string())
+}

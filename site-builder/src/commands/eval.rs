@@ -1,0 +1,141 @@
+//! `site-builder eval`: retrieval quality of a QA set over a built index, or of a
+//! BEIR folder indexed on the fly, for each fusion mode asked for.
+
+use std::io::IsTerminal;
+use std::path::Path;
+
+use search_core::index::{Mode, SearchParams};
+use site_builder::embed::{default_model_dir, EncoderFile, LongText};
+use site_builder::eval;
+use site_builder::search::Searcher;
+
+use crate::{out, EvalArgs};
+
+pub(crate) fn run_eval(args: EvalArgs) -> Result<(), String> {
+    let modes = &args.mode.0;
+    match (&args.qa, &args.beir) {
+        (Some(qa), None) => {
+            let s = Searcher::open(&args.index, None).map_err(|e| e.to_string())?;
+            // Opened once for every question and mode.
+            let svc = s.service().map_err(|e| e.to_string())?;
+            let questions = eval::read_qa(qa).map_err(|e| e.to_string())?;
+            let mut base = svc.index().default_params(args.k);
+            base.alpha = args.alpha.unwrap_or(base.alpha);
+            base.depth = args.depth;
+            base.norm_depth = args.norm_depth.unwrap_or(base.norm_depth);
+            base.k1 = args.k1.unwrap_or(base.k1);
+            base.b = args.b.unwrap_or(base.b);
+            for &mode in modes {
+                let m = eval::eval_qa(&svc, &questions, args.k, mode, &base).map_err(|e| e.to_string())?;
+                print_metrics(&m, args.json, args.misses)?;
+            }
+            Ok(())
+        }
+        (None, Some(dir)) => run_beir(&args, dir, modes),
+        _ => Err("pass --qa FILE (with --index) or --beir DIR".into()),
+    }
+}
+
+fn run_beir(args: &EvalArgs, dir: &Path, modes: &[Mode]) -> Result<(), String> {
+    let beir = eval::load_beir(dir).map_err(|e| e.to_string())?;
+    let model = args.model.clone().unwrap_or_else(default_model_dir);
+    let file = EncoderFile::from_model_dir(&model).map_err(|e| e.to_string())?;
+    let enc = file.encoder().map_err(|e| e.to_string())?;
+    let show = std::io::stderr().is_terminal();
+    let bar = if show { indicatif::ProgressBar::new(beir.docs.len() as u64) } else { indicatif::ProgressBar::hidden() };
+    let t = std::time::Instant::now();
+    let vectors =
+        eval::beir_vectors(&beir, &file, args.long_text.into(), Some(&args.cache), &|d| bar.set_position(d as u64))
+            .map_err(|e| e.to_string())?;
+    bar.finish_and_clear();
+    let embed_s = t.elapsed().as_secs_f64();
+    let queries: Vec<&str> = beir.queries.iter().map(|(_, q)| q.as_str()).collect();
+    let qvecs =
+        site_builder::embed::embed_all(&enc, &queries, LongText::Truncate, site_builder::embed::threads(), &|_| {});
+    let t = std::time::Instant::now();
+    let graph = if args.hnsw {
+        Some(site_builder::hnsw::build_graph(&vectors, search_core::encoder::DIM, args.ef).map_err(|e| e.to_string())?)
+    } else {
+        None
+    };
+    let bytes = eval::beir_index(&beir, &vectors, args.vectors.into(), enc.fingerprint(), graph);
+    let index_s = t.elapsed().as_secs_f64();
+    let idx = search_core::index::Index::open(bytes.as_slice()).map_err(|e| e.to_string())?;
+    if !args.json {
+        outln!(
+            "{}: {} documents, {} queries; embedding {:.0}s (cached vectors are reused), index {:.1}s, {:.0} bytes/doc",
+            beir.name,
+            beir.docs.len(),
+            beir.queries.len(),
+            embed_s,
+            index_s,
+            bytes.as_slice().len() as f64 / beir.docs.len().max(1) as f64
+        );
+    }
+    if idx.has_graph() {
+        let r = eval::graph_recall(&idx, &qvecs, 10, args.ef);
+        if args.json {
+            outln!("{}", serde_json::json!({"hnsw_recall_at_10": r, "ef": args.ef}));
+        } else {
+            outln!("HNSW (ef {}): recall@10 against the exact scan {:.4}", args.ef, r);
+        }
+    }
+    let mut base: SearchParams = idx.default_params(10);
+    base.ef = args.ef;
+    base.alpha = args.alpha.unwrap_or(base.alpha);
+    base.depth = args.depth;
+    base.norm_depth = args.norm_depth.unwrap_or(base.norm_depth);
+    base.k1 = args.k1.unwrap_or(base.k1);
+    base.b = args.b.unwrap_or(base.b);
+    for &mode in modes {
+        let m = eval::eval_beir(&beir, &idx, &qvecs, mode, &base);
+        if args.json {
+            outln!("{}", serde_json::to_string(&m).map_err(|e| e.to_string())?);
+        } else {
+            outln!(
+                "{:<7} NDCG@10 {:.4}  recall@100 {:.4}  MRR@10 {:.4}  ({} queries, p50 {:.2} ms)",
+                m.mode,
+                m.ndcg_at_10,
+                m.recall_at_k,
+                m.mrr_at_10,
+                m.questions,
+                m.query_ms_p50
+            );
+        }
+    }
+    Ok(())
+}
+
+fn print_metrics(m: &eval::Metrics, json: bool, misses: bool) -> Result<(), String> {
+    if json {
+        outln!("{}", serde_json::to_string(m).map_err(|e| e.to_string())?);
+        return Ok(());
+    }
+    outln!(
+        "{:<7} recall@{} {:.3}  context precision {:.3}  MRR@10 {:.3}  NDCG@10 {:.3}  ({} questions, p50 {:.1} ms)",
+        m.mode,
+        m.k,
+        m.recall_at_k,
+        m.context_precision,
+        m.mrr_at_10,
+        m.ndcg_at_10,
+        m.questions,
+        m.query_ms_p50
+    );
+    for (cat, c) in &m.per_category {
+        outln!(
+            "        {cat:<11} recall {:.3}  cp {:.3}  MRR {:.3}  NDCG {:.3}  ({})",
+            c.recall_at_k,
+            c.context_precision,
+            c.mrr_at_10,
+            c.ndcg_at_10,
+            c.questions
+        );
+    }
+    if misses {
+        for q in &m.misses {
+            outln!("        miss: {q}");
+        }
+    }
+    Ok(())
+}

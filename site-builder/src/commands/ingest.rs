@@ -1,0 +1,28 @@
+//! `site-builder ingest`: pages from Confluence or a PDF into a content folder.
+
+use std::io::IsTerminal;
+
+use crate::{out, ConfluenceArgs, PdfArgs};
+
+pub(crate) fn run_ingest_confluence(args: ConfluenceArgs) -> Result<(), String> {
+    let opts = site_builder::ingest::IngestOptions {
+        base_url: args.base_url,
+        root_page: args.root_page,
+        out: args.out,
+        token_env: args.token_env,
+        concurrency: usize::from(args.concurrency),
+        prune: args.prune,
+        progress: !args.quiet && std::io::stderr().is_terminal(),
+        page_size: usize::from(args.page_size),
+    };
+    let summary = site_builder::ingest::ingest_confluence(&opts).map_err(|e| e.to_string())?;
+    out(&summary.text());
+    Ok(())
+}
+
+pub(crate) fn run_ingest_pdf(args: PdfArgs) -> Result<(), String> {
+    let opts = site_builder::ingest::pdf::PdfOptions { file: args.file, title: args.title, out: args.out };
+    let summary = site_builder::ingest::pdf::ingest_pdf(&opts).map_err(|e| e.to_string())?;
+    out(&summary.text());
+    Ok(())
+}

@@ -1,0 +1,22 @@
+//! `site-builder search`: one query against a built index, printed as text or JSON.
+
+use std::io::IsTerminal;
+
+use site_builder::search::{render_text, Searcher};
+
+use crate::{out, SearchArgs};
+
+pub(crate) fn run_search(args: SearchArgs) -> Result<(), String> {
+    let s = Searcher::open(&args.index, args.encoder.as_deref()).map_err(|e| e.to_string())?;
+    let mut p = s.service().map_err(|e| e.to_string())?.index().default_params(args.q.k);
+    p.mode = args.q.mode.unwrap_or(p.mode);
+    p.alpha = args.q.alpha.unwrap_or(p.alpha);
+    p.collapse_pages = args.q.collapse;
+    let answer = s.answer(&args.query, &p).map_err(|e| e.to_string())?;
+    if args.q.json {
+        outln!("{}", serde_json::to_string(&answer).map_err(|e| e.to_string())?);
+    } else {
+        out(&render_text(&answer, std::io::stdout().is_terminal()));
+    }
+    Ok(())
+}
