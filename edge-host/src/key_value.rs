@@ -128,11 +128,7 @@ impl KeyValue {
 
     pub fn get(&self, store: &str, key: &str) -> Result<Option<Vec<u8>>, KeyValueError> {
         Self::check_key(key)?;
-        self.with(|c| {
-            Ok(c.prepare_cached("SELECT value FROM spin_key_value WHERE store = ?1 AND key = ?2")?
-                .query_row(params![store, key], |r| r.get(0))
-                .optional()?)
-        })
+        self.with(|c| Self::select(c, store, key))
     }
 
     pub fn set(&self, store: &str, key: &str, value: &[u8]) -> Result<(), KeyValueError> {
@@ -161,11 +157,7 @@ impl KeyValue {
     pub fn increment(&self, store: &str, key: &str, delta: i64) -> Result<i64, KeyValueError> {
         Self::check_key(key)?;
         self.transaction(|tx| {
-            let old: Option<Vec<u8>> = tx
-                .prepare_cached("SELECT value FROM spin_key_value WHERE store = ?1 AND key = ?2")?
-                .query_row(params![store, key], |r| r.get(0))
-                .optional()?;
-            let old = match old {
+            let old = match Self::select(tx, store, key)? {
                 None => 0,
                 Some(bytes) => match <[u8; 8]>::try_from(bytes.as_slice()) {
                     Ok(b) => i64::from_be_bytes(b),
@@ -192,16 +184,19 @@ impl KeyValue {
             return Err(KeyValueError::ValueTooLarge(new.len()));
         }
         self.transaction(|tx| {
-            let current: Option<Vec<u8>> = tx
-                .prepare_cached("SELECT value FROM spin_key_value WHERE store = ?1 AND key = ?2")?
-                .query_row(params![store, key], |r| r.get(0))
-                .optional()?;
-            if current.as_deref() != expected {
+            if Self::select(tx, store, key)?.as_deref() != expected {
                 return Ok(false);
             }
             Self::upsert(tx, store, key, new)?;
             Ok(true)
         })
+    }
+
+    fn select(conn: &Connection, store: &str, key: &str) -> Result<Option<Vec<u8>>, KeyValueError> {
+        Ok(conn
+            .prepare_cached("SELECT value FROM spin_key_value WHERE store = ?1 AND key = ?2")?
+            .query_row(params![store, key], |r| r.get(0))
+            .optional()?)
     }
 
     fn upsert(conn: &Connection, store: &str, key: &str, value: &[u8]) -> Result<(), KeyValueError> {

@@ -6,6 +6,7 @@ use std::sync::OnceLock;
 use std::time::Instant;
 
 use search_core::service::Service;
+use spin_sdk::experimental::wasi::keyvalue::{atomics, store as kv};
 use spin_sdk::http::{FullBody, HeaderMap, HeaderName, HeaderValue, IntoResponse, Request, StatusCode};
 use spin_sdk::http_service;
 
@@ -104,7 +105,7 @@ async fn handle(req: Request) -> Result<spin_sdk::wasip3::http::types::Response,
         Admission::Route(route) => route,
     };
     if let (Some(bucket), Some(client)) = (route.bucket(), client.as_deref()) {
-        if let Some(e) = rate_limit(bucket, cfg.limits.of(bucket), client).await {
+        if let Some(e) = rate_limit(bucket, cfg.limits.of(bucket), client) {
             return Ok(into_response(api::with_cors(e.reply(), cfg, origin.as_deref())).into_response()?);
         }
     }
@@ -163,7 +164,7 @@ async fn handle(req: Request) -> Result<spin_sdk::wasip3::http::types::Response,
 /// Counts one request of `client` against `limit` per minute in the key-value
 /// store; `Some` is the 429 to answer. A store that cannot be reached lets the
 /// request through (logged): readers are never locked out by the limiter itself.
-async fn rate_limit(bucket: Bucket, limit: u32, client: &str) -> Option<ApiError> {
+fn rate_limit(bucket: Bucket, limit: u32, client: &str) -> Option<ApiError> {
     use std::sync::atomic::{AtomicU64, Ordering};
     if limit == 0 {
         return None;
@@ -194,8 +195,6 @@ async fn rate_limit(bucket: Bucket, limit: u32, client: &str) -> Option<ApiError
     }
     verdict
 }
-
-use spin_sdk::experimental::wasi::keyvalue::{atomics, store as kv};
 
 /// The key-value bucket as the limiter's counters.
 struct Counters(kv::Bucket);

@@ -117,19 +117,13 @@ fn variables_match_the_function_and_the_host() {
     }
     // The host enforces exactly the manifest's allow-list, and the manifest grants
     // exactly the key-value store the host opens.
-    let hosts: Vec<&str> = m["component"]["search-fn"]["allowed_outbound_hosts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|h| h.as_str().unwrap())
-        .collect();
+    let strings = |field: &str| -> Vec<String> {
+        let list = m["component"]["search-fn"][field].as_array().unwrap_or_else(|| panic!("spin.toml: no {field}"));
+        list.iter().map(|h| h.as_str().unwrap().to_string()).collect()
+    };
+    let hosts = strings("allowed_outbound_hosts");
     assert_eq!(hosts, edge_host::outbound::SEARCH_FN_ALLOWED_OUTBOUND_HOSTS, "spin.toml allowed_outbound_hosts");
-    let stores: Vec<&str> = m["component"]["search-fn"]["key_value_stores"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|h| h.as_str().unwrap())
-        .collect();
+    let stores = strings("key_value_stores");
     let host = edge_host::HostConfig::search_fn("s".into(), "c".into(), edge_host::Variables::defaults(), "t".into());
     assert_eq!(stores, host.key_value_stores, "spin.toml key_value_stores");
 }

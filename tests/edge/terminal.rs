@@ -10,6 +10,13 @@ use crate::support::llm::{answer, search, ScriptedLlm, Step};
 /// Runs `site-builder chat` over the demo index with these lines typed in and
 /// these Spin variables in the environment (and no `.env`); returns stdout.
 fn session(lines: &str, vars: &[(&str, &str)]) -> String {
+    let o = chat(lines, vars);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    String::from_utf8(o.stdout).unwrap()
+}
+
+/// [`session`], whatever the command's exit.
+fn chat(lines: &str, vars: &[(&str, &str)]) -> std::process::Output {
     let dir = tempfile::tempdir().unwrap();
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_site-builder"));
     cmd.args(["chat", "--index"]).arg(demo().dist.join("index.bin")).current_dir(dir.path());
@@ -21,9 +28,7 @@ fn session(lines: &str, vars: &[(&str, &str)]) -> String {
     }
     let mut child = cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
     child.stdin.take().unwrap().write_all(lines.as_bytes()).unwrap();
-    let o = child.wait_with_output().unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    String::from_utf8(o.stdout).unwrap()
+    child.wait_with_output().unwrap()
 }
 
 #[test]
@@ -76,13 +81,7 @@ fn when_the_llm_fails_the_terminal_says_so_and_still_answers() {
 fn the_terminal_applies_the_edge_functions_llm_rules() {
     // A base URL without a model is refused, naming the variable, as the edge
     // function refuses it (no silent default model).
-    let dir = tempfile::tempdir().unwrap();
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_site-builder"));
-    cmd.args(["chat", "--index"]).arg(demo().dist.join("index.bin")).current_dir(dir.path());
-    for (k, _) in std::env::vars().filter(|(k, _)| k.starts_with("SPIN_VARIABLE_")) {
-        cmd.env_remove(k);
-    }
-    let o = cmd.env("SPIN_VARIABLE_LLM_BASE_URL", "http://127.0.0.1:9/v1").stdin(Stdio::null()).output().unwrap();
+    let o = chat("", &[("SPIN_VARIABLE_LLM_BASE_URL", "http://127.0.0.1:9/v1")]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("llm_model"), "{}", String::from_utf8_lossy(&o.stderr));
 

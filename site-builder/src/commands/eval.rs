@@ -19,12 +19,7 @@ pub(crate) fn run_eval(args: EvalArgs) -> Result<(), String> {
             // Opened once for every question and mode.
             let svc = s.service().map_err(|e| e.to_string())?;
             let questions = eval::read_qa(qa).map_err(|e| e.to_string())?;
-            let mut base = svc.index().default_params(args.k);
-            base.alpha = args.alpha.unwrap_or(base.alpha);
-            base.depth = args.depth;
-            base.norm_depth = args.norm_depth.unwrap_or(base.norm_depth);
-            base.k1 = args.k1.unwrap_or(base.k1);
-            base.b = args.b.unwrap_or(base.b);
+            let base = overrides(&args, svc.index().default_params(args.k));
             for &mode in modes {
                 let m = eval::eval_qa(&svc, &questions, args.k, mode, &base).map_err(|e| e.to_string())?;
                 print_metrics(&m, args.json, args.misses)?;
@@ -80,13 +75,7 @@ fn run_beir(args: &EvalArgs, dir: &Path, modes: &[Mode]) -> Result<(), String> {
             outln!("HNSW (ef {}): recall@10 against the exact scan {:.4}", args.ef, r);
         }
     }
-    let mut base: SearchParams = idx.default_params(10);
-    base.ef = args.ef;
-    base.alpha = args.alpha.unwrap_or(base.alpha);
-    base.depth = args.depth;
-    base.norm_depth = args.norm_depth.unwrap_or(base.norm_depth);
-    base.k1 = args.k1.unwrap_or(base.k1);
-    base.b = args.b.unwrap_or(base.b);
+    let base = SearchParams { ef: args.ef, ..overrides(args, idx.default_params(10)) };
     for &mode in modes {
         let m = eval::eval_beir(&beir, &idx, &qvecs, mode, &base);
         if args.json {
@@ -138,4 +127,16 @@ fn print_metrics(m: &eval::Metrics, json: bool, misses: bool) -> Result<(), Stri
         }
     }
     Ok(())
+}
+
+/// The index's search parameters with what the command line sets instead.
+fn overrides(args: &EvalArgs, base: SearchParams) -> SearchParams {
+    SearchParams {
+        alpha: args.alpha.unwrap_or(base.alpha),
+        depth: args.depth,
+        norm_depth: args.norm_depth.unwrap_or(base.norm_depth),
+        k1: args.k1.unwrap_or(base.k1),
+        b: args.b.unwrap_or(base.b),
+        ..base
+    }
 }
