@@ -57,8 +57,13 @@ async function search() {
     await page.keyboard.press('/');
     assert.equal(await page.evaluate(() => document.activeElement.id), 'search-input', '/ focuses the search box');
     await page.keyboard.type('eduroam certificate', { delay: 20 });
-    const option = page.locator('#search-suggest a.search-option').first();
-    await option.waitFor({ timeout: 10000 });
+    // Search as you type may first show the answer to a prefix ("eduro"), whose
+    // snippets have nothing to mark; wait for the answer to the whole query.
+    await page.waitForFunction((q) => {
+      const panel = document.getElementById('search-suggest');
+      const all = panel && panel.querySelector('a.search-option--all');
+      return all && !panel.hasAttribute('aria-busy') && all.textContent.includes(q);
+    }, 'eduroam certificate', { timeout: 10000 });
     assert.ok(await page.locator('#search-suggest .search-group').count() >= 1, 'results grouped by page');
     const marks = await page.locator('#search-suggest mark').count();
     assert.ok(marks >= 1, 'query terms highlighted');
