@@ -8,10 +8,10 @@
 
 use std::collections::{HashMap, HashSet};
 
-use site_builder::ingest::storage::{to_markdown, TitleLinks};
+use ingest::storage::{to_markdown, TitleLinks};
+use kb_common::slug;
 use site_builder::mkdocs::{normalize, Target};
 use site_builder::render::{render, LinkContext};
-use site_builder::slug;
 
 pub fn run(data: &[u8]) {
     let Ok(body) = std::str::from_utf8(data) else { return };

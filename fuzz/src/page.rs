@@ -13,11 +13,11 @@
 
 use std::collections::{HashMap, HashSet};
 
+use kb_common::{safe_url, slug};
 use site_builder::chunk::{chunk_page, ChunkOptions};
 use site_builder::mkdocs::{normalize, Target};
 use site_builder::parse::parse_page;
 use site_builder::render::{render, LinkContext, USER_ID_PREFIX};
-use site_builder::{safe_url, slug};
 
 /// The site the fuzzed page is rendered into (content path → site URL).
 const SITE: [(&str, &str); 4] = [

@@ -27,7 +27,8 @@ use crate::render::{self, root_prefix, LinkContext, Rendered};
 use crate::report::*;
 use crate::site::{TemplateError, Templates};
 use crate::tree::{NavTree, PageRef, HOME_URL};
-use crate::{enrich, safe_url, summary};
+use crate::{enrich, summary};
+use kb_common::safe_url;
 use search_core::encoder::DIM;
 use search_core::index::{self as hybrid, Bm25Params, Mode, VectorStorage};
 
@@ -99,6 +100,8 @@ pub enum BuildError {
     Write(#[from] WriteError),
     #[error("--stub-judge llm needs an LLM: set SPIN_VARIABLE_LLM_BASE_URL (and _MODEL, _API_KEY) or use --stub-judge heuristic")]
     NoLlm,
+    #[error("cannot set up the HTTP client for the LLM stub judge: {0}")]
+    LlmClient(String),
     #[error(transparent)]
     Embed(#[from] crate::embed::EmbedError),
     #[error("{0}")]
@@ -136,7 +139,10 @@ pub fn build(opts: &BuildOptions) -> Result<Report, BuildError> {
     let judge: Box<dyn StubJudge> = match (opts.judge, &opts.llm) {
         (JudgeChoice::Llm, None) => return Err(BuildError::NoLlm),
         (JudgeChoice::Heuristic, _) | (JudgeChoice::Auto, None) => Box::new(HeuristicJudge::default()),
-        (_, Some(cfg)) => Box::new(crate::llm::LlmJudge::new(cfg.clone(), std::time::Duration::from_secs(60))),
+        (_, Some(cfg)) => Box::new(
+            crate::llm::LlmJudge::new(cfg.clone(), std::time::Duration::from_secs(60))
+                .map_err(BuildError::LlmClient)?,
+        ),
     };
 
     let mut report = Report {
@@ -746,8 +752,10 @@ fn write_site(
     staging.write("404.html", templates.render(&NotFoundContext { frame: frame("/".into()) })?.as_bytes())?;
 
     let base = if opts.site_url.ends_with('/') { opts.site_url.clone() } else { format!("{}/", opts.site_url) };
-    let urls =
-        sitemap.iter().map(|(u, d)| SitemapUrl { loc: format!("{base}{}", encode_path(u)), lastmod: *d }).collect();
+    let urls = sitemap
+        .iter()
+        .map(|(u, d)| SitemapUrl { loc: format!("{base}{}", kb_common::percent::encode_path(u)), lastmod: *d })
+        .collect();
     staging.write("sitemap.xml", templates.render(&SitemapContext { urls })?.as_bytes())?;
 
     for (dest, content) in templates.statics() {
@@ -765,14 +773,6 @@ fn write_site(
     Ok(())
 }
 
-/// Percent-encodes what a URL path cannot carry as is: everything but RFC 3986's
-/// unreserved characters and the `/` between segments.
-fn encode_path(p: &str) -> String {
-    const PATH: &percent_encoding::AsciiSet =
-        &percent_encoding::NON_ALPHANUMERIC.remove(b'/').remove(b'-').remove(b'_').remove(b'.').remove(b'~');
-    percent_encoding::utf8_percent_encode(p, PATH).to_string()
-}
-
 /// Today's date (UTC) as `YYYY-MM-DD`, from the system clock.
 fn today() -> String {
     let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
@@ -788,7 +788,7 @@ mod tests {
     fn urls_mirror_sources() {
         assert_eq!(page_url("it/wifi.md"), "it/wifi.html");
         assert_eq!(page_url("index.md"), "index.html");
-        assert_eq!(encode_path("a b/ü.html"), "a%20b/%C3%BC.html");
+        assert_eq!(kb_common::percent::encode_path("a b/ü.html"), "a%20b/%C3%BC.html");
     }
 
     #[test]

@@ -59,17 +59,19 @@ pub fn run(
     )?;
     writeln!(out, "Ask a question, or type exit to leave.")?;
     let mut history: Vec<Message> = Vec::new();
-    let agent = llm.map(|_| {
-        ureq::Agent::config_builder()
-            .http_status_as_error(false)
-            .timeout_connect(Some(Duration::from_secs(10)))
-            .timeout_recv_response(llm.map(|c| c.timeout))
-            // A whole streamed reply; a model that stalls mid-stream is given up
-            // on after ten times the first-byte timeout.
-            .timeout_recv_body(llm.map(|c| c.timeout * 10))
-            .build()
-            .into()
-    });
+    // The blocking client's timeout bounds each step: the answer's first byte,
+    // then every read of the stream, so a model that stalls mid-stream for
+    // `llm_timeout_secs` is given up on (the loop adds `llm_max_total_secs`).
+    let http = match llm {
+        Some(c) => Some(
+            kb_common::http::blocking_client()
+                .connect_timeout(Duration::from_secs(10))
+                .timeout(c.timeout)
+                .build()
+                .map_err(|e| std::io::Error::other(format!("cannot set up the HTTP client: {e}")))?,
+        ),
+        None => None,
+    };
     loop {
         write!(out, "\n{} ", style.bold(">"))?;
         out.flush()?;
@@ -98,7 +100,7 @@ pub fn run(
         let start = Instant::now();
         let clock = move || start.elapsed().as_secs_f64() * 1e3;
         let mut printer = Printer { out: &mut *out, style, error: None };
-        let done = match (llm, &agent) {
+        let done = match (llm, &http) {
             (Some(c), Some(a)) => react(svc, c, a, &req, &clock, &mut printer),
             _ => {
                 extractive::answer(svc, &req, &extractive::Config::default(), false, &clock, &mut |e| printer.event(e))
@@ -173,7 +175,7 @@ impl Printer<'_> {
 fn react(
     svc: &Service,
     llm: &LlmConfig,
-    agent: &ureq::Agent,
+    http: &reqwest::blocking::Client,
     req: &ChatRequest,
     clock: &dyn Fn() -> f64,
     printer: &mut Printer,
@@ -190,7 +192,7 @@ fn react(
             return react.degrade(&why, clock, &mut |e| printer.event(e));
         }
         let t = clock();
-        let reply = call(llm, agent, &body, &mut react, printer);
+        let reply = call(llm, http, &body, &mut react, printer);
         let next = match reply {
             Ok(reply) => react.on_reply(reply, clock() - t, clock, &mut |e| printer.event(e)),
             Err(why) => {
@@ -209,15 +211,15 @@ fn react(
 
 fn call(
     llm: &LlmConfig,
-    agent: &ureq::Agent,
+    http: &reqwest::blocking::Client,
     body: &serde_json::Value,
     react: &mut React,
     printer: &mut Printer,
 ) -> Result<Reply, String> {
-    let mut resp = crate::llm::post(llm, agent, body)?;
+    let mut resp = crate::llm::post(llm, http, body)?;
     let status = resp.status();
     if !status.is_success() {
-        let text = resp.body_mut().read_to_string().unwrap_or_default();
+        let text = resp.text().unwrap_or_default();
         return Err(format!(
             "HTTP {} from {}: {}",
             status.as_u16(),
@@ -225,7 +227,6 @@ fn call(
             text.chars().take(200).collect::<String>()
         ));
     }
-    let mut reader = resp.into_body().into_reader();
     let mut stream = ReplyStream::default();
     let mut buf = [0u8; 4096];
     let mut show = |text: String| {
@@ -235,7 +236,7 @@ fn call(
         printer.event(Event::Token { text });
     };
     loop {
-        let n = reader.read(&mut buf).map_err(|e| format!("reading the LLM's stream: {e}"))?;
+        let n = resp.read(&mut buf).map_err(|e| format!("reading the LLM's stream: {e}"))?;
         if n == 0 {
             break;
         }

@@ -18,7 +18,7 @@ use std::borrow::Cow;
 
 use crate::fence::Fence;
 use crate::parse::strip_heading_attrs;
-use crate::slug;
+use kb_common::slug;
 
 /// How pages are chunked (`--header-levels`, `--chunk-size`, `--overlap`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

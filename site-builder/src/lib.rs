@@ -7,7 +7,8 @@
 //! nothing), [`enrich`] (the text to index), [`tree`] + [`site`] (templates → HTML
 //! files), with [`build`] running them and [`report`] saying what happened. The
 //! commands over a built index are [`search`], [`eval`] and [`chat`]; `serve` is
-//! the `edge-host` crate. [`ingest`] fills a content folder from Confluence.
+//! the `edge-host` crate. Heading ids, URL safety and atomic writes are
+//! `kb-common`'s, shared with the `ingest` crate that fills a content folder.
 
 pub mod build;
 pub mod chat;
@@ -18,16 +19,13 @@ pub mod eval;
 pub mod fence;
 pub mod filter;
 pub mod hnsw;
-pub mod ingest;
 pub mod llm;
 pub mod mkdocs;
 pub mod output;
 pub mod parse;
 pub mod render;
 pub mod report;
-pub mod safe_url;
 pub mod search;
 pub mod site;
-pub mod slug;
 pub mod summary;
 pub mod tree;

@@ -4,40 +4,9 @@
 //! in one rename.
 
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// An output that could not be written.
-#[derive(Debug, thiserror::Error)]
-#[error("cannot write {path}: {source}")]
-pub struct WriteError {
-    pub path: PathBuf,
-    #[source]
-    pub source: std::io::Error,
-}
-
-fn err(path: &Path) -> impl FnOnce(std::io::Error) -> WriteError + '_ {
-    move |source| WriteError { path: path.to_path_buf(), source }
-}
-
-/// Writes `bytes` to `path` atomically (temporary file, fsync, rename).
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
-    if let Some(dir) = path.parent() {
-        fs::create_dir_all(dir).map_err(err(dir))?;
-    }
-    let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let tmp = path.with_file_name(format!(".{file_name}.{}.tmp", std::process::id()));
-    let result = (|| {
-        let mut f = fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
-    }
-    result.map_err(err(path))
-}
+pub use kb_common::write::{write_atomic, WriteError};
 
 /// A folder being filled, that replaces `dest` only when [`Staging::commit`] is called.
 /// Dropped without a commit, it removes itself and `dest` is untouched.
@@ -50,13 +19,13 @@ pub struct Staging {
 impl Staging {
     pub fn new(dest: &Path) -> Result<Staging, WriteError> {
         let parent = dest.parent().unwrap_or(Path::new("."));
-        fs::create_dir_all(parent).map_err(err(parent))?;
+        fs::create_dir_all(parent).map_err(WriteError::on(parent))?;
         let name = dest.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "out".into());
         let dir = parent.join(format!(".{name}.staging.{}", std::process::id()));
         if dir.exists() {
-            fs::remove_dir_all(&dir).map_err(err(&dir))?;
+            fs::remove_dir_all(&dir).map_err(WriteError::on(&dir))?;
         }
-        fs::create_dir_all(&dir).map_err(err(&dir))?;
+        fs::create_dir_all(&dir).map_err(WriteError::on(&dir))?;
         Ok(Staging { dir, dest: dest.to_path_buf(), committed: false })
     }
 
@@ -69,9 +38,9 @@ impl Staging {
     pub fn write(&self, rel: &str, bytes: &[u8]) -> Result<(), WriteError> {
         let path = self.path(rel);
         if let Some(dir) = path.parent() {
-            fs::create_dir_all(dir).map_err(err(dir))?;
+            fs::create_dir_all(dir).map_err(WriteError::on(dir))?;
         }
-        fs::write(&path, bytes).map_err(err(&path))
+        fs::write(&path, bytes).map_err(WriteError::on(&path))
     }
 
     /// Swaps the staged folder in for `dest`.
@@ -82,12 +51,12 @@ impl Staging {
             std::process::id()
         ));
         if self.dest.exists() {
-            fs::rename(&self.dest, &old).map_err(err(&self.dest))?;
+            fs::rename(&self.dest, &old).map_err(WriteError::on(&self.dest))?;
         }
-        fs::rename(&self.dir, &self.dest).map_err(err(&self.dest))?;
+        fs::rename(&self.dir, &self.dest).map_err(WriteError::on(&self.dest))?;
         self.committed = true;
         if old.exists() {
-            fs::remove_dir_all(&old).map_err(err(&old))?;
+            fs::remove_dir_all(&old).map_err(WriteError::on(&old))?;
         }
         Ok(())
     }
@@ -123,15 +92,5 @@ mod tests {
         assert!(!dest.join("old.html").exists());
         assert_eq!(fs::read_to_string(dest.join("a/new.html")).unwrap(), "new");
         assert_eq!(fs::read_dir(tmp.path()).unwrap().count(), 1);
-    }
-
-    #[test]
-    fn atomic_write_leaves_no_temp() {
-        let tmp = tempfile::tempdir().unwrap();
-        let p = tmp.path().join("x/report.json");
-        write_atomic(&p, b"{}").unwrap();
-        write_atomic(&p, b"{\"a\":1}").unwrap();
-        assert_eq!(fs::read_to_string(&p).unwrap(), "{\"a\":1}");
-        assert_eq!(fs::read_dir(tmp.path().join("x")).unwrap().count(), 1);
     }
 }

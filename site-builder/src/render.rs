@@ -10,7 +10,7 @@
 //!
 //! Every URL a page puts into a link or image (Markdown links, images, autolinks,
 //! reference links, raw HTML `href`/`src`/`srcset`/…) is checked by
-//! [`crate::safe_url::check`] where its file line is known, and a refused one is
+//! [`kb_common::safe_url::check`] where its file line is known, and a refused one is
 //! dropped and reported ([`Rendered::blocked_urls`]); the sanitiser applies the same
 //! check once more to whatever reaches it, as the last word.
 //!
@@ -28,8 +28,8 @@ use std::sync::Arc;
 use pulldown_cmark::{CowStr, Event, LinkType, Parser, Tag, TagEnd};
 
 use crate::mkdocs::Normalized;
-use crate::safe_url;
-use crate::slug::{self, Heading};
+use kb_common::safe_url;
+use kb_common::slug::{self, Heading};
 
 /// Prefix of every id that page content sets (GitHub uses the same one), so that
 /// `<div id="forms">` cannot shadow `document.forms` and the like.

@@ -9,7 +9,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::slug::slugify;
+use kb_common::slug::slugify;
 
 /// One node of the tree.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -33,6 +33,8 @@ struct Srv {
     pages: Vec<FPage>,
     /// Requests for a page with its body, by page id.
     body_requests: HashMap<String, usize>,
+    /// When each body request came, by page id.
+    body_times: HashMap<String, Vec<std::time::Instant>>,
     /// Failures already served (each flaky request fails once).
     failed: HashSet<String>,
     /// After this many successful body answers, everything gets a 401.
@@ -40,6 +42,11 @@ struct Srv {
     bodies_served: usize,
     /// When set, requests must carry `Authorization: Bearer <this>`.
     token: Option<String>,
+    /// How long each body request takes to answer.
+    delay: std::time::Duration,
+    /// Body requests being answered now, and the most at once.
+    in_flight: usize,
+    max_in_flight: usize,
 }
 
 impl Srv {
@@ -117,7 +124,21 @@ fn handle(mut stream: TcpStream, st: &Mutex<Srv>) {
             }
         }
     }
+    let with_body = target.contains("body.storage");
+    let delay = {
+        let mut s = st.lock().expect("server state");
+        if with_body {
+            s.in_flight += 1;
+            s.max_in_flight = s.max_in_flight.max(s.in_flight);
+        }
+        s.delay
+    };
+    // Outside the lock, so that slow answers overlap as a real server's do.
+    std::thread::sleep(delay);
     let (status, extra, body) = answer(&target, auth.as_deref(), st);
+    if with_body {
+        st.lock().expect("server state").in_flight -= 1;
+    }
     respond(&mut stream, status, &extra, &body);
 }
 
@@ -170,16 +191,25 @@ fn answer(target: &str, auth: Option<&str>, st: &Mutex<Srv>) -> (u16, String, St
     let with_body = expand.contains("body.storage");
     if with_body {
         *s.body_requests.entry(id.clone()).or_default() += 1;
-        // Flaky pages: the first request gets a 429 or a 500.
+        s.body_times.entry(id.clone()).or_default().push(std::time::Instant::now());
+        // Flaky pages: the first request gets a 429 or a 5xx, some saying when to
+        // come back in seconds, one with an HTTP date two seconds ahead.
         let flaky = match id.as_str() {
-            "112" => Some((429, "Retry-After: 0\r\n")),
-            "121" => Some((429, "Retry-After: 1\r\n")),
-            "113" | "132" => Some((500, "")),
+            "112" => Some((429, "Retry-After: 0\r\n".to_string())),
+            "121" => Some((429, "Retry-After: 1\r\n".to_string())),
+            "122" => Some((
+                503,
+                format!(
+                    "Retry-After: {}\r\n",
+                    httpdate::fmt_http_date(SystemTime::now() + std::time::Duration::from_secs(2))
+                ),
+            )),
+            "113" | "132" => Some((500, String::new())),
             _ => None,
         };
         if let Some((code, extra)) = flaky {
             if s.failed.insert(format!("body:{id}")) {
-                return (code, extra.to_string(), r#"{"message":"try again"}"#.into());
+                return (code, extra, r#"{"message":"try again"}"#.into());
             }
         }
         s.bodies_served += 1;
@@ -320,6 +350,16 @@ fn converts_the_tree_and_the_result_builds() {
     let summary = stdout(&o);
     assert!(summary.starts_with("20 pages in the tree: 20 fetched, 0 unchanged, 20 written, 0 skipped"), "{summary}");
     assert!(!summary.contains(" 0 retries"), "the flaky answers must have been retried: {summary}");
+    // `Retry-After` was honoured, in seconds and as an HTTP date (whole seconds,
+    // so "two seconds ahead" is more than one).
+    let gap = |id: &str| {
+        let times = server.with(|s| s.body_times.get(id).cloned().unwrap_or_default());
+        assert_eq!(times.len(), 2, "page {id}: one refusal, one retry");
+        times[1] - times[0]
+    };
+    for id in ["121", "122"] {
+        assert!(gap(id) >= std::time::Duration::from_millis(950), "page {id} was retried after {:?}", gap(id));
+    }
 
     let expected = [
         "index.md",
@@ -451,6 +491,22 @@ fn reruns_are_incremental_and_a_new_version_rewrites_one_page() {
     let lib = read(&out, "campus/library.md");
     assert!(lib.contains("version: 4\n") && lib.contains("New opening hours."), "{lib}");
     assert_eq!(server.with(|s| s.total_body_requests()), bodies + 1);
+}
+
+#[test]
+fn pages_are_fetched_concurrently_up_to_the_bound() {
+    for (concurrency, expected) in [("1", 1), ("4", 4)] {
+        let server = Server::start(tree());
+        server.with(|s| s.delay = std::time::Duration::from_millis(150));
+        let (_t, out) = tempdir();
+        let o = ingest(&server, &out, &["--concurrency", concurrency]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert!(stdout(&o).starts_with("20 pages in the tree: 20 fetched"), "{}", stdout(&o));
+        // 20 bodies at 150 ms each: one at a time never overlaps, four at once
+        // must reach four (and never five).
+        assert_eq!(server.with(|s| s.max_in_flight), expected, "--concurrency {concurrency}");
+        assert_eq!(md_files(&out).len(), 20);
+    }
 }
 
 #[test]

@@ -155,22 +155,24 @@ impl Resp {
 
 /// Sends `method url` with `headers` and an optional body; any status is returned.
 pub fn request(method: &str, url: &str, headers: &[(&str, &str)], body: Option<&[u8]>) -> Resp {
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .max_redirects(0)
-        .timeout_global(Some(Duration::from_secs(60)))
+    let client = kb_common::http::blocking_client()
+        .redirect(reqwest::redirect::Policy::none())
+        .timeout(Duration::from_secs(60))
         .build()
-        .into();
-    let mut b = http::Request::builder().method(method).uri(url);
+        .unwrap();
+    let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
+    let mut req = client.request(method.clone(), url);
     for (n, v) in headers {
-        b = b.header(*n, *v);
+        req = req.header(*n, *v);
     }
-    let req = b.body(body.map(<[u8]>::to_vec).unwrap_or_default()).unwrap();
-    let mut resp = agent.run(req).unwrap_or_else(|e| panic!("{method} {url}: {e}"));
+    if let Some(body) = body {
+        req = req.body(body.to_vec());
+    }
+    let resp = req.send().unwrap_or_else(|e| panic!("{method} {url}: {}", kb_common::http::describe(&e)));
     let status = resp.status().as_u16();
     let headers =
         resp.headers().iter().map(|(n, v)| (n.as_str().to_string(), v.to_str().unwrap_or("").to_string())).collect();
-    let body = resp.body_mut().with_config().limit(64 << 20).read_to_vec().unwrap();
+    let body = resp.bytes().unwrap_or_else(|e| panic!("{method} {url}: reading the body: {e}")).to_vec();
     Resp { status, headers, body }
 }
 

@@ -5,7 +5,7 @@ use std::io::IsTerminal;
 use crate::{out, ConfluenceArgs, PdfArgs};
 
 pub(crate) fn run_ingest_confluence(args: ConfluenceArgs) -> Result<(), String> {
-    let opts = site_builder::ingest::IngestOptions {
+    let opts = ingest::IngestOptions {
         base_url: args.base_url,
         root_page: args.root_page,
         out: args.out,
@@ -15,14 +15,14 @@ pub(crate) fn run_ingest_confluence(args: ConfluenceArgs) -> Result<(), String> 
         progress: !args.quiet && std::io::stderr().is_terminal(),
         page_size: usize::from(args.page_size),
     };
-    let summary = site_builder::ingest::ingest_confluence(&opts).map_err(|e| e.to_string())?;
+    let summary = ingest::ingest_confluence(&opts).map_err(|e| e.to_string())?;
     out(&summary.text());
     Ok(())
 }
 
 pub(crate) fn run_ingest_pdf(args: PdfArgs) -> Result<(), String> {
-    let opts = site_builder::ingest::pdf::PdfOptions { file: args.file, title: args.title, out: args.out };
-    let summary = site_builder::ingest::pdf::ingest_pdf(&opts).map_err(|e| e.to_string())?;
+    let opts = ingest::pdf::PdfOptions { file: args.file, title: args.title, out: args.out };
+    let summary = ingest::pdf::ingest_pdf(&opts).map_err(|e| e.to_string())?;
     out(&summary.text());
     Ok(())
 }

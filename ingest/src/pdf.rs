@@ -25,8 +25,8 @@ use std::path::{Path, PathBuf};
 use lopdf::{Document, Object};
 use pdf_extract::{MediaBox, OutputDev, OutputError, Transform};
 
-use crate::output::{write_atomic, WriteError};
-use crate::slug::slugify;
+use kb_common::slug::slugify;
+use kb_common::write::{write_atomic, WriteError};
 
 /// What to ingest and where.
 #[derive(Debug, Clone)]
@@ -156,14 +156,22 @@ fn yaml_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', "''"))
 }
 
-/// `D:20240115093000+01'00'` → `2024-01-15`.
-fn pdf_date(d: &str) -> Option<String> {
-    let digits = d.trim().trim_start_matches("D:");
-    let ymd = digits.get(..8)?;
-    if !ymd.bytes().all(|b| b.is_ascii_digit()) {
+/// The date of a PDF date string (ISO 32000 §7.9.4: `D:YYYYMMDDHHmmSSOHH'mm'`,
+/// where everything after the year is optional and defaults to the first month and
+/// day). Only the calendar date is kept, as the writer's clock showed it; `None`
+/// when there is no valid date (month 13, 30 February, or not digits).
+fn pdf_date(d: &str) -> Option<time::Date> {
+    let d = d.trim();
+    let d = d.strip_prefix("D:").unwrap_or(d);
+    let digits = &d[..d.bytes().take_while(u8::is_ascii_digit).count()];
+    // The digits come in pairs after the year; what follows them is a time zone.
+    let rest_ok = matches!(d[digits.len()..].bytes().next(), None | Some(b'Z' | b'+' | b'-'));
+    if digits.len() < 4 || !digits.len().is_multiple_of(2) || !rest_ok {
         return None;
     }
-    Some(format!("{}-{}-{}", &ymd[..4], &ymd[4..6], &ymd[6..8]))
+    let two = |at: usize| digits.get(at..at + 2).map_or(Some(1), |p| p.parse::<u8>().ok());
+    let month = time::Month::try_from(two(4)?).ok()?;
+    time::Date::from_calendar_date(digits[..4].parse().ok()?, month, two(6)?).ok()
 }
 
 /// The Info dictionary's text strings (Title, ModDate, …).
@@ -752,8 +760,17 @@ mod tests {
 
     #[test]
     fn dates_and_list_markers() {
-        assert_eq!(pdf_date("D:20240115093000+01'00'").as_deref(), Some("2024-01-15"));
-        assert_eq!(pdf_date("garbage"), None);
+        let date = |d: &str| pdf_date(d).map(|d| d.to_string());
+        assert_eq!(date("D:20240115093000+01'00'").as_deref(), Some("2024-01-15"));
+        assert_eq!(date("D:20240115093000Z").as_deref(), Some("2024-01-15"));
+        assert_eq!(date("20240115").as_deref(), Some("2024-01-15"), "the D: prefix is optional in practice");
+        assert_eq!(date("D:2024").as_deref(), Some("2024-01-01"), "month and day default to 01");
+        assert_eq!(date("D:202403").as_deref(), Some("2024-03-01"));
+        assert_eq!(date("D:20240230"), None, "no 30 February");
+        assert_eq!(date("D:20241301"), None, "no month 13");
+        assert_eq!(date("D:2024x1"), None);
+        assert_eq!(date("garbage"), None);
+        assert_eq!(date(""), None);
         assert!(list_item("-5 degrees").is_none());
         assert_eq!(list_item("a) option").map(|x| x.1).as_deref(), Some("a) option"));
         assert_eq!(list_item("3) third").map(|x| x.0), Some(Some("3".to_string())));

@@ -1,11 +1,17 @@
-//! A blocking client for the two Confluence REST calls the ingest needs: one page
-//! with its storage body, and a page's children (paged). It retries 429 and 5xx
-//! answers and dropped connections with exponential backoff, honouring
-//! `Retry-After`, and turns 401/403 into an error that stops the run.
+//! An async client for the two Confluence REST calls the ingest needs: one page
+//! with its storage body, and a page's children (paged). It runs on a tokio
+//! runtime, so the caller can have many requests in flight on one thread; it
+//! retries 429 and 5xx answers and dropped connections with exponential backoff,
+//! honouring `Retry-After` (seconds or an HTTP date), and turns 401/403 into an
+//! error that stops the run.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
+use kb_common::percent::encode_segment;
+use reqwest::header::{HeaderMap, ACCEPT, RETRY_AFTER};
+use reqwest::Url;
+use serde::de::DeserializeOwned;
 use serde::Deserialize;
 
 /// Attempts per request, the first included.
@@ -14,6 +20,10 @@ pub const MAX_ATTEMPTS: u32 = 5;
 const MAX_WAIT: Duration = Duration::from_secs(30);
 /// The first backoff when the server gives no `Retry-After`.
 const FIRST_BACKOFF: Duration = Duration::from_millis(200);
+/// One request, body included, must finish within this.
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
+/// The largest answer read; a page's storage body is far smaller.
+const MAX_BODY: usize = 64 * 1024 * 1024;
 
 /// What can go wrong talking to Confluence.
 #[derive(Debug, thiserror::Error)]
@@ -37,6 +47,8 @@ pub enum FetchError {
          links to as --base-url)"
     )]
     CrossOrigin { page_id: String, next: String, base: String },
+    #[error("cannot set up the HTTP client: {message}")]
+    Client { message: String },
 }
 
 impl FetchError {
@@ -112,9 +124,10 @@ struct ChildPage {
     links: Links,
 }
 
-/// The client. Shared by the worker threads; counts the retries it made.
+/// The client. Its methods take `&self`, so one client serves every request in
+/// flight; it counts the retries it made.
 pub struct Client {
-    agent: ureq::Agent,
+    http: reqwest::Client,
     base: String,
     token: Option<String>,
     retries: AtomicUsize,
@@ -123,19 +136,21 @@ pub struct Client {
 }
 
 impl Client {
-    pub fn new(base_url: &str, token: Option<String>) -> Client {
-        let agent = ureq::Agent::config_builder()
-            .timeout_global(Some(Duration::from_secs(60)))
-            .http_status_as_error(false)
+    pub fn new(base_url: &str, token: Option<String>) -> Result<Client, FetchError> {
+        let http = kb_common::http::client()
+            .timeout(REQUEST_TIMEOUT)
+            .connect_timeout(Duration::from_secs(10))
+            // Redirects are followed (http → https, a moved context path); reqwest
+            // drops the Authorization header when one leads to another host.
             .build()
-            .into();
-        Client {
-            agent,
+            .map_err(|e| FetchError::Client { message: e.to_string() })?;
+        Ok(Client {
+            http,
             base: base_url.trim_end_matches('/').to_string(),
             token,
             retries: AtomicUsize::new(0),
             page_size: 25,
-        }
+        })
     }
 
     pub fn base(&self) -> &str {
@@ -147,10 +162,9 @@ impl Client {
     }
 
     /// `GET {base}/rest/api/content/{id}?expand=...`
-    pub fn page(&self, id: &str, expand: &str) -> Result<Page, FetchError> {
-        let url = format!("{}/rest/api/content/{}?expand={expand}", self.base, super::encode_segment(id));
-        let text = self.get(id, &url)?;
-        serde_json::from_str(&text).map_err(|e| FetchError::Json { page_id: id.into(), url, message: e.to_string() })
+    pub async fn page(&self, id: &str, expand: &str) -> Result<Page, FetchError> {
+        let url = format!("{}/rest/api/content/{}?expand={expand}", self.base, encode_segment(id));
+        self.get_json(id, &url).await
     }
 
     /// Every child of a page, following `_links.next` (relative to the base) when
@@ -158,28 +172,23 @@ impl Client {
     /// An absolute `next` is followed only on the base URL's origin: every request
     /// carries the bearer token, and a page body (written by anyone who can edit
     /// Confluence, or a compromised proxy) must not be able to send it elsewhere.
-    pub fn children(&self, id: &str) -> Result<Vec<Listed>, FetchError> {
+    pub async fn children(&self, id: &str) -> Result<Vec<Listed>, FetchError> {
         let mut all = Vec::new();
         let mut url = format!(
             "{}/rest/api/content/{}/child/page?start=0&limit={}&expand=version",
             self.base,
-            super::encode_segment(id),
+            encode_segment(id),
             self.page_size
         );
         // Bounded so that a server that keeps handing out `next` cannot loop forever.
         for _ in 0..10_000 {
-            let text = self.get(id, &url)?;
-            let page: ChildPage = serde_json::from_str(&text).map_err(|e| FetchError::Json {
-                page_id: id.into(),
-                url: url.clone(),
-                message: e.to_string(),
-            })?;
+            let page: ChildPage = self.get_json(id, &url).await?;
             let got = page.results.len();
             let limit = page.limit.unwrap_or(self.page_size);
             all.extend(page.results);
             match page.links.next {
                 Some(next) if got > 0 => {
-                    url = if has_scheme(&next) {
+                    url = if is_absolute(&next) {
                         if origin(&next).is_none() || origin(&next) != origin(&self.base) {
                             return Err(FetchError::CrossOrigin { page_id: id.into(), next, base: self.base.clone() });
                         }
@@ -195,7 +204,7 @@ impl Client {
                     url = format!(
                         "{}/rest/api/content/{}/child/page?start={}&limit={}&expand=version",
                         self.base,
-                        super::encode_segment(id),
+                        encode_segment(id),
                         all.len(),
                         self.page_size
                     );
@@ -205,41 +214,38 @@ impl Client {
         Ok(all)
     }
 
-    /// GET with retries; the body of a 2xx answer.
-    fn get(&self, page_id: &str, url: &str) -> Result<String, FetchError> {
-        // The connection or the body read failed on every attempt.
-        let transport = |attempts: u32, e: ureq::Error| FetchError::Transport {
+    async fn get_json<T: DeserializeOwned>(&self, page_id: &str, url: &str) -> Result<T, FetchError> {
+        let bytes = self.get(page_id, url).await?;
+        serde_json::from_slice(&bytes).map_err(|e| FetchError::Json {
             page_id: page_id.into(),
             url: url.into(),
-            attempts,
             message: e.to_string(),
-        };
+        })
+    }
+
+    /// GET with retries; the body of a 2xx answer.
+    async fn get(&self, page_id: &str, url: &str) -> Result<Vec<u8>, FetchError> {
         let mut attempt = 0;
         loop {
             attempt += 1;
-            let mut req = self.agent.get(url).header("Accept", "application/json");
+            let mut req = self.http.get(url).header(ACCEPT, "application/json");
             if let Some(t) = &self.token {
-                req = req.header("Authorization", &format!("Bearer {t}"));
+                req = req.bearer_auth(t);
             }
-            let wait = match req.call() {
-                Ok(mut resp) => {
+            // Why this attempt failed in a way worth retrying, and how long to wait.
+            let (why, wait) = match req.send().await {
+                Ok(resp) => {
                     let status = resp.status().as_u16();
-                    if (200..300).contains(&status) {
-                        match resp.body_mut().with_config().limit(64 * 1024 * 1024).read_to_string() {
-                            Ok(text) => return Ok(text),
-                            Err(e) if attempt >= MAX_ATTEMPTS => return Err(transport(attempt, e)),
-                            Err(_) => backoff(attempt),
+                    if resp.status().is_success() {
+                        match read_body(resp).await {
+                            Ok(bytes) => return Ok(bytes),
+                            Err(e) => (e, backoff(attempt)),
                         }
                     } else if status == 401 || status == 403 {
                         return Err(FetchError::Auth { status, page_id: page_id.into(), url: url.into() });
                     } else if (status == 429 || status >= 500) && attempt < MAX_ATTEMPTS {
-                        let retry_after = resp
-                            .headers()
-                            .get("retry-after")
-                            .and_then(|v| v.to_str().ok())
-                            .and_then(|v| v.trim().parse::<u64>().ok())
-                            .map(Duration::from_secs);
-                        retry_after.unwrap_or_else(|| backoff(attempt))
+                        let wait = retry_after(resp.headers(), SystemTime::now()).unwrap_or_else(|| backoff(attempt));
+                        (String::new(), wait)
                     } else {
                         return Err(FetchError::Status {
                             status,
@@ -249,36 +255,62 @@ impl Client {
                         });
                     }
                 }
-                Err(e) if attempt >= MAX_ATTEMPTS => return Err(transport(attempt, e)),
-                Err(_) => backoff(attempt),
+                Err(e) => (kb_common::http::describe(&e), backoff(attempt)),
             };
+            if attempt >= MAX_ATTEMPTS {
+                return Err(FetchError::Transport {
+                    page_id: page_id.into(),
+                    url: url.into(),
+                    attempts: attempt,
+                    message: why,
+                });
+            }
             self.retries.fetch_add(1, Ordering::Relaxed);
-            std::thread::sleep(wait.min(MAX_WAIT));
+            tokio::time::sleep(wait.min(MAX_WAIT)).await;
         }
     }
 }
 
-/// Whether a link is absolute (`scheme:…`), by RFC 3986's scheme syntax.
-fn has_scheme(link: &str) -> bool {
-    link.split_once(':').is_some_and(|(scheme, _)| {
-        scheme.starts_with(|c: char| c.is_ascii_alphabetic())
-            && scheme.chars().all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
-    })
+/// A 2xx answer's body, refused past [`MAX_BODY`].
+async fn read_body(mut resp: reqwest::Response) -> Result<Vec<u8>, String> {
+    if resp.content_length().is_some_and(|n| n > MAX_BODY as u64) {
+        return Err(format!("the answer is larger than {} MiB", MAX_BODY >> 20));
+    }
+    let mut body = Vec::new();
+    while let Some(chunk) = resp.chunk().await.map_err(|e| kb_common::http::describe(&e))? {
+        if body.len() + chunk.len() > MAX_BODY {
+            return Err(format!("the answer is larger than {} MiB", MAX_BODY >> 20));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body)
 }
 
-/// The origin of an absolute URL: scheme, host and port (the scheme's default when
-/// none is written), all lowercase; `None` when it has no host or is not a URL.
+/// How long `Retry-After` asks to wait: delay-seconds or an HTTP date (RFC 9110
+/// §10.2.3); a date in the past means now. `None` when absent or unreadable.
+fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
+    let value = headers.get(RETRY_AFTER)?.to_str().ok()?.trim();
+    if let Ok(secs) = value.parse::<u64>() {
+        return Some(Duration::from_secs(secs));
+    }
+    let at = httpdate::parse_http_date(value).ok()?;
+    Some(at.duration_since(now).unwrap_or(Duration::ZERO))
+}
+
+/// Whether a link is absolute (`scheme:…`) rather than relative to the base.
+fn is_absolute(link: &str) -> bool {
+    Url::parse(link).is_ok()
+}
+
+/// The origin of an absolute http(s) URL: scheme, host and port (the scheme's
+/// default when none is written), as the URL standard normalises them; `None` for
+/// other schemes or what is not a URL.
 fn origin(url: &str) -> Option<(String, String, u16)> {
-    let uri: ureq::http::Uri = url.parse().ok()?;
-    let scheme = uri.scheme_str()?.to_ascii_lowercase();
-    let host = uri.host()?.to_ascii_lowercase();
-    let port = match (uri.port_u16(), scheme.as_str()) {
-        (Some(p), _) => p,
-        (None, "http") => 80,
-        (None, "https") => 443,
-        (None, _) => return None,
-    };
-    Some((scheme, host, port))
+    let url = Url::parse(url).ok()?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return None;
+    }
+    Some((url.scheme().to_string(), url.host_str()?.to_string(), url.port_or_known_default()?))
 }
 
 /// 200 ms, 400 ms, 800 ms, … for attempt 1, 2, 3, …
@@ -293,6 +325,10 @@ mod tests {
     use std::net::TcpListener;
     use std::sync::{Arc, Mutex};
 
+    fn block_on<F: std::future::Future>(f: F) -> F::Output {
+        tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime").block_on(f)
+    }
+
     #[test]
     fn origins() {
         let o = |u: &str| origin(u);
@@ -302,7 +338,24 @@ mod tests {
         assert_ne!(o("https://wiki.example.org"), o("https://wiki.example.org.evil.example"));
         assert_ne!(o("https://wiki.example.org"), o("https://evil.example@wiki.example.org.evil.example/"));
         assert_eq!(o("ftp://x/y"), None);
-        assert!(has_scheme("HTTPS://x") && has_scheme("javascript:x") && !has_scheme("/rest/a:b"));
+        assert!(is_absolute("HTTPS://x") && is_absolute("javascript:x"));
+        assert!(!is_absolute("/rest/a:b") && !is_absolute("//host/x") && !is_absolute("rest/a:b"));
+    }
+
+    #[test]
+    fn retry_after_takes_seconds_or_a_date() {
+        let now = httpdate::parse_http_date("Wed, 21 Oct 2026 07:28:00 GMT").unwrap();
+        let at = |v: &str| {
+            let mut h = HeaderMap::new();
+            h.insert(RETRY_AFTER, v.parse().unwrap());
+            retry_after(&h, now)
+        };
+        assert_eq!(at("120"), Some(Duration::from_secs(120)));
+        assert_eq!(at(" 3 "), Some(Duration::from_secs(3)));
+        assert_eq!(at("Wed, 21 Oct 2026 07:28:30 GMT"), Some(Duration::from_secs(30)));
+        assert_eq!(at("Wed, 21 Oct 2026 07:00:00 GMT"), Some(Duration::ZERO), "a past date means now");
+        assert_eq!(at("soon"), None);
+        assert_eq!(retry_after(&HeaderMap::new(), now), None);
     }
 
     /// A server that answers its n-th request with the n-th of `bodies(base)` (the
@@ -358,8 +411,8 @@ mod tests {
             "HTTPS://127.0.0.1/x".to_string(),
         ] {
             let (base, base_seen) = server(|_| vec![listing("2", &next)]);
-            let client = Client::new(&format!("{base}/wiki"), Some("s3cret".into()));
-            let err = client.children("1").expect_err("must stop");
+            let client = Client::new(&format!("{base}/wiki"), Some("s3cret".into())).expect("client");
+            let err = block_on(client.children("1")).expect_err("must stop");
             assert!(matches!(err, FetchError::CrossOrigin { .. }), "{err}");
             assert!(err.to_string().contains("was not followed"), "{err}");
             assert_eq!(base_seen.lock().expect("log").as_slice(), [Some("bearer s3cret".to_string())]);
@@ -374,8 +427,8 @@ mod tests {
             let next = format!("{}/wiki/rest/api/content/1/child/page?start=1&limit=1", base.replace("http", "HTTP"));
             vec![listing("2", &next), listing("3", "/rest/api/content/1/child/page?start=2&limit=1"), DONE.into()]
         });
-        let client = Client::new(&format!("{base}/wiki"), Some("s3cret".into()));
-        let children = client.children("1").expect("listed");
+        let client = Client::new(&format!("{base}/wiki"), Some("s3cret".into())).expect("client");
+        let children = block_on(client.children("1")).expect("listed");
         assert_eq!(children.iter().map(|c| c.id.as_str()).collect::<Vec<_>>(), ["2", "3"]);
         assert_eq!(seen.lock().expect("log").len(), 3);
     }

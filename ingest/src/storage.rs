@@ -15,8 +15,9 @@
 
 use roxmltree::{Document, Node, NodeType};
 
-use crate::safe_url;
-use crate::slug::slugify;
+use kb_common::percent::encode_segment;
+use kb_common::safe_url;
+use kb_common::slug::slugify;
 
 const AC_NS: &str = "http://atlassian.com/content";
 const RI_NS: &str = "http://atlassian.com/resource/identifier";
@@ -37,16 +38,8 @@ pub struct TitleLinks;
 
 impl LinkResolver for TitleLinks {
     fn page_link(&self, title: &str) -> String {
-        format!("{}.md", encode_path(title))
+        format!("{}.md", encode_segment(title))
     }
-}
-
-/// Percent-encodes everything but unreserved characters (RFC 3986), so a title is a
-/// safe single path segment.
-pub fn encode_path(s: &str) -> String {
-    const SEGMENT: &percent_encoding::AsciiSet =
-        &percent_encoding::NON_ALPHANUMERIC.remove(b'-').remove(b'_').remove(b'.').remove(b'~');
-    percent_encoding::utf8_percent_encode(s, SEGMENT).to_string()
 }
 
 /// HTML entities that storage bodies use but XML does not declare. Unknown entities

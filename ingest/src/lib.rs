@@ -1,14 +1,24 @@
-//! `site-builder ingest confluence`: copies a Confluence page tree into a content
-//! folder of Markdown pages with the frontmatter the build reads.
+//! `ingest`: fills a content folder of Markdown pages, with the frontmatter the
+//! build reads, from the sources a help desk has. It is not part of the build:
+//! the build reads the folder, whoever wrote it.
 //!
-//! The run has two phases. First the tree is listed (children with their versions,
-//! no bodies), level by level; then the pages that are new, changed, moved or whose
-//! file is missing are fetched with their storage body, converted ([`storage`]) and
-//! written, each file atomically, and the state file `OUT/.confluence-state.json`
-//! (page id → version, path) is saved after every page. So a second run fetches no
-//! body that has not changed, and a run that stops half-way (credentials refused,
-//! killed) resumes where it stopped. Pages in the state that left the tree are
-//! reported, and with `prune` their files are deleted.
+//! * [`ingest_confluence`] (this module, over [`confluence`] and [`storage`])
+//!   copies a Confluence page tree.
+//! * [`pdf`] turns a handbook-like PDF into one page.
+//!
+//! A Confluence run has two phases. First the tree is listed (children with their
+//! versions, no bodies), level by level; then the pages that are new, changed,
+//! moved or whose file is missing are fetched with their storage body, converted
+//! ([`storage`]) and written, each file atomically, and the state file
+//! `OUT/.confluence-state.json` (page id → version, path) is saved after every
+//! page. So a second run fetches no body that has not changed, and a run that stops
+//! half-way (credentials refused, killed) resumes where it stopped. Pages in the
+//! state that left the tree are reported, and with `prune` their files are deleted.
+//!
+//! Requests run concurrently on one tokio thread (`concurrency` in flight at
+//! most): the work is waiting on the server, and converting a page takes far less
+//! than fetching it. Answers are handled one at a time as they arrive, so the
+//! state and the files have a single writer and need no lock.
 
 pub mod confluence;
 pub mod pdf;
@@ -17,13 +27,13 @@ pub mod storage;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::Mutex;
 
+use futures_util::stream::{self, StreamExt};
+use kb_common::percent::encode_segment;
+use kb_common::slug::slugify;
+use kb_common::write::{write_atomic, WriteError};
 use serde::{Deserialize, Serialize};
 
-use crate::output::{write_atomic, WriteError};
-use crate::slug::slugify;
 use confluence::{Client, FetchError};
 
 /// The state file, inside the output folder.
@@ -160,11 +170,6 @@ fn save_state(path: &Path, state: &State) -> Result<(), IngestError> {
     Ok(())
 }
 
-/// Percent-encodes one URL path segment.
-pub(crate) fn encode_segment(s: &str) -> String {
-    storage::encode_path(s)
-}
-
 /// A page of the listed tree.
 #[derive(Debug, Clone)]
 struct Node {
@@ -198,37 +203,9 @@ fn relative(from_dir: &[&str], target: &str) -> String {
     let (dirs, file) = parts.split_at(parts.len() - 1);
     let common = from_dir.iter().zip(dirs).take_while(|(a, b)| a == b).count();
     let mut out: Vec<String> = vec!["..".to_string(); from_dir.len() - common];
-    out.extend(dirs[common..].iter().map(|d| storage::encode_path(d)));
-    out.extend(file.iter().map(|f| storage::encode_path(f)));
+    out.extend(dirs[common..].iter().map(|d| encode_segment(d)));
+    out.extend(file.iter().map(|f| encode_segment(f)));
     out.join("/")
-}
-
-/// Runs `f` over `items` on at most `threads` threads, in order of the results.
-/// Stops handing out work once `stop` is set.
-fn parallel_map<T: Sync, R: Send>(
-    items: &[T],
-    threads: usize,
-    stop: &AtomicBool,
-    f: impl Fn(&T) -> R + Sync,
-) -> Vec<Option<R>> {
-    let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<R>>> = Mutex::new((0..items.len()).map(|_| None).collect());
-    std::thread::scope(|s| {
-        for _ in 0..threads.clamp(1, items.len().max(1)) {
-            s.spawn(|| loop {
-                if stop.load(Ordering::SeqCst) {
-                    break;
-                }
-                let i = next.fetch_add(1, Ordering::SeqCst);
-                let Some(item) = items.get(i) else { break };
-                let r = f(item);
-                if let Ok(mut res) = results.lock() {
-                    res[i] = Some(r);
-                }
-            });
-        }
-    });
-    results.into_inner().unwrap_or_else(|p| p.into_inner())
 }
 
 #[derive(Serialize)]
@@ -250,15 +227,23 @@ pub fn ingest_confluence(opts: &IngestOptions) -> Result<Summary, IngestError> {
         },
         None => None,
     };
-    let mut client = Client::new(&opts.base_url, token);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| IngestError::Fetch(FetchError::Client { message: e.to_string() }))?;
+    runtime.block_on(run(opts, token))
+}
+
+async fn run(opts: &IngestOptions, token: Option<String>) -> Result<Summary, IngestError> {
+    let mut client = Client::new(&opts.base_url, token).map_err(IngestError::Fetch)?;
     client.page_size = opts.page_size.max(1);
     let client = client;
-    let threads = opts.concurrency.max(1);
+    let in_flight = opts.concurrency.max(1);
     let bar = if opts.progress { indicatif::ProgressBar::new_spinner() } else { indicatif::ProgressBar::hidden() };
     bar.set_message("listing the page tree");
 
     // Phase 1: the tree, without bodies.
-    let root = client.page(&opts.root_page, "version").map_err(IngestError::Fetch)?;
+    let root = client.page(&opts.root_page, "version").await.map_err(IngestError::Fetch)?;
     let mut nodes = vec![Node {
         id: root.id.clone(),
         title: root.title.clone(),
@@ -269,18 +254,14 @@ pub fn ingest_confluence(opts: &IngestOptions) -> Result<Summary, IngestError> {
     }];
     let mut seen: HashSet<String> = HashSet::from([root.id.clone()]);
     let mut level = vec![0usize];
-    let stop = AtomicBool::new(false);
     while !level.is_empty() {
         let ids: Vec<String> = level.iter().map(|&n| nodes[n].id.clone()).collect();
-        let listed = parallel_map(&ids, threads, &stop, |id| client.children(id));
+        // In order (`buffered`), so that paths do not depend on answer timing.
+        let listed: Vec<_> = stream::iter(ids.iter()).map(|id| client.children(id)).buffered(in_flight).collect().await;
         let mut next_level = Vec::new();
         for (&parent, res) in level.iter().zip(listed) {
             // Every listing must succeed: without the whole tree, "gone" would be a guess.
-            let children = match res {
-                Some(r) => r.map_err(IngestError::Fetch)?,
-                None => continue,
-            };
-            for c in children {
+            for c in res.map_err(IngestError::Fetch)? {
                 if !seen.insert(c.id.clone()) {
                     continue;
                 }
@@ -329,88 +310,44 @@ pub fn ingest_confluence(opts: &IngestOptions) -> Result<Summary, IngestError> {
         if opts.progress { indicatif::ProgressBar::new(todo.len() as u64) } else { indicatif::ProgressBar::hidden() };
     bar.set_message("fetching pages");
 
-    let state = Mutex::new(state);
-    let fetched = AtomicUsize::new(0);
-    let written = AtomicUsize::new(0);
-    let skipped = Mutex::new(Vec::new());
-    let fatal: Mutex<Option<IngestError>> = Mutex::new(None);
-    let skip = |node: &Node, reason: String| {
-        if let Ok(mut s) = skipped.lock() {
-            s.push(Skipped { page_id: node.id.clone(), title: node.title.clone(), reason });
-        }
-    };
-    parallel_map(&todo, threads, &stop, |&n| {
+    let writer = PageWriter { nodes: &nodes, by_title: &by_title, base: client.base() };
+    let (client, listed) = (&client, &nodes);
+    let mut answers = stream::iter(todo)
+        .map(|n| async move { (n, client.page(&listed[n].id, "body.storage,version,ancestors").await) })
+        .buffer_unordered(in_flight);
+    let mut fatal = None;
+    while let Some((n, answer)) = answers.next().await {
         let node = &nodes[n];
-        let page = match client.page(&node.id, "body.storage,version,ancestors") {
-            Ok(p) => p,
+        let page = match answer {
+            Ok(page) => page,
+            // Refused credentials stop the run; dropping `answers` cancels what is in flight.
             Err(e) if e.is_fatal() => {
-                stop.store(true, Ordering::SeqCst);
-                if let Ok(mut f) = fatal.lock() {
-                    f.get_or_insert(IngestError::Fetch(e));
-                }
-                return;
+                fatal = Some(IngestError::Fetch(e));
+                break;
             }
-            Err(e) => return skip(node, e.to_string()),
-        };
-        fetched.fetch_add(1, Ordering::Relaxed);
-        let Some(body) = page.body.as_ref().and_then(|b| b.storage.as_ref()) else {
-            return skip(node, format!("page {}: the answer has no body.storage", node.id));
-        };
-        let from_dir: Vec<&str> = node.path.rsplit_once('/').map_or(vec![], |(d, _)| d.split('/').collect());
-        let markdown = match storage::to_markdown(&body.value, &TreeLinks { by_title: &by_title, from_dir }) {
-            Ok(m) => m,
-            Err(e) => return skip(node, format!("page {}: {e}", node.id)),
-        };
-        let mut chain = vec![node.title.as_str()];
-        let mut p = node.parent;
-        while let Some(i) = p {
-            chain.push(nodes[i].title.as_str());
-            p = nodes[i].parent;
-        }
-        chain.reverse();
-        let parent = node.parent.map_or("", |i| nodes[i].title.as_str());
-        let base = client.base();
-        let original_url = match page.links.webui.as_deref() {
-            Some(w) if w.starts_with("http://") || w.starts_with("https://") => w.to_string(),
-            Some(w) => format!("{base}/{}", w.trim_start_matches('/')),
-            None => format!("{base}/pages/viewpage.action?pageId={}", encode_segment(&node.id)),
-        };
-        let version = page.version.as_ref().map_or(node.version, |v| v.number);
-        let when = page.version.as_ref().and_then(|v| v.when.as_deref()).unwrap_or("");
-        // `version.when` is an ISO timestamp; the build wants the date.
-        let last_updated = when.get(..10).filter(|d| d.as_bytes().get(4) == Some(&b'-')).unwrap_or(when);
-        let path_text = chain.join(" / ");
-        let fm = Frontmatter {
-            title: &node.title,
-            parent,
-            path: &path_text,
-            original_url: &original_url,
-            page_id: &node.id,
-            version,
-        };
-        let yaml = match serde_norway::to_string(&fm) {
-            Ok(y) => y,
-            Err(e) => return skip(node, format!("page {}: cannot write the frontmatter: {e}", node.id)),
-        };
-        // Quoted like the pages in content/, so no YAML reader takes it for a date;
-        // it is only written when it is a plain date, which makes the quoting safe.
-        let date_line = if last_updated.len() == 10 && last_updated.bytes().all(|b| b.is_ascii_digit() || b == b'-') {
-            format!("last_updated: '{last_updated}'\n")
-        } else {
-            String::new()
-        };
-        let text = format!("---\n{yaml}{date_line}---\n\n# {}\n\n{markdown}", node.title);
-        let file = opts.out.join(&node.path);
-        if let Err(e) = write_atomic(&file, text.as_bytes()) {
-            stop.store(true, Ordering::SeqCst);
-            if let Ok(mut f) = fatal.lock() {
-                f.get_or_insert(IngestError::Write(e));
+            Err(e) => {
+                summary.skipped.push(Skipped {
+                    page_id: node.id.clone(),
+                    title: node.title.clone(),
+                    reason: e.to_string(),
+                });
+                continue;
             }
-            return;
+        };
+        summary.fetched += 1;
+        let (text, version) = match writer.markdown(node, &page) {
+            Ok(t) => t,
+            Err(reason) => {
+                summary.skipped.push(Skipped { page_id: node.id.clone(), title: node.title.clone(), reason });
+                continue;
+            }
+        };
+        if let Err(e) = write_atomic(&opts.out.join(&node.path), text.as_bytes()) {
+            fatal = Some(IngestError::Write(e));
+            break;
         }
-        written.fetch_add(1, Ordering::Relaxed);
-        let Ok(mut st) = state.lock() else { return };
-        let old = st
+        summary.written += 1;
+        let old = state
             .pages
             .insert(node.id.clone(), StateEntry { version, path: node.path.clone(), title: node.title.clone() });
         // A moved page leaves its old file behind unless another page now lives there.
@@ -419,21 +356,16 @@ pub fn ingest_confluence(opts: &IngestOptions) -> Result<Summary, IngestError> {
                 let _ = std::fs::remove_file(opts.out.join(&old.path));
             }
         }
-        if let Err(e) = save_state(&state_path, &st) {
-            stop.store(true, Ordering::SeqCst);
-            if let Ok(mut f) = fatal.lock() {
-                f.get_or_insert(e);
-            }
+        if let Err(e) = save_state(&state_path, &state) {
+            fatal = Some(e);
+            break;
         }
         bar.inc(1);
-    });
+    }
+    drop(answers);
     bar.finish_and_clear();
-    let mut state = state.into_inner().unwrap_or_else(|p| p.into_inner());
-    summary.fetched = fetched.into_inner();
-    summary.written = written.into_inner();
-    summary.skipped = skipped.into_inner().unwrap_or_else(|p| p.into_inner());
     summary.retries = client.retries();
-    if let Some(e) = fatal.into_inner().unwrap_or_else(|p| p.into_inner()) {
+    if let Some(e) = fatal {
         return Err(match e {
             IngestError::Fetch(source) => IngestError::Stopped { source, written: summary.written, state: state_path },
             other => other,
@@ -468,7 +400,65 @@ pub fn ingest_confluence(opts: &IngestOptions) -> Result<Summary, IngestError> {
     Ok(summary)
 }
 
-/// Removes the folders between `file` and `root` that a prune left empty.
+/// Turns a fetched page into the file the build reads.
+struct PageWriter<'a> {
+    nodes: &'a [Node],
+    by_title: &'a HashMap<String, String>,
+    base: &'a str,
+}
+
+impl PageWriter<'_> {
+    /// The file's text and the page's version, or why the page is skipped.
+    fn markdown(&self, node: &Node, page: &confluence::Page) -> Result<(String, u64), String> {
+        let body = page
+            .body
+            .as_ref()
+            .and_then(|b| b.storage.as_ref())
+            .ok_or_else(|| format!("page {}: the answer has no body.storage", node.id))?;
+        let from_dir: Vec<&str> = node.path.rsplit_once('/').map_or(vec![], |(d, _)| d.split('/').collect());
+        let markdown = storage::to_markdown(&body.value, &TreeLinks { by_title: self.by_title, from_dir })
+            .map_err(|e| format!("page {}: {e}", node.id))?;
+        let mut chain = vec![node.title.as_str()];
+        let mut p = node.parent;
+        while let Some(i) = p {
+            chain.push(self.nodes[i].title.as_str());
+            p = self.nodes[i].parent;
+        }
+        chain.reverse();
+        let parent = node.parent.map_or("", |i| self.nodes[i].title.as_str());
+        let base = self.base;
+        let original_url = match page.links.webui.as_deref() {
+            Some(w) if w.starts_with("http://") || w.starts_with("https://") => w.to_string(),
+            Some(w) => format!("{base}/{}", w.trim_start_matches('/')),
+            None => format!("{base}/pages/viewpage.action?pageId={}", encode_segment(&node.id)),
+        };
+        let version = page.version.as_ref().map_or(node.version, |v| v.number);
+        let last_updated = page.version.as_ref().and_then(|v| v.when.as_deref()).and_then(date_of);
+        let path_text = chain.join(" / ");
+        let fm = Frontmatter {
+            title: &node.title,
+            parent,
+            path: &path_text,
+            original_url: &original_url,
+            page_id: &node.id,
+            version,
+        };
+        let yaml =
+            serde_norway::to_string(&fm).map_err(|e| format!("page {}: cannot write the frontmatter: {e}", node.id))?;
+        // Quoted like the pages in content/, so that no YAML reader takes it for a
+        // date object; it is a `time::Date`, so the quoting is safe.
+        let date_line = last_updated.map(|d| format!("last_updated: '{d}'\n")).unwrap_or_default();
+        Ok((format!("---\n{yaml}{date_line}---\n\n# {}\n\n{markdown}", node.title), version))
+    }
+}
+
+/// The calendar date of Confluence's `version.when` (RFC 3339, e.g.
+/// `2026-03-04T10:15:00.000+02:00`), as written in its own offset: the date the
+/// editor saw. `None` when it is not a timestamp.
+fn date_of(when: &str) -> Option<time::Date> {
+    time::OffsetDateTime::parse(when.trim(), &time::format_description::well_known::Rfc3339).ok().map(|t| t.date())
+}
+
 fn remove_empty_dirs(root: &Path, file: &Path) {
     let mut dir = file.parent();
     while let Some(d) = dir {
@@ -510,6 +500,17 @@ fn assign_paths(nodes: &mut [Node]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn confluence_timestamps_give_the_editor_s_date() {
+        let d = |w: &str| date_of(w).map(|d| d.to_string());
+        assert_eq!(d("2026-03-04T10:15:00.000Z").as_deref(), Some("2026-03-04"));
+        // Just after midnight in Helsinki is still the previous day in UTC.
+        assert_eq!(d("2026-03-04T00:30:00.000+02:00").as_deref(), Some("2026-03-04"));
+        assert_eq!(d("2026-02-30T10:00:00Z"), None, "no such day");
+        assert_eq!(d("yesterday"), None);
+        assert_eq!(d(""), None);
+    }
 
     #[test]
     fn relative_paths() {

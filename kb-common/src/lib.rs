@@ -1,0 +1,17 @@
+//! `kb-common`: the few pieces that both the build (`site-builder`) and ingestion
+//! (`ingest`) need, so that each has one owner. Nothing here knows the pipeline.
+//!
+//! * [`slug`]: heading ids and file names from text, by Python-Markdown's rule.
+//!   Ingestion names files with it and the build names anchors with it, so a link
+//!   written by one resolves in the other.
+//! * [`safe_url`]: which URLs may reach an attribute of a served page.
+//! * [`percent`]: percent-encoding of the paths written into links.
+//! * [`write`]: files written atomically.
+//! * [`http`]: the one way the command line builds an HTTP client (TLS set up
+//!   once, a user agent, no hidden timeouts).
+
+pub mod http;
+pub mod percent;
+pub mod safe_url;
+pub mod slug;
+pub mod write;
