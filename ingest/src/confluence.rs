@@ -393,6 +393,37 @@ mod tests {
         (base, seen)
     }
 
+    /// A server that answers every request with a redirect to `to`.
+    fn redirector(to: String) -> String {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+        let base = format!("http://{}", listener.local_addr().expect("addr"));
+        std::thread::spawn(move || {
+            for mut stream in listener.incoming().flatten() {
+                let mut reader = BufReader::new(stream.try_clone().expect("clone"));
+                let mut line = String::new();
+                while reader.read_line(&mut line).is_ok_and(|n| n > 0) && !line.trim().is_empty() {
+                    line.clear();
+                }
+                let _ = write!(
+                    stream,
+                    "HTTP/1.1 302 Found\r\nlocation: {to}\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
+                );
+            }
+        });
+        base
+    }
+
+    #[test]
+    fn a_redirect_to_another_origin_does_not_carry_the_token() {
+        let page = r#"{"id": "1", "title": "Home"}"#.to_string();
+        let (other, other_seen) = server(|_| vec![page.clone()]);
+        let base = redirector(format!("{other}/wiki/rest/api/content/1"));
+        let client = Client::new(&format!("{base}/wiki"), Some("s3cret".into())).expect("client");
+        let got = block_on(client.page("1", "version")).expect("followed");
+        assert_eq!(got.title, "Home");
+        assert_eq!(other_seen.lock().expect("log").as_slice(), [None], "the token went to another origin");
+    }
+
     fn listing(id: &str, next: &str) -> String {
         format!(
             r#"{{"results": [{{"id": "{id}", "title": "Child {id}"}}], "limit": 1, "_links": {{"next": "{next}"}}}}"#

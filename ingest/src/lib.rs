@@ -10,9 +10,13 @@
 //! versions, no bodies), level by level; then the pages that are new, changed,
 //! moved or whose file is missing are fetched with their storage body, converted
 //! ([`storage`]) and written, each file atomically, and the state file
-//! `OUT/.confluence-state.json` (page id → version, path) is saved after every
-//! page. So a second run fetches no body that has not changed, and a run that stops
-//! half-way (credentials refused, killed) resumes where it stopped. Pages in the
+//! `OUT/.confluence-state.json` (page id → version, path) records them. So a second
+//! run fetches no body that has not changed, and a run that stops half-way
+//! (credentials refused, killed) resumes where it stopped. The state is saved when
+//! the run ends or stops, and in between at most every [`STATE_SAVE_INTERVAL`]:
+//! saving it after every page made a run quadratic in the size of the space, and a
+//! kill now loses at most that interval's records, whose pages the next run simply
+//! fetches again (the state never names a file that was not written). Pages in the
 //! state that left the tree are reported, and with `prune` their files are deleted.
 //!
 //! Requests run concurrently on one tokio thread (`concurrency` in flight at
@@ -38,6 +42,9 @@ use confluence::{Client, FetchError};
 
 /// The state file, inside the output folder.
 pub const STATE_FILE: &str = ".confluence-state.json";
+
+/// The longest a run goes without saving the state file while pages are written.
+pub const STATE_SAVE_INTERVAL: std::time::Duration = std::time::Duration::from_millis(250);
 
 /// What to ingest and where.
 #[derive(Debug, Clone)]
@@ -316,6 +323,8 @@ async fn run(opts: &IngestOptions, token: Option<String>) -> Result<Summary, Ing
         .map(|n| async move { (n, client.page(&listed[n].id, "body.storage,version,ancestors").await) })
         .buffer_unordered(in_flight);
     let mut fatal = None;
+    let mut saved_at = std::time::Instant::now();
+    let mut unsaved = false;
     while let Some((n, answer)) = answers.next().await {
         let node = &nodes[n];
         let page = match answer {
@@ -356,9 +365,13 @@ async fn run(opts: &IngestOptions, token: Option<String>) -> Result<Summary, Ing
                 let _ = std::fs::remove_file(opts.out.join(&old.path));
             }
         }
-        if let Err(e) = save_state(&state_path, &state) {
-            fatal = Some(e);
-            break;
+        unsaved = true;
+        if saved_at.elapsed() >= STATE_SAVE_INTERVAL {
+            if let Err(e) = save_state(&state_path, &state) {
+                fatal = Some(e);
+                break;
+            }
+            (saved_at, unsaved) = (std::time::Instant::now(), false);
         }
         bar.inc(1);
     }
@@ -366,6 +379,11 @@ async fn run(opts: &IngestOptions, token: Option<String>) -> Result<Summary, Ing
     bar.finish_and_clear();
     summary.retries = client.retries();
     if let Some(e) = fatal {
+        // Record what was written before stopping, so that a rerun resumes; if
+        // even that fails, that is the error to act on.
+        if unsaved {
+            save_state(&state_path, &state)?;
+        }
         return Err(match e {
             IngestError::Fetch(source) => IngestError::Stopped { source, written: summary.written, state: state_path },
             other => other,
