@@ -54,32 +54,13 @@ pub fn lookup(root: &Path, request_path: &str) -> Lookup {
 /// the normalised path segments rather than echoed from the request: a request for
 /// `//evil.example/x` (or `/\evil.example/x`, which browsers read the same way) must
 /// never answer with the protocol-relative `//evil.example/x/`, an open redirect.
-/// Each segment is percent-encoded, `/` and `\` included, so the result is always
-/// one `/` followed by segments of the site.
+/// Each segment is percent-encoded (`kb_common::percent`: all but RFC 3986's
+/// unreserved characters, `/` and `\` included), so the result is always one `/`
+/// followed by segments of the site.
 fn directory_location(segments: &[std::borrow::Cow<'_, str>]) -> String {
-    // RFC 3986 `pchar`: unreserved, sub-delims, `:` and `@` stay; `/`, `\`, `?`, `#`,
-    // `%` and the rest are escaped.
-    const PCHAR: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
-        .remove(b'-')
-        .remove(b'.')
-        .remove(b'_')
-        .remove(b'~')
-        .remove(b'!')
-        .remove(b'$')
-        .remove(b'&')
-        .remove(b'\'')
-        .remove(b'(')
-        .remove(b')')
-        .remove(b'*')
-        .remove(b'+')
-        .remove(b',')
-        .remove(b';')
-        .remove(b'=')
-        .remove(b':')
-        .remove(b'@');
     let mut out = String::from("/");
     for seg in segments {
-        out.extend(percent_encoding::utf8_percent_encode(seg, PCHAR));
+        out.push_str(&kb_common::percent::encode_segment(seg));
         out.push('/');
     }
     out

@@ -7,9 +7,10 @@
 //! * [`safe_url`]: which URLs may reach an attribute of a served page.
 //! * [`percent`]: percent-encoding of the paths written into links.
 //! * [`write`]: files written atomically.
-//! * [`http`]: the one way the command line builds an HTTP client (TLS set up
-//!   once, a user agent, no hidden timeouts).
+//! * `http` (feature `http`): the one way the command line builds an HTTP client
+//!   (TLS set up once, a user agent, no hidden timeouts).
 
+#[cfg(feature = "http")]
 pub mod http;
 pub mod percent;
 pub mod safe_url;
