@@ -29,5 +29,6 @@ mod tests {
         assert_eq!(encode_segment("Keep-this_one.~"), "Keep-this_one.~");
         assert_eq!(encode_path("it services/vpn.html"), "it%20services/vpn.html");
         assert_eq!(encode_path("../a b/#x"), "../a%20b/%23x");
+        assert_eq!(encode_path("a b/ü.html"), "a%20b/%C3%BC.html");
     }
 }
