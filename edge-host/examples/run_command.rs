@@ -6,7 +6,7 @@
 //!
 //! ```text
 //! cargo run --release -p edge-host --example run_command -- \
-//!     [--epoch] [--async-support] [--no-cow] FILE.wasm HOST_DIR [ARGS...]
+//!     [--epoch] [--async-support] [--no-cow] [--perfmap] FILE.wasm HOST_DIR [ARGS...]
 //! ```
 //!
 //! `HOST_DIR` is preopened as `/model` in the guest; `ARGS` follow the program
@@ -15,6 +15,8 @@
 //! in the host; without it, the deadline is only re-armed (the cost measured is
 //! then the checks compiled into every loop). `--no-cow` copies the data segments
 //! into each instance's memory instead of mapping them copy-on-write.
+//! `--perfmap` writes `/tmp/perf-PID.map`, so that `perf record` / `perf report`
+//! name the guest's functions.
 
 use std::time::Duration;
 
@@ -44,12 +46,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         None => false,
     };
     let (epoch, async_support, no_cow) = (flag("--epoch"), flag("--async-support"), flag("--no-cow"));
+    let perfmap = flag("--perfmap");
     let [file, dir, rest @ ..] = args.as_slice() else {
-        return Err("usage: run_command [--epoch] [--async-support] [--no-cow] FILE.wasm HOST_DIR [ARGS...]".into());
+        return Err(
+            "usage: run_command [--epoch] [--async-support] [--no-cow] [--perfmap] FILE.wasm HOST_DIR [ARGS...]".into(),
+        );
     };
 
     let mut config = Config::new();
     config.wasm_component_model(true).epoch_interruption(epoch).memory_init_cow(!no_cow);
+    if perfmap {
+        config.profiler(wasmtime::ProfilingStrategy::PerfMap);
+    }
     let engine = Engine::new(&config)?;
     if epoch {
         let ticker = engine.clone();
