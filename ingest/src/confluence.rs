@@ -173,13 +173,16 @@ impl Client {
     /// carries the bearer token, and a page body (written by anyone who can edit
     /// Confluence, or a compromised proxy) must not be able to send it elsewhere.
     pub async fn children(&self, id: &str) -> Result<Vec<Listed>, FetchError> {
+        let listing = |start: usize| {
+            format!(
+                "{}/rest/api/content/{}/child/page?start={start}&limit={}&expand=version",
+                self.base,
+                encode_segment(id),
+                self.page_size
+            )
+        };
         let mut all = Vec::new();
-        let mut url = format!(
-            "{}/rest/api/content/{}/child/page?start=0&limit={}&expand=version",
-            self.base,
-            encode_segment(id),
-            self.page_size
-        );
+        let mut url = listing(0);
         // Bounded so that a server that keeps handing out `next` cannot loop forever.
         for _ in 0..10_000 {
             let page: ChildPage = self.get_json(id, &url).await?;
@@ -200,15 +203,7 @@ impl Client {
                 }
                 _ if got < limit || got == 0 => break,
                 // No `next` link but a full page: ask for the following one.
-                _ => {
-                    url = format!(
-                        "{}/rest/api/content/{}/child/page?start={}&limit={}&expand=version",
-                        self.base,
-                        encode_segment(id),
-                        all.len(),
-                        self.page_size
-                    );
-                }
+                _ => url = listing(all.len()),
             }
         }
         Ok(all)

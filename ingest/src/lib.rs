@@ -89,6 +89,12 @@ pub struct Skipped {
     pub reason: String,
 }
 
+impl Skipped {
+    fn of(node: &Node, reason: String) -> Skipped {
+        Skipped { page_id: node.id.clone(), title: node.title.clone(), reason }
+    }
+}
+
 /// A page recorded by an earlier run that is no longer in the tree.
 #[derive(Debug, Clone, Serialize)]
 pub struct Gone {
@@ -317,10 +323,13 @@ async fn run(opts: &IngestOptions, token: Option<String>) -> Result<Summary, Ing
         if opts.progress { indicatif::ProgressBar::new(todo.len() as u64) } else { indicatif::ProgressBar::hidden() };
     bar.set_message("fetching pages");
 
+    // The files pages of the tree live in: a moved or pruned page's old file is
+    // deleted only when no page lives there now.
+    let live_paths: HashSet<&str> = nodes.iter().map(|n| n.path.as_str()).collect();
     let writer = PageWriter { nodes: &nodes, by_title: &by_title, base: client.base() };
-    let (client, listed) = (&client, &nodes);
+    let (client, nodes) = (&client, &nodes);
     let mut answers = stream::iter(todo)
-        .map(|n| async move { (n, client.page(&listed[n].id, "body.storage,version,ancestors").await) })
+        .map(|n| async move { (n, client.page(&nodes[n].id, "body.storage,version,ancestors").await) })
         .buffer_unordered(in_flight);
     let mut fatal = None;
     let mut saved_at = std::time::Instant::now();
@@ -335,11 +344,7 @@ async fn run(opts: &IngestOptions, token: Option<String>) -> Result<Summary, Ing
                 break;
             }
             Err(e) => {
-                summary.skipped.push(Skipped {
-                    page_id: node.id.clone(),
-                    title: node.title.clone(),
-                    reason: e.to_string(),
-                });
+                summary.skipped.push(Skipped::of(node, e.to_string()));
                 continue;
             }
         };
@@ -347,7 +352,7 @@ async fn run(opts: &IngestOptions, token: Option<String>) -> Result<Summary, Ing
         let (text, version) = match writer.markdown(node, &page) {
             Ok(t) => t,
             Err(reason) => {
-                summary.skipped.push(Skipped { page_id: node.id.clone(), title: node.title.clone(), reason });
+                summary.skipped.push(Skipped::of(node, reason));
                 continue;
             }
         };
@@ -361,7 +366,7 @@ async fn run(opts: &IngestOptions, token: Option<String>) -> Result<Summary, Ing
             .insert(node.id.clone(), StateEntry { version, path: node.path.clone(), title: node.title.clone() });
         // A moved page leaves its old file behind unless another page now lives there.
         if let Some(old) = old {
-            if old.path != node.path && !nodes.iter().any(|m| m.path == old.path) {
+            if old.path != node.path && !live_paths.contains(old.path.as_str()) {
                 let _ = std::fs::remove_file(opts.out.join(&old.path));
             }
         }
@@ -392,7 +397,6 @@ async fn run(opts: &IngestOptions, token: Option<String>) -> Result<Summary, Ing
 
     // Pages that left the tree.
     let in_tree: HashSet<&str> = nodes.iter().map(|n| n.id.as_str()).collect();
-    let live_paths: HashSet<&str> = nodes.iter().map(|n| n.path.as_str()).collect();
     let gone: Vec<(String, String)> = state
         .pages
         .iter()
