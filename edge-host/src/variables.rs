@@ -22,6 +22,7 @@ pub const DECLARED: &[(&str, &str)] = &[
     ("llm_allowed_outbound_host", "https://api.openai.com"),
     ("chat_rate_limit", "20"),
     ("search_rate_limit", "600"),
+    ("query_cache_size", "512"),
 ];
 
 /// Prefix of the environment variables that set Spin variables.

@@ -4,13 +4,15 @@
 //! its own: callers hand it bytes and strings. It owns the chunk record the site
 //! build produces ([`chunk`]), the sectioned file format ([`container`]), the query
 //! encoder ([`encoder`]), the hybrid index ([`index`]) and the search service with
-//! its wire format that the edge function and the CLI share ([`service`]).
+//! its wire format that the edge function and the CLI share ([`service`]), which
+//! can keep recent query vectors ([`query_cache`]).
 
 pub mod agent;
 pub mod chunk;
 pub mod container;
 pub mod encoder;
 pub mod index;
+pub mod query_cache;
 pub mod service;
 
 pub use chunk::Chunk;

@@ -10,8 +10,11 @@
 
 use serde::{Deserialize, Serialize};
 
+use std::sync::Mutex;
+
 use crate::encoder::{Encoder, EncoderError};
 use crate::index::{highlight, Hit, Index, IndexError, Mode, SearchParams};
+use crate::query_cache::QueryCache;
 
 /// Why a service could not be opened.
 #[derive(Debug, thiserror::Error)]
@@ -30,6 +33,9 @@ pub enum ServiceError {
 pub struct Service<'a> {
     index: Index<'a>,
     encoder: Encoder<'a>,
+    /// Recent query vectors ([`Service::with_query_cache`]); `None`: every query
+    /// is encoded (what the evaluation wants, to time the encoder).
+    cache: Option<Mutex<QueryCache>>,
 }
 
 /// One result of `GET /api/search`.
@@ -81,6 +87,10 @@ pub struct SearchResponse {
     /// Whether asking for the next page may return more results.
     pub has_more: bool,
     pub timings_ms: Timings,
+    /// The query's vector came from the query cache (not part of the JSON; the
+    /// edge function says it in `Server-Timing`).
+    #[serde(skip)]
+    pub encode_cached: bool,
 }
 
 /// What `GET /api/health` reports.
@@ -99,7 +109,7 @@ pub struct IndexHealth {
     pub pages: usize,
     pub terms: usize,
     pub dim: usize,
-    /// "f32" or "int8".
+    /// "f16", "f32" or "int8".
     pub vectors: String,
     /// Whether dense search walks an HNSW graph rather than scanning.
     pub graph: bool,
@@ -143,6 +153,8 @@ pub struct Ranked {
     /// Results exist past these (only when the query asked, `count_more`).
     pub has_more: bool,
     pub timings: Timings,
+    /// The query's vector came from the query cache.
+    pub encode_cached: bool,
 }
 
 impl<'a> Service<'a> {
@@ -154,7 +166,19 @@ impl<'a> Service<'a> {
         if index.info().encoder_fingerprint != encoder.fingerprint() {
             return Err(ServiceError::Mismatch);
         }
-        Ok(Service { index, encoder })
+        Ok(Service { index, encoder, cache: None })
+    }
+
+    /// Keeps the vectors of the last `capacity` distinct queries, so a query asked
+    /// again skips the encoder (see [`crate::query_cache`]).
+    pub fn with_query_cache(mut self, capacity: usize) -> Service<'a> {
+        self.cache = Some(Mutex::new(QueryCache::new(capacity)));
+        self
+    }
+
+    /// The query cache's hits and misses so far (`None` without a cache).
+    pub fn query_cache_stats(&self) -> Option<(u64, u64)> {
+        self.cache.as_ref().and_then(|c| c.lock().ok().map(|c| c.stats()))
     }
 
     pub fn index(&self) -> &Index<'a> {
@@ -167,7 +191,23 @@ impl<'a> Service<'a> {
 
     /// The query's vector, when `mode` uses one.
     pub fn embed_for(&self, query: &str, mode: Mode) -> Option<Vec<f32>> {
-        (mode != Mode::Bm25).then(|| self.encoder.embed(query))
+        (mode != Mode::Bm25).then(|| self.embed_query(query).0)
+    }
+
+    /// The query's vector, and whether it came from the query cache. The lock is
+    /// not held while encoding: natively, threads that share a service encode in
+    /// parallel (and two of them may both miss on one text, which costs time only).
+    fn embed_query(&self, query: &str) -> (Vec<f32>, bool) {
+        let Some(cache) = &self.cache else { return (self.encoder.embed(query), false) };
+        let tokens = self.encoder.tokenize(query);
+        if let Some(v) = cache.lock().ok().and_then(|mut c| c.get(&tokens)) {
+            return (v, true);
+        }
+        let v = self.encoder.embed_tokens(std::slice::from_ref(&tokens));
+        if let Ok(mut c) = cache.lock() {
+            c.insert(tokens, v.clone());
+        }
+        (v, false)
     }
 
     /// The one way a query is ranked, whoever asks (the API, the agents, the
@@ -180,9 +220,12 @@ impl<'a> Service<'a> {
         // since a deeper read can add a candidate to the fusion.
         let deep = SearchParams { k: wanted + usize::from(q.count_more), ..q.params };
         let t0 = clock();
-        let embedded = match q.vector {
-            Some(_) => None,
-            None => self.embed_for(q.text, q.params.mode),
+        let (embedded, encode_cached) = match q.vector {
+            None if q.params.mode != Mode::Bm25 => {
+                let (v, cached) = self.embed_query(q.text);
+                (Some(v), cached)
+            }
+            _ => (None, false),
         };
         let qvec = if q.params.mode == Mode::Bm25 { None } else { q.vector.or(embedded.as_deref()) };
         let t1 = clock();
@@ -196,6 +239,7 @@ impl<'a> Service<'a> {
         Ranked {
             hits,
             has_more,
+            encode_cached,
             timings: Timings {
                 encode: if embedded.is_some() { t1 - t0 } else { 0.0 },
                 search: t2 - t1,
@@ -232,6 +276,7 @@ impl<'a> Service<'a> {
             page,
             results,
             has_more: ranked.has_more,
+            encode_cached: ranked.encode_cached,
             timings_ms: Timings {
                 fuse: ranked.timings.fuse + render,
                 total: ranked.timings.total + render,

@@ -122,11 +122,32 @@ pub struct Config {
     pub allowed_origins: AllowedOrigins,
     pub llm: Option<LlmConfig>,
     pub limits: Limits,
+    /// Query vectors each instance keeps (`query_cache_size`; 0: none).
+    pub query_cache: usize,
 }
 
 impl Default for Config {
     fn default() -> Self {
-        Config { allowed_origins: AllowedOrigins::Any, llm: None, limits: Limits::default() }
+        Config {
+            allowed_origins: AllowedOrigins::Any,
+            llm: None,
+            limits: Limits::default(),
+            query_cache: search_core::query_cache::DEFAULT_CAPACITY,
+        }
+    }
+}
+
+/// The most query vectors `query_cache_size` may ask an instance to keep (about
+/// 100 MB): a bound so that a typo in a variable cannot exhaust an instance.
+pub const MAX_QUERY_CACHE: usize = 65_536;
+
+/// `query_cache_size` (empty: the default).
+pub fn query_cache_size(v: &str) -> Result<usize, String> {
+    match v.trim() {
+        "" => Ok(search_core::query_cache::DEFAULT_CAPACITY),
+        t => t.parse::<usize>().ok().filter(|n| *n <= MAX_QUERY_CACHE).ok_or_else(|| {
+            format!("query_cache_size: `{t}` is not a number of query vectors from 0 (no cache) to {MAX_QUERY_CACHE}")
+        }),
     }
 }
 
@@ -299,13 +320,15 @@ pub struct SearchQuery {
     /// `None`: the index's default mode.
     pub mode: Option<Mode>,
     pub page: usize,
+    /// The last word is still being typed (`partial=true`).
+    pub partial: bool,
 }
 
 impl SearchQuery {
     /// Parses and checks the query string of `GET /api/search`.
     pub fn parse(query: &str) -> Result<SearchQuery, ApiError> {
-        const NAMES: [&str; 4] = ["q", "k", "mode", "page"];
-        let mut values: [Option<String>; 4] = Default::default();
+        const NAMES: [&str; 5] = ["q", "k", "mode", "page", "partial"];
+        let mut values: [Option<String>; 5] = Default::default();
         for (name, value) in form_urlencoded::parse(query.as_bytes()) {
             // Unknown parameters are ignored, so clients can send newer ones.
             let Some(i) = NAMES.iter().position(|n| *n == name) else { continue };
@@ -314,7 +337,7 @@ impl SearchQuery {
             }
             values[i] = Some(value.into_owned());
         }
-        let [q, k, mode, page] = values;
+        let [q, k, mode, page, partial] = values;
         let q = q.unwrap_or_default();
         let q = q.trim();
         if q.is_empty() {
@@ -340,7 +363,14 @@ impl SearchQuery {
             None | Some("") => None,
             Some(m) => Some(m.parse::<Mode>().map_err(|e| ApiError::param("mode", e))?),
         };
-        Ok(SearchQuery { q: q.to_string(), k, mode, page })
+        let partial = match partial.as_deref().map(str::trim) {
+            None | Some("" | "false" | "0") => false,
+            Some("true" | "1") => true,
+            Some(other) => {
+                return Err(ApiError::param("partial", format!("`partial` must be true or false, got `{other}`")))
+            }
+        };
+        Ok(SearchQuery { q: q.to_string(), k, mode, page, partial })
     }
 }
 
@@ -633,6 +663,7 @@ fn search(req: &Request, svc: &Service, clock: &dyn Fn() -> f64) -> Result<Reply
     let sq = SearchQuery::parse(req.query)?;
     let mut p = svc.index().default_params(sq.k);
     p.mode = sq.mode.unwrap_or(p.mode);
+    p.partial = sq.partial;
     let answer = svc.search(&sq.q, &p, sq.page, clock).map_err(|e| ApiError::internal(e.to_string()))?;
     let t = answer.timings_ms;
     let mut r = Reply::json(200, &answer);
@@ -641,7 +672,13 @@ fn search(req: &Request, svc: &Service, clock: &dyn Fn() -> f64) -> Result<Reply
     r.headers.push(("cache-control", "public, max-age=300".into()));
     r.headers.push((
         "server-timing",
-        format!("encode;dur={:.2}, search;dur={:.2}, fuse;dur={:.2}", t.encode, t.search, t.fuse),
+        format!(
+            "encode;dur={:.2}{}, search;dur={:.2}, fuse;dur={:.2}",
+            t.encode,
+            if answer.encode_cached { ";desc=cached" } else { "" },
+            t.search,
+            t.fuse
+        ),
     ));
     Ok(r)
 }
@@ -655,11 +692,25 @@ mod tests {
     }
 
     #[test]
+    fn query_cache_size_is_bounded_and_named_when_wrong() {
+        assert_eq!(query_cache_size(""), Ok(search_core::query_cache::DEFAULT_CAPACITY));
+        assert_eq!(query_cache_size(" 0 "), Ok(0));
+        assert_eq!(query_cache_size("65536"), Ok(MAX_QUERY_CACHE));
+        for bad in ["65537", "-1", "lots", "1e3"] {
+            let e = query_cache_size(bad).unwrap_err();
+            assert!(e.starts_with("query_cache_size: `") && e.contains(bad), "{e}");
+        }
+    }
+
+    #[test]
     fn search_query_defaults_and_decoding() {
         let q = SearchQuery::parse("q=reset+my%20password&unknown=1").unwrap();
-        assert_eq!(q, SearchQuery { q: "reset my password".into(), k: DEFAULT_K, mode: None, page: 1 });
-        let q = SearchQuery::parse("q=%C3%A9t%C3%A9&k=50&mode=bm25&page=20").unwrap();
-        assert_eq!((q.q.as_str(), q.k, q.mode, q.page), ("été", 50, Some(Mode::Bm25), 20));
+        assert_eq!(q, SearchQuery { q: "reset my password".into(), k: DEFAULT_K, mode: None, page: 1, partial: false });
+        let q = SearchQuery::parse("q=%C3%A9t%C3%A9&k=50&mode=bm25&page=20&partial=true").unwrap();
+        assert_eq!((q.q.as_str(), q.k, q.mode, q.page, q.partial), ("été", 50, Some(Mode::Bm25), 20, true));
+        for (v, partial) in [("1", true), ("false", false), ("0", false), ("", false)] {
+            assert_eq!(SearchQuery::parse(&format!("q=a&partial={v}")).unwrap().partial, partial, "{v}");
+        }
     }
 
     #[test]
@@ -677,6 +728,8 @@ mod tests {
             ("q=a&mode=semantic", "mode"),
             ("q=a&q=b", "q"),
             ("q=a&k=1&k=2", "k"),
+            ("q=a&partial=yes", "partial"),
+            ("q=a&partial=true&partial=true", "partial"),
         ] {
             let e = err(qs);
             assert_eq!(

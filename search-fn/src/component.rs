@@ -31,9 +31,23 @@ static SERVICE: OnceLock<Result<Service<'static>, String>> = OnceLock::new();
 /// application).
 static CONFIG: OnceLock<Result<Config, String>> = OnceLock::new();
 
-fn service() -> Result<&'static Service<'static>, &'static str> {
+/// A random name for this instance, drawn once (std seeds `RandomState` from
+/// `wasi:random`): it tells instances apart in `Server-Timing`, nothing more.
+fn instance_id() -> u64 {
+    static ID: OnceLock<u64> = OnceLock::new();
+    *ID.get_or_init(|| {
+        use std::hash::{BuildHasher, Hasher};
+        std::collections::hash_map::RandomState::new().build_hasher().finish()
+    })
+}
+
+/// The instance's service, opened on first use with a cache of `query_cache`
+/// vectors (the configuration is fixed for the life of an instance).
+fn service(query_cache: usize) -> Result<&'static Service<'static>, &'static str> {
     SERVICE
-        .get_or_init(|| Service::open(&INDEX.0, &ENCODER.0).map_err(|e| e.to_string()))
+        .get_or_init(|| {
+            Service::open(&INDEX.0, &ENCODER.0).map(|s| s.with_query_cache(query_cache)).map_err(|e| e.to_string())
+        })
         .as_ref()
         .map_err(String::as_str)
 }
@@ -63,7 +77,8 @@ async fn config() -> Result<&'static Config, String> {
                 &variable("chat_rate_limit").await?.unwrap_or_default(),
                 &variable("search_rate_limit").await?.unwrap_or_default(),
             )?;
-            Ok(Config { allowed_origins: AllowedOrigins::parse(&origins)?, llm, limits })
+            let query_cache = api::query_cache_size(&variable("query_cache_size").await?.unwrap_or_default())?;
+            Ok(Config { allowed_origins: AllowedOrigins::parse(&origins)?, llm, limits, query_cache })
         };
         let c: Result<Config, String> = read.await;
         let _ = CONFIG.set(c);
@@ -109,8 +124,15 @@ async fn handle(req: Request) -> Result<spin_sdk::wasip3::http::types::Response,
             return Ok(into_response(api::with_cors(e.reply(), cfg, origin.as_deref())).into_response()?);
         }
     }
-    let reply = match api::dispatch(&r, route, service(), cfg, &clock) {
-        api::Dispatch::Reply(reply) => reply,
+    let reply = match api::dispatch(&r, route, service(cfg.query_cache), cfg, &clock) {
+        api::Dispatch::Reply(mut reply) => {
+            // Which instance answered, beside its timings: the host may run several,
+            // and a benchmark compares them (scripts/bench-serve).
+            if let Some((_, timing)) = reply.headers.iter_mut().find(|(name, _)| *name == "server-timing") {
+                timing.push_str(&format!(", instance;desc={:016x}", instance_id()));
+            }
+            reply
+        }
         api::Dispatch::Feedback => {
             let reply = match read_body(req).await {
                 Ok(body) => {
@@ -128,7 +150,7 @@ async fn handle(req: Request) -> Result<spin_sdk::wasip3::http::types::Response,
             api::with_cors(reply, cfg, origin.as_deref())
         }
         api::Dispatch::Chat => {
-            let reply = match (read_body(req).await, service()) {
+            let reply = match (read_body(req).await, service(cfg.query_cache)) {
                 (Ok(body), Ok(svc)) => match (api::chat_request(&body), &cfg.llm) {
                     (Ok(chat), None) => api::chat_extractive(&chat, svc, &clock),
                     (Ok(chat), Some(llm)) if chat.stream => {

@@ -52,6 +52,67 @@ fn search_returns_ranked_sections_with_every_field() {
     assert!(st.contains("encode;dur=") && st.contains("search;dur=") && st.contains("fuse;dur="), "{st}");
 }
 
+/// `(instance, cached)` from a search's `Server-Timing`.
+fn timing_of(r: &crate::support::Resp) -> (String, bool) {
+    let st = r.header("server-timing").unwrap_or_default();
+    let instance = st.split(", ").find_map(|m| m.strip_prefix("instance;desc=")).unwrap_or_default();
+    assert_eq!(instance.len(), 16, "{st}");
+    (instance.to_string(), st.starts_with("encode;") && st.split(", ").next().unwrap_or("").ends_with(";desc=cached"))
+}
+
+#[test]
+fn a_query_asked_again_reuses_its_vector_on_the_same_instance() {
+    // Words no other test asks, so this test's requests fill the cache.
+    let q = "q=cached+vector+of+an+eduroam+certificate+question";
+    let mut seen: HashSet<String> = HashSet::new();
+    let mut first: Option<Value> = None;
+    let mut hits = 0;
+    for k in [5, 5, 3, 5, 5, 5] {
+        let r = search(&format!("{q}&k={k}"));
+        assert_eq!(r.status, 200, "{}", r.text());
+        let (instance, cached) = timing_of(&r);
+        // Each instance encodes the text once; after that (any k) it has the vector.
+        assert_eq!(cached, !seen.insert(instance.clone()), "instance {instance}");
+        hits += usize::from(cached);
+        let mut v = r.json();
+        if k == 5 {
+            // The same results and scores, whether or not the encoder ran.
+            v["timings_ms"] = Value::Null;
+            match &first {
+                None => first = Some(v),
+                Some(f) => assert_eq!(&v, f),
+            }
+        }
+    }
+    assert!(hits > 0, "six requests, each on a new instance?");
+    // bm25 never encodes, so it never says cached.
+    let r = search(&format!("{q}&mode=bm25"));
+    assert!(!timing_of(&r).1);
+}
+
+#[test]
+fn partial_reads_the_word_being_typed_as_the_word_it_becomes() {
+    let urls = |v: &Value| -> Vec<String> {
+        v["results"].as_array().unwrap().iter().map(|r| r["url"].as_str().unwrap().to_string()).collect()
+    };
+    // "eduro" is no word of the knowledge base, so BM25 alone finds nothing...
+    assert!(urls(&ok_search("q=eduro&mode=bm25&k=3")).is_empty());
+    // ...but while it is being typed it reads as "eduroam".
+    let typing = urls(&ok_search("q=eduro&mode=bm25&k=3&partial=true"));
+    assert!(typing[0].starts_with("it-services/eduroam-wifi.html#"), "{typing:?}");
+    // Cut back to a stem: "permi" is no term, "permit" is.
+    let typing = urls(&ok_search("q=buy+a+parking+permi&mode=bm25&k=3&partial=true"));
+    assert!(typing[0].starts_with("campus/parking/buying-a-parking-permit.html#"), "{typing:?}");
+    // A whole word is read as it is: partial changes nothing for "parking permit".
+    let whole = ok_search("q=parking+permit&mode=bm25&k=5");
+    let same = ok_search("q=parking+permit&mode=bm25&k=5&partial=true");
+    assert_eq!(urls(&whole), urls(&same));
+    // And the fused modes take it too.
+    let fused = urls(&ok_search("q=connect+to+eduro&k=3&partial=true"));
+    assert!(fused[0].starts_with("it-services/eduroam-wifi.html#"), "{fused:?}");
+    expect_error("GET", "/api/search?q=eduro&partial=maybe", 400, "invalid_parameter", Some("partial"));
+}
+
 #[test]
 fn every_mode_answers_and_bm25_skips_the_encoder() {
     for mode in ["rrf", "convex", "dot", "dense", "bm25"] {

@@ -179,6 +179,7 @@ mod tests {
             b: 0.75,
             exact: false,
             ef: 0,
+            partial: false,
         }
     }
 

@@ -8,7 +8,7 @@
 //! | `info` | JSON | [`IndexInfo`]: counts, parameters, encoder fingerprint, build time |
 //! | `meta.off`, `meta` | u32[n+1], bytes | one JSON [`ChunkMeta`] per chunk, parsed only for results |
 //! | `doc.page` | u32[n] | page ordinal of each chunk (collapsing to one hit per page) |
-//! | `vec.f32` or `vec.i8` + `vec.scale` | f32[n·384] / i8[n·384], f32[n] | unit-length dense vectors |
+//! | `vec.f16`, `vec.f32` or `vec.i8` + `vec.scale` | u16[n·384] (IEEE half) / f32[n·384] / i8[n·384], f32[n] | unit-length dense vectors |
 //! | `terms.off`, `terms` | u32[t+1], bytes | the BM25 vocabulary, sorted (term id = position) |
 //! | `post.off`, `post.doc`, `post.tf` | u32[t+1], u32[p], f32[p] | postings: chunk and field-weighted term frequency |
 //! | `doc.len`, `doc.norm` | f32[n], f32[n] | field-weighted length; norm of the BM25 document vector |
@@ -68,6 +68,9 @@ impl Default for Bm25Params {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum VectorStorage {
+    /// IEEE half precision: half the bytes of f32 and, for unit vectors, the same
+    /// rankings (relative error 2^-11 per component; measured in BENCHMARKS.md).
+    F16,
     F32,
     /// int8 with one scale per vector.
     Int8,
@@ -233,6 +236,10 @@ pub fn build(chunks: &[Chunk], vectors: &[f32], dim: usize, p: &BuildParams) -> 
     w.add("meta", meta);
     w.add_u32("doc.page", &doc_page);
     match p.vectors {
+        VectorStorage::F16 => {
+            let h: Vec<u16> = vectors.iter().map(|&x| f16_bits(x)).collect();
+            w.add("vec.f16", bytemuck::cast_slice(&h).to_vec());
+        }
         VectorStorage::F32 => w.add_f32("vec.f32", vectors),
         VectorStorage::Int8 => {
             let (q, s) = crate::encoder::kernels::quantize_rows(vectors, dim.max(1));
@@ -267,6 +274,7 @@ fn idf(df: usize, n: usize) -> f32 {
 }
 
 enum Vectors<'a> {
+    F16(&'a [u16]),
     F32(&'a [f32]),
     Int8(&'a [i8], &'a [f32]),
 }
@@ -331,6 +339,9 @@ pub struct SearchParams {
     pub exact: bool,
     /// HNSW beam width (0: the index's default).
     pub ef: usize,
+    /// The query's last word is still being typed: BM25 reads it as its most
+    /// common completion ([`Index::partial_terms`]). Search as you type sets it.
+    pub partial: bool,
 }
 
 impl<'a> Index<'a> {
@@ -350,6 +361,7 @@ impl<'a> Index<'a> {
             serde_json::from_slice(c.bytes("info")?).map_err(|e| IndexError::Invalid(format!("info record: {e}")))?;
         let n = info.chunks;
         let vectors = match info.vectors {
+            VectorStorage::F16 => Vectors::F16(c.exact("vec.f16", product("vec.f16", n, info.dim)?)?),
             VectorStorage::F32 => Vectors::F32(c.exact("vec.f32", product("vec.f32", n, info.dim)?)?),
             VectorStorage::Int8 => {
                 Vectors::Int8(c.exact("vec.i8", product("vec.i8", n, info.dim)?)?, c.exact("vec.scale", n)?)
@@ -426,6 +438,7 @@ impl<'a> Index<'a> {
             b: self.info.bm25.b,
             exact: false,
             ef: 0,
+            partial: false,
         }
     }
 
@@ -459,11 +472,12 @@ impl<'a> Index<'a> {
         self.doc_page.get(doc as usize).copied().unwrap_or(u32::MAX)
     }
 
-    /// The stored vector of chunk `doc` (int8 storage scaled back to f32); empty
-    /// for a chunk the index does not have.
+    /// The stored vector of chunk `doc` (f16 and int8 storage widened to f32);
+    /// empty for a chunk the index does not have.
     pub fn vector(&self, doc: u32) -> Vec<f32> {
         let d = doc as usize;
         match self.vectors {
+            Vectors::F16(v) => self.row(v, d).iter().map(|&h| f16_to_f32(h)).collect(),
             Vectors::F32(v) => self.row(v, d).to_vec(),
             Vectors::Int8(v, s) => {
                 let scale = s.get(d).copied().unwrap_or(0.0);
@@ -483,6 +497,7 @@ impl<'a> Index<'a> {
     pub fn dense_score(&self, q: &[f32], doc: u32) -> f32 {
         let d = doc as usize;
         match self.vectors {
+            Vectors::F16(v) => dot_f16(q, self.row(v, d)),
             Vectors::F32(v) => dot(q, self.row(v, d)),
             Vectors::Int8(v, s) => {
                 let Some(&scale) = s.get(d) else { return 0.0 };
@@ -522,10 +537,72 @@ impl<'a> Index<'a> {
         None
     }
 
+    /// The vocabulary term that starts with `partial` (lowercased) and is in the
+    /// most chunks: what a word being typed most likely becomes. Reads at most
+    /// 4,096 terms of the sorted vocabulary's matching range.
+    pub fn complete_prefix(&self, partial: &str) -> Option<&'a str> {
+        let p = partial.to_lowercase();
+        if p.is_empty() {
+            return None;
+        }
+        let term = |i: usize| self.terms.get(self.terms_off[i] as usize..self.terms_off[i + 1] as usize).unwrap_or(&[]);
+        // First term >= p.
+        let (mut lo, mut hi) = (0usize, self.info.terms);
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            if term(mid) < p.as_bytes() {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        (lo..self.info.terms)
+            .take(4096)
+            .take_while(|&i| term(i).starts_with(p.as_bytes()))
+            .filter(|&i| !term(i).starts_with(b"="))
+            .max_by_key(|&i| (self.post_off[i + 1].saturating_sub(self.post_off[i]), std::cmp::Reverse(i)))
+            .and_then(|i| std::str::from_utf8(term(i)).ok())
+    }
+
+    /// The BM25 terms of a query whose last word is still being typed: the words
+    /// before it as usual, and the last as its completion ([`Index::complete_prefix`])
+    /// when it is not a term of its own. A prefix with no completion is cut back
+    /// (to three characters at least) until one is found: stems are often shorter
+    /// than the word being typed ("certifica" → "certif").
+    pub fn partial_terms(&self, query: &str) -> Vec<String> {
+        let query = query.trim_end();
+        let (head, last) = query.rsplit_once(char::is_whitespace).unwrap_or(("", query));
+        let mut terms = analyzer::terms(head);
+        let own = analyzer::terms(last);
+        // A stop word ("do", "how") has no terms and is left alone: completing it
+        // would add a word the reader may not mean ("do" → "document"); one more
+        // character and it is no longer a stop word.
+        let typing = last.chars().count() >= 2 && last.chars().all(char::is_alphanumeric) && !own.is_empty();
+        if !typing || own.iter().any(|t| self.term_id(t).is_some()) {
+            terms.extend(own);
+            return terms;
+        }
+        let chars: Vec<(usize, char)> = last.char_indices().collect();
+        let shortest = chars.len().min(3);
+        let completion = (shortest..=chars.len()).rev().find_map(|n| {
+            let end = chars.get(n).map_or(last.len(), |&(i, _)| i);
+            self.complete_prefix(&last[..end])
+        });
+        match completion {
+            Some(t) => terms.push(t.to_string()),
+            None => terms.extend(own),
+        }
+        terms
+    }
+
     /// BM25 scores of every chunk that matches a query term, and the L2-normalised
     /// sparse dot product used by the `dot` mode.
     pub fn bm25_scores(&self, query: &str, k1: f32, b: f32) -> Vec<(u32, f32, f32)> {
-        let mut qterms = analyzer::terms(query);
+        self.bm25_scores_of(analyzer::terms(query), k1, b)
+    }
+
+    /// [`Index::bm25_scores`] of terms already analysed.
+    pub fn bm25_scores_of(&self, mut qterms: Vec<String>, k1: f32, b: f32) -> Vec<(u32, f32, f32)> {
         qterms.sort();
         qterms.dedup();
         let n = self.info.chunks;
@@ -570,7 +647,11 @@ impl<'a> Index<'a> {
             (true, Some(q)) if q.len() == self.info.dim => self.dense_candidates(q, depth, p.exact, p.ef),
             _ => Vec::new(),
         };
-        let mut sparse = if p.mode == Mode::Dense { Vec::new() } else { self.bm25_scores(query, p.k1, p.b) };
+        let mut sparse = match (p.mode, p.partial) {
+            (Mode::Dense, _) => Vec::new(),
+            (_, true) => self.bm25_scores_of(self.partial_terms(query), p.k1, p.b),
+            (_, false) => self.bm25_scores(query, p.k1, p.b),
+        };
         sparse.truncate(depth);
         Candidates { dense, sparse }
     }
@@ -586,6 +667,62 @@ impl<'a> Index<'a> {
         hits.truncate(p.k);
         hits
     }
+}
+
+/// `q · row` for a row stored as IEEE half floats, widened lane by lane in the
+/// loop (eight independent accumulators, which LLVM turns into SIMD on x86 and
+/// on wasm32 with simd128: the scan stays a single pass over half the bytes).
+#[inline]
+fn dot_f16(q: &[f32], row: &[u16]) -> f32 {
+    let mut acc = [0f32; 8];
+    for (x, h) in q.chunks_exact(8).zip(row.chunks_exact(8)) {
+        for l in 0..8 {
+            acc[l] += x[l] * f16_to_f32(h[l]);
+        }
+    }
+    let tail: f32 = q
+        .chunks_exact(8)
+        .remainder()
+        .iter()
+        .zip(row.chunks_exact(8).remainder())
+        .map(|(x, &h)| x * f16_to_f32(h))
+        .sum();
+    acc.iter().sum::<f32>() + tail
+}
+
+/// IEEE half → f32, exact for every finite half (zeros and subnormals included),
+/// branch-free so that it vectorises: the sign-extended bits shifted into f32
+/// position (sign at bit 31, exponent and mantissa at bits 13–27) read as an f32
+/// whose exponent is 112 too small, then scaled by 2^112, which also normalises
+/// subnormals. Infinities and NaN (never written: vectors are unit length) come
+/// out as large finite numbers, so a corrupt file gives wrong scores, not a panic.
+#[inline(always)]
+fn f16_to_f32(h: u16) -> f32 {
+    let bits = ((h as i16 as i32) << 13) as u32 & 0x8FFF_E000;
+    f32::from_bits(bits) * f32::from_bits(0x7780_0000)
+}
+
+/// f32 → IEEE half bits, rounded to nearest, ties to even. Values beyond the half
+/// range saturate to ±65504 (unit vectors never get there); below it they become
+/// subnormals or zero.
+fn f16_bits(x: f32) -> u16 {
+    let b = x.to_bits();
+    let sign = ((b >> 16) & 0x8000) as u16;
+    let a = b & 0x7FFF_FFFF;
+    if a >= 0x477F_F000 {
+        // |x| rounds to 65520 or more (or is inf/NaN): the largest finite half.
+        return sign | 0x7BFF;
+    }
+    if a < 0x3880_0000 {
+        // Below 2^-14: a subnormal half. Adding 0.5 lets the FPU round the
+        // mantissa (ties to even) at the right place.
+        let v = f32::from_bits(a) + 0.5;
+        return sign | (v.to_bits() - 0x3F00_0000) as u16;
+    }
+    // Normal: rebias the exponent (127 → 15) and round 23 mantissa bits to 10.
+    let odd = (a >> 13) & 1;
+    let rounded = a.wrapping_add(0xC800_0FFF).wrapping_add(odd);
+    sign | (rounded >> 13) as u16
 }
 
 #[inline]
@@ -713,7 +850,7 @@ mod tests {
 
     #[test]
     fn round_trip_reads_back_what_was_written() {
-        for storage in [VectorStorage::F32, VectorStorage::Int8] {
+        for storage in [VectorStorage::F16, VectorStorage::F32, VectorStorage::Int8] {
             let (chunks, bytes) = sample(storage);
             let idx = Index::open(bytes.as_slice()).unwrap();
             assert_eq!(idx.len(), 4);
@@ -731,6 +868,93 @@ mod tests {
             assert_eq!(top[0].0, 2);
             assert!((top[0].1 - 1.0).abs() < 0.02, "{storage:?} {}", top[0].1);
         }
+    }
+
+    /// The value of half-float bits, computed the slow way from the definition.
+    fn half_value(h: u16) -> f64 {
+        let sign = if h & 0x8000 != 0 { -1.0 } else { 1.0 };
+        let (e, m) = (i32::from((h >> 10) & 0x1F), f64::from(h & 0x3FF));
+        sign * if e == 0 { m * 2f64.powi(-24) } else { (1.0 + m / 1024.0) * 2f64.powi(e - 15) }
+    }
+
+    #[test]
+    fn half_floats_decode_exactly_and_encode_to_the_nearest() {
+        for h in 0..=u16::MAX {
+            if (h >> 10) & 0x1F == 0x1F {
+                continue; // infinities and NaN: never written
+            }
+            let x = f16_to_f32(h);
+            assert_eq!(f64::from(x), half_value(h), "decoding {h:#06x}");
+            // Every half survives the round trip (−0 included).
+            assert_eq!(f16_bits(x), h, "encoding {x:e}");
+        }
+        // Between neighbours: below the midpoint rounds down, above rounds up,
+        // on it goes to the even one; for normals and subnormals alike.
+        for h in [0x0001u16, 0x0002, 0x03FE, 0x0400, 0x3555, 0x3C00, 0x3C01, 0x7BFE] {
+            let (lo, hi) = (half_value(h), half_value(h + 1));
+            let mid = (lo + hi) / 2.0;
+            let even = if h % 2 == 0 { h } else { h + 1 };
+            assert_eq!(f16_bits(mid as f32), even, "tie between {h:#06x} and the next");
+            assert_eq!(f16_bits((mid - (hi - lo) / 8.0) as f32), h);
+            assert_eq!(f16_bits((mid + (hi - lo) / 8.0) as f32), h + 1);
+            assert_eq!(f16_bits(-(mid as f32)), 0x8000 | even);
+        }
+        // Beyond the range: the largest finite half, never infinity.
+        assert_eq!(f16_bits(1e6), 0x7BFF);
+        assert_eq!(f16_bits(-1e6), 0xFBFF);
+        assert_eq!(f16_bits(f32::INFINITY), 0x7BFF);
+        assert_eq!(f16_bits(1e-9), 0);
+    }
+
+    #[test]
+    fn f16_scores_match_f32_scores() {
+        // Unit vectors of the shape MiniLM gives (384 components around ±0.05).
+        let dim = 384;
+        let mut seed = 1u32;
+        let mut next = || {
+            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (seed >> 8) as f32 / (1u32 << 24) as f32 - 0.5
+        };
+        let q = unit(&(0..dim).map(|_| next()).collect::<Vec<_>>());
+        for _ in 0..50 {
+            let v = unit(&(0..dim).map(|_| next()).collect::<Vec<_>>());
+            let h: Vec<u16> = v.iter().map(|&x| f16_bits(x)).collect();
+            let (exact, half) = (dot(&q, &v), dot_f16(&q, &h));
+            assert!((exact - half).abs() < 1e-3, "{exact} vs {half}");
+        }
+    }
+
+    #[test]
+    fn a_partial_word_completes_to_its_most_common_term() {
+        let (_, bytes) = sample(VectorStorage::F32);
+        let idx = Index::open(bytes.as_slice()).unwrap();
+        assert_eq!(idx.complete_prefix("Netw"), Some("network"));
+        assert_eq!(idx.complete_prefix("up"), Some("upload"));
+        // "reconnect" and "request", one chunk each: the first in order.
+        assert_eq!(idx.complete_prefix("re"), Some("reconnect"));
+        // Exact identifier terms (`=…`) are never a completion; nothing matches zz.
+        assert_eq!(idx.complete_prefix("="), None);
+        assert_eq!(idx.complete_prefix("zz"), None);
+        assert_eq!(idx.complete_prefix(""), None);
+    }
+
+    #[test]
+    fn partial_queries_complete_only_the_unfinished_word() {
+        let (_, bytes) = sample(VectorStorage::F32);
+        let idx = Index::open(bytes.as_slice()).unwrap();
+        let terms = |q: &str| idx.partial_terms(q);
+        assert_eq!(terms("connect to eduro"), ["connect", "eduroam"]);
+        // Cut back until a completion exists: "networking" is no term, "network" is.
+        assert_eq!(terms("netwo"), ["network"]);
+        assert_eq!(terms("networki"), ["network"]);
+        // A word that is a term stays itself; so do stop words and identifiers.
+        assert_eq!(terms("forget the network"), analyzer::terms("forget the network"));
+        assert_eq!(terms("eduroam and"), analyzer::terms("eduroam and"));
+        assert_eq!(terms("a-pu"), analyzer::terms("a-pu"));
+        // With `partial`, BM25 finds what the whole word would.
+        let p = SearchParams { mode: Mode::Bm25, partial: true, ..idx.default_params(1) };
+        assert_eq!(idx.search("reconn", None, &p)[0].doc, 1);
+        assert!(idx.search("reconn", None, &SearchParams { partial: false, ..p }).is_empty());
     }
 
     #[test]
