@@ -29,6 +29,13 @@
   // --- Configuration --------------------------------------------------------
 
   var DEBOUNCE_MS = 150;
+  // Suggestions while typing come from BM25 alone, reading the word being typed
+  // as the word it most likely becomes (`partial`): about 1 ms on the server and
+  // no encoder pass. After a pause this long (or when the reader stops), the
+  // fused ranking replaces them. site-builder's typing_trace example measured 64
+  // requests per typed question at 150 ms; 5 of them reach the encoder this way
+  // (BENCHMARKS.md, "Search as you type").
+  var SETTLE_MS = 600;
   var MIN_CHARS = 2; // while typing (a submitted one-character query still runs)
   var MAX_QUERY = 1000; // the API's limit
   var TIMEOUT_MS = 8000;
@@ -303,21 +310,23 @@
 
   var cache = new Map();
 
-  function cacheKey(q, k, page) {
-    return k + '|' + page + '|' + q;
+  function cacheKey(q, k, page, how) {
+    return (how ? (how.typing ? 't' : '') + (how.partial ? 'p' : '') + '|' : '') + k + '|' + page + '|' + q;
   }
 
   /**
    * GET api/search. Resolves with the response body; rejects with an Error whose
-   * `kind` is 'aborted' (superseded: ignore) or 'unavailable'.
+   * `kind` is 'aborted' (superseded: ignore) or 'unavailable'. `how` (suggestions):
+   * `typing` asks for BM25 only, `partial` says the last word is unfinished.
    */
-  function searchApi(q, k, page, signal) {
-    var key = cacheKey(q, k, page);
+  function searchApi(q, k, page, signal, how) {
+    var key = cacheKey(q, k, page, how);
     if (cache.has(key)) return Promise.resolve(cache.get(key));
     var url = new URL(API_URL.href);
     url.searchParams.set('q', q);
     url.searchParams.set('k', String(k));
-    url.searchParams.set('mode', MODE);
+    url.searchParams.set('mode', how && how.typing ? 'bm25' : MODE);
+    if (how && how.partial) url.searchParams.set('partial', 'true');
     if (page > 1) url.searchParams.set('page', String(page));
 
     var ctrl = new AbortController();
@@ -596,18 +605,22 @@
       return line;
     }
 
-    function search(q) {
+    /** Asks for suggestions: fused, or (`typing`) BM25 while the reader types. */
+    function search(q, typing) {
       if (pending) pending.abort();
       var my = ++seq;
       var ctrl = new AbortController();
       pending = ctrl;
       panel.classList.add('is-loading');
       panel.setAttribute('aria-busy', 'true');
-      searchApi(q, SUGGEST_K, 1, ctrl.signal).then(
+      // A box that does not end in a space is mid-word: both rankings read the
+      // unfinished word as the word it most likely becomes.
+      var how = { typing: typing, partial: /\S$/.test(input.value) };
+      searchApi(q, SUGGEST_K, 1, ctrl.signal, how).then(
         function (data) {
           if (my !== seq) return;
           finish();
-          current = { q: q, data: data, error: null };
+          current = { q: q, data: data, error: null, settled: !typing };
           render();
           if (document.activeElement === input) open();
         },
@@ -629,11 +642,18 @@
 
     var searchSoon = debounce(function () {
       var q = normalizeQuery(input.value);
-      if (q.length >= MIN_CHARS) search(q);
+      if (q.length >= MIN_CHARS) search(q, true);
     }, DEBOUNCE_MS);
+
+    // The reader has stopped: the fused ranking, unless it is already shown.
+    var settleSoon = debounce(function () {
+      var q = normalizeQuery(input.value);
+      if (q.length >= MIN_CHARS && !(q === current.q && current.settled)) search(q, false);
+    }, SETTLE_MS);
 
     function cancel() {
       searchSoon.cancel();
+      settleSoon.cancel();
       seq++;
       if (pending) pending.abort();
       pending = null;
@@ -653,16 +673,18 @@
         cancel();
         render();
         open();
+        if (!current.settled) settleSoon();
         return;
       }
       searchSoon();
+      settleSoon();
     });
 
     input.addEventListener('focus', function () {
       var q = normalizeQuery(input.value);
       if (q.length < MIN_CHARS || q !== current.q) return;
       if (current.data) open();
-      else if (current.error) search(q); // the service may be back
+      else if (current.error) search(q, false); // the service may be back
     });
 
     input.addEventListener('keydown', function (e) {
@@ -676,6 +698,8 @@
           if (e.altKey || e.ctrlKey || e.metaKey) return;
           e.preventDefault();
           var delta = e.key === 'ArrowDown' || e.key === 'Down' ? 1 : -1;
+          // The reader is choosing among these suggestions: do not swap them.
+          if (current.data && q === current.q) cancel();
           if (!isOpen()) {
             if (q.length >= MIN_CHARS && q === current.q && (current.data || current.error)) {
               render();
@@ -683,7 +707,8 @@
               move(delta);
             } else if (q.length >= MIN_CHARS) {
               searchSoon.cancel();
-              search(q);
+              settleSoon.cancel();
+              search(q, false);
             }
             return;
           }

@@ -56,14 +56,31 @@ async function search() {
     await page.locator('body').click({ position: { x: 5, y: 300 } });
     await page.keyboard.press('/');
     assert.equal(await page.evaluate(() => document.activeElement.id), 'search-input', '/ focuses the search box');
+    const asked = [];
+    page.on('request', (r) => {
+      const u = new URL(r.url());
+      if (u.pathname.endsWith('/api/search')) asked.push(u.searchParams);
+    });
+    const fusedAnswer = page.waitForResponse((r) => {
+      const u = new URL(r.url());
+      return u.pathname.endsWith('/api/search') && u.searchParams.get('mode') === 'convex' &&
+        u.searchParams.get('q') === 'eduroam certificate';
+    }, { timeout: 10000 });
     await page.keyboard.type('eduroam certificate', { delay: 20 });
-    // Search as you type may first show the answer to a prefix ("eduro"), whose
-    // snippets have nothing to mark; wait for the answer to the whole query.
+    // While typing the box asks for BM25 with the unfinished word completed; once
+    // the reader pauses, for the fused ranking of the whole query, once.
+    assert.equal((await fusedAnswer).status(), 200);
     await page.waitForFunction((q) => {
       const panel = document.getElementById('search-suggest');
       const all = panel && panel.querySelector('a.search-option--all');
       return all && !panel.hasAttribute('aria-busy') && all.textContent.includes(q);
     }, 'eduroam certificate', { timeout: 10000 });
+    const typing = asked.filter((p) => p.get('mode') === 'bm25');
+    assert.ok(typing.some((p) => p.get('partial') === 'true' && p.get('q') === 'eduroam certificate'),
+      `while typing: bm25 with partial=true (${asked.map(String).join(' ; ')})`);
+    const fused = asked.filter((p) => p.get('mode') === 'convex');
+    assert.equal(fused.length, 1, 'one fused request, after the pause');
+    assert.equal(fused[0].get('partial'), 'true', 'the box did not end in a space');
     assert.ok(await page.locator('#search-suggest .search-group').count() >= 1, 'results grouped by page');
     const marks = await page.locator('#search-suggest mark').count();
     assert.ok(marks >= 1, 'query terms highlighted');
