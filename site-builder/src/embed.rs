@@ -81,6 +81,10 @@ pub enum LongText {
     Truncate,
     /// Embed each 256-token window and average the unit vectors.
     Mean,
+    /// Half the first window, half the mean of all windows (both unit length),
+    /// renormalised: the first window carries the `Source` / `Headers` block that
+    /// averaging dilutes (BENCHMARKS.md, "Questions in the reader's words").
+    Blend,
 }
 
 impl LongText {
@@ -88,16 +92,18 @@ impl LongText {
         match self {
             LongText::Truncate => "truncate",
             LongText::Mean => "mean",
+            LongText::Blend => "blend",
         }
     }
 }
 
-/// Token windows of one text: one window when truncating, all of them for `Mean`.
+/// Token windows of one text: one window when truncating, all of them for `Mean`
+/// and `Blend` (the first is the truncated text's).
 fn windows(enc: &Encoder<'_>, text: &str, long: LongText) -> Vec<Vec<u32>> {
     let max = enc.config().max_tokens;
     match long {
         LongText::Truncate => vec![enc.tokenize(text)],
-        LongText::Mean => {
+        LongText::Mean | LongText::Blend => {
             // Tokenize without the limit, then cut the word pieces into windows.
             let all = enc.tokenize_unbounded(text);
             let pieces = &all[1..all.len() - 1];
@@ -153,8 +159,17 @@ pub fn embed_all(
                 }
             }
             for v in batch.chunks_exact_mut(DIM) {
-                let n = v.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-12);
-                v.iter_mut().for_each(|x| *x /= n);
+                normalise(v);
+            }
+            if long == LongText::Blend {
+                // Each text's first window is its first sequence in `seqs`.
+                for (i, v) in batch.chunks_exact_mut(DIM).enumerate().take(batch_texts.len()) {
+                    let Some(first) = owner.iter().position(|&o| o == i) else { continue };
+                    for (d, f) in v.iter_mut().zip(&vecs[first * DIM..(first + 1) * DIM]) {
+                        *d = 0.5 * *d + 0.5 * f;
+                    }
+                    normalise(v);
+                }
             }
             progress(done.fetch_add(batch_texts.len(), Ordering::Relaxed) + batch_texts.len());
         })
@@ -166,6 +181,11 @@ pub fn embed_all(
         Err(_) => work(),
     }
     out
+}
+
+fn normalise(v: &mut [f32]) {
+    let n = v.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-12);
+    v.iter_mut().for_each(|x| *x /= n);
 }
 
 /// Threads to embed with: every core.
@@ -281,6 +301,28 @@ impl EmbedCache {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn blend_is_half_first_window_half_mean() {
+        let file = EncoderFile::from_model_dir(&default_model_dir()).expect("model weights (scripts/fetch-model)");
+        let enc = file.encoder().unwrap();
+        let short = "How do I reset my password?";
+        // About 700 word pieces: three windows.
+        let long = "Allas is CSC's object storage service for research data. ".repeat(60);
+        let texts = [short, long.as_str()];
+        let get = |how| embed_all(&enc, &texts, how, 1, &|_| {});
+        let (first, mean, blend) = (get(LongText::Truncate), get(LongText::Mean), get(LongText::Blend));
+        let dot = |a: &[f32], b: &[f32]| a.iter().zip(b).map(|(x, y)| x * y).sum::<f32>();
+        // One window: all three agree.
+        assert!(dot(&first[..DIM], &blend[..DIM]) > 0.9999 && dot(&mean[..DIM], &blend[..DIM]) > 0.9999);
+        // Several: the blend is the renormalised half-sum of the other two.
+        let (f, m, b) = (&first[DIM..], &mean[DIM..], &blend[DIM..]);
+        let mut half: Vec<f32> = f.iter().zip(m).map(|(x, y)| 0.5 * x + 0.5 * y).collect();
+        normalise(&mut half);
+        assert!(dot(&half, b) > 0.9999, "{}", dot(&half, b));
+        assert!(dot(f, m) < 0.9999, "the windows should differ");
+        assert!((dot(b, b) - 1.0).abs() < 1e-4);
+    }
 
     #[test]
     fn cache_round_trips_and_ignores_foreign_files() {

@@ -228,7 +228,9 @@ struct IndexArgs {
     #[arg(long, value_enum, default_value_t = Vectors::F16)]
     vectors: Vectors,
     /// What happens to chunk text beyond MiniLM's 256 tokens: embed each 256-token
-    /// window and average (mean; measured best on the CSC dev set), or cut it off.
+    /// window and average (mean), cut it off (truncate), or half the first window
+    /// and half the mean (blend; best on the two CSC dev sets, not yet checked on
+    /// BEIR, see BENCHMARKS.md).
     #[arg(long, value_enum, default_value_t = Long::Mean)]
     long_text: Long,
     /// The fusion mode searches use unless they ask for another.
@@ -335,7 +337,7 @@ struct EvalArgs {
     /// Document vectors for --beir: f16, f32 or int8.
     #[arg(long, value_enum, default_value_t = Vectors::F16)]
     vectors: Vectors,
-    /// Long documents for --beir: truncate or mean.
+    /// Long documents for --beir: truncate, mean or blend.
     #[arg(long, value_enum, default_value_t = Long::Truncate)]
     long_text: Long,
     /// Where --beir caches document vectors between runs.
@@ -374,6 +376,7 @@ enum Vectors {
 enum Long {
     Truncate,
     Mean,
+    Blend,
 }
 
 fn parse_mode(s: &str) -> Result<Mode, String> {
@@ -430,6 +433,7 @@ impl From<Long> for LongText {
         match l {
             Long::Truncate => LongText::Truncate,
             Long::Mean => LongText::Mean,
+            Long::Blend => LongText::Blend,
         }
     }
 }
