@@ -112,12 +112,21 @@ pub fn ingest_pdf(opts: &PdfOptions) -> Result<PdfSummary, PdfError> {
     let converted = to_markdown(&pages);
     let info = info_strings(&doc);
     let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-    let title = [opts.title.clone(), info.get("Title").cloned(), converted.first_h1.clone(), Some(stem)]
-        .into_iter()
-        .flatten()
-        .map(|t| t.split_whitespace().collect::<Vec<_>>().join(" "))
-        .find(|t| !t.is_empty())
-        .unwrap_or_else(|| "document".to_string());
+    // An empty /Title is common (LaTeX without hyperref's pdftitle); the largest
+    // text on the first page is then the title, not the first heading, which may be
+    // an author line or a running header.
+    let title = [
+        opts.title.clone(),
+        info.get("Title").cloned(),
+        converted.typeset_title.clone(),
+        converted.first_h1.clone(),
+        Some(stem),
+    ]
+    .into_iter()
+    .flatten()
+    .map(|t| t.split_whitespace().collect::<Vec<_>>().join(" "))
+    .find(|t| !t.is_empty())
+    .unwrap_or_else(|| "document".to_string());
     let mut slug = slugify(&title);
     if slug.is_empty() {
         slug = "document".to_string();
@@ -136,8 +145,13 @@ pub fn ingest_pdf(opts: &PdfOptions) -> Result<PdfSummary, PdfError> {
     }
     text.push_str("version: 1\n---\n\n");
     // The build chunks at H1/H2; a document without any H1 gets the title as one so
-    // that its first chunk has a heading.
-    if converted.first_h1.is_none() {
+    // that its first chunk has a heading, and so does one whose typeset title was
+    // dropped with the running headers that repeat it.
+    let title_dropped = converted
+        .typeset_title
+        .as_deref()
+        .is_some_and(|t| t == title && !converted.markdown.lines().any(|l| l.trim_start_matches('#').trim() == t));
+    if converted.first_h1.is_none() || title_dropped {
         let _ = writeln!(text, "# {}\n", title);
     }
     text.push_str(&converted.markdown);
@@ -361,6 +375,10 @@ impl Line {
 #[derive(Debug, Clone, Default)]
 pub struct Converted {
     pub markdown: String,
+    /// The largest text on the first page with text, when it is clearly larger
+    /// than the body: a document's title as typeset (read before running headers
+    /// are dropped, because many documents repeat their title as one).
+    pub typeset_title: Option<String>,
     pub first_h1: Option<String>,
     pub headings: usize,
     pub tables: usize,
@@ -468,15 +486,170 @@ fn drop_repeats(lines: Vec<Line>, heights: &[f64]) -> Vec<Line> {
         let h = heights.get(l.page).copied().unwrap_or(0.0);
         h > 0.0 && (l.y < h * 0.12 || l.y > h * 0.88)
     };
-    let mut on_pages: HashMap<String, HashSet<usize>> = HashMap::new();
+    // Keyed by size too: a running header that repeats the title in small type
+    // must not take the title page's large title with it.
+    let key = |l: &Line| (repeat_key(&l.text()), size_key(l.size));
+    let mut on_pages: HashMap<(String, i64), HashSet<usize>> = HashMap::new();
     for l in lines.iter().filter(|l| in_margin(l)) {
-        on_pages.entry(repeat_key(&l.text())).or_default().insert(l.page);
+        on_pages.entry(key(l)).or_default().insert(l.page);
     }
     let need = (pages * 6).div_ceil(10).max(2);
+    lines.into_iter().filter(|l| !(in_margin(l) && on_pages.get(&key(l)).is_some_and(|p| p.len() >= need))).collect()
+}
+
+/// Roman numerals as page labels use (i … xxxix, either case).
+fn is_roman(t: &str) -> bool {
+    let l = t.to_ascii_lowercase();
+    !l.is_empty()
+        && l.len() <= 7
+        && l.chars().all(|c| matches!(c, 'i' | 'v' | 'x'))
+        && (l.starts_with('x') || l.starts_with('v') || l.starts_with('i'))
+        // "xi" yes, "iiv" no: the canonical forms only.
+        && ["", "x", "xx", "xxx"].iter().any(|tens| {
+            l.strip_prefix(tens).is_some_and(|u| ["", "i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix"].contains(&u))
+        })
+}
+
+/// A page label on a line of its own: `7`, `iv`, `- 7 -`, `Page 7`, `7 / 36`,
+/// `Page 7 of 36`.
+fn is_page_label(text: &str) -> bool {
+    let t = text.trim().trim_matches(|c: char| c == '-' || c == '–' || c == '—' || c.is_whitespace());
+    let t = t.strip_prefix("Page ").or_else(|| t.strip_prefix("page ")).unwrap_or(t).trim();
+    let number = |s: &str| (!s.is_empty() && s.len() <= 4 && s.chars().all(|c| c.is_ascii_digit())) || is_roman(s);
+    if number(t) {
+        return true;
+    }
+    for sep in [" of ", "/"] {
+        if let Some((a, b)) = t.split_once(sep) {
+            if number(a.trim()) && number(b.trim()) {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// Drops page numbers and labels: a line that is only a label and is the first or
+/// the last line of its page, or lies in its top or bottom 12 %. (Running headers
+/// that carry the number beside text are [`drop_repeats`]' job.)
+fn drop_page_labels(lines: Vec<Line>, heights: &[f64]) -> Vec<Line> {
+    let mut first: HashMap<usize, usize> = HashMap::new();
+    let mut last: HashMap<usize, usize> = HashMap::new();
+    for (i, l) in lines.iter().enumerate() {
+        first.entry(l.page).or_insert(i);
+        last.insert(l.page, i);
+    }
     lines
         .into_iter()
-        .filter(|l| !(in_margin(l) && on_pages.get(&repeat_key(&l.text())).is_some_and(|p| p.len() >= need)))
+        .enumerate()
+        .filter(|(i, l)| {
+            let h = heights.get(l.page).copied().unwrap_or(0.0);
+            let edge = first.get(&l.page) == Some(i)
+                || last.get(&l.page) == Some(i)
+                || (h > 0.0 && (l.y < h * 0.12 || l.y > h * 0.88));
+            !(edge && l.cells.len() <= 2 && is_page_label(&l.text()))
+        })
+        .map(|(_, l)| l)
         .collect()
+}
+
+/// An entry of a table of contents or of an index: text, a dot leader, a page
+/// number (`3.1 Invoking asn1Parser . . . . . 5`, `Naming........3`, `asn1_create_element . . 9, 12`).
+fn is_contents_entry(text: &str) -> bool {
+    let t = text.trim_end();
+    let numbers = t.trim_end_matches(|c: char| c.is_ascii_digit() || c == ',' || c == ' ' || c == '–' || c == '-');
+    let numbers_len = t.len() - numbers.len();
+    let tail = t[numbers.len()..].trim();
+    let label = tail
+        .split([',', ' '])
+        .filter(|s| !s.is_empty())
+        .all(|s| s.split(['–', '-']).all(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit())));
+    let roman_tail = t.rsplit_once(' ').is_some_and(|(_, r)| is_roman(r));
+    if (numbers_len == 0 || tail.is_empty() || !label) && !roman_tail {
+        return false;
+    }
+    let body = if roman_tail { t.rsplit_once(' ').map_or(t, |(b, _)| b) } else { numbers };
+    // The leader: at least four dots, spaced or not, just before the number.
+    let lead: String = body.chars().rev().take_while(|c| *c == '.' || *c == ' ' || *c == '·' || *c == '…').collect();
+    lead.chars().filter(|c| *c == '.' || *c == '·').count() + 3 * lead.chars().filter(|c| *c == '…').count() >= 4
+}
+
+/// Whether a heading names a table of contents or an index, the sections
+/// [`is_contents_entry`] empties.
+fn is_contents_heading(text: &str) -> bool {
+    let t = text.trim().trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ' ').to_lowercase();
+    t == "contents"
+        || t == "table of contents"
+        || t.ends_with("index")
+        || t == "list of figures"
+        || t == "list of tables"
+}
+
+/// Words of the document as written (lowercase, trimmed of punctuation, inner
+/// hyphens kept), counted, to decide how a word split at a line end is joined.
+fn word_counts(lines: &[Line]) -> HashMap<String, usize> {
+    let mut counts: HashMap<String, usize> = HashMap::new();
+    for l in lines {
+        for w in l.text().split_whitespace() {
+            let w = w.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase();
+            if !w.is_empty() {
+                *counts.entry(w).or_default() += 1;
+            }
+        }
+    }
+    counts
+}
+
+/// Appends the next line of a paragraph or list item to `text`. A word hyphenated
+/// at the line end (`manip-` + `ulation`) loses the hyphen when the joined word is
+/// more likely: it occurs in the document more often than the hyphenated form, or
+/// neither occurs and the next line goes on in lowercase (a typesetter's break,
+/// not a compound: `command-` + `line` stays when `command-line` is written
+/// elsewhere).
+fn join_line(text: &mut String, next: &str, counts: &HashMap<String, usize>) {
+    let hyphen_break = text.ends_with('-') && text.chars().rev().nth(1).is_some_and(char::is_alphabetic);
+    if !hyphen_break {
+        text.push(' ');
+        text.push_str(next);
+        return;
+    }
+    let head: String =
+        text[..text.len() - 1].rsplit(|c: char| !c.is_alphanumeric() && c != '-').next().unwrap_or("").to_lowercase();
+    let tail: String =
+        next.split_whitespace().next().unwrap_or("").trim_end_matches(|c: char| !c.is_alphanumeric()).to_lowercase();
+    let count = |w: &str| counts.get(w).copied().unwrap_or(0);
+    let (joined, hyphenated) = (count(&format!("{head}{tail}")), count(&format!("{head}-{tail}")));
+    let lowercase_next = next.chars().next().is_some_and(char::is_lowercase);
+    if joined > hyphenated || (joined == hyphenated && lowercase_next) {
+        text.pop();
+    }
+    text.push_str(next);
+}
+
+/// The largest text of the first page that has text, joined over its lines, when
+/// it is at least 15 % larger than `body`.
+fn typeset_title(lines: &[Line], body: f64) -> Option<String> {
+    let page = lines.first()?.page;
+    let on_page: Vec<&Line> = lines.iter().filter(|l| l.page == page).collect();
+    let top = on_page.iter().map(|l| size_key(l.size)).max()?;
+    if (top as f64) <= body * 1.15 {
+        return None;
+    }
+    let mut title = String::new();
+    let mut last: Option<&Line> = None;
+    for l in on_page.into_iter().filter(|l| size_key(l.size) == top) {
+        // The first block at that size: lines close below each other.
+        if last.is_some_and(|p| l.y - p.y > l.size * 1.8) {
+            break;
+        }
+        if !title.is_empty() {
+            title.push(' ');
+        }
+        title.push_str(&l.text());
+        last = Some(l);
+    }
+    let title = title.split_whitespace().collect::<Vec<_>>().join(" ");
+    (!title.is_empty() && title.chars().count() <= 200).then_some(title)
 }
 
 /// A list item's marker and text: `Some((None, text))` for a bullet,
@@ -538,14 +711,36 @@ fn escape_start(s: &str) -> String {
 pub fn to_markdown(pages: &[PageText]) -> Converted {
     let mut lines: Vec<Line> = pages.iter().enumerate().flat_map(|(i, p)| build_lines(i, p)).collect();
     let heights: Vec<f64> = pages.iter().map(|p| p.height).collect();
+    let body_of = |lines: &[Line]| {
+        let mut weights: BTreeMap<i64, usize> = BTreeMap::new();
+        for l in lines {
+            *weights.entry(size_key(l.size)).or_default() += l.text().chars().count();
+        }
+        let body = weights.iter().max_by_key(|(k, n)| (**n, -**k)).map(|(k, _)| *k).unwrap_or(0);
+        (weights, body)
+    };
+    let title = typeset_title(&lines, body_of(&lines).1 as f64);
     lines = drop_repeats(lines, &heights);
+    lines = drop_page_labels(lines, &heights);
+    // Contents and index entries point at page numbers that mean nothing on the
+    // web and repeat every heading: they go, and their heading with them (below).
+    // An index set in two columns puts an entry and the other column's letter on
+    // one line: each cell is an entry or at most a letter or two.
+    lines.retain(|l| {
+        let entry = |t: &str| {
+            // …or the entry and the letter are one cell, a word space apart.
+            is_contents_entry(t)
+                || t.rsplit_once(' ').is_some_and(|(e, letter)| {
+                    letter.chars().count() <= 2 && letter.chars().all(char::is_alphabetic) && is_contents_entry(e)
+                })
+        };
+        let entries = l.cells.iter().filter(|(_, t)| entry(t)).count();
+        !(entry(&l.text()) || (entries > 0 && l.cells.iter().all(|(_, t)| entry(t) || t.chars().count() <= 2)))
+    });
+    let counts = word_counts(&lines);
 
     // Body size: the size with the most characters.
-    let mut weights: BTreeMap<i64, usize> = BTreeMap::new();
-    for l in &lines {
-        *weights.entry(size_key(l.size)).or_default() += l.text().chars().count();
-    }
-    let body = weights.iter().max_by_key(|(k, n)| (**n, -**k)).map(|(k, _)| *k).unwrap_or(0);
+    let (weights, body) = body_of(&lines);
     // Sizes clearly (15%) above the body are heading levels, largest first; a size
     // used only for long runs of text (a pull quote) would still count, which is the
     // price of not knowing the font.
@@ -570,7 +765,7 @@ pub fn to_markdown(pages: &[PageText]) -> Converted {
         minor.then(|| (heading_sizes.len() + 1).clamp(3, 4))
     };
 
-    let mut out = Converted::default();
+    let mut out = Converted { typeset_title: title, ..Converted::default() };
     let mut blocks: Vec<String> = Vec::new();
     let mut i = 0;
     while i < lines.len() {
@@ -628,8 +823,7 @@ pub fn to_markdown(pages: &[PageText]) -> Converted {
                 && list_item(&lines[j].text()).is_none()
                 && lines[j].y - lines[j - 1].y < line.size * 1.6
             {
-                text.push(' ');
-                text.push_str(&lines[j].text());
+                join_line(&mut text, &lines[j].text(), &counts);
                 j += 1;
             }
             let item = match marker {
@@ -668,19 +862,35 @@ pub fn to_markdown(pages: &[PageText]) -> Converted {
             {
                 break;
             }
-            // A word hyphenated at the line end is joined without the space.
-            if text.ends_with('-') && text.chars().rev().nth(1).is_some_and(char::is_alphabetic) {
-                text.push_str(&next.text());
-            } else {
-                text.push(' ');
-                text.push_str(&next.text());
-            }
+            join_line(&mut text, &next.text(), &counts);
             j += 1;
         }
         blocks.push(escape_start(&text));
         i = j;
     }
-    out.markdown = blocks.join("\n\n");
+    // A contents or index heading left with nothing under it (its entries were
+    // dropped) goes too: the next block is a heading of the same or a higher level.
+    let heading_level = |b: &str| b.starts_with('#').then(|| b.chars().take_while(|c| *c == '#').count());
+    // Its sub-headings (an index's letters) go with it when nothing else is left.
+    let mut kept: Vec<String> = Vec::with_capacity(blocks.len());
+    let mut n = 0;
+    while n < blocks.len() {
+        let b = &blocks[n];
+        if let Some(lvl) = heading_level(b).filter(|_| is_contents_heading(b.trim_start_matches('#'))) {
+            let end = (n + 1..blocks.len())
+                .find(|&m| heading_level(&blocks[m]).is_none_or(|l| l <= lvl))
+                .unwrap_or(blocks.len());
+            let only_headings = end == blocks.len() || heading_level(&blocks[end]).is_some();
+            if only_headings {
+                out.headings -= end - n;
+                n = end;
+                continue;
+            }
+        }
+        kept.push(b.clone());
+        n += 1;
+    }
+    out.markdown = kept.join("\n\n");
     out.markdown.push('\n');
     out
 }
@@ -774,5 +984,91 @@ mod tests {
         assert!(list_item("-5 degrees").is_none());
         assert_eq!(list_item("a) option").map(|x| x.1).as_deref(), Some("a) option"));
         assert_eq!(list_item("3) third").map(|x| x.0), Some(Some("3".to_string())));
+    }
+
+    #[test]
+    fn page_labels_and_contents_entries_are_recognised() {
+        for label in ["7", "iv", "XII", "- 7 -", "Page 7", "7 / 36", "Page 7 of 36", "xxxix"] {
+            assert!(is_page_label(label), "{label}");
+        }
+        for text in ["7 days", "iiv", "2024-01-15", "Section 7", "12345", "v2", "Mix"] {
+            assert!(!is_page_label(text), "{text}");
+        }
+        for entry in [
+            "3 Utilities . . . . . . . . . . . . 5",
+            "2.1 ASN.1 syntax. . . . . . . . 2",
+            "Naming........3",
+            "asn1_create_element . . . . 9, 12",
+            "Preface . . . . . . . iv",
+        ] {
+            assert!(is_contents_entry(entry), "{entry}");
+        }
+        for text in [
+            "replace the “with. . .Texts.” line with this:",
+            "Wait... 5",
+            "Version 1.3 or later",
+            "The total is 5",
+            "ASN.1 syntax 2",
+        ] {
+            assert!(!is_contents_entry(text), "{text}");
+        }
+        assert!(is_contents_heading("Table of Contents"));
+        assert!(is_contents_heading("Function and Data Index"));
+        assert!(!is_contents_heading("Indexing the documents"));
+    }
+
+    #[test]
+    fn hyphens_at_line_ends_join_the_likelier_word() {
+        let counts: HashMap<String, usize> =
+            [("manipulation", 2), ("command-line", 3), ("command", 4)].map(|(w, n)| (w.to_string(), n)).into();
+        let join = |a: &str, b: &str| {
+            let mut t = a.to_string();
+            join_line(&mut t, b, &counts);
+            t
+        };
+        assert_eq!(join("DER manip-", "ulation."), "DER manipulation.", "the joined word occurs");
+        assert_eq!(join("use the command-", "line tools"), "use the command-line tools", "the compound occurs");
+        assert_eq!(join("structures man-", "agement and"), "structures management and", "neither: a lowercase break");
+        assert_eq!(join("the X-", "Window system"), "the X-Window system", "a capital after the break");
+        assert_eq!(join("ends here", "next line"), "ends here next line");
+        assert_eq!(join("costs 5 -", "or less"), "costs 5 - or less", "a dash after a space is no hyphen");
+    }
+
+    #[test]
+    fn contents_page_numbers_and_title() {
+        let contents = page(&[
+            (72.0, 60.0, 9.0, "My Manual"),
+            (72.0, 120.0, 24.0, "My Manual"),
+            (72.0, 150.0, 12.0, "A. Author"),
+            (72.0, 200.0, 14.0, "Contents"),
+            (72.0, 230.0, 11.0, "1 Getting started . . . . . . . . . . . 1"),
+            (72.0, 245.0, 11.0, "2 Configuration . . . . . . . . . . . . 2"),
+            (300.0, 760.0, 11.0, "i"),
+        ]);
+        let body = |n: &str, heading: &str, text: &str| {
+            page(&[
+                (72.0, 60.0, 9.0, "My Manual"),
+                (72.0, 120.0, 14.0, heading),
+                (72.0, 150.0, 11.0, text),
+                (72.0, 163.0, 11.0, "more text about the manip-"),
+                (72.0, 176.0, 11.0, "ulation of files."),
+                (300.0, 760.0, 11.0, n),
+            ])
+        };
+        let c = to_markdown(&[
+            contents,
+            body("1", "1 Getting started", "Start here with the manipulation guide."),
+            body("2", "2 Configuration", "Configure it."),
+        ]);
+        let md = &c.markdown;
+        assert_eq!(c.typeset_title.as_deref(), Some("My Manual"), "the running header is smaller");
+        assert!(!md.contains(". . ."), "{md}");
+        assert!(!md.contains("Contents"), "{md}");
+        assert!(md.contains("# 1 Getting started"), "{md}");
+        assert!(md.contains("manipulation of files."), "{md}");
+        for label in ["\ni\n", "\n1\n", "\n2\n"] {
+            assert!(!md.contains(label), "{label:?} in {md}");
+        }
+        assert!(!md.contains("My Manual\n\nMy Manual"), "{md}");
     }
 }

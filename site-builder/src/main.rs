@@ -74,7 +74,10 @@ enum IngestCommand {
     ///
     /// Extracts the text layer and infers the structure: headings from font sizes
     /// (largest → #), bullet and numbered lists, tables from aligned columns,
-    /// paragraphs from wrapped lines; running headers and page numbers are dropped.
+    /// paragraphs from wrapped lines; running headers, page numbers, contents pages
+    /// and indexes are dropped, words hyphenated at line ends joined. The title
+    /// comes from --title, the PDF's metadata, the largest text on the first page,
+    /// or the first heading.
     /// Writes OUT/<slug of the title>.md atomically. An encrypted PDF, one without
     /// a text layer (scanned) or a file that is not a PDF is refused, nothing written.
     Pdf(PdfArgs),

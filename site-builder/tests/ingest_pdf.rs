@@ -259,6 +259,115 @@ fn handbook_becomes_a_page_that_builds_and_chunks_at_headings() {
     }
 }
 
+/// A manual as LaTeX and Texinfo typeset them: no /Title, the title repeated as
+/// the running header of every page, a contents page with dot leaders and a roman
+/// page number, arabic page numbers, and words hyphenated at line ends.
+fn manual() -> Vec<u8> {
+    let header = || t(72.0, 760.0, "F1", 9.0, "Campus Network Guide");
+    let cover = content(&[
+        header(),
+        t(72.0, 700.0, "F2", 24.0, "Campus Network Guide"),
+        t(72.0, 670.0, "F2", 16.0, "IT Services"),
+        t(72.0, 600.0, "F2", 16.0, "Contents"),
+        t(72.0, 575.0, "F2", 11.0, "1 Getting connected . . . . . . . . . . . . . . . . 1"),
+        t(90.0, 561.0, "F1", 11.0, "1.1 Eduroam. . . . . . . . . . . . . . . . . . . . . 1"),
+        t(72.0, 547.0, "F2", 11.0, "2 Troubleshooting . . . . . . . . . . . . . . . . . 2"),
+        t(300.0, 40.0, "F1", 11.0, "i"),
+    ]);
+    let p1 = content(&[
+        header(),
+        t(72.0, 700.0, "F2", 16.0, "1 Getting connected"),
+        t(72.0, 670.0, "F1", 11.0, "Every device on campus connects through eduroam. Its config-"),
+        t(72.0, 656.0, "F1", 11.0, "uration needs your university account and the command-"),
+        t(72.0, 642.0, "F1", 11.0, "line tool is optional."),
+        t(300.0, 40.0, "F1", 11.0, "1"),
+    ]);
+    let p2 = content(&[
+        header(),
+        t(72.0, 700.0, "F2", 16.0, "2 Troubleshooting"),
+        t(72.0, 670.0, "F1", 11.0, "Check the configuration first. The command-line tool prints the state"),
+        t(72.0, 656.0, "F1", 11.0, "of every interface."),
+        t(300.0, 40.0, "F1", 11.0, "2"),
+    ]);
+    pdf(&[cover, p1, p2], Some("<< /Producer (test) /Title () >>"), false)
+}
+
+#[test]
+fn a_typeset_manual_comes_out_clean() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("network.pdf");
+    std::fs::write(&file, manual()).unwrap();
+    let out = dir.path().join("content");
+    let o = run(&["ingest", "pdf", file.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let page = out.join("campus-network-guide.md");
+    let md = std::fs::read_to_string(&page)
+        .unwrap_or_else(|e| panic!("{}: {e}; files: {:?}", page.display(), files_in(&out)));
+    // The empty /Title gives way to the largest text of the first page, which the
+    // running header repeats (and is dropped with it).
+    assert!(md.contains("title: 'Campus Network Guide'\n"), "{md}");
+    assert!(md.contains("\n# Campus Network Guide\n"), "{md}");
+    // The contents page is gone, heading and entries; the sections are not.
+    assert!(!md.contains(". . ."), "{md}");
+    assert!(!md.contains("Contents"), "{md}");
+    assert!(md.contains("\n## 1 Getting connected\n"), "{md}");
+    assert!(md.contains("\n## 2 Troubleshooting\n"), "{md}");
+    // Page numbers, roman and arabic, are gone.
+    assert!(!md.lines().any(|l| ["i", "1", "2"].contains(&l.trim())), "{md}");
+    // `config-` + `uration` is joined (the document writes "configuration");
+    // `command-` + `line` keeps its hyphen (it writes "command-line").
+    assert!(
+        md.contains("Its configuration needs your university account and the command-line tool is optional."),
+        "{md}"
+    );
+}
+
+/// Two real manuals from Debian packages (`libtasn1-doc`, `shared-mime-info`; `.ci/run`
+/// installs them), read where Debian puts them: what a new user would try first.
+#[test]
+fn debian_manuals_come_out_clean() {
+    let manuals = [
+        ("/usr/share/doc/libtasn1-doc/libtasn1.pdf", "Libtasn1", "libtasn1.md", "manipulation"),
+        (
+            "/usr/share/doc/shared-mime-info/shared-mime-info-spec.pdf",
+            "Shared MIME-info Database",
+            "shared-mime-info-database.md",
+            "Shared MIME-info Database specification",
+        ),
+    ];
+    for (pdf, title, file, phrase) in manuals {
+        assert!(
+            Path::new(pdf).is_file(),
+            "{pdf} is missing: apt-get install --reinstall libtasn1-doc shared-mime-info (as .ci/run does)"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("content");
+        let o = run(&["ingest", "pdf", pdf, "--out", out.to_str().unwrap()]);
+        assert!(o.status.success(), "{pdf}: {}", stderr(&o));
+        let md = std::fs::read_to_string(out.join(file))
+            .unwrap_or_else(|e| panic!("{pdf} → {file}: {e}; files: {:?}", files_in(&out)));
+        assert!(md.contains(&format!("title: '{title}'\n")), "{pdf}: {}", &md[..md.len().min(400)]);
+        assert!(md.contains(phrase), "{pdf}: no {phrase:?}");
+        for line in md.lines() {
+            let l = line.trim();
+            assert!(!l.contains(". . . ."), "{pdf}: a contents line is left: {l}");
+            let label =
+                !l.is_empty() && (l.chars().all(|c| c.is_ascii_digit()) || l.chars().all(|c| "ivxIVX".contains(c)));
+            assert!(!label, "{pdf}: a page number is left: {l}");
+        }
+        assert!(!md.contains("manip-ulation") && !md.contains("man-agement"), "{pdf}: a word split at a line end");
+        let o = run(&[
+            "build",
+            "--content",
+            out.to_str().unwrap(),
+            "--out",
+            dir.path().join("site").to_str().unwrap(),
+            "--no-index",
+        ]);
+        assert!(o.status.success(), "{pdf}: {}", stderr(&o));
+    }
+}
+
 #[test]
 fn title_option_wins() {
     let dir = tempfile::tempdir().unwrap();
