@@ -99,7 +99,7 @@ impl LongText {
 
 /// Token windows of one text: one window when truncating, all of them for `Mean`
 /// and `Blend` (the first is the truncated text's).
-fn windows(enc: &Encoder<'_>, text: &str, long: LongText) -> Vec<Vec<u32>> {
+pub fn windows(enc: &Encoder<'_>, text: &str, long: LongText) -> Vec<Vec<u32>> {
     let max = enc.config().max_tokens;
     match long {
         LongText::Truncate => vec![enc.tokenize(text)],
