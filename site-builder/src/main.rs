@@ -230,11 +230,12 @@ struct IndexArgs {
     /// smaller again, but measurably worse on the CSC dev sets).
     #[arg(long, value_enum, default_value_t = Vectors::F16)]
     vectors: Vectors,
-    /// What happens to chunk text beyond MiniLM's 256 tokens: embed each 256-token
-    /// window and average (mean), cut it off (truncate), or half the first window
-    /// and half the mean (blend; best on the two CSC dev sets, not yet checked on
-    /// BEIR, see BENCHMARKS.md).
-    #[arg(long, value_enum, default_value_t = Long::Mean)]
+    /// What happens to chunk text beyond MiniLM's 256 tokens: half the first
+    /// 256-token window and half the mean of all windows (blend: the first window
+    /// carries the Source/Headers block that averaging dilutes; best on both CSC
+    /// dev sets, BEIR unchanged, see BENCHMARKS.md), the mean alone, or the first
+    /// window alone (truncate).
+    #[arg(long, value_enum, default_value_t = Long::Blend)]
     long_text: Long,
     /// The fusion mode searches use unless they ask for another.
     #[arg(long, default_value = "convex", value_parser = parse_mode)]

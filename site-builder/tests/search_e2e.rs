@@ -218,33 +218,46 @@ fn an_hnsw_index_answers_like_the_exact_one() {
 }
 
 /// The retrieval-quality gate: the CSC corpus from ../shared, indexed with the
-/// defaults, against its 50-question dev set. Embedding 4,400 chunks takes a few
-/// minutes on 2 cores (KB_EMBED_CACHE keeps the vectors between runs).
+/// defaults, against both dev sets (the keyword-heavy first and the paraphrased
+/// second). Embedding 4,400 chunks takes about ten minutes on 2 cores
+/// (KB_EMBED_CACHE keeps the vectors between runs).
 #[test]
 fn csc_dev_set_quality_holds() {
     let corpus = std::env::var_os("KB_CSC_CORPUS")
         .map(PathBuf::from)
         .unwrap_or_else(|| repo().join("../shared/corpora/csc-kb/pages"));
-    let qa = corpus.join("../../../eval/csc-dev.csv");
-    assert!(corpus.is_dir() && qa.exists(), "CSC corpus or dev set missing under {}", corpus.display());
+    let sets = ["csc-dev.csv", "csc-dev-2.csv"].map(|f| corpus.join("../../../eval").join(f));
+    assert!(
+        corpus.is_dir() && sets.iter().all(|s| s.exists()),
+        "CSC corpus or dev sets missing under {}",
+        corpus.display()
+    );
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("csc");
     let o = run(&["build", "--quiet", "--content", corpus.to_str().unwrap(), "--out", out.to_str().unwrap()]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let idx = out.join("index.bin").to_string_lossy().into_owned();
-    let o = run(&["eval", "--index", &idx, "--qa", qa.to_str().unwrap(), "--mode", "convex,bm25,dense", "--json"]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let m: Vec<Value> = String::from_utf8_lossy(&o.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-    let (convex, bm25, dense) = (&m[0], &m[1], &m[2]);
-    assert_eq!(convex["questions"], 50);
-    // Measured 0.96 / 0.858 (BENCHMARKS.md); the Python reference's best is 0.96 / 0.841.
-    assert!(convex["recall_at_k"].as_f64().unwrap() >= 0.94, "{convex}");
-    assert!(convex["mrr_at_10"].as_f64().unwrap() >= 0.83, "{convex}");
+    let eval = |qa: &Path| -> Vec<Value> {
+        let o = run(&["eval", "--index", &idx, "--qa", qa.to_str().unwrap(), "--mode", "convex,bm25,dense", "--json"]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+    };
+    let (first, second) = (eval(&sets[0]), eval(&sets[1]));
+    let both = |i: usize, key: &str| (first[i][key].as_f64().unwrap() + second[i][key].as_f64().unwrap()) / 2.0;
+    let (convex, bm25, dense) = (0, 1, 2);
+    assert_eq!(first[convex]["questions"], 50);
+    assert_eq!(second[convex]["questions"], 50);
+    // Measured over the 100 questions 0.96 / 0.808 / 0.873 (BENCHMARKS.md, "Questions
+    // in the reader's words"); the `mean` default before it gave 0.94 / 0.792 / 0.844.
+    assert!(both(convex, "recall_at_k") >= 0.95, "{:?}", (&first[convex], &second[convex]));
+    assert!(both(convex, "mrr_at_10") >= 0.86, "{:?}", (&first[convex], &second[convex]));
+    assert!(both(convex, "context_precision") >= 0.80, "{:?}", (&first[convex], &second[convex]));
     // Fusion beats each side on rank quality.
-    assert!(convex["mrr_at_10"].as_f64().unwrap() >= bm25["mrr_at_10"].as_f64().unwrap(), "{convex} vs {bm25}");
-    assert!(convex["mrr_at_10"].as_f64().unwrap() >= dense["mrr_at_10"].as_f64().unwrap(), "{convex} vs {dense}");
+    assert!(both(convex, "mrr_at_10") >= both(bm25, "mrr_at_10"), "{:?} vs {:?}", first[convex], first[bm25]);
+    assert!(both(convex, "mrr_at_10") >= both(dense, "mrr_at_10"), "{:?} vs {:?}", first[convex], first[dense]);
     // Exact identifiers are BM25's job, and it does it.
-    assert_eq!(bm25["per_category"]["identifier"]["recall_at_k"], 1.0, "{bm25}");
+    assert_eq!(first[bm25]["per_category"]["identifier"]["recall_at_k"], 1.0, "{}", first[bm25]);
+    assert_eq!(second[bm25]["per_category"]["identifier"]["recall_at_k"], 1.0, "{}", second[bm25]);
 }
 
 fn copy_dir(from: &Path, to: &Path) {
