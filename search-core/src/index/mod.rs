@@ -93,7 +93,8 @@ pub struct IndexInfo {
     /// Default [`SearchParams::norm_depth`].
     #[serde(default = "default_norm_depth")]
     pub norm_depth: usize,
-    /// How text beyond the encoder's 256 tokens was handled ("truncate" or "mean").
+    /// How text beyond the encoder's 256 tokens was handled ("blend", "mean" or
+    /// "truncate"; see `site-builder build --long-text`).
     pub long_text: String,
     /// Seconds since the Unix epoch when the index was written.
     pub built_unix: u64,
@@ -328,8 +329,11 @@ pub struct SearchParams {
     /// How deep each list is read before fusing.
     pub depth: usize,
     /// `convex`: the top this-many scores of each list define its min-max range
-    /// (the head of a list, where the decision is; scores below it go negative
-    /// rather than being clamped, so deep recall keeps its order).
+    /// (the head of a list, where the decision is). A chunk below one list's head
+    /// scores 0 on that side; chunks in neither head follow in reciprocal-rank
+    /// order, so deep recall keeps a sensible order. Not clamping (every
+    /// candidate's exact scores over that range) measured worse: BENCHMARKS.md,
+    /// "Query-time methods tried on top".
     pub norm_depth: usize,
     /// Keep only the best chunk of each page.
     pub collapse_pages: bool,
