@@ -5,6 +5,8 @@
 //! * [`ingest_confluence`] (this module, over [`confluence`] and [`storage`])
 //!   copies a Confluence page tree.
 //! * [`pdf`] turns a handbook-like PDF into one page.
+//! * [`sitemap`] and [`robots`] read what a help-centre website publishes for
+//!   crawlers, for `ingest web` (built on this branch; not wired to the CLI yet).
 //!
 //! A Confluence run has two phases. First the tree is listed (children with their
 //! versions, no bodies), level by level; then the pages that are new, changed,
@@ -26,6 +28,8 @@
 
 pub mod confluence;
 pub mod pdf;
+pub mod robots;
+pub mod sitemap;
 pub mod storage;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
