@@ -27,6 +27,7 @@
 //! state and the files have a single writer and need no lock.
 
 pub mod confluence;
+pub mod html;
 pub mod pdf;
 pub mod robots;
 pub mod sitemap;

@@ -1,0 +1,663 @@
+//! A web page → the parts `ingest web` keeps: its title, its breadcrumb, and its
+//! main content as well-formed XHTML that [`crate::storage::to_markdown`] (the one
+//! owner of the Markdown conversion) turns into Markdown.
+//!
+//! Pages are parsed by html5ever (the WHATWG algorithm, so any tag soup a help
+//! centre serves becomes the tree a browser builds) into [`Dom`], a small arena.
+//! The main content is `<main>` (or `role="main"`), else the page's only
+//! `<article>`, else the smallest element that holds most of the page's text that
+//! is not link text (navigation is mostly links, an article mostly not). Inside it,
+//! what is not content goes: scripts, styles, forms, navigation, and elements whose
+//! id or class names a cookie or consent banner, a sidebar or a table of contents.
+
+use std::borrow::Cow;
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::OnceLock;
+
+use html5ever::interface::{ElementFlags, NodeOrText, QuirksMode, TreeSink};
+use html5ever::tendril::{StrTendril, TendrilSink};
+use html5ever::{ns, Attribute, QualName};
+
+/// What a node is.
+#[derive(Debug, Clone)]
+enum Data {
+    Document,
+    Element {
+        name: QualName,
+        attrs: Vec<Attribute>,
+    },
+    Text(String),
+    /// Comments, doctypes, processing instructions: never content.
+    Other,
+}
+
+#[derive(Debug, Clone)]
+struct Node {
+    parent: Option<usize>,
+    children: Vec<usize>,
+    data: Data,
+}
+
+/// A parsed page. Node 0 is the document.
+#[derive(Debug, Default)]
+pub struct Dom {
+    nodes: RefCell<Vec<Node>>,
+}
+
+/// A node handle: its index, and for elements the name html5ever asks about
+/// (kept in the handle so that answering never borrows the arena).
+#[derive(Debug)]
+pub struct Handle {
+    id: usize,
+    name: Option<QualName>,
+}
+
+fn no_name() -> &'static QualName {
+    static NAME: OnceLock<QualName> = OnceLock::new();
+    NAME.get_or_init(|| QualName::new(None, ns!(), "".into()))
+}
+
+impl Dom {
+    /// Parses an HTML document.
+    pub fn parse(html: &str) -> Dom {
+        let dom = Dom { nodes: RefCell::new(vec![Node { parent: None, children: Vec::new(), data: Data::Document }]) };
+        html5ever::parse_document(dom, Default::default()).one(html)
+    }
+
+    fn push(&self, data: Data) -> usize {
+        let mut nodes = self.nodes.borrow_mut();
+        nodes.push(Node { parent: None, children: Vec::new(), data });
+        nodes.len() - 1
+    }
+
+    fn detach(nodes: &mut [Node], id: usize) {
+        if let Some(p) = nodes[id].parent.take() {
+            nodes[p].children.retain(|&c| c != id);
+        }
+    }
+
+    /// Inserts text or a node among `parent`'s children, before the child `before`
+    /// (at the end when `None`); text next to text merges, as the DOM does.
+    fn insert(&self, parent: usize, before: Option<usize>, child: NodeOrText<Rc<Handle>>) {
+        let mut nodes = self.nodes.borrow_mut();
+        if let NodeOrText::AppendNode(h) = &child {
+            Dom::detach(&mut nodes, h.id);
+        }
+        let pos = before
+            .and_then(|b| nodes[parent].children.iter().position(|&c| c == b))
+            .unwrap_or(nodes[parent].children.len());
+        match child {
+            NodeOrText::AppendText(text) => {
+                let prev = pos.checked_sub(1).and_then(|i| nodes[parent].children.get(i).copied());
+                if let Some(prev) = prev {
+                    if let Data::Text(t) = &mut nodes[prev].data {
+                        t.push_str(&text);
+                        return;
+                    }
+                }
+                nodes.push(Node { parent: Some(parent), children: Vec::new(), data: Data::Text(text.to_string()) });
+                let id = nodes.len() - 1;
+                nodes[parent].children.insert(pos, id);
+            }
+            NodeOrText::AppendNode(h) => {
+                nodes[h.id].parent = Some(parent);
+                nodes[parent].children.insert(pos, h.id);
+            }
+        }
+    }
+}
+
+impl TreeSink for Dom {
+    type Handle = Rc<Handle>;
+    type Output = Dom;
+    type ElemName<'a> = &'a QualName;
+
+    fn finish(self) -> Dom {
+        self
+    }
+    fn parse_error(&self, _msg: Cow<'static, str>) {}
+    fn get_document(&self) -> Rc<Handle> {
+        Rc::new(Handle { id: 0, name: None })
+    }
+    fn elem_name<'a>(&'a self, target: &'a Rc<Handle>) -> &'a QualName {
+        target.name.as_ref().unwrap_or_else(|| no_name())
+    }
+    fn create_element(&self, name: QualName, attrs: Vec<Attribute>, _flags: ElementFlags) -> Rc<Handle> {
+        let id = self.push(Data::Element { name: name.clone(), attrs });
+        Rc::new(Handle { id, name: Some(name) })
+    }
+    fn create_comment(&self, _text: StrTendril) -> Rc<Handle> {
+        Rc::new(Handle { id: self.push(Data::Other), name: None })
+    }
+    fn create_pi(&self, _target: StrTendril, _data: StrTendril) -> Rc<Handle> {
+        Rc::new(Handle { id: self.push(Data::Other), name: None })
+    }
+    fn append(&self, parent: &Rc<Handle>, child: NodeOrText<Rc<Handle>>) {
+        self.insert(parent.id, None, child);
+    }
+    fn append_based_on_parent_node(&self, element: &Rc<Handle>, prev: &Rc<Handle>, child: NodeOrText<Rc<Handle>>) {
+        let has_parent = self.nodes.borrow()[element.id].parent.is_some();
+        if has_parent {
+            self.append_before_sibling(element, child);
+        } else {
+            self.append(prev, child);
+        }
+    }
+    fn append_doctype_to_document(&self, _name: StrTendril, _public: StrTendril, _system: StrTendril) {}
+    fn get_template_contents(&self, target: &Rc<Handle>) -> Rc<Handle> {
+        // Template contents are never page content: the template itself stands in.
+        Rc::clone(target)
+    }
+    fn same_node(&self, x: &Rc<Handle>, y: &Rc<Handle>) -> bool {
+        x.id == y.id
+    }
+    fn set_quirks_mode(&self, _mode: QuirksMode) {}
+    fn append_before_sibling(&self, sibling: &Rc<Handle>, child: NodeOrText<Rc<Handle>>) {
+        let parent = self.nodes.borrow()[sibling.id].parent;
+        if let Some(parent) = parent {
+            self.insert(parent, Some(sibling.id), child);
+        }
+    }
+    fn add_attrs_if_missing(&self, target: &Rc<Handle>, attrs: Vec<Attribute>) {
+        let mut nodes = self.nodes.borrow_mut();
+        if let Data::Element { attrs: have, .. } = &mut nodes[target.id].data {
+            for a in attrs {
+                if !have.iter().any(|h| h.name == a.name) {
+                    have.push(a);
+                }
+            }
+        }
+    }
+    fn remove_from_parent(&self, target: &Rc<Handle>) {
+        Dom::detach(&mut self.nodes.borrow_mut(), target.id);
+    }
+    fn reparent_children(&self, node: &Rc<Handle>, new_parent: &Rc<Handle>) {
+        let mut nodes = self.nodes.borrow_mut();
+        if node.id == new_parent.id {
+            return;
+        }
+        let children = std::mem::take(&mut nodes[node.id].children);
+        for &c in &children {
+            nodes[c].parent = Some(new_parent.id);
+        }
+        nodes[new_parent.id].children.extend(children);
+    }
+}
+
+/// Read access to a parsed page, after parsing.
+impl Dom {
+    fn tag(&self, id: usize) -> Option<String> {
+        match &self.nodes.borrow()[id].data {
+            Data::Element { name, .. } => Some(name.local.to_string()),
+            _ => None,
+        }
+    }
+
+    fn attr(&self, id: usize, key: &str) -> Option<String> {
+        match &self.nodes.borrow()[id].data {
+            Data::Element { attrs, .. } => attrs.iter().find(|a| &*a.name.local == key).map(|a| a.value.to_string()),
+            _ => None,
+        }
+    }
+
+    fn children(&self, id: usize) -> Vec<usize> {
+        self.nodes.borrow()[id].children.clone()
+    }
+
+    fn text_node(&self, id: usize) -> Option<String> {
+        match &self.nodes.borrow()[id].data {
+            Data::Text(t) => Some(t.clone()),
+            _ => None,
+        }
+    }
+
+    /// Every element under `id` (itself included), depth first, without recursion
+    /// (a page may nest deeper than the stack allows).
+    fn descendants(&self, id: usize) -> Vec<usize> {
+        let mut out = Vec::new();
+        let mut stack = vec![id];
+        while let Some(n) = stack.pop() {
+            out.push(n);
+            let children = self.children(n);
+            stack.extend(children.into_iter().rev());
+        }
+        out
+    }
+
+    fn find(&self, from: usize, pred: impl Fn(usize) -> bool) -> Vec<usize> {
+        self.descendants(from).into_iter().filter(|&n| pred(n)).collect()
+    }
+
+    /// The text under `id`, whitespace collapsed.
+    pub fn text(&self, id: usize) -> String {
+        let mut out = String::new();
+        for n in self.descendants(id) {
+            if let Some(t) = self.text_node(n) {
+                out.push_str(&t);
+                out.push(' ');
+            }
+        }
+        out.split_whitespace().collect::<Vec<_>>().join(" ")
+    }
+}
+
+/// Whether an element is never content, wherever it is.
+fn is_noise(dom: &Dom, id: usize) -> bool {
+    let Some(tag) = dom.tag(id) else { return false };
+    if matches!(
+        tag.as_str(),
+        "script"
+            | "style"
+            | "noscript"
+            | "template"
+            | "svg"
+            | "iframe"
+            | "form"
+            | "button"
+            | "input"
+            | "select"
+            | "textarea"
+            | "nav"
+            | "canvas"
+            | "object"
+            | "video"
+            | "audio"
+    ) {
+        return true;
+    }
+    if let Some(role) = dom.attr(id, "role") {
+        if matches!(role.as_str(), "navigation" | "banner" | "contentinfo" | "search" | "dialog" | "alertdialog") {
+            return true;
+        }
+    }
+    if dom.attr(id, "hidden").is_some() || dom.attr(id, "aria-hidden").is_some_and(|v| v == "true") {
+        return true;
+    }
+    let names = format!("{} {}", dom.attr(id, "id").unwrap_or_default(), dom.attr(id, "class").unwrap_or_default())
+        .to_ascii_lowercase();
+    names.split(|c: char| !c.is_ascii_alphanumeric()).any(|w| {
+        matches!(
+            w,
+            "cookie"
+                | "cookies"
+                | "consent"
+                | "gdpr"
+                | "sidebar"
+                | "toc"
+                | "breadcrumb"
+                | "breadcrumbs"
+                | "skip"
+                | "share"
+                | "social"
+                | "pagination"
+                | "feedback"
+                | "navbar"
+        )
+    })
+}
+
+/// For every node, the length of the text under it that is not inside a link,
+/// noise skipped: one pass, children before parents, without recursion.
+fn content_lengths(dom: &Dom) -> Vec<usize> {
+    let n = dom.nodes.borrow().len();
+    let mut len = vec![0usize; n];
+    // Pre-order with the "inside a link" flag, then sums in reverse pre-order.
+    let mut order = Vec::with_capacity(n);
+    let mut stack = vec![(0usize, false)];
+    while let Some((id, link)) = stack.pop() {
+        order.push(id);
+        if let Some(t) = dom.text_node(id) {
+            if !link {
+                len[id] = t.split_whitespace().map(|w| w.chars().count() + 1).sum();
+            }
+            continue;
+        }
+        if is_noise(dom, id) {
+            continue;
+        }
+        let link = link || dom.tag(id).is_some_and(|t| t == "a");
+        stack.extend(dom.children(id).into_iter().map(|c| (c, link)));
+    }
+    let parents: Vec<Option<usize>> = dom.nodes.borrow().iter().map(|x| x.parent).collect();
+    for &id in order.iter().rev() {
+        if let Some(p) = parents[id] {
+            len[p] += len[id];
+        }
+    }
+    len
+}
+
+/// The element that holds the page's main content.
+pub fn main_content(dom: &Dom) -> usize {
+    let len = content_lengths(dom);
+    let body = dom.find(0, |n| dom.tag(n).is_some_and(|t| t == "body")).first().copied().unwrap_or(0);
+    let mains =
+        dom.find(body, |n| dom.tag(n).is_some_and(|t| t == "main") || dom.attr(n, "role").is_some_and(|r| r == "main"));
+    if let Some(&m) = mains.iter().find(|&&m| len[m] > 0) {
+        return m;
+    }
+    let articles = dom.find(body, |n| dom.tag(n).is_some_and(|t| t == "article"));
+    if articles.len() == 1 {
+        return articles[0];
+    }
+    // Descend while one child holds 60 % of the content: navigation, headers and
+    // footers are left behind, the article is where the text concentrates.
+    let mut at = body;
+    loop {
+        // Only into containers: a long first paragraph must not become the page.
+        let container = |c: usize| {
+            dom.tag(c).is_some_and(|t| matches!(t.as_str(), "div" | "section" | "article" | "main" | "td" | "center"))
+        };
+        let best = dom.children(at).into_iter().filter(|&c| container(c)).map(|c| (len[c], c)).max();
+        match best {
+            Some((l, c)) if len[at] > 0 && l * 10 >= len[at] * 6 => at = c,
+            _ => return at,
+        }
+    }
+}
+
+/// What `ingest web` keeps of a page.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Extracted {
+    /// The page's `<h1>` (in the main content, else anywhere), else its `<title>`
+    /// without a trailing ` | Site name`.
+    pub title: String,
+    /// The breadcrumb's entries, when the page has one, without the page itself.
+    pub breadcrumb: Vec<String>,
+    /// The main content as XHTML for [`crate::storage::to_markdown`], the title's
+    /// own `<h1>` left out (the writer puts the title first).
+    pub xhtml: String,
+}
+
+/// Takes the parts of a page; `link` rewrites each `<a href>` as written (to the
+/// relative path of another ingested page, an absolute URL, or `None` to keep
+/// only the words).
+pub fn extract(dom: &Dom, link: &dyn Fn(&str) -> Option<String>) -> Extracted {
+    let root = main_content(dom);
+    let h1 = |from: usize| dom.find(from, |n| dom.tag(n).is_some_and(|t| t == "h1")).first().copied();
+    let title_h1 = h1(root).or_else(|| h1(0));
+    let title = match title_h1.map(|h| dom.text(h)).filter(|t| !t.is_empty()) {
+        Some(t) => t,
+        None => {
+            let t = dom.find(0, |n| dom.tag(n).is_some_and(|t| t == "title")).first().map(|&n| dom.text(n));
+            let t = t.unwrap_or_default();
+            // "Connecting to eduroam | IT Help Centre" → the page's part.
+            [" | ", " – ", " — ", " - "]
+                .iter()
+                .find_map(|sep| t.rsplit_once(sep).map(|(a, _)| a.trim().to_string()))
+                .filter(|a| !a.is_empty())
+                .unwrap_or(t)
+        }
+    };
+    let crumbs = dom.find(0, |n| {
+        let names = format!(
+            "{} {} {}",
+            dom.attr(n, "id").unwrap_or_default(),
+            dom.attr(n, "class").unwrap_or_default(),
+            dom.attr(n, "aria-label").unwrap_or_default()
+        )
+        .to_ascii_lowercase();
+        names.contains("breadcrumb")
+    });
+    let breadcrumb = crumbs
+        .first()
+        .map(|&b| {
+            let items: Vec<usize> = dom.find(b, |n| dom.tag(n).is_some_and(|t| t == "li"));
+            let items = if items.is_empty() { dom.find(b, |n| dom.tag(n).is_some_and(|t| t == "a")) } else { items };
+            let mut v: Vec<String> = items.into_iter().map(|n| dom.text(n)).filter(|t| !t.is_empty()).collect();
+            if v.last().is_some_and(|l| *l == title) {
+                v.pop();
+            }
+            v
+        })
+        .unwrap_or_default();
+    let mut xhtml = String::new();
+    emit(dom, root, title_h1, link, &mut xhtml);
+    Extracted { title, breadcrumb, xhtml }
+}
+
+fn escape_text(s: &str, out: &mut String) {
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            // Characters XML 1.0 does not allow.
+            c if (c as u32) < 0x20 && !matches!(c, '\n' | '\r' | '\t') => out.push(' '),
+            '\u{FFFE}' | '\u{FFFF}' => {}
+            c => out.push(c),
+        }
+    }
+}
+
+/// The admonition kind the converter knows for a class list (MkDocs Material,
+/// Docusaurus, Bootstrap alerts), if the element is one.
+fn admonition(dom: &Dom, id: usize) -> Option<&'static str> {
+    let class = dom.attr(id, "class")?.to_ascii_lowercase();
+    let words: Vec<&str> = class.split_whitespace().collect();
+    if !words.iter().any(|w| matches!(*w, "admonition" | "alert" | "callout"))
+        && dom.tag(id).as_deref() != Some("details")
+    {
+        return None;
+    }
+    let kind = words.iter().find_map(|w| match w.trim_start_matches("alert-").trim_start_matches("admonition-") {
+        "warning" | "caution" | "attention" | "danger" | "error" | "failure" | "bug" => Some("warning"),
+        "tip" | "hint" | "success" | "important" => Some("tip"),
+        "info" | "abstract" | "summary" | "question" | "example" | "quote" => Some("info"),
+        "note" | "seealso" => Some("note"),
+        _ => None,
+    });
+    Some(kind.unwrap_or("note"))
+}
+
+/// Writes the content under `id` as XHTML the storage converter reads: the tags it
+/// knows kept, block containers as `div`, other inline tags as `span`, admonitions
+/// as its note/info/tip/warning macros. Iterative: nesting depth is the page's.
+fn emit(dom: &Dom, id: usize, skip: Option<usize>, link: &dyn Fn(&str) -> Option<String>, out: &mut String) {
+    enum Step {
+        Open(usize),
+        Close(&'static str),
+        Raw(String),
+    }
+    let mut stack = vec![Step::Open(id)];
+    while let Some(step) = stack.pop() {
+        let n = match step {
+            Step::Close(tag) => {
+                out.push_str("</");
+                out.push_str(tag);
+                out.push('>');
+                continue;
+            }
+            Step::Raw(s) => {
+                out.push_str(&s);
+                continue;
+            }
+            Step::Open(n) => n,
+        };
+        if let Some(t) = dom.text_node(n) {
+            escape_text(&t, out);
+            continue;
+        }
+        if Some(n) == skip || (n != id && is_noise(dom, n)) {
+            continue;
+        }
+        let Some(tag) = dom.tag(n) else {
+            // The document node: its children.
+            stack.extend(dom.children(n).into_iter().rev().map(Step::Open));
+            continue;
+        };
+        let children = dom.children(n);
+        if let Some(kind) = admonition(dom, n) {
+            // The title is the first child element that names itself one.
+            let is_title = |c: usize| {
+                dom.attr(c, "class").is_some_and(|cl| cl.contains("title") || cl.contains("heading"))
+                    || dom.tag(c).is_some_and(|t| t == "summary")
+            };
+            let title = children.iter().copied().find(|&c| is_title(c));
+            out.push_str("<ac:structured-macro ac:name=\"");
+            out.push_str(kind);
+            out.push_str("\">");
+            if let Some(t) = title {
+                out.push_str("<ac:parameter ac:name=\"title\">");
+                escape_text(&dom.text(t), out);
+                out.push_str("</ac:parameter>");
+            }
+            out.push_str("<ac:rich-text-body>");
+            stack.push(Step::Raw("</ac:rich-text-body></ac:structured-macro>".into()));
+            stack.extend(children.into_iter().rev().filter(|&c| Some(c) != title).map(Step::Open));
+            continue;
+        }
+        let known: Option<&'static str> = match tag.as_str() {
+            "h1" => Some("h1"),
+            "h2" => Some("h2"),
+            "h3" => Some("h3"),
+            "h4" => Some("h4"),
+            "h5" => Some("h5"),
+            "h6" => Some("h6"),
+            "p" => Some("p"),
+            "ul" => Some("ul"),
+            "ol" => Some("ol"),
+            "li" => Some("li"),
+            "table" => Some("table"),
+            "thead" => Some("thead"),
+            "tbody" => Some("tbody"),
+            "tfoot" => Some("tfoot"),
+            "tr" => Some("tr"),
+            "th" => Some("th"),
+            "td" => Some("td"),
+            "pre" => Some("pre"),
+            "blockquote" => Some("blockquote"),
+            "strong" | "b" => Some("strong"),
+            "em" | "i" => Some("em"),
+            "s" | "del" | "strike" => Some("del"),
+            "code" | "kbd" | "samp" | "tt" => Some("code"),
+            "a" => Some("a"),
+            "div" | "section" | "article" | "main" | "figure" | "figcaption" | "header" | "footer" | "aside"
+            | "details" | "summary" | "dl" | "dt" | "dd" | "address" | "center" | "fieldset" => Some("div"),
+            _ => None,
+        };
+        match (tag.as_str(), known) {
+            ("br", _) => out.push_str("<br/>"),
+            ("hr", _) => out.push_str("<hr/>"),
+            ("img", _) => {
+                // Images are dropped, as on the Confluence path; their alt text is
+                // not kept either (it is rarely written for readers of text).
+            }
+            ("a", _) => {
+                match dom.attr(n, "href").and_then(|h| link(&h)) {
+                    Some(href) => {
+                        out.push_str("<a href=\"");
+                        escape_text(&href, out);
+                        out.push_str("\">");
+                        stack.push(Step::Close("a"));
+                    }
+                    None => {
+                        out.push_str("<span>");
+                        stack.push(Step::Close("span"));
+                    }
+                }
+                stack.extend(children.into_iter().rev().map(Step::Open));
+            }
+            (_, Some(t)) => {
+                out.push('<');
+                out.push_str(t);
+                out.push('>');
+                stack.push(Step::Close(t));
+                stack.extend(children.into_iter().rev().map(Step::Open));
+            }
+            (_, None) => {
+                out.push_str("<span>");
+                stack.push(Step::Close("span"));
+                stack.extend(children.into_iter().rev().map(Step::Open));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::storage::{to_markdown, TitleLinks};
+
+    const MKDOCS: &str = r#"<!doctype html>
+<html><head><title>Connecting to eduroam - IT Help</title><script>var x = "<p>not text</p>";</script></head>
+<body>
+<div class="cookie-banner">We use cookies. <button>Accept</button></div>
+<header class="md-header"><a href="/">IT Help</a><nav><a href="/wifi/">Wi-Fi</a> <a href="/vpn/">VPN</a></nav></header>
+<nav class="md-nav" aria-label="Breadcrumb"><ol class="breadcrumb"><li><a href="/">Home</a></li><li><a href="/network/">Network</a></li><li>Connecting to eduroam</li></ol></nav>
+<div class="md-main"><div class="md-sidebar"><ul><li><a href="/a/">A</a></li><li><a href="/b/">B</a></li></ul></div>
+<main class="md-content"><article>
+<h1>Connecting to eduroam</h1>
+<p>Eduroam gives you <strong>secure</strong> Wi-Fi on every campus. See <a href="../vpn/">the VPN page</a> or <a href="https://eduroam.org/">eduroam.org</a>.</p>
+<div class="admonition warning"><p class="admonition-title">Before you start</p><p>Update your operating system & browser.</p></div>
+<h2>Steps</h2>
+<ol><li>Open the settings<br>of your device.</li><li>Choose <code>eduroam</code>.</li></ol>
+<table><thead><tr><th>System</th><th>Method</th></tr></thead><tbody><tr><td>Linux</td><td>PEAP</td></tr></tbody></table>
+<pre><code>nmcli con up eduroam</code></pre>
+<img src="wifi.png" alt="screenshot">
+</article></main></div>
+<footer class="md-footer">© University. <a href="/privacy/">Privacy</a></footer>
+</body></html>"#;
+
+    fn md(e: &Extracted) -> String {
+        to_markdown(&e.xhtml, &TitleLinks).unwrap_or_else(|err| panic!("{err}\n{}", e.xhtml))
+    }
+
+    #[test]
+    fn a_help_centre_page_keeps_its_content_and_loses_its_chrome() {
+        let dom = Dom::parse(MKDOCS);
+        let rewrite = |href: &str| match href {
+            "../vpn/" => Some("vpn.md".to_string()),
+            h if h.starts_with("https://") => Some(h.to_string()),
+            _ => None,
+        };
+        let e = extract(&dom, &rewrite);
+        assert_eq!(e.title, "Connecting to eduroam");
+        assert_eq!(e.breadcrumb, vec!["Home".to_string(), "Network".to_string()]);
+        let md = md(&e);
+        assert!(!md.contains("# Connecting to eduroam"), "the writer puts the title: {md}");
+        assert!(md.contains("Eduroam gives you **secure** Wi-Fi on every campus."), "{md}");
+        assert!(md.contains("[the VPN page](vpn.md)"), "{md}");
+        assert!(md.contains("[eduroam.org](https://eduroam.org/)"), "{md}");
+        assert!(md.contains("!!! warning \"Before you start\""), "{md}");
+        assert!(md.contains("    Update your operating system & browser."), "{md}");
+        assert!(md.contains("## Steps"), "{md}");
+        assert!(md.contains("Open the settings\\\n    of your device."), "{md}");
+        assert!(md.contains("`eduroam`"), "{md}");
+        assert!(md.contains("| System | Method |"), "{md}");
+        assert!(md.contains("nmcli con up eduroam"), "{md}");
+        for chrome in ["cookies", "Accept", "Privacy", "IT Help", "Wi-Fi</a>", "[A]", "not text", "screenshot", "Home"]
+        {
+            assert!(!md.contains(chrome), "{chrome:?} in {md}");
+        }
+    }
+
+    #[test]
+    fn without_main_the_text_decides() {
+        let html = r#"<html><head><title>Printing | Help Desk</title></head><body>
+<div id="top"><a href="/">Help Desk</a> <a href="/a">Accounts</a> <a href="/p">Printing</a> <a href="/w">Wi-Fi</a></div>
+<div id="wrap"><div class="left"><a href="/x">x</a> <a href="/y">y</a></div>
+<div class="body"><p>To print from your laptop, install the campus print driver and sign in with your university account. Jobs wait in the queue for 24 hours.</p><p>Colour printing costs 20 cents a page.</p></div></div>
+<div id="bottom">Contact us</div></body></html>"#;
+        let e = extract(&Dom::parse(html), &|_| None);
+        assert_eq!(e.title, "Printing", "from <title>, without the site name");
+        let md = md(&e);
+        assert!(md.contains("install the campus print driver"), "{md}");
+        assert!(md.contains("Colour printing costs 20 cents a page."), "{md}");
+        assert!(!md.contains("Contact us") && !md.contains("Accounts"), "{md}");
+    }
+
+    #[test]
+    fn tag_soup_and_deep_nesting_do_not_break_it() {
+        let soup = "<p>one <b>two <i>three</p> four</b> <table><tr><td>a<td>b</table><p>five &amp; six < seven";
+        let e = extract(&Dom::parse(soup), &|_| None);
+        let md = md(&e);
+        assert!(md.contains("one **two *three***"), "{md}");
+        assert!(md.contains("five & six < seven") || md.contains("five & six \\< seven"), "{md}");
+        let deep = format!("<body>{}<p>deep text</p>{}</body>", "<div>".repeat(5_000), "</div>".repeat(5_000));
+        let e = extract(&Dom::parse(&deep), &|_| None);
+        assert!(e.xhtml.contains("deep text"));
+    }
+}
