@@ -17,11 +17,11 @@ use serde::Deserialize;
 /// Attempts per request, the first included.
 pub const MAX_ATTEMPTS: u32 = 5;
 /// The longest wait between attempts, whatever `Retry-After` asks for.
-const MAX_WAIT: Duration = Duration::from_secs(30);
+pub(crate) const MAX_WAIT: Duration = Duration::from_secs(30);
 /// The first backoff when the server gives no `Retry-After`.
 const FIRST_BACKOFF: Duration = Duration::from_millis(200);
 /// One request, body included, must finish within this.
-const REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
+pub(crate) const REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
 /// The largest answer read; a page's storage body is far smaller.
 const MAX_BODY: usize = 64 * 1024 * 1024;
 
@@ -267,7 +267,7 @@ impl Client {
 }
 
 /// A 2xx answer's body, refused past [`MAX_BODY`].
-async fn read_body(mut resp: reqwest::Response) -> Result<Vec<u8>, String> {
+pub(crate) async fn read_body(mut resp: reqwest::Response) -> Result<Vec<u8>, String> {
     if resp.content_length().is_some_and(|n| n > MAX_BODY as u64) {
         return Err(format!("the answer is larger than {} MiB", MAX_BODY >> 20));
     }
@@ -283,7 +283,7 @@ async fn read_body(mut resp: reqwest::Response) -> Result<Vec<u8>, String> {
 
 /// How long `Retry-After` asks to wait: delay-seconds or an HTTP date (RFC 9110
 /// §10.2.3); a date in the past means now. `None` when absent or unreadable.
-fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
+pub(crate) fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
     let value = headers.get(RETRY_AFTER)?.to_str().ok()?.trim();
     if let Ok(secs) = value.parse::<u64>() {
         return Some(Duration::from_secs(secs));
@@ -309,7 +309,7 @@ fn origin(url: &str) -> Option<(String, String, u16)> {
 }
 
 /// 200 ms, 400 ms, 800 ms, … for attempt 1, 2, 3, …
-fn backoff(attempt: u32) -> Duration {
+pub(crate) fn backoff(attempt: u32) -> Duration {
     FIRST_BACKOFF.saturating_mul(1 << attempt.saturating_sub(1).min(10))
 }
 

@@ -5,8 +5,8 @@
 //! * [`ingest_confluence`] (this module, over [`confluence`] and [`storage`])
 //!   copies a Confluence page tree.
 //! * [`pdf`] turns a handbook-like PDF into one page.
-//! * [`sitemap`] and [`robots`] read what a help-centre website publishes for
-//!   crawlers, for `ingest web` (built on this branch; not wired to the CLI yet).
+//! * [`web`] copies a help-centre website through its sitemap, over [`sitemap`],
+//!   [`robots`] and [`html`].
 //!
 //! A Confluence run has two phases. First the tree is listed (children with their
 //! versions, no bodies), level by level; then the pages that are new, changed,
@@ -32,6 +32,7 @@ pub mod pdf;
 pub mod robots;
 pub mod sitemap;
 pub mod storage;
+pub mod web;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt::Write as _;
@@ -216,7 +217,7 @@ impl storage::LinkResolver for TreeLinks<'_> {
 }
 
 /// `target` (relative to OUT) seen from the folder `from_dir`.
-fn relative(from_dir: &[&str], target: &str) -> String {
+pub(crate) fn relative(from_dir: &[&str], target: &str) -> String {
     let parts: Vec<&str> = target.split('/').collect();
     let (dirs, file) = parts.split_at(parts.len() - 1);
     let common = from_dir.iter().zip(dirs).take_while(|(a, b)| a == b).count();

@@ -1,8 +1,8 @@
-//! `site-builder ingest`: pages from Confluence or a PDF into a content folder.
+//! `site-builder ingest`: pages from Confluence, a PDF or a website into a content folder.
 
 use std::io::IsTerminal;
 
-use crate::{out, ConfluenceArgs, PdfArgs};
+use crate::{out, ConfluenceArgs, PdfArgs, WebArgs};
 
 pub(crate) fn run_ingest_confluence(args: ConfluenceArgs) -> Result<(), String> {
     let opts = ingest::IngestOptions {
@@ -23,6 +23,19 @@ pub(crate) fn run_ingest_confluence(args: ConfluenceArgs) -> Result<(), String> 
 pub(crate) fn run_ingest_pdf(args: PdfArgs) -> Result<(), String> {
     let opts = ingest::pdf::PdfOptions { file: args.file, title: args.title, out: args.out };
     let summary = ingest::pdf::ingest_pdf(&opts).map_err(|e| e.to_string())?;
+    out(&summary.text());
+    Ok(())
+}
+
+pub(crate) fn run_ingest_web(args: WebArgs) -> Result<(), String> {
+    let opts = ingest::web::WebOptions {
+        sitemap: args.sitemap,
+        include: args.include,
+        out: args.out,
+        concurrency: usize::from(args.concurrency),
+        prune: args.prune,
+    };
+    let summary = ingest::web::ingest_web(&opts).map_err(|e| e.to_string())?;
     out(&summary.text());
     Ok(())
 }

@@ -1,0 +1,617 @@
+//! `site-builder ingest web`: any help-centre website (MkDocs, Zendesk, WordPress,
+//! plain HTML) into the content folder, through what the site publishes for
+//! crawlers.
+//!
+//! The run reads `robots.txt` on the sitemap's origin ([`crate::robots`]), then the
+//! sitemap and the sitemaps a sitemap index names ([`crate::sitemap`]); keeps the
+//! pages on that origin, under the `--include` prefixes, that robots allows; and
+//! fetches them politely: at most `concurrency` requests in flight (one, spaced by
+//! `Crawl-delay`, when robots asks for a delay), `Retry-After` honoured on 429 and
+//! 503, a user agent that names the tool. Each page's main content becomes Markdown
+//! ([`crate::html`] then [`crate::storage::to_markdown`]) with links to the other
+//! ingested pages rewritten to their files, under the frontmatter the Confluence
+//! path writes (`title`, `path` from the breadcrumb, `parent`, `original_url`,
+//! `page_id`, `last_updated` from `lastmod`).
+//!
+//! Incremental and resumable like `ingest confluence`: the state file
+//! `OUT/.web-state.json` records each page's `lastmod`, `ETag`, `Last-Modified` and
+//! file. A page whose `lastmod` is unchanged is not requested; one without asks
+//! with `If-None-Match` / `If-Modified-Since` and a 304 leaves it alone. The state
+//! is saved as pages are written, so a run that stops resumes where it stopped.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use futures_util::stream::{self, StreamExt};
+use kb_common::slug::slugify;
+use kb_common::write::{write_atomic, WriteError};
+use reqwest::header::{HeaderMap, CONTENT_TYPE, ETAG, IF_MODIFIED_SINCE, IF_NONE_MATCH, LAST_MODIFIED};
+use reqwest::Url;
+use serde::{Deserialize, Serialize};
+
+use crate::confluence::{backoff, read_body, retry_after, MAX_ATTEMPTS, MAX_WAIT, REQUEST_TIMEOUT};
+use crate::robots::Robots;
+use crate::sitemap::{self, Sitemap};
+
+/// The state file, inside the output folder.
+pub const STATE_FILE: &str = ".web-state.json";
+
+/// Sitemaps read at most (an index of indexes is not allowed, but is followed one
+/// level; a site that lists more than this is cut off and the run says so).
+const MAX_SITEMAPS: usize = 1_000;
+
+/// What to ingest and where.
+#[derive(Debug, Clone)]
+pub struct WebOptions {
+    /// The sitemap (or sitemap index) URL.
+    pub sitemap: String,
+    /// URL prefixes to keep (all pages on the sitemap's origin when empty).
+    pub include: Vec<String>,
+    pub out: PathBuf,
+    /// Requests in flight at once (one when robots.txt sets a Crawl-delay).
+    pub concurrency: usize,
+    /// Delete the files of pages that left the sitemap.
+    pub prune: bool,
+}
+
+/// Why a run could not start. Pages that fail are skipped and reported instead.
+#[derive(Debug, thiserror::Error)]
+pub enum WebError {
+    #[error("--sitemap {url}: {message}; pass the full http(s) URL of the site's sitemap.xml")]
+    BadUrl { url: String, message: String },
+    #[error("{url}: {message}")]
+    Fetch { url: String, message: String },
+    #[error("{url} answered {status}; robots.txt must be readable (RFC 9309 treats a server error as \"crawl nothing\"); try again later")]
+    RobotsUnavailable { url: String, status: u16 },
+    #[error("{url}: {source}")]
+    Sitemap {
+        url: String,
+        #[source]
+        source: sitemap::SitemapError,
+    },
+    #[error("{}: {message}; delete it to start over (every page will be fetched again)", path.display())]
+    State { path: PathBuf, message: String },
+    #[error(transparent)]
+    Write(#[from] WriteError),
+}
+
+/// A page that was not written, and why.
+#[derive(Debug, Clone, Serialize)]
+pub struct WebSkipped {
+    pub url: String,
+    pub reason: String,
+}
+
+/// What a run did.
+#[derive(Debug, Default, Clone, Serialize)]
+pub struct WebSummary {
+    /// Pages the sitemaps list on the origin, under the prefixes.
+    pub listed: usize,
+    /// Of those, the ones robots.txt disallows (not fetched).
+    pub disallowed: usize,
+    pub fetched: usize,
+    /// Not requested (same `lastmod`) or answered 304.
+    pub unchanged: usize,
+    pub written: usize,
+    pub skipped: Vec<WebSkipped>,
+    /// Files of pages that left the sitemap (deleted with `prune`).
+    pub gone: Vec<String>,
+    pub pruned: bool,
+    pub retries: usize,
+    /// Seconds robots.txt asked to wait between requests.
+    pub crawl_delay: Option<f64>,
+}
+
+impl WebSummary {
+    pub fn text(&self) -> String {
+        let mut s = format!(
+            "{} pages listed: {} disallowed by robots.txt, {} fetched, {} unchanged, {} written, {} skipped, {} gone{}, {} retries\n",
+            self.listed,
+            self.disallowed,
+            self.fetched,
+            self.unchanged,
+            self.written,
+            self.skipped.len(),
+            self.gone.len(),
+            if self.pruned { " (pruned)" } else { "" },
+            self.retries
+        );
+        if let Some(d) = self.crawl_delay {
+            let _ = writeln!(s, "  robots.txt asks for {d} s between requests: fetched one at a time");
+        }
+        for k in &self.skipped {
+            let _ = writeln!(s, "  skipped {}: {}", k.url, k.reason);
+        }
+        for g in &self.gone {
+            let what = if self.pruned { "deleted" } else { "kept; pass --prune to delete it" };
+            let _ = writeln!(s, "  gone: {g}, {what}");
+        }
+        s
+    }
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+struct StateEntry {
+    path: String,
+    #[serde(default)]
+    lastmod: Option<String>,
+    #[serde(default)]
+    etag: Option<String>,
+    #[serde(default)]
+    last_modified: Option<String>,
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct State {
+    #[serde(default)]
+    sitemap: String,
+    #[serde(default)]
+    pages: BTreeMap<String, StateEntry>,
+}
+
+fn load_state(path: &Path) -> Result<State, WebError> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => serde_json::from_str(&text)
+            .map_err(|e| WebError::State { path: path.to_path_buf(), message: format!("not a state file: {e}") }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(State::default()),
+        Err(e) => Err(WebError::State { path: path.to_path_buf(), message: e.to_string() }),
+    }
+}
+
+fn save_state(path: &Path, state: &State) -> Result<(), WebError> {
+    let json = serde_json::to_string_pretty(state)
+        .map_err(|e| WebError::State { path: path.to_path_buf(), message: e.to_string() })?;
+    if std::fs::read(path).is_ok_and(|old| old == json.as_bytes()) {
+        return Ok(());
+    }
+    write_atomic(path, json.as_bytes())?;
+    Ok(())
+}
+
+/// A URL as pages are keyed: no fragment, and `…/index.html` as its folder.
+fn normalise(mut url: Url) -> Url {
+    url.set_fragment(None);
+    let path = url.path().to_string();
+    for index in ["index.html", "index.htm", "index.php"] {
+        if let Some(dir) = path.strip_suffix(index) {
+            if dir.ends_with('/') {
+                url.set_path(dir);
+            }
+        }
+    }
+    url
+}
+
+/// The file of each page, `/`-separated under OUT: the URL's path, each segment
+/// slugged, `.html` and the like dropped; the site's root is `index.md`, and a page
+/// other pages sit under (`/network/` above `/network/eduroam/`) is
+/// `network/index.md`, so the build's tree follows the site's.
+fn assign_paths(urls: &[Url]) -> HashMap<String, String> {
+    let segments = |u: &Url| -> Vec<String> {
+        let mut segs: Vec<String> =
+            u.path_segments().map(|s| s.filter(|x| !x.is_empty()).map(str::to_string).collect()).unwrap_or_default();
+        if let Some(last) = segs.last_mut() {
+            for ext in [".html", ".htm", ".php", ".aspx", ".asp", ".jsp"] {
+                if let Some(stem) = last.strip_suffix(ext) {
+                    *last = stem.to_string();
+                }
+            }
+        }
+        let mut segs: Vec<String> = segs.iter().map(|s| slugify(s)).filter(|s| !s.is_empty()).collect();
+        if let Some(q) = u.query().map(slugify).filter(|q| !q.is_empty()) {
+            match segs.last_mut() {
+                Some(last) => *last = format!("{last}-{q}"),
+                None => segs.push(q),
+            }
+        }
+        segs
+    };
+    let all: Vec<Vec<String>> = urls.iter().map(segments).collect();
+    let dirs: HashSet<Vec<String>> = all.iter().flat_map(|s| (1..s.len()).map(|n| s[..n].to_vec())).collect();
+    let mut used: HashSet<String> = HashSet::new();
+    let mut out = HashMap::new();
+    for (u, segs) in urls.iter().zip(&all) {
+        let base = if segs.is_empty() {
+            "index".to_string()
+        } else if dirs.contains(segs) {
+            format!("{}/index", segs.join("/"))
+        } else {
+            segs.join("/")
+        };
+        // Two URLs that slug alike get -2, -3, … in sitemap order.
+        let mut path = format!("{base}.md");
+        let mut n = 2;
+        while !used.insert(path.clone()) {
+            path = format!("{base}-{n}.md");
+            n += 1;
+        }
+        out.insert(u.to_string(), path);
+    }
+    out
+}
+
+/// `target` seen from the file `from` (both `/`-separated under OUT).
+fn relative(from: &str, target: &str) -> String {
+    let from_dir: Vec<&str> = from.rsplit_once('/').map_or(vec![], |(d, _)| d.split('/').collect());
+    crate::relative(&from_dir, target)
+}
+
+/// One fetched answer.
+struct Answer {
+    status: u16,
+    headers: HeaderMap,
+    body: Vec<u8>,
+}
+
+/// GET with retries (429 and 5xx honour `Retry-After`, else back off), bounded
+/// body. `Err` only when every attempt failed in transport.
+async fn get(
+    http: &reqwest::Client,
+    url: &str,
+    extra: &[(reqwest::header::HeaderName, String)],
+    retries: &mut usize,
+) -> Result<Answer, String> {
+    let mut attempt = 0;
+    loop {
+        attempt += 1;
+        let mut req = http.get(url);
+        for (k, v) in extra {
+            req = req.header(k, v);
+        }
+        let wait = match req.send().await {
+            Ok(resp) => {
+                let status = resp.status().as_u16();
+                if (status == 429 || status >= 500) && attempt < MAX_ATTEMPTS {
+                    retry_after(resp.headers(), SystemTime::now()).unwrap_or_else(|| backoff(attempt))
+                } else {
+                    let headers = resp.headers().clone();
+                    let body = if resp.status().is_success() { read_body(resp).await? } else { Vec::new() };
+                    return Ok(Answer { status, headers, body });
+                }
+            }
+            Err(_) if attempt < MAX_ATTEMPTS => backoff(attempt),
+            Err(e) => return Err(kb_common::http::describe(&e)),
+        };
+        *retries += 1;
+        tokio::time::sleep(wait.min(MAX_WAIT)).await;
+    }
+}
+
+fn header(h: &HeaderMap, name: reqwest::header::HeaderName) -> Option<String> {
+    h.get(name).and_then(|v| v.to_str().ok()).map(str::to_string)
+}
+
+/// `YYYY-MM-DD` from a sitemap `lastmod` or an HTTP date.
+fn date_of(lastmod: Option<&str>, last_modified: Option<&str>) -> Option<String> {
+    let from_lastmod = lastmod.and_then(|l| {
+        let mut parts = l.get(..10)?.splitn(3, '-');
+        let (y, m, d) = (parts.next()?.parse().ok()?, parts.next()?.parse::<u8>().ok()?, parts.next()?.parse().ok()?);
+        time::Date::from_calendar_date(y, time::Month::try_from(m).ok()?, d).ok().map(|d| d.to_string())
+    });
+    from_lastmod.or_else(|| {
+        let t = httpdate::parse_http_date(last_modified?).ok()?;
+        let t = time::OffsetDateTime::from(t);
+        Some(t.date().to_string())
+    })
+}
+
+#[derive(Serialize)]
+struct Frontmatter<'a> {
+    title: &'a str,
+    parent: &'a str,
+    path: &'a str,
+    original_url: &'a str,
+    page_id: &'a str,
+}
+
+/// Reads the sitemaps under `url` (an index is followed one level).
+async fn read_sitemaps(
+    http: &reqwest::Client,
+    url: &str,
+    retries: &mut usize,
+    skipped: &mut Vec<WebSkipped>,
+) -> Result<Vec<sitemap::Entry>, WebError> {
+    let answer = get(http, url, &[], retries).await.map_err(|message| WebError::Fetch { url: url.into(), message })?;
+    if answer.status != 200 {
+        return Err(WebError::Fetch {
+            url: url.into(),
+            message: format!("answered {}, not the sitemap", answer.status),
+        });
+    }
+    match sitemap::parse(&answer.body).map_err(|source| WebError::Sitemap { url: url.into(), source })? {
+        Sitemap::Urls(entries) => Ok(entries),
+        Sitemap::Index(children) => {
+            if children.len() > MAX_SITEMAPS {
+                skipped.push(WebSkipped {
+                    url: url.to_string(),
+                    reason: format!("the index lists {} sitemaps; the first {MAX_SITEMAPS} are read", children.len()),
+                });
+            }
+            let mut all = Vec::new();
+            for child in children.into_iter().take(MAX_SITEMAPS) {
+                let parsed = match get(http, &child, &[], retries).await {
+                    Ok(a) if a.status == 200 => sitemap::parse(&a.body).map_err(|e| e.to_string()),
+                    Ok(a) => Err(format!("answered {}", a.status)),
+                    Err(e) => Err(e),
+                };
+                match parsed {
+                    Ok(Sitemap::Urls(entries)) => all.extend(entries),
+                    Ok(Sitemap::Index(_)) => skipped.push(WebSkipped {
+                        url: child,
+                        reason: "a sitemap index inside an index is not followed".into(),
+                    }),
+                    Err(reason) => skipped.push(WebSkipped { url: child, reason }),
+                }
+            }
+            Ok(all)
+        }
+    }
+}
+
+/// Ingests the pages a sitemap lists.
+pub fn ingest_web(opts: &WebOptions) -> Result<WebSummary, WebError> {
+    let bad = |message: String| WebError::BadUrl { url: opts.sitemap.clone(), message };
+    let sitemap_url = Url::parse(&opts.sitemap).map_err(|e| bad(e.to_string()))?;
+    if !matches!(sitemap_url.scheme(), "http" | "https") || sitemap_url.host_str().is_none() {
+        return Err(bad("not an http(s) URL".into()));
+    }
+    let origin = sitemap_url.origin();
+    let includes: Vec<String> = opts.include.clone();
+    let state_path = opts.out.join(STATE_FILE);
+    let mut state = load_state(&state_path)?;
+    state.sitemap = opts.sitemap.clone();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| WebError::Fetch { url: opts.sitemap.clone(), message: e.to_string() })?;
+    let http = kb_common::http::client()
+        .timeout(REQUEST_TIMEOUT)
+        .connect_timeout(Duration::from_secs(10))
+        .build()
+        .map_err(|e| WebError::Fetch { url: opts.sitemap.clone(), message: e.to_string() })?;
+    let mut summary = WebSummary { pruned: opts.prune, ..WebSummary::default() };
+    let run = rt.block_on(async {
+        // robots.txt on the sitemap's origin.
+        let robots_url = sitemap_url.join("/robots.txt").map_err(|e| bad(e.to_string()))?;
+        let robots = match get(&http, robots_url.as_str(), &[], &mut summary.retries).await {
+            Ok(a) if a.status == 200 => Robots::parse(&String::from_utf8_lossy(&a.body), kb_common::http::USER_AGENT),
+            Ok(a) if a.status >= 500 => {
+                return Err(WebError::RobotsUnavailable { url: robots_url.to_string(), status: a.status })
+            }
+            // 4xx (no robots.txt) and redirects to nowhere: everything is allowed.
+            Ok(_) => Robots::allow_all(),
+            Err(message) => return Err(WebError::Fetch { url: robots_url.to_string(), message }),
+        };
+        summary.crawl_delay = robots.crawl_delay;
+
+        let entries = read_sitemaps(&http, sitemap_url.as_str(), &mut summary.retries, &mut summary.skipped).await?;
+        // Pages on the origin, under the prefixes, each once.
+        let mut pages: Vec<(Url, Option<String>)> = Vec::new();
+        let mut seen = HashSet::new();
+        for e in entries {
+            let Ok(u) = Url::parse(&e.loc) else {
+                summary.skipped.push(WebSkipped { url: e.loc, reason: "not a URL".into() });
+                continue;
+            };
+            let u = normalise(u);
+            if u.origin() != origin {
+                summary
+                    .skipped
+                    .push(WebSkipped { url: u.to_string(), reason: "on another origin than the sitemap".into() });
+                continue;
+            }
+            if !includes.is_empty() && !includes.iter().any(|p| u.as_str().starts_with(p.as_str())) {
+                continue;
+            }
+            if seen.insert(u.to_string()) {
+                pages.push((u, e.lastmod));
+            }
+        }
+        summary.listed = pages.len();
+        let allowed: Vec<(Url, Option<String>)> = pages
+            .into_iter()
+            .filter(|(u, _)| {
+                let path = match u.query() {
+                    Some(q) => format!("{}?{q}", u.path()),
+                    None => u.path().to_string(),
+                };
+                robots.allowed(&path)
+            })
+            .collect();
+        summary.disallowed = summary.listed - allowed.len();
+        let urls: Vec<Url> = allowed.iter().map(|(u, _)| u.clone()).collect();
+        let paths = assign_paths(&urls);
+
+        // Pages recorded before that are gone from the sitemap.
+        let listed: HashSet<&str> = urls.iter().map(Url::as_str).collect();
+        let gone: Vec<String> = state.pages.keys().filter(|k| !listed.contains(k.as_str())).cloned().collect();
+        for g in gone {
+            if let Some(entry) = state.pages.remove(&g) {
+                if opts.prune {
+                    let _ = std::fs::remove_file(opts.out.join(&entry.path));
+                } else {
+                    state.pages.insert(g.clone(), entry.clone());
+                }
+                summary.gone.push(entry.path);
+            }
+        }
+
+        // Which pages to request, with their conditional headers.
+        let mut work = Vec::new();
+        for (u, lastmod) in &allowed {
+            let key = u.to_string();
+            let path = &paths[&key];
+            let known = state.pages.get(&key).filter(|e| e.path == *path && opts.out.join(path).is_file());
+            if let Some(k) = known {
+                if lastmod.is_some() && k.lastmod == *lastmod {
+                    summary.unchanged += 1;
+                    continue;
+                }
+            }
+            let mut extra = Vec::new();
+            if let Some(k) = known {
+                if let Some(e) = &k.etag {
+                    extra.push((IF_NONE_MATCH, e.clone()));
+                }
+                if let Some(m) = &k.last_modified {
+                    extra.push((IF_MODIFIED_SINCE, m.clone()));
+                }
+            }
+            work.push((u.clone(), lastmod.clone(), extra));
+        }
+
+        let concurrency = if robots.crawl_delay.is_some() { 1 } else { opts.concurrency.max(1) };
+        let delay = robots.crawl_delay.map(|d| Duration::from_secs_f64(d.min(60.0)));
+        let http = &http;
+        let mut answers = stream::iter(work.into_iter().enumerate())
+            .map(|(i, (u, lastmod, extra))| async move {
+                if let (Some(d), true) = (delay, i > 0) {
+                    tokio::time::sleep(d).await;
+                }
+                let mut retries = 0;
+                let a = get(http, u.as_str(), &extra, &mut retries).await;
+                (u, lastmod, a, retries)
+            })
+            .buffer_unordered(concurrency);
+        let mut last_save = std::time::Instant::now();
+        while let Some((u, lastmod, answer, retries)) = answers.next().await {
+            summary.retries += retries;
+            let key = u.to_string();
+            let path = paths[&key].clone();
+            let a = match answer {
+                Ok(a) => a,
+                Err(reason) => {
+                    summary.skipped.push(WebSkipped { url: key, reason });
+                    continue;
+                }
+            };
+            summary.fetched += 1;
+            if a.status == 304 {
+                summary.unchanged += 1;
+                if let Some(e) = state.pages.get_mut(&key) {
+                    e.lastmod = lastmod;
+                }
+                continue;
+            }
+            if a.status != 200 {
+                summary.skipped.push(WebSkipped { url: key, reason: format!("answered {}", a.status) });
+                continue;
+            }
+            let ctype = header(&a.headers, CONTENT_TYPE).unwrap_or_default();
+            if !ctype.is_empty() && !ctype.contains("html") {
+                let hint = if ctype.contains("pdf") { "; ingest it with `site-builder ingest pdf`" } else { "" };
+                summary.skipped.push(WebSkipped { url: key, reason: format!("not an HTML page ({ctype}){hint}") });
+                continue;
+            }
+            let text = String::from_utf8_lossy(&a.body);
+            let dom = crate::html::Dom::parse(&text);
+            let link = |href: &str| -> Option<String> {
+                let target = u.join(href.trim()).ok()?;
+                match target.scheme() {
+                    "http" | "https" => {}
+                    "mailto" => return Some(target.to_string()),
+                    _ => return None,
+                }
+                let frag = target.fragment().map(|f| format!("#{f}")).unwrap_or_default();
+                let t = normalise(target.clone());
+                match paths.get(t.as_str()) {
+                    Some(file) => Some(format!("{}{frag}", relative(&path, file))),
+                    None => Some(target.to_string()),
+                }
+            };
+            let page = crate::html::extract(&dom, &link);
+            let markdown = match crate::storage::to_markdown(&page.xhtml, &crate::storage::TitleLinks) {
+                Ok(m) => m,
+                Err(e) => {
+                    summary.skipped.push(WebSkipped { url: key, reason: e.to_string() });
+                    continue;
+                }
+            };
+            let title = if page.title.is_empty() { key.clone() } else { page.title.clone() };
+            let mut chain = page.breadcrumb.clone();
+            chain.push(title.clone());
+            let parent = page.breadcrumb.last().cloned().unwrap_or_default();
+            let page_id = slugify(path.trim_end_matches(".md").trim_end_matches("/index"));
+            let fm = Frontmatter {
+                title: &title,
+                parent: &parent,
+                path: &chain.join(" / "),
+                original_url: &key,
+                page_id: &page_id,
+            };
+            let yaml = serde_norway::to_string(&fm)
+                .map_err(|e| WebError::Fetch { url: key.clone(), message: e.to_string() })?;
+            let last_modified = header(&a.headers, LAST_MODIFIED);
+            let date_line = date_of(lastmod.as_deref(), last_modified.as_deref())
+                .map(|d| format!("last_updated: '{d}'\n"))
+                .unwrap_or_default();
+            let file = format!("---\n{yaml}{date_line}---\n\n# {title}\n\n{markdown}");
+            // A page fetched again (no lastmod, no validator) that converts to the
+            // same file is not rewritten: a run that changed nothing writes nothing.
+            if std::fs::read(opts.out.join(&path)).is_ok_and(|old| old == file.as_bytes()) {
+                summary.unchanged += 1;
+            } else {
+                write_atomic(&opts.out.join(&path), file.as_bytes())?;
+                summary.written += 1;
+            }
+            state.pages.insert(key, StateEntry { path, lastmod, etag: header(&a.headers, ETAG), last_modified });
+            if last_save.elapsed() >= crate::STATE_SAVE_INTERVAL {
+                save_state(&state_path, &state)?;
+                last_save = std::time::Instant::now();
+            }
+        }
+        Ok::<(), WebError>(())
+    });
+    // Saved on the error path too when pages were written: they are recorded, so
+    // the next run resumes after them. A run that stopped before writing anything
+    // leaves the folder as it was.
+    if run.is_ok() || summary.written > 0 {
+        save_state(&state_path, &state)?;
+    }
+    run?;
+    summary.skipped.sort_by(|a, b| a.url.cmp(&b.url));
+    Ok(summary)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn urls(list: &[&str]) -> Vec<Url> {
+        list.iter().map(|u| normalise(Url::parse(u).unwrap())).collect()
+    }
+
+    #[test]
+    fn files_follow_the_site_tree() {
+        let u = urls(&[
+            "https://h.edu/",
+            "https://h.edu/network/",
+            "https://h.edu/network/eduroam/",
+            "https://h.edu/network/vpn.html",
+            "https://h.edu/printing/index.html",
+            "https://h.edu/Printing/",
+            "https://h.edu/search?q=x",
+        ]);
+        let p = assign_paths(&u);
+        let get = |k: &str| p[normalise(Url::parse(k).unwrap()).as_str()].clone();
+        assert_eq!(get("https://h.edu/"), "index.md");
+        assert_eq!(get("https://h.edu/network/"), "network/index.md");
+        assert_eq!(get("https://h.edu/network/eduroam/"), "network/eduroam.md");
+        assert_eq!(get("https://h.edu/network/vpn.html"), "network/vpn.md");
+        assert_eq!(get("https://h.edu/printing/"), "printing.md");
+        assert_eq!(get("https://h.edu/Printing/"), "printing-2.md", "slugs that collide are numbered");
+        assert_eq!(get("https://h.edu/search?q=x"), "search-qx.md");
+        assert_eq!(relative("network/eduroam.md", "network/vpn.md"), "vpn.md");
+        assert_eq!(relative("network/eduroam.md", "printing.md"), "../printing.md");
+        assert_eq!(relative("index.md", "network/index.md"), "network/index.md");
+    }
+
+    #[test]
+    fn dates_come_from_lastmod_then_last_modified() {
+        assert_eq!(date_of(Some("2026-03-01T10:00:00+02:00"), None).as_deref(), Some("2026-03-01"));
+        assert_eq!(date_of(Some("garbage"), Some("Wed, 21 Oct 2015 07:28:00 GMT")).as_deref(), Some("2015-10-21"));
+        assert_eq!(date_of(None, None), None);
+    }
+}

@@ -1,0 +1,229 @@
+//! `site-builder ingest web` end to end, against a local help centre served from
+//! this file: robots.txt, a sitemap index, MkDocs-like pages with navigation, a
+//! cookie banner and links between them, a 429 with Retry-After, an ETag, a PDF
+//! and a page on another origin. The output is checked, built, and ingested again.
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::Path;
+use std::process::{Command, Output};
+use std::sync::{Arc, Mutex};
+
+const BIN: &str = env!("CARGO_BIN_EXE_site-builder");
+
+#[derive(Default)]
+struct Seen {
+    /// path → requests
+    hits: HashMap<String, usize>,
+    /// path → If-None-Match values received
+    conditional: HashMap<String, Vec<String>>,
+    user_agents: Vec<String>,
+}
+
+fn page(title: &str, body: &str, crumbs: &[(&str, &str)]) -> String {
+    let crumbs: String = crumbs.iter().map(|(href, t)| format!("<li><a href=\"{href}\">{t}</a></li>")).collect();
+    format!(
+        r#"<!doctype html><html><head><title>{title} - Campus IT</title></head><body>
+<div id="cookie-consent">We use cookies to improve this site. <button>OK</button></div>
+<header><a href="/">Campus IT</a><nav><a href="/network/">Network</a> <a href="/printing/">Printing</a></nav></header>
+<nav aria-label="breadcrumb"><ol>{crumbs}<li>{title}</li></ol></nav>
+<main><h1>{title}</h1>{body}</main>
+<footer>Campus IT · <a href="/privacy/">Privacy</a></footer></body></html>"#
+    )
+}
+
+fn answer(path: &str, headers: &HashMap<String, String>, seen: &Mutex<Seen>) -> (u16, Vec<(String, String)>, String) {
+    let mut s = seen.lock().unwrap();
+    let n = {
+        let e = s.hits.entry(path.to_string()).or_default();
+        *e += 1;
+        *e
+    };
+    if let Some(v) = headers.get("if-none-match") {
+        s.conditional.entry(path.to_string()).or_default().push(v.clone());
+    }
+    if let Some(ua) = headers.get("user-agent") {
+        s.user_agents.push(ua.clone());
+    }
+    drop(s);
+    let html = |body: String| (200, vec![("Content-Type".into(), "text/html; charset=utf-8".into())], body);
+    match path {
+        "/robots.txt" => (200, vec![], "User-agent: *\nDisallow: /private/\n".into()),
+        "/sitemap.xml" => (
+            200,
+            vec![],
+            "<sitemapindex><sitemap><loc>BASE/sitemap-pages.xml</loc></sitemap></sitemapindex>".into(),
+        ),
+        "/sitemap-pages.xml" => (
+            200,
+            vec![],
+            "<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">
+<url><loc>BASE/</loc></url>
+<url><loc>BASE/network/</loc></url>
+<url><loc>BASE/network/eduroam/</loc><lastmod>2026-03-01</lastmod></url>
+<url><loc>BASE/network/vpn.html</loc><lastmod>2026-02-01T08:00:00+00:00</lastmod></url>
+<url><loc>BASE/private/salaries/</loc></url>
+<url><loc>BASE/guide.pdf</loc></url>
+<url><loc>https://elsewhere.example/page/</loc></url>
+</urlset>"
+                .into(),
+        ),
+        "/" => html(page("Campus IT help", "<p>Start with <a href=\"network/\">the network pages</a>.</p>", &[])),
+        "/network/" => {
+            if headers.get("if-none-match").is_some_and(|v| v == "\"net-1\"") {
+                return (304, vec![], String::new());
+            }
+            let (code, mut h, body) = html(page(
+                "Network",
+                "<p>Wi-Fi and VPN for staff and students.</p><ul><li><a href=\"eduroam/\">Eduroam</a></li><li><a href=\"vpn.html#setup\">VPN</a></li></ul>",
+                &[("/", "Home")],
+            ));
+            h.push(("ETag".into(), "\"net-1\"".into()));
+            (code, h, body)
+        }
+        "/network/eduroam/" => html(page(
+            "Connecting to eduroam",
+            "<p>Eduroam gives you secure Wi-Fi on every campus. Off campus, use <a href=\"../vpn.html#setup\">the VPN</a>.</p>\
+             <div class=\"admonition warning\"><p class=\"admonition-title\">Passwords</p><p>Use your university password.</p></div>\
+             <h2>Steps</h2><ol><li>Open the Wi-Fi settings.</li><li>Choose eduroam.</li></ol>",
+            &[("/", "Home"), ("/network/", "Network")],
+        )),
+        "/network/vpn.html" if n == 1 => (429, vec![("Retry-After".into(), "0".into())], "slow down".into()),
+        "/network/vpn.html" => html(page(
+            "VPN",
+            "<h2 id=\"setup\">Setup</h2><p>Install the VPN client and sign in with two-factor authentication.</p>",
+            &[("/", "Home"), ("/network/", "Network")],
+        )),
+        "/guide.pdf" => (200, vec![("Content-Type".into(), "application/pdf".into())], "%PDF-1.4".into()),
+        _ => (404, vec![], "not found".into()),
+    }
+}
+
+fn serve(stream: TcpStream, base: &str, seen: &Mutex<Seen>) {
+    let mut reader = BufReader::new(match stream.try_clone() {
+        Ok(s) => s,
+        Err(_) => return,
+    });
+    let mut line = String::new();
+    if reader.read_line(&mut line).is_err() {
+        return;
+    }
+    let path = line.split_whitespace().nth(1).unwrap_or("/").to_string();
+    let mut headers = HashMap::new();
+    loop {
+        let mut h = String::new();
+        if reader.read_line(&mut h).is_err() || h.trim().is_empty() {
+            break;
+        }
+        if let Some((k, v)) = h.split_once(':') {
+            headers.insert(k.trim().to_ascii_lowercase(), v.trim().to_string());
+        }
+    }
+    let (status, extra, body) = answer(&path, &headers, seen);
+    let body = body.replace("BASE", base);
+    let mut out = stream;
+    let mut head = format!("HTTP/1.1 {status} X\r\nContent-Length: {}\r\nConnection: close\r\n", body.len());
+    for (k, v) in extra {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    head.push_str("\r\n");
+    let _ = out.write_all(head.as_bytes());
+    let _ = out.write_all(body.as_bytes());
+}
+
+fn start() -> (String, Arc<Mutex<Seen>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let seen = Arc::new(Mutex::new(Seen::default()));
+    let (b, s) = (base.clone(), Arc::clone(&seen));
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let (b, s) = (b.clone(), Arc::clone(&s));
+            std::thread::spawn(move || serve(stream, &b, &s));
+        }
+    });
+    (base, seen)
+}
+
+fn run(args: &[&str]) -> Output {
+    Command::new(BIN).args(args).output().expect("the binary runs")
+}
+
+fn read(out: &Path, rel: &str) -> String {
+    std::fs::read_to_string(out.join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
+}
+
+#[test]
+fn a_help_centre_is_ingested_politely_and_incrementally() {
+    let (base, seen) = start();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("content");
+    let sitemap = format!("{base}/sitemap.xml");
+    let ingest = || run(&["ingest", "web", "--sitemap", &sitemap, "--out", out.to_str().unwrap()]);
+
+    let o = ingest();
+    let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(o.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&o.stderr));
+    assert!(stdout.contains("6 pages listed: 1 disallowed by robots.txt"), "{stdout}");
+    assert!(stdout.contains("4 written"), "{stdout}");
+    assert!(
+        stdout.contains("guide.pdf: not an HTML page (application/pdf); ingest it with `site-builder ingest pdf`"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("elsewhere.example/page/: on another origin"), "{stdout}");
+    assert!(stdout.contains("1 retries"), "the 429 was retried: {stdout}");
+    {
+        let s = seen.lock().unwrap();
+        assert!(!s.hits.contains_key("/private/salaries/"), "robots.txt was obeyed");
+        assert!(s.user_agents.iter().all(|ua| ua.starts_with("kb-site-builder/")), "{:?}", s.user_agents);
+    }
+
+    let edu = read(&out, "network/eduroam.md");
+    for field in [
+        "title: Connecting to eduroam\n",
+        "parent: Network\n",
+        "path: Home / Network / Connecting to eduroam\n",
+        &format!("original_url: {base}/network/eduroam/\n"),
+        "last_updated: '2026-03-01'\n",
+    ] {
+        assert!(edu.contains(field), "{field:?} in\n{edu}");
+    }
+    assert!(edu.contains("\n# Connecting to eduroam\n"), "{edu}");
+    assert!(edu.contains("[the VPN](vpn.md#setup)"), "links to ingested pages point at their files: {edu}");
+    assert!(edu.contains("!!! warning \"Passwords\""), "{edu}");
+    assert!(edu.contains("## Steps"), "{edu}");
+    for chrome in ["cookies", "Privacy", "Printing", "Campus IT"] {
+        assert!(!edu.contains(chrome), "{chrome:?} in\n{edu}");
+    }
+    assert!(read(&out, "network/index.md").contains("[Eduroam](eduroam.md)"));
+    assert!(read(&out, "index.md").contains("[the network pages](network/index.md)"));
+    assert!(read(&out, "network/vpn.md").contains("two-factor authentication"));
+    assert!(!out.join("private").exists());
+
+    // The pages build as any content folder does, with no broken link.
+    let site = dir.path().join("site");
+    let o =
+        run(&["build", "--content", out.to_str().unwrap(), "--out", site.to_str().unwrap(), "--no-index", "--strict"]);
+    assert!(o.status.success(), "{}\n{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+
+    // Again: the pages with the same lastmod are not requested, the one with an ETag
+    // is asked conditionally and answers 304, nothing is rewritten.
+    let before = std::fs::metadata(out.join("network/eduroam.md")).unwrap().modified().unwrap();
+    let o = ingest();
+    let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(o.status.success(), "{stdout}");
+    assert!(stdout.contains("0 written"), "{stdout}");
+    let s = seen.lock().unwrap();
+    assert_eq!(s.hits["/network/eduroam/"], 1, "unchanged lastmod: not requested again");
+    assert_eq!(s.conditional.get("/network/").map(Vec::len), Some(1), "asked with If-None-Match");
+    assert_eq!(std::fs::metadata(out.join("network/eduroam.md")).unwrap().modified().unwrap(), before);
+}
+
+#[test]
+fn a_wrong_sitemap_url_is_refused_with_the_reason() {
+    let o = run(&["ingest", "web", "--sitemap", "help.example.edu/sitemap.xml", "--out", "/nonexistent/x"]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("--sitemap help.example.edu/sitemap.xml") && err.contains("full http(s) URL"), "{err}");
+}
