@@ -38,8 +38,7 @@ use crate::sitemap::{self, Sitemap};
 /// The state file, inside the output folder.
 pub const STATE_FILE: &str = ".web-state.json";
 
-/// Sitemaps read at most (an index of indexes is not allowed, but is followed one
-/// level; a site that lists more than this is cut off and the run says so).
+/// Sitemaps read at most (a site that lists more is cut off, and the run says so).
 const MAX_SITEMAPS: usize = 1_000;
 
 /// What to ingest and where.
@@ -306,13 +305,17 @@ struct Frontmatter<'a> {
     page_id: &'a str,
 }
 
-/// Reads the sitemaps under `url` (an index is followed one level).
+/// Reads the sitemaps under `url`: the pages of a `<urlset>`, and those of every
+/// sitemap an index names, indexes of indexes included down to [`MAX_DEPTH`]
+/// levels (each sitemap read once). The first sitemap must be readable; one that
+/// an index names and that fails is reported and skipped.
 async fn read_sitemaps(
     http: &reqwest::Client,
     url: &str,
     retries: &mut usize,
     skipped: &mut Vec<WebSkipped>,
 ) -> Result<Vec<sitemap::Entry>, WebError> {
+    const MAX_DEPTH: usize = 3;
     let answer = get(http, url, &[], retries).await.map_err(|message| WebError::Fetch { url: url.into(), message })?;
     if answer.status != 200 {
         return Err(WebError::Fetch {
@@ -320,34 +323,45 @@ async fn read_sitemaps(
             message: format!("answered {}, not the sitemap", answer.status),
         });
     }
-    match sitemap::parse(&answer.body).map_err(|source| WebError::Sitemap { url: url.into(), source })? {
-        Sitemap::Urls(entries) => Ok(entries),
-        Sitemap::Index(children) => {
-            if children.len() > MAX_SITEMAPS {
-                skipped.push(WebSkipped {
-                    url: url.to_string(),
-                    reason: format!("the index lists {} sitemaps; the first {MAX_SITEMAPS} are read", children.len()),
-                });
+    let first = sitemap::parse(&answer.body).map_err(|source| WebError::Sitemap { url: url.into(), source })?;
+    let mut all = Vec::new();
+    let mut seen: HashSet<String> = HashSet::from([url.to_string()]);
+    let mut queue: std::collections::VecDeque<(String, Sitemap, usize)> = [(url.to_string(), first, 1)].into();
+    let mut read = 1;
+    while let Some((at, map, depth)) = queue.pop_front() {
+        let children = match map {
+            Sitemap::Urls(entries) => {
+                all.extend(entries);
+                continue;
             }
-            let mut all = Vec::new();
-            for child in children.into_iter().take(MAX_SITEMAPS) {
-                let parsed = match get(http, &child, &[], retries).await {
-                    Ok(a) if a.status == 200 => sitemap::parse(&a.body).map_err(|e| e.to_string()),
-                    Ok(a) => Err(format!("answered {}", a.status)),
-                    Err(e) => Err(e),
-                };
-                match parsed {
-                    Ok(Sitemap::Urls(entries)) => all.extend(entries),
-                    Ok(Sitemap::Index(_)) => skipped.push(WebSkipped {
-                        url: child,
-                        reason: "a sitemap index inside an index is not followed".into(),
-                    }),
-                    Err(reason) => skipped.push(WebSkipped { url: child, reason }),
-                }
+            Sitemap::Index(children) => children,
+        };
+        if depth >= MAX_DEPTH {
+            skipped
+                .push(WebSkipped { url: at, reason: format!("a sitemap index nested deeper than {MAX_DEPTH} levels") });
+            continue;
+        }
+        for child in children {
+            if !seen.insert(child.clone()) {
+                continue;
             }
-            Ok(all)
+            if read >= MAX_SITEMAPS {
+                skipped.push(WebSkipped { url: child, reason: format!("more than {MAX_SITEMAPS} sitemaps") });
+                continue;
+            }
+            read += 1;
+            let parsed = match get(http, &child, &[], retries).await {
+                Ok(a) if a.status == 200 => sitemap::parse(&a.body).map_err(|e| e.to_string()),
+                Ok(a) => Err(format!("answered {}", a.status)),
+                Err(e) => Err(e),
+            };
+            match parsed {
+                Ok(map) => queue.push_back((child, map, depth + 1)),
+                Err(reason) => skipped.push(WebSkipped { url: child, reason }),
+            }
         }
     }
+    Ok(all)
 }
 
 /// Ingests the pages a sitemap lists.
@@ -533,7 +547,8 @@ pub fn ingest_web(opts: &WebOptions) -> Result<WebSummary, WebError> {
             let mut chain = page.breadcrumb.clone();
             chain.push(title.clone());
             let parent = page.breadcrumb.last().cloned().unwrap_or_default();
-            let page_id = slugify(path.trim_end_matches(".md").trim_end_matches("/index"));
+            // The file's path, `/` as `-`: unique as the file is, stable across runs.
+            let page_id = path.trim_end_matches(".md").trim_end_matches("/index").replace('/', "-");
             let fm = Frontmatter {
                 title: &title,
                 parent: &parent,

@@ -53,6 +53,12 @@ fn answer(path: &str, headers: &HashMap<String, String>, seen: &Mutex<Seen>) -> 
         "/sitemap.xml" => (
             200,
             vec![],
+            // Two levels: an index of an index (and one that fails, reported).
+            "<sitemapindex><sitemap><loc>BASE/sitemap-sections.xml</loc></sitemap><sitemap><loc>BASE/sitemap-gone.xml</loc></sitemap></sitemapindex>".into(),
+        ),
+        "/sitemap-sections.xml" => (
+            200,
+            vec![],
             "<sitemapindex><sitemap><loc>BASE/sitemap-pages.xml</loc></sitemap></sitemapindex>".into(),
         ),
         "/sitemap-pages.xml" => (
@@ -173,6 +179,7 @@ fn a_help_centre_is_ingested_politely_and_incrementally() {
     );
     assert!(stdout.contains("elsewhere.example/page/: on another origin"), "{stdout}");
     assert!(stdout.contains("1 retries"), "the 429 was retried: {stdout}");
+    assert!(stdout.contains("sitemap-gone.xml: answered 404"), "{stdout}");
     {
         let s = seen.lock().unwrap();
         assert!(!s.hits.contains_key("/private/salaries/"), "robots.txt was obeyed");
@@ -182,6 +189,7 @@ fn a_help_centre_is_ingested_politely_and_incrementally() {
     let edu = read(&out, "network/eduroam.md");
     for field in [
         "title: Connecting to eduroam\n",
+        "page_id: network-eduroam\n",
         "parent: Network\n",
         "path: Home / Network / Connecting to eduroam\n",
         &format!("original_url: {base}/network/eduroam/\n"),
