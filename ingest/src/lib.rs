@@ -169,24 +169,42 @@ struct State {
     pages: BTreeMap<String, StateEntry>,
 }
 
-fn load_state(path: &Path) -> Result<State, IngestError> {
+/// Reads a run's state file (JSON); a missing file is a first run. The error is
+/// the message to report with the path (shared by the Confluence and web runs).
+pub(crate) fn load_json_state<T: serde::de::DeserializeOwned + Default>(path: &Path) -> Result<T, String> {
     match std::fs::read_to_string(path) {
-        Ok(text) => serde_json::from_str(&text)
-            .map_err(|e| IngestError::State { path: path.to_path_buf(), message: format!("not a state file: {e}") }),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(State::default()),
-        Err(e) => Err(IngestError::State { path: path.to_path_buf(), message: e.to_string() }),
+        Ok(text) => serde_json::from_str(&text).map_err(|e| format!("not a state file: {e}")),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(T::default()),
+        Err(e) => Err(e.to_string()),
     }
 }
 
-fn save_state(path: &Path, state: &State) -> Result<(), IngestError> {
-    let json = serde_json::to_string_pretty(state)
-        .map_err(|e| IngestError::State { path: path.to_path_buf(), message: e.to_string() })?;
-    // An unchanged state is not rewritten, so a run that changed nothing writes nothing.
+/// Why a state file could not be saved.
+pub(crate) enum SaveStateError {
+    /// The state could not be serialised (reported with the path).
+    Encode(String),
+    Write(WriteError),
+}
+
+/// Writes a run's state file atomically; an unchanged state is not rewritten, so
+/// a run that changed nothing writes nothing.
+pub(crate) fn save_json_state<T: Serialize>(path: &Path, state: &T) -> Result<(), SaveStateError> {
+    let json = serde_json::to_string_pretty(state).map_err(|e| SaveStateError::Encode(e.to_string()))?;
     if std::fs::read(path).is_ok_and(|old| old == json.as_bytes()) {
         return Ok(());
     }
-    write_atomic(path, json.as_bytes())?;
-    Ok(())
+    write_atomic(path, json.as_bytes()).map_err(SaveStateError::Write)
+}
+
+fn load_state(path: &Path) -> Result<State, IngestError> {
+    load_json_state(path).map_err(|message| IngestError::State { path: path.to_path_buf(), message })
+}
+
+fn save_state(path: &Path, state: &State) -> Result<(), IngestError> {
+    save_json_state(path, state).map_err(|e| match e {
+        SaveStateError::Write(w) => IngestError::Write(w),
+        SaveStateError::Encode(message) => IngestError::State { path: path.to_path_buf(), message },
+    })
 }
 
 /// A page of the listed tree.

@@ -151,22 +151,14 @@ struct State {
 }
 
 fn load_state(path: &Path) -> Result<State, WebError> {
-    match std::fs::read_to_string(path) {
-        Ok(text) => serde_json::from_str(&text)
-            .map_err(|e| WebError::State { path: path.to_path_buf(), message: format!("not a state file: {e}") }),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(State::default()),
-        Err(e) => Err(WebError::State { path: path.to_path_buf(), message: e.to_string() }),
-    }
+    crate::load_json_state(path).map_err(|message| WebError::State { path: path.to_path_buf(), message })
 }
 
 fn save_state(path: &Path, state: &State) -> Result<(), WebError> {
-    let json = serde_json::to_string_pretty(state)
-        .map_err(|e| WebError::State { path: path.to_path_buf(), message: e.to_string() })?;
-    if std::fs::read(path).is_ok_and(|old| old == json.as_bytes()) {
-        return Ok(());
-    }
-    write_atomic(path, json.as_bytes())?;
-    Ok(())
+    crate::save_json_state(path, state).map_err(|e| match e {
+        crate::SaveStateError::Write(w) => WebError::Write(w),
+        crate::SaveStateError::Encode(message) => WebError::State { path: path.to_path_buf(), message },
+    })
 }
 
 /// A URL as pages are keyed: no fragment, and `…/index.html` as its folder.
