@@ -7,8 +7,10 @@
 //! The main content is `<main>` (or `role="main"`), else the page's only
 //! `<article>`, else the smallest element that holds most of the page's text that
 //! is not link text (navigation is mostly links, an article mostly not). Inside it,
-//! what is not content goes: scripts, styles, forms, navigation, and elements whose
-//! id or class names a cookie or consent banner, a sidebar or a table of contents.
+//! what is not content goes: scripts, styles, forms, navigation, footers, and
+//! elements whose id or class names a cookie or consent banner, a sidebar, a table
+//! of contents, the article's meta line ("Last updated …"), its tags, related
+//! articles, or the generated listing of a section's pages.
 
 use std::borrow::Cow;
 use std::cell::RefCell;
@@ -18,6 +20,38 @@ use std::sync::OnceLock;
 use html5ever::interface::{ElementFlags, NodeOrText, QuirksMode, TreeSink};
 use html5ever::tendril::{StrTendril, TendrilSink};
 use html5ever::{ns, Attribute, QualName};
+
+/// A fetched page's bytes as text, in the encoding the page declares: a byte-order
+/// mark first, then the `charset` of the `Content-Type` header, then a `<meta
+/// charset>` or `<meta http-equiv="Content-Type">` in the first 1,024 bytes (the
+/// order of the WHATWG encoding sniffing algorithm), else UTF-8. Bytes that are not
+/// valid in the encoding become U+FFFD; nothing fails.
+pub fn decode(body: &[u8], content_type: Option<&str>) -> String {
+    let label_of = |s: &str| -> Option<&'static encoding_rs::Encoding> {
+        let lower = s.to_ascii_lowercase();
+        let at = lower.find("charset")?;
+        let rest = lower[at + "charset".len()..].trim_start().strip_prefix('=')?.trim_start();
+        let rest = rest.trim_start_matches(['"', '\'']);
+        let end =
+            rest.find(|c: char| matches!(c, '"' | '\'' | ';' | '>' | '/') || c.is_whitespace()).unwrap_or(rest.len());
+        encoding_rs::Encoding::for_label(&rest.as_bytes()[..end])
+    };
+    let declared = content_type.and_then(label_of).or_else(|| {
+        let head = String::from_utf8_lossy(&body[..body.len().min(1024)]).to_ascii_lowercase();
+        // Only inside a <meta …> tag: "charset=" in a script or the text means nothing.
+        head.match_indices("<meta").find_map(|(at, _)| {
+            let tag = &head[at..];
+            let tag = &tag[..tag.find('>').map_or(tag.len(), |e| e + 1)];
+            label_of(tag)
+        })
+    });
+    // A page cannot declare itself UTF-16 in its own ASCII-compatible bytes (WHATWG).
+    let declared =
+        declared.map(|e| if e == encoding_rs::UTF_16LE || e == encoding_rs::UTF_16BE { encoding_rs::UTF_8 } else { e });
+    // `decode` lets a byte-order mark win over the declared encoding.
+    let (text, _, _) = declared.unwrap_or(encoding_rs::UTF_8).decode(body);
+    text.into_owned()
+}
 
 /// What a node is.
 #[derive(Debug, Clone)]
@@ -259,6 +293,9 @@ fn is_noise(dom: &Dom, id: usize) -> bool {
             | "select"
             | "textarea"
             | "nav"
+            // An article's footer is about the article (author, share, "was this
+            // helpful?"), not part of it.
+            | "footer"
             | "canvas"
             | "object"
             | "video"
@@ -287,6 +324,26 @@ fn is_noise(dom: &Dom, id: usize) -> bool {
     }
     let names = format!("{} {}", dom.attr(id, "id").unwrap_or_default(), dom.attr(id, "class").unwrap_or_default())
         .to_ascii_lowercase();
+    // Listings of a section's pages that a site generates under an article (the
+    // pages are ingested themselves; their titles and summaries here would make
+    // the parent page compete for every query about its children).
+    if names.split_whitespace().any(|w| {
+        matches!(
+            w,
+            "in-section"
+                | "listing"
+                | "link-list"
+                | "children"
+                | "child-pages"
+                | "childpages-macro"
+                | "subpages"
+                | "section-tree"
+                | "article-list"
+                | "wp-block-page-list"
+        )
+    }) {
+        return true;
+    }
     names.split(|c: char| !c.is_ascii_alphanumeric()).any(|w| {
         matches!(
             w,
@@ -304,6 +361,12 @@ fn is_noise(dom: &Dom, id: usize) -> bool {
                 | "pagination"
                 | "feedback"
                 | "navbar"
+                // "Last updated … by …", tag lists and related-article lists
+                // (WordPress entry-meta and tags-links, Zendesk article-meta, …).
+                | "meta"
+                | "byline"
+                | "tags"
+                | "related"
         )
     })
 }
@@ -670,5 +733,65 @@ mod tests {
         let deep = format!("<body>{}<p>deep text</p>{}</body>", "<div>".repeat(5_000), "</div>".repeat(5_000));
         let e = extract(&Dom::parse(&deep), &|_| None);
         assert!(e.xhtml.contains("deep text"));
+    }
+
+    #[test]
+    fn pages_are_read_in_the_encoding_they_declare() {
+        // "Café – 5 €" in windows-1252: é = E9, – = 96, € = 80.
+        let latin = b"<p>Caf\xe9 \x96 5 \x80</p>";
+        assert_eq!(
+            Dom::parse(&decode(latin, Some("text/html; charset=windows-1252"))).text(0),
+            "Café – 5 €",
+            "from the Content-Type header"
+        );
+        // ISO-8859-1 is read as windows-1252, as browsers do.
+        assert_eq!(Dom::parse(&decode(latin, Some("text/html;charset=\"ISO-8859-1\""))).text(0), "Café – 5 €");
+        let meta = [b"<html><head><meta charset=\"windows-1252\"></head><body>".as_slice(), latin].concat();
+        assert_eq!(Dom::parse(&decode(&meta, Some("text/html"))).text(0), "Café – 5 €", "from <meta charset>");
+        // Shift_JIS declared the HTML 4 way: 日本 = 93 FA 96 7B.
+        let sjis =
+            b"<meta http-equiv=\"Content-Type\" content=\"text/html; charset=Shift_JIS\"><p>\x93\xfa\x96\x7b</p>";
+        assert_eq!(Dom::parse(&decode(sjis, None)).text(0), "日本");
+        // A byte-order mark wins over a wrong declaration.
+        let bom: Vec<u8> =
+            [0xFF, 0xFE].into_iter().chain("<p>Ok ✓</p>".encode_utf16().flat_map(u16::to_le_bytes)).collect();
+        assert_eq!(Dom::parse(&decode(&bom, Some("text/html; charset=iso-8859-1"))).text(0), "Ok ✓");
+        // "charset=" outside a <meta> tag is not a declaration; invalid UTF-8 is replaced, not fatal.
+        let text = b"<p>charset=windows-1252 caf\xc3\xa9 \xff</p>";
+        assert_eq!(Dom::parse(&decode(text, None)).text(0), "charset=windows-1252 café \u{FFFD}");
+        // An unknown label falls back to UTF-8.
+        assert_eq!(Dom::parse(&decode("<p>ü</p>".as_bytes(), Some("text/html; charset=klingon"))).text(0), "ü");
+    }
+
+    #[test]
+    fn an_articles_meta_line_tags_footer_and_related_list_are_not_content() {
+        let html = r#"<body><main><article>
+<header class="article__header"><h1>Printing on campus</h1>
+<p class="entry-meta">Last updated <time datetime="2026-01-02">2 January 2026</time> · Version 7</p>
+<ul class="tags"><li>printing</li><li>paper</li></ul>
+<p class="lead">Every library has colour printers.</p></header>
+<div class="prose"><p>Send the job from your laptop and release it at any printer.</p></div>
+<aside class="related-articles"><h3>Related articles</h3><ul><li><a href="/scan">Scanning</a></li></ul></aside>
+<section class="in-section"><h2>In this section</h2><ul class="link-list"><li><a href="/p/colour">Colour printing</a><p>Prices per page.</p></li></ul></section>
+<footer class="article__footer"><p>Was this article helpful?</p><p>Source: <code>printing.md</code></p></footer>
+</article></main></body>"#;
+        let e = extract(&Dom::parse(html), &|_| None);
+        assert_eq!(e.title, "Printing on campus");
+        let md = md(&e);
+        assert!(md.contains("Every library has colour printers."), "a header's lead stays: {md}");
+        assert!(md.contains("release it at any printer"), "{md}");
+        for chrome in [
+            "Last updated",
+            "Version 7",
+            "paper",
+            "Related",
+            "Scanning",
+            "In this section",
+            "Prices",
+            "helpful",
+            "printing.md",
+        ] {
+            assert!(!md.contains(chrome), "{chrome:?} in {md}");
+        }
     }
 }

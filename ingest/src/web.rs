@@ -48,11 +48,15 @@ pub struct WebOptions {
     pub sitemap: String,
     /// URL prefixes to keep (all pages on the sitemap's origin when empty).
     pub include: Vec<String>,
+    /// URL prefixes to leave out, even under an `include` prefix.
+    pub exclude: Vec<String>,
     pub out: PathBuf,
     /// Requests in flight at once (one when robots.txt sets a Crawl-delay).
     pub concurrency: usize,
     /// Delete the files of pages that left the sitemap.
     pub prune: bool,
+    /// Draw a progress bar on stderr.
+    pub progress: bool,
 }
 
 /// Why a run could not start. Pages that fail are skipped and reported instead.
@@ -175,11 +179,28 @@ fn normalise(mut url: Url) -> Url {
     url
 }
 
-/// The file of each page, `/`-separated under OUT: the URL's path, each segment
-/// slugged, `.html` and the like dropped; the site's root is `index.md`, and a page
-/// other pages sit under (`/network/` above `/network/eduroam/`) is
-/// `network/index.md`, so the build's tree follows the site's.
+/// The file of each page, `/`-separated under OUT: the URL's path, `.html` and the
+/// like dropped; the site's root is `index.md`, and a folder's page (a URL that ends
+/// in `/`, as `…/index.html` is read) or a page other pages sit under
+/// (`/network/vpn` above `/network/vpn/linux`) is `…/index.md`, so the build's tree
+/// follows the site's. Segments keep their spelling when they are already safe file
+/// names (letters, digits, `-`, `_`, `.`, `+`, `~`; case kept), so a page keeps
+/// its address when the site is rebuilt (`/data/Allas/web_client.html` stays that,
+/// not `/data/allas/web_client.html`); others are slugged. Two URLs that would
+/// share a file on a case-insensitive file system are told apart by -2, -3, … in
+/// sitemap order.
 fn assign_paths(urls: &[Url]) -> HashMap<String, String> {
+    let file_name = |segment: &str| -> String {
+        let decoded = kb_common::percent::decode_lossy(segment);
+        let safe = !decoded.is_empty()
+            && !decoded.starts_with('.')
+            && decoded.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '+' | '~'));
+        if safe {
+            decoded
+        } else {
+            slugify(&decoded)
+        }
+    };
     let segments = |u: &Url| -> Vec<String> {
         let mut segs: Vec<String> =
             u.path_segments().map(|s| s.filter(|x| !x.is_empty()).map(str::to_string).collect()).unwrap_or_default();
@@ -190,7 +211,7 @@ fn assign_paths(urls: &[Url]) -> HashMap<String, String> {
                 }
             }
         }
-        let mut segs: Vec<String> = segs.iter().map(|s| slugify(s)).filter(|s| !s.is_empty()).collect();
+        let mut segs: Vec<String> = segs.iter().map(|s| file_name(s)).filter(|s| !s.is_empty()).collect();
         if let Some(q) = u.query().map(slugify).filter(|q| !q.is_empty()) {
             match segs.last_mut() {
                 Some(last) => *last = format!("{last}-{q}"),
@@ -204,17 +225,17 @@ fn assign_paths(urls: &[Url]) -> HashMap<String, String> {
     let mut used: HashSet<String> = HashSet::new();
     let mut out = HashMap::new();
     for (u, segs) in urls.iter().zip(&all) {
+        let folder = u.path().ends_with('/') && u.query().is_none();
         let base = if segs.is_empty() {
             "index".to_string()
-        } else if dirs.contains(segs) {
+        } else if folder || dirs.contains(segs) {
             format!("{}/index", segs.join("/"))
         } else {
             segs.join("/")
         };
-        // Two URLs that slug alike get -2, -3, … in sitemap order.
         let mut path = format!("{base}.md");
         let mut n = 2;
-        while !used.insert(path.clone()) {
+        while !used.insert(path.to_lowercase()) {
             path = format!("{base}-{n}.md");
             n += 1;
         }
@@ -378,6 +399,8 @@ pub fn ingest_web(opts: &WebOptions) -> Result<WebSummary, WebError> {
         .build()
         .map_err(|e| WebError::Fetch { url: opts.sitemap.clone(), message: e.to_string() })?;
     let mut summary = WebSummary { pruned: opts.prune, ..WebSummary::default() };
+    let bar = if opts.progress { indicatif::ProgressBar::new_spinner() } else { indicatif::ProgressBar::hidden() };
+    bar.set_message("reading robots.txt and the sitemap");
     let run = rt.block_on(async {
         // robots.txt on the sitemap's origin.
         let robots_url = sitemap_url.join("/robots.txt").map_err(|e| bad(e.to_string()))?;
@@ -409,6 +432,9 @@ pub fn ingest_web(opts: &WebOptions) -> Result<WebSummary, WebError> {
                 continue;
             }
             if !includes.is_empty() && !includes.iter().any(|p| u.as_str().starts_with(p.as_str())) {
+                continue;
+            }
+            if opts.exclude.iter().any(|p| u.as_str().starts_with(p.as_str())) {
                 continue;
             }
             if seen.insert(u.to_string()) {
@@ -468,6 +494,12 @@ pub fn ingest_web(opts: &WebOptions) -> Result<WebSummary, WebError> {
             work.push((u.clone(), lastmod.clone(), extra));
         }
 
+        bar.set_length(work.len() as u64);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} {eta}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        bar.set_message("fetching pages");
         let concurrency = if robots.crawl_delay.is_some() { 1 } else { opts.concurrency.max(1) };
         let delay = robots.crawl_delay.map(|d| Duration::from_secs_f64(d.min(60.0)));
         let http = &http;
@@ -483,6 +515,7 @@ pub fn ingest_web(opts: &WebOptions) -> Result<WebSummary, WebError> {
             .buffer_unordered(concurrency);
         let mut last_save = std::time::Instant::now();
         while let Some((u, lastmod, answer, retries)) = answers.next().await {
+            bar.inc(1);
             summary.retries += retries;
             let key = u.to_string();
             let path = paths[&key].clone();
@@ -511,7 +544,7 @@ pub fn ingest_web(opts: &WebOptions) -> Result<WebSummary, WebError> {
                 summary.skipped.push(WebSkipped { url: key, reason: format!("not an HTML page ({ctype}){hint}") });
                 continue;
             }
-            let text = String::from_utf8_lossy(&a.body);
+            let text = crate::html::decode(&a.body, Some(&ctype));
             let dom = crate::html::Dom::parse(&text);
             let link = |href: &str| -> Option<String> {
                 let target = u.join(href.trim()).ok()?;
@@ -523,6 +556,8 @@ pub fn ingest_web(opts: &WebOptions) -> Result<WebSummary, WebError> {
                 let frag = target.fragment().map(|f| format!("#{f}")).unwrap_or_default();
                 let t = normalise(target.clone());
                 match paths.get(t.as_str()) {
+                    // A link within the page stays an anchor.
+                    Some(file) if *file == path && !frag.is_empty() => Some(frag),
                     Some(file) => Some(format!("{}{frag}", relative(&path, file))),
                     None => Some(target.to_string()),
                 }
@@ -571,6 +606,7 @@ pub fn ingest_web(opts: &WebOptions) -> Result<WebSummary, WebError> {
         }
         Ok::<(), WebError>(())
     });
+    bar.finish_and_clear();
     // Saved on the error path too when pages were written: they are recorded, so
     // the next run resumes after them. A run that stopped before writing anything
     // leaves the folder as it was.
@@ -597,21 +633,33 @@ mod tests {
             "https://h.edu/network/",
             "https://h.edu/network/eduroam/",
             "https://h.edu/network/vpn.html",
+            "https://h.edu/network/vpn/linux.html",
+            "https://h.edu/apps/starccm+.html",
             "https://h.edu/printing/index.html",
             "https://h.edu/Printing/",
+            "https://h.edu/data/Allas/web_client.html",
+            "https://h.edu/caf%C3%A9%20menu.html",
             "https://h.edu/search?q=x",
         ]);
         let p = assign_paths(&u);
         let get = |k: &str| p[normalise(Url::parse(k).unwrap()).as_str()].clone();
         assert_eq!(get("https://h.edu/"), "index.md");
         assert_eq!(get("https://h.edu/network/"), "network/index.md");
-        assert_eq!(get("https://h.edu/network/eduroam/"), "network/eduroam.md");
-        assert_eq!(get("https://h.edu/network/vpn.html"), "network/vpn.md");
-        assert_eq!(get("https://h.edu/printing/"), "printing.md");
-        assert_eq!(get("https://h.edu/Printing/"), "printing-2.md", "slugs that collide are numbered");
+        assert_eq!(get("https://h.edu/network/eduroam/"), "network/eduroam/index.md", "a folder's page");
+        assert_eq!(get("https://h.edu/network/vpn.html"), "network/vpn/index.md", "a page with pages below it");
+        assert_eq!(get("https://h.edu/network/vpn/linux.html"), "network/vpn/linux.md");
+        assert_eq!(get("https://h.edu/apps/starccm+.html"), "apps/starccm+.md");
+        assert_eq!(get("https://h.edu/printing/"), "printing/index.md");
+        assert_eq!(
+            get("https://h.edu/Printing/"),
+            "Printing/index-2.md",
+            "names that differ only in case are numbered"
+        );
+        assert_eq!(get("https://h.edu/data/Allas/web_client.html"), "data/Allas/web_client.md", "spelling kept");
+        assert_eq!(get("https://h.edu/caf%C3%A9%20menu.html"), "cafe-menu.md", "unsafe names are slugged");
         assert_eq!(get("https://h.edu/search?q=x"), "search-qx.md");
         assert_eq!(relative("network/eduroam.md", "network/vpn.md"), "vpn.md");
-        assert_eq!(relative("network/eduroam.md", "printing.md"), "../printing.md");
+        assert_eq!(relative("network/eduroam.md", "printing/index.md"), "../printing/index.md");
         assert_eq!(relative("index.md", "network/index.md"), "network/index.md");
     }
 

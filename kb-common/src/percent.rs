@@ -19,6 +19,12 @@ pub fn encode_path(p: &str) -> String {
     utf8_percent_encode(p, PATH).to_string()
 }
 
+/// `%XX` escapes decoded, bytes that are not UTF-8 replaced (a `%` without two hex
+/// digits stays as it is): a URL path segment as a name to write a file under.
+pub fn decode_lossy(s: &str) -> String {
+    percent_encoding::percent_decode_str(s).decode_utf8_lossy().into_owned()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -28,6 +34,7 @@ mod tests {
         assert_eq!(encode_segment("a/b c?#%é"), "a%2Fb%20c%3F%23%25%C3%A9");
         assert_eq!(encode_segment("Keep-this_one.~"), "Keep-this_one.~");
         assert_eq!(encode_path("it services/vpn.html"), "it%20services/vpn.html");
+        assert_eq!(decode_lossy("caf%C3%A9%20menu%zz%FF"), "café menu%zz\u{FFFD}");
         assert_eq!(encode_path("../a b/#x"), "../a%20b/%23x");
         assert_eq!(encode_path("a b/ü.html"), "a%20b/%C3%BC.html");
     }

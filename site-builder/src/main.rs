@@ -102,6 +102,9 @@ struct WebArgs {
     /// Keep only pages whose URL starts with this prefix (repeatable).
     #[arg(long, value_name = "PREFIX")]
     include: Vec<String>,
+    /// Leave out pages whose URL starts with this prefix (repeatable; wins over --include).
+    #[arg(long, value_name = "PREFIX")]
+    exclude: Vec<String>,
     /// Content folder to write into.
     #[arg(long, default_value = "content", value_name = "DIR")]
     out: PathBuf,
@@ -111,6 +114,9 @@ struct WebArgs {
     /// Delete the files of pages that are no longer in the sitemap.
     #[arg(long)]
     prune: bool,
+    /// Do not draw a progress bar.
+    #[arg(long)]
+    quiet: bool,
 }
 
 #[derive(clap::Args)]

@@ -1,7 +1,8 @@
 //! `site-builder ingest web` end to end, against a local help centre served from
 //! this file: robots.txt, a sitemap index, MkDocs-like pages with navigation, a
-//! cookie banner and links between them, a 429 with Retry-After, an ETag, a PDF
-//! and a page on another origin. The output is checked, built, and ingested again.
+//! cookie banner and links between them (and hostile ones), a page in a legacy
+//! encoding, a 429 with Retry-After, an ETag, a PDF and a page on another origin.
+//! The output is checked, built, and ingested again.
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
@@ -33,7 +34,7 @@ fn page(title: &str, body: &str, crumbs: &[(&str, &str)]) -> String {
     )
 }
 
-fn answer(path: &str, headers: &HashMap<String, String>, seen: &Mutex<Seen>) -> (u16, Vec<(String, String)>, String) {
+fn answer(path: &str, headers: &HashMap<String, String>, seen: &Mutex<Seen>) -> (u16, Vec<(String, String)>, Vec<u8>) {
     let mut s = seen.lock().unwrap();
     let n = {
         let e = s.hits.entry(path.to_string()).or_default();
@@ -47,7 +48,8 @@ fn answer(path: &str, headers: &HashMap<String, String>, seen: &Mutex<Seen>) -> 
         s.user_agents.push(ua.clone());
     }
     drop(s);
-    let html = |body: String| (200, vec![("Content-Type".into(), "text/html; charset=utf-8".into())], body);
+    let html =
+        |body: String| (200, vec![("Content-Type".into(), "text/html; charset=utf-8".into())], body.into_bytes());
     match path {
         "/robots.txt" => (200, vec![], "User-agent: *\nDisallow: /private/\n".into()),
         "/sitemap.xml" => (
@@ -69,6 +71,7 @@ fn answer(path: &str, headers: &HashMap<String, String>, seen: &Mutex<Seen>) -> 
 <url><loc>BASE/network/</loc></url>
 <url><loc>BASE/network/eduroam/</loc><lastmod>2026-03-01</lastmod></url>
 <url><loc>BASE/network/vpn.html</loc><lastmod>2026-02-01T08:00:00+00:00</lastmod></url>
+<url><loc>BASE/network/cafe.html</loc></url>
 <url><loc>BASE/private/salaries/</loc></url>
 <url><loc>BASE/guide.pdf</loc></url>
 <url><loc>https://elsewhere.example/page/</loc></url>
@@ -78,7 +81,7 @@ fn answer(path: &str, headers: &HashMap<String, String>, seen: &Mutex<Seen>) -> 
         "/" => html(page("Campus IT help", "<p>Start with <a href=\"network/\">the network pages</a>.</p>", &[])),
         "/network/" => {
             if headers.get("if-none-match").is_some_and(|v| v == "\"net-1\"") {
-                return (304, vec![], String::new());
+                return (304, vec![], Vec::new());
             }
             let (code, mut h, body) = html(page(
                 "Network",
@@ -91,6 +94,8 @@ fn answer(path: &str, headers: &HashMap<String, String>, seen: &Mutex<Seen>) -> 
         "/network/eduroam/" => html(page(
             "Connecting to eduroam",
             "<p>Eduroam gives you secure Wi-Fi on every campus. Off campus, use <a href=\"../vpn.html#setup\">the VPN</a>.</p>\
+             <p>Still stuck? <a href=\"javascript:alert(document.cookie)\">Run the checker</a> or \
+             <a href=\"data:text/html,&lt;script&gt;alert(1)&lt;/script&gt;\">open the form</a>.</p>\
              <div class=\"admonition warning\"><p class=\"admonition-title\">Passwords</p><p>Use your university password.</p></div>\
              <h2>Steps</h2><ol><li>Open the Wi-Fi settings.</li><li>Choose eduroam.</li></ol>",
             &[("/", "Home"), ("/network/", "Network")],
@@ -98,9 +103,15 @@ fn answer(path: &str, headers: &HashMap<String, String>, seen: &Mutex<Seen>) -> 
         "/network/vpn.html" if n == 1 => (429, vec![("Retry-After".into(), "0".into())], "slow down".into()),
         "/network/vpn.html" => html(page(
             "VPN",
-            "<h2 id=\"setup\">Setup</h2><p>Install the VPN client and sign in with two-factor authentication.</p>",
+            "<p>Jump to <a href=\"#setup\">the setup</a>.</p><h2 id=\"setup\">Setup</h2><p>Install the VPN client and sign in with two-factor authentication.</p>",
             &[("/", "Home"), ("/network/", "Network")],
         )),
+        // A page from before UTF-8, declared in the header: "Café Wi-Fi für Gäste".
+        "/network/cafe.html" => {
+            let body = page("Guest Wi-Fi", "<p>Caf\u{e9} Wi-Fi f\u{fc}r G\u{e4}ste: ask at the desk.</p>", &[]);
+            let latin1: Vec<u8> = body.chars().map(|c| u8::try_from(u32::from(c)).unwrap_or(b'?')).collect();
+            (200, vec![("Content-Type".into(), "text/html; charset=ISO-8859-1".into())], latin1)
+        }
         "/guide.pdf" => (200, vec![("Content-Type".into(), "application/pdf".into())], "%PDF-1.4".into()),
         _ => (404, vec![], "not found".into()),
     }
@@ -127,7 +138,10 @@ fn serve(stream: TcpStream, base: &str, seen: &Mutex<Seen>) {
         }
     }
     let (status, extra, body) = answer(&path, &headers, seen);
-    let body = body.replace("BASE", base);
+    let body = match String::from_utf8(body) {
+        Ok(text) => text.replace("BASE", base).into_bytes(),
+        Err(e) => e.into_bytes(),
+    };
     let mut out = stream;
     let mut head = format!("HTTP/1.1 {status} X\r\nContent-Length: {}\r\nConnection: close\r\n", body.len());
     for (k, v) in extra {
@@ -135,7 +149,7 @@ fn serve(stream: TcpStream, base: &str, seen: &Mutex<Seen>) {
     }
     head.push_str("\r\n");
     let _ = out.write_all(head.as_bytes());
-    let _ = out.write_all(body.as_bytes());
+    let _ = out.write_all(&body);
 }
 
 fn start() -> (String, Arc<Mutex<Seen>>) {
@@ -171,8 +185,8 @@ fn a_help_centre_is_ingested_politely_and_incrementally() {
     let o = ingest();
     let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
     assert!(o.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&o.stderr));
-    assert!(stdout.contains("6 pages listed: 1 disallowed by robots.txt"), "{stdout}");
-    assert!(stdout.contains("4 written"), "{stdout}");
+    assert!(stdout.contains("7 pages listed: 1 disallowed by robots.txt"), "{stdout}");
+    assert!(stdout.contains("5 written"), "{stdout}");
     assert!(
         stdout.contains("guide.pdf: not an HTML page (application/pdf); ingest it with `site-builder ingest pdf`"),
         "{stdout}"
@@ -186,7 +200,7 @@ fn a_help_centre_is_ingested_politely_and_incrementally() {
         assert!(s.user_agents.iter().all(|ua| ua.starts_with("kb-site-builder/")), "{:?}", s.user_agents);
     }
 
-    let edu = read(&out, "network/eduroam.md");
+    let edu = read(&out, "network/eduroam/index.md");
     for field in [
         "title: Connecting to eduroam\n",
         "page_id: network-eduroam\n",
@@ -198,15 +212,25 @@ fn a_help_centre_is_ingested_politely_and_incrementally() {
         assert!(edu.contains(field), "{field:?} in\n{edu}");
     }
     assert!(edu.contains("\n# Connecting to eduroam\n"), "{edu}");
-    assert!(edu.contains("[the VPN](vpn.md#setup)"), "links to ingested pages point at their files: {edu}");
+    assert!(edu.contains("[the VPN](../vpn.md#setup)"), "links to ingested pages point at their files: {edu}");
     assert!(edu.contains("!!! warning \"Passwords\""), "{edu}");
     assert!(edu.contains("## Steps"), "{edu}");
+    // Script and data URLs keep their words and lose the link.
+    assert!(edu.contains("Still stuck? Run the checker or open the form."), "{edu}");
+    for hostile in ["javascript", "data:", "script", "alert"] {
+        assert!(!edu.contains(hostile), "{hostile:?} in\n{edu}");
+    }
+    // Read in the encoding the server declared, not as broken UTF-8.
+    let cafe = read(&out, "network/cafe.md");
+    assert!(cafe.contains("Café Wi-Fi für Gäste: ask at the desk."), "{cafe}");
     for chrome in ["cookies", "Privacy", "Printing", "Campus IT"] {
         assert!(!edu.contains(chrome), "{chrome:?} in\n{edu}");
     }
-    assert!(read(&out, "network/index.md").contains("[Eduroam](eduroam.md)"));
+    assert!(read(&out, "network/index.md").contains("[Eduroam](eduroam/index.md)"));
     assert!(read(&out, "index.md").contains("[the network pages](network/index.md)"));
-    assert!(read(&out, "network/vpn.md").contains("two-factor authentication"));
+    let vpn = read(&out, "network/vpn.md");
+    assert!(vpn.contains("two-factor authentication"), "{vpn}");
+    assert!(vpn.contains("[the setup](#setup)"), "a link within the page stays an anchor: {vpn}");
     assert!(!out.join("private").exists());
 
     // The pages build as any content folder does, with no broken link.
@@ -217,7 +241,7 @@ fn a_help_centre_is_ingested_politely_and_incrementally() {
 
     // Again: the pages with the same lastmod are not requested, the one with an ETag
     // is asked conditionally and answers 304, nothing is rewritten.
-    let before = std::fs::metadata(out.join("network/eduroam.md")).unwrap().modified().unwrap();
+    let before = std::fs::metadata(out.join("network/eduroam/index.md")).unwrap().modified().unwrap();
     let o = ingest();
     let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
     assert!(o.status.success(), "{stdout}");
@@ -225,7 +249,36 @@ fn a_help_centre_is_ingested_politely_and_incrementally() {
     let s = seen.lock().unwrap();
     assert_eq!(s.hits["/network/eduroam/"], 1, "unchanged lastmod: not requested again");
     assert_eq!(s.conditional.get("/network/").map(Vec::len), Some(1), "asked with If-None-Match");
-    assert_eq!(std::fs::metadata(out.join("network/eduroam.md")).unwrap().modified().unwrap(), before);
+    assert_eq!(std::fs::metadata(out.join("network/eduroam/index.md")).unwrap().modified().unwrap(), before);
+}
+
+#[test]
+fn excluded_prefixes_are_left_out_and_links_to_them_stay_absolute() {
+    let (base, seen) = start();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("content");
+    let sitemap = format!("{base}/sitemap.xml");
+    let (include, exclude) = (format!("{base}/network/"), format!("{base}/network/vpn"));
+    let o = run(&[
+        "ingest",
+        "web",
+        "--sitemap",
+        &sitemap,
+        "--include",
+        &include,
+        "--exclude",
+        &exclude,
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+    ]);
+    let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(o.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&o.stderr));
+    assert!(stdout.contains("3 pages listed"), "the root, vpn, the PDF and the private page are out: {stdout}");
+    assert!(!out.join("network/vpn.md").exists() && !out.join("index.md").exists());
+    assert!(!seen.lock().unwrap().hits.contains_key("/network/vpn.html"), "an excluded page is not requested");
+    let edu = read(&out, "network/eduroam/index.md");
+    assert!(edu.contains(&format!("[the VPN]({base}/network/vpn.html#setup)")), "{edu}");
 }
 
 #[test]

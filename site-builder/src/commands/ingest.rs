@@ -31,9 +31,11 @@ pub(crate) fn run_ingest_web(args: WebArgs) -> Result<(), String> {
     let opts = ingest::web::WebOptions {
         sitemap: args.sitemap,
         include: args.include,
+        exclude: args.exclude,
         out: args.out,
         concurrency: usize::from(args.concurrency),
         prune: args.prune,
+        progress: !args.quiet && std::io::stderr().is_terminal(),
     };
     let summary = ingest::web::ingest_web(&opts).map_err(|e| e.to_string())?;
     out(&summary.text());
