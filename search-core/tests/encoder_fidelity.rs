@@ -39,6 +39,7 @@ fn embeddings_match_the_original_model() {
     let cases = fixture["cases"].as_array().unwrap();
     assert!(cases.len() >= 10);
     let mut worst = 1.0f32;
+    let mut low = Vec::new();
     for case in cases {
         let text = case["text"].as_str().unwrap();
         let want_ids: Vec<u32> =
@@ -49,9 +50,13 @@ fn embeddings_match_the_original_model() {
         assert_eq!(got.len(), DIM);
         let c = cosine(&got, &want);
         worst = worst.min(c);
-        assert!(c >= 0.99, "cosine {c} for {text:?}");
+        eprintln!("{c:.5}  {} ids  {:.40?}", want_ids.len(), text);
+        if c < 0.99 {
+            low.push(format!("cosine {c} for {text:?}"));
+        }
     }
     eprintln!("worst cosine against the f32 reference: {worst:.5}");
+    assert!(low.is_empty(), "below 0.99: {low:#?}");
 
     // A batch gives the same vectors as one text at a time.
     let texts: Vec<Vec<u32>> = cases.iter().map(|c| enc.tokenize(c["text"].as_str().unwrap())).collect();

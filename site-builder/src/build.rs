@@ -325,7 +325,7 @@ fn build_index(
     let params = hybrid::BuildParams {
         bm25: io.bm25,
         vectors: io.vectors,
-        encoder: "sentence-transformers/all-MiniLM-L6-v2 (int8 weights)".into(),
+        encoder: "sentence-transformers/all-MiniLM-L6-v2 (int8 weights, 7-bit activations)".into(),
         encoder_fingerprint: enc.fingerprint(),
         default_mode: io.default_mode,
         alpha: io.alpha,

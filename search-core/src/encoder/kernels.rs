@@ -1,95 +1,28 @@
-//! The numeric kernels of the encoder: an int8-weight linear layer, LayerNorm,
-//! GELU, and small dot products, written so that LLVM vectorises them (fixed-width
-//! width panels, independent accumulators) for SSE/AVX2 natively and SIMD128 in wasm.
+//! The encoder's f32 kernels: the panel product attention runs on (scores = Q·Kᵀ,
+//! context = P·V), LayerNorm, GELU, softmax and small reductions, written so that
+//! LLVM vectorises them (fixed-width panels, independent accumulators) for
+//! SSE/AVX2 natively and SIMD128 in wasm. The linear layers, where nearly all the
+//! arithmetic is, have their own integer kernels in [`super::linear`].
 //!
-//! Why int8 weights with f32 activations: the weights are what is bundled into the
-//! component (4× smaller than f32) and what streams through the caches on every
-//! query; activations stay f32, so accuracy stays within the faithfulness budget
-//! (cosine ≥ 0.99 against the original f32 model). On x86_64 the linear kernel is
-//! compiled twice and picked at run time: with AVX2 + FMA when the CPU has them,
-//! plain otherwise; wasm builds use SIMD128 when compiled with `+simd128`.
+//! On x86_64 the panel product is compiled for AVX-512 and for AVX2 + FMA and
+//! picked at run time, plain otherwise; the rest is inlined into the encoder's
+//! forward pass, which is itself compiled for AVX2 and for baseline x86_64
+//! (`Encoder::embed_tokens`). wasm builds use SIMD128 when compiled with
+//! `+simd128`.
 
 // Index loops over fixed-size lanes are what LLVM vectorises most reliably here.
 #![allow(clippy::needless_range_loop)]
 
-/// Output rows per weight panel: the kernel computes `NR` outputs at once. Part of
-/// the encoder file's layout (panels are packed with it).
+/// Outputs per panel: the products compute `NR` outputs at once. Part of the
+/// encoder file's layout (weight panels are packed with it, see
+/// [`super::linear::QLinear`]), and attention's panels of keys and values.
 pub const NR: usize = 32;
-/// Tokens sharing one dequantised weight panel (kept in L1/L2 across them).
-const TOKEN_TILE: usize = 96;
-
-/// A multiply-add: fused where the target has FMA, plain elsewhere (a fused
-/// multiply-add without hardware support is a slow library call).
-trait MulAdd {
-    fn mul_add(a: f32, b: f32, c: f32) -> f32;
-}
-
-struct Plain;
-impl MulAdd for Plain {
-    #[inline(always)]
-    fn mul_add(a: f32, b: f32, c: f32) -> f32 {
-        a * b + c
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
-struct Fused;
-#[cfg(target_arch = "x86_64")]
-impl MulAdd for Fused {
-    #[inline(always)]
-    fn mul_add(a: f32, b: f32, c: f32) -> f32 {
-        a.mul_add(b, c)
-    }
-}
-
-/// A linear layer with int8 weights, `rows × cols`, one scale per row, f32 bias.
-///
-/// `q` is stored in *panels* of [`NR`] rows: panel `p` holds, for each input
-/// column `c`, the weights of rows `p·NR .. p·NR+NR` side by side
-/// (`q[p·cols·NR + c·NR + r]`). The kernel then walks the input columns once per
-/// panel and updates `NR` outputs per step with one vector operation — the classic
-/// outer-product GEMM micro-kernel, which keeps the FMA units busy instead of
-/// waiting on loads. [`pack_panels`] produces the layout.
-#[derive(Clone, Copy)]
-pub struct QLinear<'a> {
-    pub q: &'a [i8],
-    pub scale: &'a [f32],
-    pub bias: &'a [f32],
-    pub rows: usize,
-    pub cols: usize,
-}
-
-impl QLinear<'_> {
-    /// `y[t][o] = scale[o] · Σ_c x[t][c] · q[o][c] + bias[o]` for `n` tokens.
-    pub fn forward(&self, x: &[f32], n: usize, y: &mut [f32]) {
-        debug_assert_eq!(x.len(), n * self.cols);
-        debug_assert_eq!(y.len(), n * self.rows);
-        debug_assert_eq!(self.rows % NR, 0);
-        let (rows, cols) = (self.rows, self.cols);
-        let mut panel = vec![0f32; cols * NR];
-        for t0 in (0..n).step_by(TOKEN_TILE) {
-            let t1 = (t0 + TOKEN_TILE).min(n);
-            for p in 0..rows / NR {
-                for (dst, src) in panel.iter_mut().zip(&self.q[p * cols * NR..(p + 1) * cols * NR]) {
-                    *dst = f32::from(*src);
-                }
-                panel_product(&x[t0 * cols..t1 * cols], t1 - t0, cols, cols, &panel, &mut y[t0 * rows..], rows, p * NR);
-            }
-        }
-        for row in y.chunks_exact_mut(rows) {
-            for ((v, s), b) in row.iter_mut().zip(self.scale).zip(self.bias) {
-                *v = *v * s + b;
-            }
-        }
-    }
-}
 
 /// The GEMM building block: for `n` rows of `x` (each `cols` long, `x_stride`
 /// apart) and one panel of [`NR`] columns (`panel[c·NR + r]`), writes
 /// `out[t·out_stride + o0 + r] = Σ_c x[t][c] · panel[c][r]`.
 ///
-/// Used by the linear layers (a panel of dequantised weights) and by attention
-/// (a panel of keys for the scores, of values for the context). The widest
+/// Attention's product: a panel of keys for the scores, of values for the context. The widest
 /// instruction set the CPU has is picked at run time on x86_64.
 #[allow(clippy::too_many_arguments)]
 pub fn panel_product(
@@ -118,26 +51,26 @@ pub fn panel_product(
             return;
         }
     }
-    product::<Plain, 2>(x, n, cols, x_stride, panel, out, out_stride, o0);
+    product::<2>(x, n, cols, x_stride, panel, out, out_stride, o0);
 }
 
 /// Walks the `$n` rows of `$x` in blocks of at most `$mr` (≤ 6) rows and calls the
-/// micro-kernel `$micro::<height>` on each: one driver for the portable and the
+/// micro-kernel `$micro::<height>` on each: one driver for the portable, AVX2 and
 /// AVX-512 kernels, whose block heights must be compile-time constants.
 macro_rules! row_blocks {
-    ($mr:expr, $micro:ident $(::<$kernel:ty>)?; $x:expr, $n:expr, $cols:expr, $x_stride:expr, $panel:expr, $out:expr, $out_stride:expr, $o0:expr) => {{
+    ($mr:expr, $micro:ident; $x:expr, $n:expr, $cols:expr, $x_stride:expr, $panel:expr, $out:expr, $out_stride:expr, $o0:expr) => {{
         let mut t = 0;
         while t < $n {
             let m = ($n - t).min($mr);
             let xs = &$x[t * $x_stride..];
             let dst = &mut $out[t * $out_stride..];
             match m {
-                6 => $micro::<6 $(, $kernel)?>($panel, xs, $cols, $x_stride, dst, $out_stride, $o0),
-                5 => $micro::<5 $(, $kernel)?>($panel, xs, $cols, $x_stride, dst, $out_stride, $o0),
-                4 => $micro::<4 $(, $kernel)?>($panel, xs, $cols, $x_stride, dst, $out_stride, $o0),
-                3 => $micro::<3 $(, $kernel)?>($panel, xs, $cols, $x_stride, dst, $out_stride, $o0),
-                2 => $micro::<2 $(, $kernel)?>($panel, xs, $cols, $x_stride, dst, $out_stride, $o0),
-                1 => $micro::<1 $(, $kernel)?>($panel, xs, $cols, $x_stride, dst, $out_stride, $o0),
+                6 => $micro::<6>($panel, xs, $cols, $x_stride, dst, $out_stride, $o0),
+                5 => $micro::<5>($panel, xs, $cols, $x_stride, dst, $out_stride, $o0),
+                4 => $micro::<4>($panel, xs, $cols, $x_stride, dst, $out_stride, $o0),
+                3 => $micro::<3>($panel, xs, $cols, $x_stride, dst, $out_stride, $o0),
+                2 => $micro::<2>($panel, xs, $cols, $x_stride, dst, $out_stride, $o0),
+                1 => $micro::<1>($panel, xs, $cols, $x_stride, dst, $out_stride, $o0),
                 _ => unreachable!("micro-kernel height {m} > 6"),
             }
             t += m;
@@ -145,7 +78,11 @@ macro_rules! row_blocks {
     }};
 }
 
-/// AVX2: 16 ymm registers hold 3 rows × 32 columns of accumulators.
+/// AVX2 + FMA: 2 rows × 32 columns of accumulators (8 ymm registers) beside the
+/// panel's four vectors and the broadcast input, 13 of the 16. Written with
+/// intrinsics: the portable kernel at 3 rows needed 17 and kept one accumulator on
+/// the stack, and every FMA into it then waited on a store and a reload (half of
+/// the attention's time on 256-token texts).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
 #[allow(clippy::too_many_arguments)]
@@ -159,7 +96,49 @@ unsafe fn product_avx2(
     out_stride: usize,
     o0: usize,
 ) {
-    product::<Fused, 3>(x, n, cols, x_stride, panel, out, out_stride, o0);
+    row_blocks!(2, micro_avx2; x, n, cols, x_stride, panel, out, out_stride, o0);
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+#[inline]
+fn micro_avx2<const T: usize>(
+    panel: &[f32],
+    xs: &[f32],
+    cols: usize,
+    x_stride: usize,
+    out: &mut [f32],
+    out_stride: usize,
+    o0: usize,
+) {
+    use std::arch::x86_64::{
+        __m256, _mm256_fmadd_ps, _mm256_loadu_ps, _mm256_set1_ps, _mm256_setzero_ps, _mm256_storeu_ps,
+    };
+    let mut acc: [[__m256; 4]; T] = [[_mm256_setzero_ps(); 4]; T];
+    for (c, w) in panel.chunks_exact(NR).enumerate().take(cols) {
+        // SAFETY: `w` is NR = 32 floats, so the four 8-float loads are in bounds.
+        let w = unsafe {
+            [
+                _mm256_loadu_ps(w.as_ptr()),
+                _mm256_loadu_ps(w[8..].as_ptr()),
+                _mm256_loadu_ps(w[16..].as_ptr()),
+                _mm256_loadu_ps(w[24..].as_ptr()),
+            ]
+        };
+        for (m, a) in acc.iter_mut().enumerate() {
+            let xv = _mm256_set1_ps(xs[m * x_stride + c]);
+            for v in 0..4 {
+                a[v] = _mm256_fmadd_ps(xv, w[v], a[v]);
+            }
+        }
+    }
+    for (m, a) in acc.iter().enumerate() {
+        let dst = &mut out[m * out_stride + o0..m * out_stride + o0 + NR];
+        for v in 0..4 {
+            // SAFETY: `dst` is NR = 32 floats, so each 8-float store at 8v is in bounds.
+            unsafe { _mm256_storeu_ps(dst[v * 8..].as_mut_ptr(), a[v]) };
+        }
+    }
 }
 
 /// AVX-512: 32 zmm registers hold 6 rows × 32 columns of accumulators (2 per row,
@@ -219,7 +198,7 @@ fn micro_avx512<const T: usize>(
 
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-fn product<M: MulAdd, const MR: usize>(
+fn product<const MR: usize>(
     x: &[f32],
     n: usize,
     cols: usize,
@@ -229,13 +208,13 @@ fn product<M: MulAdd, const MR: usize>(
     out_stride: usize,
     o0: usize,
 ) {
-    row_blocks!(MR, micro::<M>; x, n, cols, x_stride, panel, out, out_stride, o0);
+    row_blocks!(MR, micro; x, n, cols, x_stride, panel, out, out_stride, o0);
 }
 
 /// `T` rows × [`NR`] columns: for each input column, one panel row times each
 /// row's input value, accumulated in registers.
 #[inline(always)]
-fn micro<const T: usize, M: MulAdd>(
+fn micro<const T: usize>(
     panel: &[f32],
     xs: &[f32],
     cols: usize,
@@ -249,27 +228,13 @@ fn micro<const T: usize, M: MulAdd>(
         for m in 0..T {
             let xv = xs[m * x_stride + c];
             for r in 0..NR {
-                acc[m][r] = M::mul_add(xv, w[r], acc[m][r]);
+                acc[m][r] += xv * w[r];
             }
         }
     }
     for m in 0..T {
         out[m * out_stride + o0..m * out_stride + o0 + NR].copy_from_slice(&acc[m]);
     }
-}
-
-/// Reorders row-major `rows × cols` int8 weights into [`QLinear`]'s panels.
-pub fn pack_panels(q: &[i8], rows: usize, cols: usize) -> Vec<i8> {
-    assert_eq!(rows % NR, 0, "rows must be a multiple of {NR}");
-    let mut out = vec![0i8; q.len()];
-    for p in 0..rows / NR {
-        for c in 0..cols {
-            for r in 0..NR {
-                out[p * cols * NR + c * NR + r] = q[(p * NR + r) * cols + c];
-            }
-        }
-    }
-    out
 }
 
 /// Sum with eight independent accumulators: a plain `iter().sum()` is a serial
@@ -302,6 +267,7 @@ fn max(x: &[f32]) -> f32 {
 }
 
 /// In-place LayerNorm of every `dim`-sized row of `x`.
+#[inline(always)]
 pub fn layer_norm(x: &mut [f32], dim: usize, weight: &[f32], bias: &[f32], eps: f32) {
     let mut sq = vec![0f32; dim];
     for row in x.chunks_exact_mut(dim) {
@@ -317,6 +283,7 @@ pub fn layer_norm(x: &mut [f32], dim: usize, weight: &[f32], bias: &[f32], eps: 
 }
 
 /// GELU as BERT uses it: `x · Φ(x)` with the (exact) error function.
+#[inline(always)]
 pub fn gelu(x: &mut [f32]) {
     for v in x {
         *v = 0.5 * *v * (1.0 + erf(*v * std::f32::consts::FRAC_1_SQRT_2));
@@ -352,7 +319,8 @@ pub fn exp(x: f32) -> f32 {
     // Round to nearest by adding and removing 1.5·2²³: `f32::round` is a library
     // call on baseline x86_64 and would stop the loop from vectorising.
     const MAGIC: f32 = 12_582_912.0;
-    let n = (x * std::f32::consts::LOG2_E + MAGIC) - MAGIC;
+    let t = x * std::f32::consts::LOG2_E + MAGIC;
+    let n = t - MAGIC;
     let r = x - n * 0.693_359_4 + n * 2.121_944_4e-4;
     let mut p = 1.987_569_1e-4;
     p = p * r + 1.398_199_9e-3;
@@ -361,10 +329,15 @@ pub fn exp(x: f32) -> f32 {
     p = p * r + 0.166_666_65;
     p = p * r + 0.5;
     let e = p * r * r + r + 1.0;
-    e * f32::from_bits(((n as i32 + 127) as u32) << 23)
+    // `t` is MAGIC + n exactly (|n| ≤ 127, one ulp is 1 at MAGIC's exponent), so
+    // its bits less MAGIC's are n: no float-to-int conversion, whose saturating
+    // rules (NaN to 0, clamping) kept this loop scalar on x86.
+    let n = t.to_bits().wrapping_sub(MAGIC.to_bits()) as i32;
+    e * f32::from_bits(((n + 127) as u32) << 23)
 }
 
 /// In-place softmax.
+#[inline(always)]
 pub fn softmax(x: &mut [f32]) {
     let m = max(x);
     for v in x.iter_mut() {
@@ -390,20 +363,11 @@ pub fn quantize_rows(w: &[f32], cols: usize) -> (Vec<i8>, Vec<f32>) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn reference(x: &[f32], n: usize, w: &[f32], rows: usize, cols: usize, b: &[f32]) -> Vec<f32> {
-        let mut y = vec![0.0; n * rows];
-        for t in 0..n {
-            for o in 0..rows {
-                y[t * rows + o] = (0..cols).map(|c| x[t * cols + c] * w[o * cols + c]).sum::<f32>() + b[o];
-            }
-        }
-        y
-    }
-
-    fn pseudo(n: usize, seed: u32) -> Vec<f32> {
+    /// Deterministic values in [-0.5, 0.5) (a linear congruential generator).
+    pub(crate) fn pseudo(n: usize, seed: u32) -> Vec<f32> {
         let mut s = seed;
         (0..n)
             .map(|_| {
@@ -414,19 +378,19 @@ mod tests {
     }
 
     #[test]
-    fn quantised_linear_matches_f32_on_every_shape() {
-        for &(n, rows, cols) in &[(1, 32, 8), (3, 64, 16), (33, 32, 40), (5, 96, 13), (100, 64, 384), (14, 32, 7)] {
-            let w = pseudo(rows * cols, 1);
-            let x = pseudo(n * cols, 2);
-            let b = pseudo(rows, 3);
-            let (q, s) = quantize_rows(&w, cols);
-            let deq: Vec<f32> = q.iter().enumerate().map(|(i, &v)| f32::from(v) * s[i / cols]).collect();
-            let want = reference(&x, n, &deq, rows, cols, &b);
-            let mut got = vec![0.0; n * rows];
-            let q = pack_panels(&q, rows, cols);
-            QLinear { q: &q, scale: &s, bias: &b, rows, cols }.forward(&x, n, &mut got);
-            for (g, w) in got.iter().zip(&want) {
-                assert!((g - w).abs() < 1e-4, "{n}x{rows}x{cols}: {g} vs {w}");
+    fn the_panel_product_matches_a_plain_product_on_every_shape() {
+        for &(n, cols, stride) in &[(1, 8, 8), (3, 16, 20), (7, 32, 32), (14, 7, 9), (100, 256, 256)] {
+            let x = pseudo(n * stride, 2);
+            let panel = pseudo(cols * NR, 1);
+            let (out_stride, o0) = (NR + 5, 3);
+            let mut got = vec![0.0; n * out_stride];
+            panel_product(&x, n, cols, stride, &panel, &mut got, out_stride, o0);
+            for t in 0..n {
+                for r in 0..NR {
+                    let want: f32 = (0..cols).map(|c| x[t * stride + c] * panel[c * NR + r]).sum();
+                    let g = got[t * out_stride + o0 + r];
+                    assert!((g - want).abs() < 1e-4, "{n}x{cols}: {g} vs {want}");
+                }
             }
         }
     }

@@ -9,7 +9,8 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::kernels::{pack_panels, quantize_rows};
+use super::kernels::quantize_rows;
+use super::linear::{pack_panels, row_sums};
 use super::tokenizer::Vocab;
 use super::{Config, MAGIC, VERSION};
 use crate::container::Writer;
@@ -137,10 +138,12 @@ pub fn pack(
         }
         let mut linear = |name: String, weight: Vec<f32>, bias: Vec<f32>, cols: usize| {
             let (q, s) = quantize_rows(&weight, cols);
+            let sums = row_sums(&q, cols);
             let q = pack_panels(&q, weight.len() / cols, cols);
             add(&format!("{name}.q"), i8b(&q));
             add(&format!("{name}.s"), f32b(&s));
             add(&format!("{name}.b"), f32b(&bias));
+            add(&format!("{name}.sum"), bytemuck::cast_slice::<i32, u8>(&sums).to_vec());
         };
         linear(format!("l{l}.qkv"), qkv_w, qkv_b, h);
         linear(
@@ -234,6 +237,7 @@ pub fn synthetic(layers: usize) -> Vec<u8> {
             [("qkv", 3 * h, h), ("out", h, h), ("ff1", cfg.intermediate, h), ("ff2", h, cfg.intermediate)]
         {
             let (q, s) = quantize_rows(&v(rows * cols), cols);
+            w.add(&format!("l{l}.{name}.sum"), bytemuck::cast_slice::<i32, u8>(&row_sums(&q, cols)).to_vec());
             w.add_i8(&format!("l{l}.{name}.q"), &pack_panels(&q, rows, cols));
             w.add_f32(&format!("l{l}.{name}.s"), &s);
             w.add_f32(&format!("l{l}.{name}.b"), &v(rows));

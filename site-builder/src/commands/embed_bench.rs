@@ -19,7 +19,7 @@ pub(crate) fn run_embed_bench(args: EmbedBenchArgs) -> Result<(), String> {
     std::hint::black_box(v);
     outln!(
         "{}",
-        serde_json::json!({"engine": "search-core (int8 weights)", "chunks": n, "seconds": s, "chunks_per_s": n as f64 / s,
+        serde_json::json!({"engine": "search-core (int8 weights, 7-bit activations)", "chunks": n, "seconds": s, "chunks_per_s": n as f64 / s,
             "threads": threads, "long_text": LongText::from(args.long_text).name(), "mean_tokens": tokens as f64 / n.max(1) as f64})
     );
     Ok(())
