@@ -1059,7 +1059,10 @@ mod tests {
         ] {
             let b = with_info(|v| v[field] = value.clone());
             let err = Index::open(b.as_slice()).err().unwrap_or_else(|| panic!("{field} = {value} opened"));
-            assert!(err.to_string().contains(&format!("`{section}`")), "{field}: {err}");
+            // On 32 bits a count beyond usize is already refused as the info record is read.
+            let by_info = cfg!(target_pointer_width = "32") && value.as_u64() > Some(u64::from(u32::MAX));
+            let named = if by_info { "info record".to_string() } else { format!("`{section}`") };
+            assert!(err.to_string().contains(&named), "{field}: {err}");
         }
     }
 
