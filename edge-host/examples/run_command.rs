@@ -6,7 +6,7 @@
 //!
 //! ```text
 //! cargo run --release -p edge-host --example run_command -- \
-//!     [--epoch] [--async-support] [--no-cow] [--perfmap] FILE.wasm HOST_DIR [ARGS...]
+//!     [--epoch] [--async-support] [--no-cow] [--perfmap] [--save-code FILE] FILE.wasm HOST_DIR [ARGS...]
 //! ```
 //!
 //! `HOST_DIR` is preopened as `/model` in the guest; `ARGS` follow the program
@@ -16,7 +16,8 @@
 //! then the checks compiled into every loop). `--no-cow` copies the data segments
 //! into each instance's memory instead of mapping them copy-on-write.
 //! `--perfmap` writes `/tmp/perf-PID.map`, so that `perf record` / `perf report`
-//! name the guest's functions.
+//! name the guest's functions. `--save-code FILE` writes the machine code the
+//! engine compiled (an ELF file: `objdump -d FILE` shows what a kernel became).
 
 use std::time::Duration;
 
@@ -47,9 +48,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let (epoch, async_support, no_cow) = (flag("--epoch"), flag("--async-support"), flag("--no-cow"));
     let perfmap = flag("--perfmap");
+    let save_code = match args.iter().position(|a| a == "--save-code") {
+        Some(i) if i + 1 < args.len() => {
+            let path = args.remove(i + 1);
+            args.remove(i);
+            Some(path)
+        }
+        _ => None,
+    };
     let [file, dir, rest @ ..] = args.as_slice() else {
         return Err(
-            "usage: run_command [--epoch] [--async-support] [--no-cow] [--perfmap] FILE.wasm HOST_DIR [ARGS...]".into(),
+            "usage: run_command [--epoch] [--async-support] [--no-cow] [--perfmap] [--save-code FILE] FILE.wasm HOST_DIR [ARGS...]".into(),
         );
     };
 
@@ -65,6 +74,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             std::thread::sleep(Duration::from_millis(50));
             ticker.increment_epoch();
         });
+    }
+    if let Some(path) = save_code {
+        std::fs::write(path, engine.precompile_component(&std::fs::read(file)?)?)?;
     }
     let component = Component::from_file(&engine, file)?;
     let mut linker = Linker::<State>::new(&engine);
