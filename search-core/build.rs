@@ -1,0 +1,52 @@
+//! Generates the BM25 analyzer's data from the packages that define it, so the
+//! analyzer carries only what it uses (this matters in the browser's engine):
+//!
+//! - `fold.rs`: `FOLD`, the ASCII spelling of each character in the Latin, Latin
+//!   punctuation and symbol blocks, as `deunicode` transliterates it, sorted by
+//!   character. Characters outside those blocks are kept as they are when they are
+//!   letters or digits (see `index::analyzer`).
+//! - `stopwords.rs`: `STOPWORDS`, the English list of `stop-words` (NLTK's, as the `bm25` crate used),
+//!   folded the same way, sorted and without duplicates.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// The blocks folded to ASCII: Latin-1 Supplement and Latin Extended-A/B, IPA and
+/// spacing modifiers, combining diacritics (to nothing), Latin Extended Additional,
+/// general punctuation, super- and subscripts, currency, letterlike symbols,
+/// number forms, arrows, mathematical operators, and the fullwidth ASCII forms.
+const BLOCKS: &[(u32, u32)] = &[(0x00A0, 0x036F), (0x1E00, 0x1EFF), (0x2000, 0x22FF), (0xFF01, 0xFF5E)];
+
+fn main() {
+    let out = std::env::var("OUT_DIR").expect("cargo sets OUT_DIR");
+    let mut fold =
+        String::from("/// (character, ASCII spelling), sorted by character.\npub static FOLD: &[(char, &str)] = &[\n");
+    for (lo, hi) in BLOCKS {
+        for c in (*lo..=*hi).filter_map(char::from_u32) {
+            if let Some(s) = deunicode::deunicode_char(c) {
+                if s.chars().count() == 1 && s.starts_with(c) {
+                    continue;
+                }
+                writeln!(fold, "    ({c:?}, {s:?}),").expect("writing to a String");
+            }
+        }
+    }
+    fold.push_str("];\n");
+    write(Path::new(&out).join("fold.rs"), &fold);
+
+    let mut words: Vec<String> =
+        stop_words::get(stop_words::LANGUAGE::English).iter().map(|w| deunicode::deunicode(w).to_lowercase()).collect();
+    words.sort();
+    words.dedup();
+    let mut stop = String::from("/// English stop words, sorted.\npub static STOPWORDS: &[&str] = &[\n");
+    for w in &words {
+        writeln!(stop, "    {w:?},").expect("writing to a String");
+    }
+    stop.push_str("];\n");
+    write(Path::new(&out).join("stopwords.rs"), &stop);
+    println!("cargo:rerun-if-changed=build.rs");
+}
+
+fn write(path: impl AsRef<Path>, text: &str) {
+    std::fs::write(path.as_ref(), text).unwrap_or_else(|e| panic!("writing {}: {e}", path.as_ref().display()));
+}
