@@ -262,6 +262,10 @@ impl Writer {
         self.add(name, bytemuck::cast_slice(v).to_vec());
     }
 
+    pub fn add_i32(&mut self, name: &str, v: &[i32]) {
+        self.add(name, bytemuck::cast_slice(v).to_vec());
+    }
+
     pub fn finish(self) -> Vec<u8> {
         let align = |n: usize| n.div_ceil(ALIGN) * ALIGN;
         let mut offset = align(HEADER + self.sections.len() * ENTRY);

@@ -18,6 +18,13 @@
 /// [`super::linear::QLinear`]), and attention's panels of keys and values.
 pub const NR: usize = 32;
 
+/// 1.5·2²³: for |v| < 2²², `v + ROUND_MAGIC` has an ulp of 1, so the addition
+/// rounds `v` to the nearest integer (ties to even) and its bits less
+/// `ROUND_MAGIC`'s are that integer. Rounding and float-to-int conversion without
+/// library calls or saturating casts, so the loops around them vectorise (`exp`
+/// here, the activations' quantisation in [`super::linear`]).
+pub(crate) const ROUND_MAGIC: f32 = 12_582_912.0;
+
 /// The GEMM building block: for `n` rows of `x` (each `cols` long, `x_stride`
 /// apart) and one panel of [`NR`] columns (`panel[c·NR + r]`), writes
 /// `out[t·out_stride + o0 + r] = Σ_c x[t][c] · panel[c][r]`.
@@ -316,11 +323,10 @@ pub fn erf(a: f32) -> f32 {
 #[inline(always)]
 pub fn exp(x: f32) -> f32 {
     let x = x.clamp(-87.0, 88.0);
-    // Round to nearest by adding and removing 1.5·2²³: `f32::round` is a library
-    // call on baseline x86_64 and would stop the loop from vectorising.
-    const MAGIC: f32 = 12_582_912.0;
-    let t = x * std::f32::consts::LOG2_E + MAGIC;
-    let n = t - MAGIC;
+    // Round to nearest by adding and removing ROUND_MAGIC: `f32::round` is a
+    // library call on baseline x86_64 and would stop the loop from vectorising.
+    let t = x * std::f32::consts::LOG2_E + ROUND_MAGIC;
+    let n = t - ROUND_MAGIC;
     let r = x - n * 0.693_359_4 + n * 2.121_944_4e-4;
     let mut p = 1.987_569_1e-4;
     p = p * r + 1.398_199_9e-3;
@@ -329,10 +335,10 @@ pub fn exp(x: f32) -> f32 {
     p = p * r + 0.166_666_65;
     p = p * r + 0.5;
     let e = p * r * r + r + 1.0;
-    // `t` is MAGIC + n exactly (|n| ≤ 127, one ulp is 1 at MAGIC's exponent), so
-    // its bits less MAGIC's are n: no float-to-int conversion, whose saturating
-    // rules (NaN to 0, clamping) kept this loop scalar on x86.
-    let n = t.to_bits().wrapping_sub(MAGIC.to_bits()) as i32;
+    // `t` is ROUND_MAGIC + n exactly (|n| ≤ 127), so its bits less ROUND_MAGIC's
+    // are n: no float-to-int conversion, whose saturating rules (NaN to 0,
+    // clamping) kept this loop scalar on x86.
+    let n = t.to_bits().wrapping_sub(ROUND_MAGIC.to_bits()) as i32;
     e * f32::from_bits(((n + 127) as u32) << 23)
 }
 

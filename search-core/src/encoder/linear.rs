@@ -30,7 +30,7 @@
 // Index loops over fixed-size lanes are what LLVM vectorises most reliably here.
 #![allow(clippy::needless_range_loop)]
 
-use super::kernels::NR;
+use super::kernels::{NR, ROUND_MAGIC};
 
 /// Input columns per group: the four bytes one 32-bit lane of a dot product sums.
 pub const KG: usize = 4;
@@ -78,21 +78,19 @@ pub struct Quantized {
 /// of the layer.
 pub const OUTLIERS: usize = 4;
 
-/// An integral `q` with |q| < 2²² as an integer, read from the bits of `q + MAGIC`
-/// (whose ulp is 1): a float-to-int `as` has saturating rules that keep a loop
-/// scalar on x86 and wasm alike.
+/// An integral `q` with |q| < 2²² as an integer, read from the bits of
+/// `q + ROUND_MAGIC` (whose ulp is 1): a float-to-int `as` has saturating rules
+/// that keep a loop scalar on x86 and wasm alike.
 #[inline(always)]
 fn small_int(q: f32) -> i32 {
-    const MAGIC: f32 = 12_582_912.0;
-    (q + MAGIC).to_bits().wrapping_sub(MAGIC.to_bits()) as i32
+    (q + ROUND_MAGIC).to_bits().wrapping_sub(ROUND_MAGIC.to_bits()) as i32
 }
 
 /// Round half to even, branch-free (`f32::round_ties_even` is a library call on
 /// baseline x86_64 and would keep the loop scalar); exact for |v| < 2²².
 #[inline(always)]
 fn round(v: f32) -> f32 {
-    const MAGIC: f32 = 12_582_912.0;
-    (v + MAGIC) - MAGIC
+    (v + ROUND_MAGIC) - ROUND_MAGIC
 }
 
 /// Slots of the magnitude scan: the outliers, and the largest value left in range.
@@ -219,7 +217,7 @@ impl QLinear<'_> {
     }
 
     /// The product for inputs already quantised (`x.u` holds `n × cols` bytes).
-    pub fn forward_quantized(&self, x: &Quantized, n: usize, y: &mut [f32]) {
+    fn forward_quantized(&self, x: &Quantized, n: usize, y: &mut [f32]) {
         let (rows, cols) = (self.rows, self.cols);
         debug_assert_eq!(x.u.len(), n * cols);
         debug_assert_eq!(y.len(), n * rows);
@@ -227,18 +225,23 @@ impl QLinear<'_> {
         for t0 in (0..n).step_by(TOKEN_TILE) {
             let t1 = (t0 + TOKEN_TILE).min(n);
             for p in 0..rows / NR {
-                let panel = &self.q[p * cols * NR..(p + 1) * cols * NR];
-                let out = Epilogue {
-                    panel,
-                    scale: &x.scale[t0..t1],
-                    zero: &x.zero[t0..t1],
-                    outliers: &x.outliers[t0 * OUTLIERS..t1 * OUTLIERS],
-                    wscale: &self.scale[p * NR..(p + 1) * NR],
-                    row_sums: &self.row_sums[p * NR..(p + 1) * NR],
-                    bias: &self.bias[p * NR..(p + 1) * NR],
-                };
-                product(&x.u[t0 * cols..t1 * cols], t1 - t0, cols, panel, &out, &mut y[t0 * rows..], rows, p * NR);
+                let e = self.epilogue(x, t0..t1, p);
+                product(&x.u[t0 * cols..t1 * cols], t1 - t0, cols, e.panel, &e, &mut y[t0 * rows..], rows, p * NR);
             }
+        }
+    }
+
+    /// Panel `p`'s weights and what its epilogue needs for the tokens `tokens`.
+    fn epilogue<'e>(&'e self, x: &'e Quantized, tokens: std::ops::Range<usize>, p: usize) -> Epilogue<'e> {
+        let rows = p * NR..(p + 1) * NR;
+        Epilogue {
+            panel: &self.q[p * self.cols * NR..(p + 1) * self.cols * NR],
+            scale: &x.scale[tokens.clone()],
+            zero: &x.zero[tokens.clone()],
+            outliers: &x.outliers[tokens.start * OUTLIERS..tokens.end * OUTLIERS],
+            wscale: &self.scale[rows.clone()],
+            row_sums: &self.row_sums[rows.clone()],
+            bias: &self.bias[rows],
         }
     }
 }
@@ -296,23 +299,41 @@ fn product(u: &[u8], n: usize, cols: usize, panel: &[i8], e: &Epilogue, out: &mu
         return;
     }
     #[cfg(all(target_arch = "wasm32", target_feature = "relaxed-simd"))]
-    row_blocks::<wasm::RelaxedDot>(u, n, cols, panel, e, out, stride, o0);
+    wasm::product_relaxed(u, n, cols, panel, e, out, stride, o0);
     #[cfg(not(all(target_arch = "wasm32", target_feature = "relaxed-simd")))]
-    row_blocks::<Portable>(u, n, cols, panel, e, out, stride, o0);
+    product_portable(u, n, cols, panel, e, out, stride, o0);
 }
 
-/// A micro-kernel: `T` tokens (`cols` bytes apart) × one panel → integer sums,
-/// for `T` up to `MR`.
-trait Kernel {
-    const MR: usize;
-    fn micro<const T: usize>(panel: &[i8], u: &[u8], cols: usize) -> [[i32; NR]; T];
+/// Walks the `$n` tokens in blocks of at most `$mr` (≤ 4) and hands the integer
+/// sums of the micro-kernel `$micro::<height>` (`T` tokens, `cols` bytes apart, ×
+/// one panel → `[[i32; NR]; T]`) to the epilogue: one driver for every integer
+/// kernel. A macro, as `kernels`' `row_blocks!`: block heights must be
+/// compile-time constants, and the AVX2 kernel must be called from a function
+/// compiled for AVX2 to be inlined there.
+macro_rules! token_blocks {
+    ($mr:expr, $micro:ident; $u:expr, $n:expr, $cols:expr, $panel:expr, $e:expr, $out:expr, $stride:expr, $o0:expr) => {{
+        let mut t = 0;
+        while t < $n {
+            let m = ($n - t).min($mr);
+            let xs = &$u[t * $cols..];
+            let dst = &mut $out[t * $stride..];
+            match m {
+                4 => $e.store(&$micro::<4>($panel, xs, $cols), t, dst, $stride, $o0),
+                3 => $e.store(&$micro::<3>($panel, xs, $cols), t, dst, $stride, $o0),
+                2 => $e.store(&$micro::<2>($panel, xs, $cols), t, dst, $stride, $o0),
+                1 => $e.store(&$micro::<1>($panel, xs, $cols), t, dst, $stride, $o0),
+                _ => unreachable!("micro-kernel height {m} > 4"),
+            }
+            t += m;
+        }
+    }};
 }
 
-/// Walks the tokens in blocks of at most `K::MR` (≤ 3) and runs the kernel of
-/// that height on each.
-#[inline(always)]
+/// The portable kernel: plain integer loops over the same layout, 3 tokens at a
+/// time (the tests compare every target's kernel with it).
+#[cfg_attr(all(target_arch = "wasm32", target_feature = "relaxed-simd"), allow(dead_code))]
 #[allow(clippy::too_many_arguments)]
-fn row_blocks<K: Kernel>(
+fn product_portable(
     u: &[u8],
     n: usize,
     cols: usize,
@@ -322,50 +343,29 @@ fn row_blocks<K: Kernel>(
     stride: usize,
     o0: usize,
 ) {
-    let mut t = 0;
-    while t < n {
-        let m = (n - t).min(K::MR);
-        let xs = &u[t * cols..];
-        let dst = &mut out[t * stride..];
-        match m {
-            3 => e.store(&K::micro::<3>(panel, xs, cols), t, dst, stride, o0),
-            2 => e.store(&K::micro::<2>(panel, xs, cols), t, dst, stride, o0),
-            _ => e.store(&K::micro::<1>(panel, xs, cols), t, dst, stride, o0),
-        }
-        t += m;
-    }
+    token_blocks!(3, micro_portable; u, n, cols, panel, e, out, stride, o0);
 }
 
-/// The portable kernel: plain integer loops over the same layout (the tests
-/// compare every target's kernel with it).
 #[cfg_attr(all(target_arch = "wasm32", target_feature = "relaxed-simd"), allow(dead_code))]
-struct Portable;
-
-impl Kernel for Portable {
-    const MR: usize = 3;
-
-    #[inline(always)]
-    fn micro<const T: usize>(panel: &[i8], u: &[u8], cols: usize) -> [[i32; NR]; T] {
-        let mut acc = [[0i32; NR]; T];
-        for (g, w) in panel.chunks_exact(NR * KG).enumerate().take(cols / KG) {
-            for m in 0..T {
-                let a = &u[m * cols + g * KG..m * cols + g * KG + KG];
-                for r in 0..NR {
-                    let mut s = 0i32;
-                    for j in 0..KG {
-                        s += i32::from(w[r * KG + j]) * i32::from(a[j]);
-                    }
-                    acc[m][r] += s;
+#[inline(always)]
+fn micro_portable<const T: usize>(panel: &[i8], u: &[u8], cols: usize) -> [[i32; NR]; T] {
+    let mut acc = [[0i32; NR]; T];
+    for (g, w) in panel.chunks_exact(NR * KG).enumerate().take(cols / KG) {
+        for m in 0..T {
+            let a = &u[m * cols + g * KG..m * cols + g * KG + KG];
+            for r in 0..NR {
+                let mut s = 0i32;
+                for j in 0..KG {
+                    s += i32::from(w[r * KG + j]) * i32::from(a[j]);
                 }
+                acc[m][r] += s;
             }
         }
-        acc
     }
+    acc
 }
 
-/// AVX2 driver: blocks of [`AVX2_MR`] tokens. Not [`row_blocks`]: a trait method
-/// cannot carry `#[target_feature]`, and the micro-kernel must be compiled for
-/// AVX2 and inlined here.
+/// AVX2: blocks of [`AVX2_MR`] tokens.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 #[allow(clippy::too_many_arguments)]
@@ -379,20 +379,7 @@ unsafe fn product_avx2(
     stride: usize,
     o0: usize,
 ) {
-    let mut t = 0;
-    while t < n {
-        let m = (n - t).min(AVX2_MR);
-        let xs = &u[t * cols..];
-        let dst = &mut out[t * stride..];
-        // SAFETY (every arm): AVX2 is enabled on this function, so on the CPU.
-        match m {
-            4 => e.store(&unsafe { micro_avx2::<4>(panel, xs, cols) }, t, dst, stride, o0),
-            3 => e.store(&unsafe { micro_avx2::<3>(panel, xs, cols) }, t, dst, stride, o0),
-            2 => e.store(&unsafe { micro_avx2::<2>(panel, xs, cols) }, t, dst, stride, o0),
-            _ => e.store(&unsafe { micro_avx2::<1>(panel, xs, cols) }, t, dst, stride, o0),
-        }
-        t += m;
-    }
+    token_blocks!(AVX2_MR, micro_avx2; u, n, cols, panel, e, out, stride, o0);
 }
 
 /// Tokens per AVX2 micro-kernel call, and 8-row vectors per pass over the panel:
@@ -408,7 +395,7 @@ const AVX2_P: usize = 2;
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 #[inline]
-unsafe fn micro_avx2<const T: usize>(panel: &[i8], u: &[u8], cols: usize) -> [[i32; NR]; T] {
+fn micro_avx2<const T: usize>(panel: &[i8], u: &[u8], cols: usize) -> [[i32; NR]; T] {
     use std::arch::x86_64::{
         __m256i, _mm256_add_epi32, _mm256_loadu_si256, _mm256_madd_epi16, _mm256_maddubs_epi16, _mm256_set1_epi16,
         _mm256_set1_epi32, _mm256_setzero_si256, _mm256_storeu_si256,
@@ -461,60 +448,69 @@ unsafe fn micro_avx2<const T: usize>(panel: &[i8], u: &[u8], cols: usize) -> [[i
 /// allocator sees only the kernel.
 #[cfg(all(target_arch = "wasm32", target_feature = "relaxed-simd"))]
 mod wasm {
-    use super::{Kernel, KG, NR};
+    use super::{Epilogue, KG, NR};
     use core::arch::wasm32::{
         i32x4_relaxed_dot_i8x16_i7x16_add, i32x4_splat, u32x4_splat, v128, v128_load, v128_store,
     };
-
-    pub struct RelaxedDot;
 
     /// Vectors of four rows per pass (16 rows), and groups of four columns per loop turn.
     const V: usize = 4;
     const U: usize = 2;
 
-    impl Kernel for RelaxedDot {
-        const MR: usize = 2;
+    /// Blocks of two tokens.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn product_relaxed(
+        u: &[u8],
+        n: usize,
+        cols: usize,
+        panel: &[i8],
+        e: &Epilogue,
+        out: &mut [f32],
+        stride: usize,
+        o0: usize,
+    ) {
+        token_blocks!(2, micro_relaxed; u, n, cols, panel, e, out, stride, o0);
+    }
 
-        /// `T` tokens × 32 rows in passes of `4·V` rows, `U` groups per loop turn.
-        #[inline(never)]
-        fn micro<const T: usize>(panel: &[i8], u: &[u8], cols: usize) -> [[i32; NR]; T] {
-            let groups = cols / KG;
-            assert!(panel.len() >= groups * NR * KG && u.len() >= (T - 1) * cols + groups * KG);
-            let mut out = [[0i32; NR]; T];
-            for pass in 0..NR / (4 * V) {
-                let mut acc = [[i32x4_splat(0); V]; T];
-                let step = |g: usize, acc: &mut [[v128; V]; T]| {
-                    // SAFETY: the assert above keeps every load in bounds: 16-byte
-                    // loads within `g·128 .. g·128 + 128`, and four bytes at
-                    // `m·cols + 4g`, for every g < groups.
-                    unsafe {
-                        let wp = panel.as_ptr().add(g * NR * KG + pass * 16 * V).cast::<v128>();
-                        for m in 0..T {
-                            let a = u32x4_splat(u.as_ptr().add(m * cols + g * KG).cast::<u32>().read_unaligned());
-                            for v in 0..V {
-                                acc[m][v] = i32x4_relaxed_dot_i8x16_i7x16_add(v128_load(wp.add(v)), a, acc[m][v]);
-                            }
+    /// `T` tokens × 32 rows in passes of `4·V` rows, `U` groups per loop turn.
+    #[inline(never)]
+    fn micro_relaxed<const T: usize>(panel: &[i8], u: &[u8], cols: usize) -> [[i32; NR]; T] {
+        let groups = cols / KG;
+        assert!(panel.len() >= groups * NR * KG && u.len() >= (T - 1) * cols + groups * KG);
+        let mut out = [[0i32; NR]; T];
+        for pass in 0..NR / (4 * V) {
+            let mut acc = [[i32x4_splat(0); V]; T];
+            let step = |g: usize, acc: &mut [[v128; V]; T]| {
+                // SAFETY: the assert above keeps every load in bounds: 16-byte
+                // loads within `g·128 .. g·128 + 128`, and four bytes at
+                // `m·cols + 4g`, for every g < groups.
+                unsafe {
+                    let wp = panel.as_ptr().add(g * NR * KG + pass * 16 * V).cast::<v128>();
+                    for m in 0..T {
+                        let a = u32x4_splat(u.as_ptr().add(m * cols + g * KG).cast::<u32>().read_unaligned());
+                        for v in 0..V {
+                            acc[m][v] = i32x4_relaxed_dot_i8x16_i7x16_add(v128_load(wp.add(v)), a, acc[m][v]);
                         }
                     }
-                };
-                let whole = groups - groups % U;
-                for g0 in (0..whole).step_by(U) {
-                    for g in g0..g0 + U {
-                        step(g, &mut acc);
-                    }
                 }
-                for g in whole..groups {
+            };
+            let whole = groups - groups % U;
+            for g0 in (0..whole).step_by(U) {
+                for g in g0..g0 + U {
                     step(g, &mut acc);
                 }
-                for m in 0..T {
-                    for v in 0..V {
-                        // SAFETY: `out[m]` is 32 i32s; each store writes 4 at `16·pass + 4v`.
-                        unsafe { v128_store(out[m][pass * 4 * V + v * 4..].as_mut_ptr().cast::<v128>(), acc[m][v]) };
-                    }
+            }
+            for g in whole..groups {
+                step(g, &mut acc);
+            }
+            for m in 0..T {
+                for v in 0..V {
+                    // SAFETY: `out[m]` is 32 i32s; each store writes 4 at `16·pass + 4v`.
+                    unsafe { v128_store(out[m][pass * 4 * V + v * 4..].as_mut_ptr().cast::<v128>(), acc[m][v]) };
                 }
             }
-            out
         }
+        out
     }
 }
 
@@ -586,18 +582,9 @@ mod tests {
             assert_eq!(got, want, "{n}x{rows}x{cols}");
             // And the portable kernel agrees with whatever `product` picked.
             let mut portable = vec![0.0; n * rows];
-            let e = |p: usize| Epilogue {
-                panel: &packed[p * cols * NR..(p + 1) * cols * NR],
-                scale: &qx.scale,
-                zero: &qx.zero,
-                outliers: &qx.outliers,
-                wscale: &s[p * NR..(p + 1) * NR],
-                row_sums: &sums[p * NR..(p + 1) * NR],
-                bias: &b[p * NR..(p + 1) * NR],
-            };
             for p in 0..rows / NR {
-                let panel = &packed[p * cols * NR..(p + 1) * cols * NR];
-                row_blocks::<Portable>(&qx.u, n, cols, panel, &e(p), &mut portable, rows, p * NR);
+                let e = lin.epilogue(&qx, 0..n, p);
+                product_portable(&qx.u, n, cols, e.panel, &e, &mut portable, rows, p * NR);
             }
             assert_eq!(portable, want, "portable {n}x{rows}x{cols}");
         }

@@ -237,7 +237,7 @@ pub fn synthetic(layers: usize) -> Vec<u8> {
             [("qkv", 3 * h, h), ("out", h, h), ("ff1", cfg.intermediate, h), ("ff2", h, cfg.intermediate)]
         {
             let (q, s) = quantize_rows(&v(rows * cols), cols);
-            w.add(&format!("l{l}.{name}.sum"), bytemuck::cast_slice::<i32, u8>(&row_sums(&q, cols)).to_vec());
+            w.add_i32(&format!("l{l}.{name}.sum"), &row_sums(&q, cols));
             w.add_i8(&format!("l{l}.{name}.q"), &pack_panels(&q, rows, cols));
             w.add_f32(&format!("l{l}.{name}.s"), &s);
             w.add_f32(&format!("l{l}.{name}.b"), &v(rows));
