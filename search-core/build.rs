@@ -24,9 +24,6 @@ fn main() {
     for (lo, hi) in BLOCKS {
         for c in (*lo..=*hi).filter_map(char::from_u32) {
             if let Some(s) = deunicode::deunicode_char(c) {
-                if s.chars().count() == 1 && s.starts_with(c) {
-                    continue;
-                }
                 writeln!(fold, "    ({c:?}, {s:?}),").expect("writing to a String");
             }
         }

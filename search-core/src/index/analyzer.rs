@@ -91,8 +91,8 @@ fn class(c: char) -> Class {
         ',' | ';' => Class::MidNum,
         '.' | '\'' => Class::MidBoth,
         c if c.is_ascii() => Class::Other,
-        // Han, Hiragana, Katakana (with its marks), Hangul syllables are not run
-        // together with their neighbours, as in a word-by-character reading.
+        // Hiragana, Katakana (with its marks) and Han are not run together with
+        // their neighbours: each character is a word, as UAX #29 reads them.
         '\u{3040}'..='\u{30FF}' | '\u{3400}'..='\u{4DBF}' | '\u{4E00}'..='\u{9FFF}' | '\u{F900}'..='\u{FAFF}' => {
             Class::Alone
         }
@@ -116,10 +116,9 @@ fn words(text: &str) -> Vec<&str> {
         let joins = match (prev, k) {
             (None, _) => false,
             (Some(Class::Alone), _) | (Some(_), Class::Alone) => false,
-            (Some(p), Class::Letter | Class::Digit) => {
+            (Some(p), Class::Letter | Class::Digit | Class::Joiner) => {
                 matches!(p, Class::Letter | Class::Digit | Class::Joiner)
             }
-            (Some(p), Class::Joiner) => matches!(p, Class::Letter | Class::Digit | Class::Joiner),
             (Some(Class::Letter), Class::MidLetter | Class::MidBoth) => next == Some(Class::Letter),
             (Some(Class::Digit), Class::MidNum | Class::MidBoth) => next == Some(Class::Digit),
             _ => false,
@@ -140,9 +139,9 @@ fn words(text: &str) -> Vec<&str> {
             has_alnum |= matches!(k, Class::Letter | Class::Digit);
         }
         if mid && joins {
-            // The character after it is a letter or digit of the same word.
+            // The character after it is a letter or digit of the same word (as
+            // was the one before, so the word already has one).
             i += 1;
-            has_alnum = true;
         }
         i += 1;
     }
