@@ -248,6 +248,26 @@ mod tests {
     }
 
     #[test]
+    fn hostile_and_malformed_text_gives_plain_words() {
+        let w = |s: &str| words(&fold(s)).into_iter().map(str::to_string).collect::<Vec<_>>();
+        // Joiners and middle characters at the edges, alone, or in runs.
+        assert_eq!(w("a: 1, x. 'y' .:;,'"), ["a", "1", "x", "y"]);
+        assert_eq!(w("a..b 1,,2 __"), ["a", "b", "1", "2"]);
+        // Control characters, bidi overrides and a zero-width space separate
+        // words; joiners, soft hyphens and combining marks are transparent inside
+        // one (UAX #29's WB4), so a hidden character cannot split a word apart.
+        assert_eq!(w("evil\u{0}\u{202E}txt\u{200B}end\u{FEFF}"), ["evil", "txt", "end"]);
+        assert_eq!(w("in\u{AD}stal\u{200D}led\u{0301}"), ["installed"]);
+        assert_eq!(w("\u{0301}\u{200D}\u{AD}"), Vec::<String>::new());
+        assert_eq!(w("<script>alert(1)</script>"), ["script", "alert", "1", "script"]);
+        // A huge unbroken token stays one word; a long run of separators gives none.
+        let long = "x".repeat(100_000);
+        assert_eq!(w(&long), std::slice::from_ref(&long));
+        assert!(terms(&"-=".repeat(50_000)).is_empty());
+        assert!(terms("").is_empty() && terms(" \t\n").is_empty());
+    }
+
+    #[test]
     fn the_generated_tables_are_sorted_for_binary_search() {
         assert!(FOLD.windows(2).all(|p| p[0].0 < p[1].0));
         assert!(STOPWORDS.windows(2).all(|p| p[0] < p[1]));
