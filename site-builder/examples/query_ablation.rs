@@ -17,6 +17,11 @@
 //!   in most of their occurrences) added to the BM25 query when the query's other
 //!   terms co-occur with them (Σ idf · P(name | term) / Σ idf ≥ θ);
 //! - `page γ`: a chunk's score moved toward its page's best by `γ`;
+//! - `pages together nN`: the first N chunks reordered so that each page's chunks
+//!   sit together; `page sum aA dD m1`: pages ranked by best + D · second best
+//!   chunk, each page's best chunk first (what `Order::Pages` now does in the
+//!   product), at convex α A;
+//! - `convex aA`, `bm25 kK bB`: the fusion weight and BM25's k1 and b;
 //! - `maxp`, `blend+maxp w`: with `--windows FILE`, every 256-token window of every
 //!   chunk is embedded (and kept in FILE for the next run), and the dense side
 //!   scores a chunk by its best window (MaxP), or mixes that with the stored vector.
@@ -127,6 +132,55 @@ fn page_group(idx: &Index<'_>, hits: &[Hit], gamma: f32) -> Vec<Hit> {
         .collect();
     out.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.doc.cmp(&b.doc)));
     out
+}
+
+/// The first `n` hits reordered so that each page's chunks sit together, pages in
+/// the order of their best chunk (the order the results page shows them in);
+/// which chunks are in the first `n`, and the page ranking, do not change.
+fn pages_together(idx: &Index<'_>, hits: &[Hit], n: usize) -> Vec<Hit> {
+    let n = n.min(hits.len());
+    let mut first: HashMap<u32, usize> = HashMap::new();
+    for (i, h) in hits[..n].iter().enumerate() {
+        first.entry(idx.page_of(h.doc)).or_insert(i);
+    }
+    let mut head: Vec<(usize, usize, Hit)> =
+        hits[..n].iter().enumerate().map(|(i, h)| (first[&idx.page_of(h.doc)], i, h.clone())).collect();
+    head.sort_by_key(|&(p, i, _)| (p, i));
+    head.into_iter().map(|(_, _, h)| h).chain(hits[n..].iter().cloned()).collect()
+}
+
+/// Pages ranked by their best chunk plus `delta` times their second best (a page
+/// that several chunks match beats one lucky chunk), each page's first `per_page`
+/// chunks together in that order, the rest after in their own order.
+fn page_sum(idx: &Index<'_>, hits: &[Hit], delta: f32, per_page: usize) -> Vec<Hit> {
+    let mut tops: HashMap<u32, (f32, f32, usize)> = HashMap::new();
+    for (i, h) in hits.iter().enumerate() {
+        let e = tops.entry(idx.page_of(h.doc)).or_insert((f32::MIN, 0.0, i));
+        if e.0 == f32::MIN {
+            e.0 = h.score;
+        } else if e.1 == 0.0 {
+            e.1 = h.score.max(0.0);
+        }
+    }
+    let score = |p: u32| tops[&p].0 + delta * tops[&p].1;
+    let mut pages: Vec<u32> = tops.keys().copied().collect();
+    pages.sort_by(|a, b| score(*b).total_cmp(&score(*a)).then(tops[a].2.cmp(&tops[b].2)));
+    let mut head = Vec::new();
+    let mut tail = Vec::new();
+    let mut taken: HashMap<u32, usize> = HashMap::new();
+    for h in hits {
+        let n = taken.entry(idx.page_of(h.doc)).or_insert(0);
+        *n += 1;
+        if *n <= per_page {
+            head.push(h.clone())
+        } else {
+            tail.push(h.clone())
+        }
+    }
+    let rank: HashMap<u32, usize> = pages.iter().enumerate().map(|(i, p)| (*p, i)).collect();
+    head.sort_by_key(|h| rank[&idx.page_of(h.doc)]);
+    head.extend(tail);
+    head
 }
 
 /// Linear fusion without clamping: every candidate's exact cosine and exact BM25
@@ -577,6 +631,44 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         for gamma in [0.1f32, 0.25, 0.5, 1.0] {
             record(format!("page g{gamma}"), &q.category, &page_group(idx, &base, gamma), &target);
+        }
+        for n in [5usize, 10] {
+            record(format!("pages together n{n}"), &q.category, &pages_together(idx, &base, n), &target);
+            let g = page_group(idx, &base, 0.1);
+            record(format!("page g0.1 + together n{n}"), &q.category, &pages_together(idx, &g, n), &target);
+        }
+        for alpha in [0.5f32, 0.55, 0.6] {
+            let pp = SearchParams { alpha, ..p };
+            let c: Candidates = idx.candidates(&q.question, Some(&qv), &pp);
+            let dense_of = |d: u32| Some(idx.dense_score(&qv, d));
+            let fused = fusion::fuse(&pp, &c.dense, &c.sparse, dense_of);
+            for delta in [0.0f32, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0] {
+                record(
+                    format!("page sum a{alpha} d{delta} m1"),
+                    &q.category,
+                    &page_sum(idx, &fused, delta, 1),
+                    &target,
+                );
+            }
+        }
+        for alpha in [0.35f32, 0.4, 0.45, 0.55, 0.6, 0.7] {
+            let pp = SearchParams { alpha, ..p };
+            let c: Candidates = idx.candidates(&q.question, Some(&qv), &pp);
+            let dense_of = |d: u32| Some(idx.dense_score(&qv, d));
+            record(format!("convex a{alpha}"), &q.category, &fusion::fuse(&pp, &c.dense, &c.sparse, dense_of), &target);
+        }
+        for k1 in [0.9f32, 1.2, 1.5, 2.0] {
+            for b in [0.4f32, 0.6, 0.75, 0.9] {
+                let pp = SearchParams { k1, b, ..p };
+                let c: Candidates = idx.candidates(&q.question, Some(&qv), &pp);
+                let dense_of = |d: u32| Some(idx.dense_score(&qv, d));
+                record(
+                    format!("bm25 k{k1} b{b}"),
+                    &q.category,
+                    &fusion::fuse(&pp, &c.dense, &c.sparse, dense_of),
+                    &target,
+                );
+            }
         }
     }
     println!("{:<24} {:<24} {:<24} {:<24} {:<24}", "variant", "all R/CP/MRR", "natural", "keyword", "identifier");

@@ -366,6 +366,13 @@ struct EvalArgs {
     /// Convex: how many top scores of each list define its range (default: the index's).
     #[arg(long)]
     norm_depth: Option<usize>,
+    /// Weight of a page's second-best chunk in the score pages are ranked by
+    /// (0: each page by its best chunk alone; default 1).
+    #[arg(long, value_parser = second_chunk_weight)]
+    second_chunk: Option<f32>,
+    /// Rank chunks by their own scores, not pages first (the agent's order).
+    #[arg(long, conflicts_with = "second_chunk")]
+    chunk_order: bool,
     /// BM25 k1 and b at query time (default: the index's).
     #[arg(long)]
     k1: Option<f32>,
@@ -439,6 +446,14 @@ fn unit_interval(s: &str) -> Result<f32, String> {
     match s.trim().parse::<f32>() {
         Ok(a) if (0.0..=1.0).contains(&a) => Ok(a),
         _ => Err(format!("`{s}` is not a number from 0 to 1")),
+    }
+}
+
+/// A page's second-chunk weight: 0 to 2.
+fn second_chunk_weight(s: &str) -> Result<f32, String> {
+    match s.trim().parse::<f32>() {
+        Ok(w) if (0.0..=2.0).contains(&w) => Ok(w),
+        _ => Err(format!("`{s}` is not a weight from 0 to 2")),
     }
 }
 

@@ -99,8 +99,19 @@ fn every_mode_answers_and_collapse_gives_distinct_pages() {
         assert_eq!(a["mode"], mode);
         let u = urls(&a);
         assert!(u[0].starts_with("it-services/panopto-lecture-recording.html"), "{mode}: {u:?}");
-        let scores: Vec<f64> = a["results"].as_array().unwrap().iter().map(|r| r["score"].as_f64().unwrap()).collect();
-        assert!(scores.windows(2).all(|w| w[0] >= w[1]), "{mode}: {scores:?}");
+        // Pages first: each page appears first with its best section, every page
+        // before any page's second section, and those further sections by score.
+        let hits: Vec<(&str, f64)> = a["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| (r["page_id"].as_str().unwrap(), r["score"].as_f64().unwrap()))
+            .collect();
+        let mut seen = std::collections::HashSet::new();
+        let firsts = hits.iter().take_while(|(p, _)| seen.insert(*p)).count();
+        let (head, tail) = hits.split_at(firsts);
+        assert!(tail.iter().all(|(p, s)| head.iter().any(|(q, t)| q == p && t >= s)), "{mode}: {hits:?}");
+        assert!(tail.windows(2).all(|w| w[0].1 >= w[1].1), "{mode}: {hits:?}");
     }
     let collapsed = urls(&search("lecture recording", &["--collapse", "--k", "5"]));
     let pages: std::collections::HashSet<&str> = collapsed.iter().map(|u| u.split('#').next().unwrap()).collect();
@@ -247,11 +258,11 @@ fn csc_dev_set_quality_holds() {
     let (convex, bm25, dense) = (0, 1, 2);
     assert_eq!(first[convex]["questions"], 50);
     assert_eq!(second[convex]["questions"], 50);
-    // Measured over the 100 questions 0.96 / 0.808 / 0.873 (BENCHMARKS.md, "Questions
-    // in the reader's words"); the `mean` default before it gave 0.94 / 0.792 / 0.844.
+    // Measured over the 100 questions 0.97 / 0.872 / 0.877 (BENCHMARKS.md, "Pages
+    // first"); each chunk by its own score gave 0.96 / 0.805 / 0.866.
     assert!(both(convex, "recall_at_k") >= 0.95, "{:?}", (&first[convex], &second[convex]));
-    assert!(both(convex, "mrr_at_10") >= 0.86, "{:?}", (&first[convex], &second[convex]));
-    assert!(both(convex, "context_precision") >= 0.80, "{:?}", (&first[convex], &second[convex]));
+    assert!(both(convex, "mrr_at_10") >= 0.87, "{:?}", (&first[convex], &second[convex]));
+    assert!(both(convex, "context_precision") >= 0.85, "{:?}", (&first[convex], &second[convex]));
     // Fusion beats each side on rank quality.
     assert!(both(convex, "mrr_at_10") >= both(bm25, "mrr_at_10"), "{:?} vs {:?}", first[convex], first[bm25]);
     assert!(both(convex, "mrr_at_10") >= both(dense, "mrr_at_10"), "{:?} vs {:?}", first[convex], first[dense]);

@@ -18,7 +18,7 @@
 use std::collections::{BTreeSet, HashSet};
 
 use super::{ChatRequest, ChatTimings, Done, Event, Hit, Role, SearchStep, Source};
-use crate::index::{analyzer, highlight, Mode};
+use crate::index::{analyzer, highlight, Mode, Order};
 use crate::service::{Query, Service};
 
 /// Tuning of the extractive agent.
@@ -152,6 +152,9 @@ pub fn answer(
 fn search(svc: &Service, query: &str, qvec: &[f32], judge: &[f32], k: usize, emit: &mut dyn FnMut(Event)) -> Part {
     let mut p = svc.index().default_params(k);
     p.mode = Mode::Convex;
+    // Evidence by chunk: pages first gives five pages' best sections, and the
+    // answer then cites the right page less often (BENCHMARKS.md, "Pages first").
+    p.order = Order::Chunks;
     let q = Query { text: query, params: p, offset: 0, vector: Some(qvec), count_more: false };
     // The stages are timed by the caller, per part.
     let hits: Vec<_> = svc

@@ -8,6 +8,9 @@
 //! | `convex` | α · minmax(cosine) + (1 − α) · minmax(BM25), each list scaled so that its top `norm_depth` scores span [0, 1] |
 //! | `dot` | cosine + the dot product of the L2-normalised sparse vectors (the advising paper's Pinecone-style hybrid) |
 //!
+//! The fused list is then put in page order ([`pages_first`]): pages ranked by
+//! their best chunk plus their second best, each page's best chunk first.
+//!
 //! No cut-off on raw cosine (Orama's 0.8 default silently drops good hits): every
 //! candidate from either list is ranked. For `convex` and `dot`, a chunk that only
 //! BM25 found still gets its exact cosine (the flat scan can score any chunk), and
@@ -162,6 +165,76 @@ pub fn fuse(
     hits
 }
 
+/// The default weight of a page's second-best chunk in its page score.
+///
+/// Measured on both CSC dev sets (BENCHMARKS.md, "Pages first"): 0.5 to 2 all
+/// beat 0 (the best chunk alone) by about a point of MRR; 1 (the two best
+/// chunks summed) is the middle of that plateau.
+pub const SECOND_CHUNK: f32 = 1.0;
+
+/// The order of a result list.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Order {
+    /// Each chunk by its own fused score: how the agent reads its evidence
+    /// (several sections of the best page beat the best sections of five).
+    Chunks,
+    /// Pages first ([`pages_first`]), with this weight of a page's second-best
+    /// chunk: what a reader is shown.
+    Pages { second: f32 },
+}
+
+impl Order {
+    /// The default: pages first, a page scored by its two best chunks.
+    pub const PAGES: Order = Order::Pages { second: SECOND_CHUNK };
+}
+
+/// Puts a fused list (best first) in page order: pages ranked by the score of
+/// their best chunk plus `second` times that of their second best (a page that
+/// two sections match outranks a page with one lucky section), then the best
+/// chunk of every page in that order, then every page's further chunks in their
+/// fused order.
+///
+/// Why: a reader is shown pages (the results group sections by page) and the
+/// agent reads the top chunks, so the top of the list should be the best pages,
+/// one each, not three sections of one page that crowd out the page with the
+/// answer. The order depends only on the list, not on how much of it a caller
+/// asks for, so offsets page through it consistently. A page whose chunks all
+/// score below zero (the far tail of `convex`) keeps its best score: only a
+/// positive second score adds.
+pub fn pages_first(hits: Vec<Hit>, page_of: impl Fn(u32) -> u32, second: f32) -> Vec<Hit> {
+    // page → (rank of its best chunk, best score, second score)
+    let mut pages: HashMap<u32, (usize, f32, Option<f32>)> = HashMap::new();
+    let mut firsts = Vec::new();
+    let mut rest = Vec::new();
+    for (i, h) in hits.into_iter().enumerate() {
+        match pages.entry(page_of(h.doc)) {
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert((i, h.score, None));
+                firsts.push(h);
+            }
+            std::collections::hash_map::Entry::Occupied(mut e) => {
+                let v = e.get_mut();
+                if v.2.is_none() {
+                    v.2 = Some(h.score);
+                }
+                rest.push(h);
+            }
+        }
+    }
+    let page_score = |h: &Hit| {
+        let (rank, best, next) = pages[&page_of(h.doc)];
+        (best + second * next.unwrap_or(0.0).max(0.0), rank)
+    };
+    // Ties keep the fused order (the rank of the page's best chunk).
+    firsts.sort_by(|a, b| {
+        let (sa, ra) = page_score(a);
+        let (sb, rb) = page_score(b);
+        sb.total_cmp(&sa).then(ra.cmp(&rb))
+    });
+    firsts.extend(rest);
+    firsts
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -175,6 +248,7 @@ mod tests {
             depth: 100,
             norm_depth: 100,
             collapse_pages: false,
+            order: Order::PAGES,
             k1: 1.2,
             b: 0.75,
             exact: false,
@@ -263,5 +337,35 @@ mod tests {
     fn modes_parse() {
         assert_eq!("convex".parse::<Mode>(), Ok(Mode::Convex));
         assert!("hybrid".parse::<Mode>().unwrap_err().contains("rrf, convex"));
+    }
+
+    fn hit(doc: u32, score: f32) -> Hit {
+        Hit { doc, score, dense: None, bm25: None }
+    }
+
+    #[test]
+    fn pages_first_ranks_pages_by_their_two_best_chunks() {
+        // Chunks 0..=5 on pages 0, 0, 1, 2, 1, 2 (page = chunk's entry below).
+        let page = |d: u32| [0, 0, 1, 2, 1, 2][d as usize];
+        let fused = vec![hit(0, 0.9), hit(2, 0.8), hit(3, 0.7), hit(4, 0.6), hit(1, 0.2), hit(5, -0.5)];
+        let order =
+            |second: f32| -> Vec<u32> { pages_first(fused.clone(), page, second).into_iter().map(|h| h.doc).collect() };
+        // Page scores: 0 → 0.9 + 0.2, 1 → 0.8 + 0.6, 2 → 0.7 (a negative second adds nothing).
+        assert_eq!(order(1.0), vec![2, 0, 3, 4, 1, 5]);
+        // Best chunk alone: the pages in the fused order of their best chunk.
+        assert_eq!(order(0.5), vec![2, 0, 3, 4, 1, 5]);
+        assert_eq!(order(0.0), vec![0, 2, 3, 4, 1, 5]);
+        // Every chunk kept, each once, with its own score.
+        let out = pages_first(fused.clone(), page, 1.0);
+        assert_eq!(out.len(), fused.len());
+        assert!(out.iter().all(|h| fused.contains(h)));
+        // One chunk per page: the fused order is kept as it is.
+        let own = |d: u32| d;
+        let same: Vec<u32> = pages_first(fused.clone(), own, 1.0).into_iter().map(|h| h.doc).collect();
+        assert_eq!(same, vec![0, 2, 3, 4, 1, 5]);
+        // Ties between pages keep the fused order.
+        let tied = vec![hit(0, 0.5), hit(2, 0.5), hit(3, 0.5)];
+        let t: Vec<u32> = pages_first(tied, page, 1.0).into_iter().map(|h| h.doc).collect();
+        assert_eq!(t, vec![0, 2, 3]);
     }
 }

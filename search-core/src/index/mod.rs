@@ -33,7 +33,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::chunk::Chunk;
 use crate::container::{check_offsets, corrupt, product, Container, ContainerError, Writer};
-pub use fusion::Mode;
+pub use fusion::{Mode, Order};
 
 pub const MAGIC: [u8; 8] = *b"KBINDEX\0";
 /// 2: the analyzer folds only the Latin blocks and stems with the newer Snowball
@@ -339,6 +339,8 @@ pub struct SearchParams {
     pub norm_depth: usize,
     /// Keep only the best chunk of each page.
     pub collapse_pages: bool,
+    /// Pages first (the default) or each chunk by its own score.
+    pub order: Order,
     pub k1: f32,
     pub b: f32,
     /// Scan every vector even when the index has an HNSW graph.
@@ -440,6 +442,7 @@ impl<'a> Index<'a> {
             depth: 100,
             norm_depth: self.info.norm_depth,
             collapse_pages: false,
+            order: Order::PAGES,
             k1: self.info.bm25.k1,
             b: self.info.bm25.b,
             exact: false,
@@ -665,7 +668,11 @@ impl<'a> Index<'a> {
     /// The second stage of [`Index::search`]: the two lists fused into the top `p.k`.
     pub fn fuse(&self, c: Candidates, qvec: Option<&[f32]>, p: &SearchParams) -> Vec<Hit> {
         let dense_of = |d: u32| qvec.filter(|q| q.len() == self.info.dim).map(|q| self.dense_score(q, d));
-        let mut hits = fusion::fuse(p, &c.dense, &c.sparse, dense_of);
+        let hits = fusion::fuse(p, &c.dense, &c.sparse, dense_of);
+        let mut hits = match p.order {
+            Order::Chunks => hits,
+            Order::Pages { second } => fusion::pages_first(hits, |d| self.page_of(d), second),
+        };
         if p.collapse_pages {
             let mut seen = std::collections::HashSet::new();
             hits.retain(|h| seen.insert(self.page_of(h.doc)));
@@ -972,7 +979,7 @@ mod tests {
         assert_eq!(idx.search("a-put", None, &p)[0].doc, 3);
         assert_eq!(idx.search("eduroam", None, &p)[0].doc, 0);
         assert!(idx.search("zebra", None, &p).is_empty());
-        let hits = idx.search("network reconnect eduroam", None, &p);
+        let hits = idx.search("network reconnect eduroam", None, &SearchParams { order: Order::Chunks, ..p });
         assert!(hits.windows(2).all(|w| w[0].score >= w[1].score));
     }
 
@@ -982,8 +989,12 @@ mod tests {
         let idx = Index::open(bytes.as_slice()).unwrap();
         let q = unit(&[1.0, 1.0, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1]);
         let p = SearchParams { mode: Mode::Dense, ..idx.default_params(4) };
-        let all = idx.search("wifi", Some(&q), &p);
-        assert_eq!(idx.page_of(all[0].doc), idx.page_of(all[1].doc));
+        let all = idx.search("wifi", Some(&q), &SearchParams { k: 10, ..p });
+        // Pages first: the top two are on different pages, and a page's second
+        // chunk still comes, later.
+        assert_ne!(idx.page_of(all[0].doc), idx.page_of(all[1].doc));
+        let pages: std::collections::HashSet<u32> = all.iter().map(|h| idx.page_of(h.doc)).collect();
+        assert!(pages.len() < all.len(), "{all:?}");
         let one = idx.search("wifi", Some(&q), &SearchParams { collapse_pages: true, ..p });
         assert_eq!(one.len(), 3);
         assert_ne!(idx.page_of(one[0].doc), idx.page_of(one[1].doc));

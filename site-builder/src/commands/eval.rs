@@ -4,7 +4,7 @@
 use std::io::IsTerminal;
 use std::path::Path;
 
-use search_core::index::{Mode, SearchParams};
+use search_core::index::{Mode, Order, SearchParams};
 use site_builder::embed::{default_model_dir, EncoderFile, LongText};
 use site_builder::eval;
 use site_builder::search::Searcher;
@@ -135,6 +135,11 @@ fn overrides(args: &EvalArgs, base: SearchParams) -> SearchParams {
         alpha: args.alpha.unwrap_or(base.alpha),
         depth: args.depth,
         norm_depth: args.norm_depth.unwrap_or(base.norm_depth),
+        order: match (args.chunk_order, args.second_chunk) {
+            (true, _) => Order::Chunks,
+            (false, Some(second)) => Order::Pages { second },
+            (false, None) => base.order,
+        },
         k1: args.k1.unwrap_or(base.k1),
         b: args.b.unwrap_or(base.b),
         ..base
