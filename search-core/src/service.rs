@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use std::sync::Mutex;
 
 use crate::encoder::{Encoder, EncoderError};
-use crate::index::{highlight, Hit, Index, IndexError, Mode, SearchParams};
+use crate::index::{highlight, ChunkMeta, Hit, Index, IndexError, Mode, SearchParams};
 use crate::query_cache::QueryCache;
 
 /// Why a service could not be opened.
@@ -60,6 +60,25 @@ pub struct SearchResult {
     /// BM25 score, when a query term matched.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub bm25: Option<f32>,
+}
+
+impl SearchResult {
+    /// Chunk `m`, hit `h`, rendered as the result at `rank` for `query` (the edge
+    /// and the browser engine both render results here).
+    pub fn from_chunk(rank: usize, m: ChunkMeta, h: &Hit, query: &str) -> SearchResult {
+        SearchResult {
+            rank,
+            url: if m.anchor.is_empty() { m.url.clone() } else { format!("{}#{}", m.url, m.anchor) },
+            snippet: highlight::snippet(&m.text, query),
+            chunk_id: m.id,
+            page_id: m.page_id,
+            title: m.title,
+            path: m.path,
+            score: h.score,
+            dense: h.dense,
+            bm25: h.bm25,
+        }
+    }
 }
 
 /// Server-side time spent on one query, in milliseconds.
@@ -287,19 +306,7 @@ impl<'a> Service<'a> {
 
     /// Renders one hit as a result at `rank`.
     pub fn result(&self, rank: usize, h: &Hit, query: &str) -> Result<SearchResult, IndexError> {
-        let m = self.index.chunk(h.doc)?;
-        Ok(SearchResult {
-            rank,
-            url: if m.anchor.is_empty() { m.url.clone() } else { format!("{}#{}", m.url, m.anchor) },
-            snippet: highlight::snippet(&m.text, query),
-            chunk_id: m.id,
-            page_id: m.page_id,
-            title: m.title,
-            path: m.path,
-            score: h.score,
-            dense: h.dense,
-            bm25: h.bm25,
-        })
+        Ok(SearchResult::from_chunk(rank, self.index.chunk(h.doc)?, h, query))
     }
 
     /// What `GET /api/health` reports.

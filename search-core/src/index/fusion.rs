@@ -165,6 +165,21 @@ pub fn fuse(
     hits
 }
 
+/// What follows fusion, wherever the candidates came from: the list put in
+/// `p.order`, one chunk per page if `p.collapse_pages`, the top `p.k` kept.
+pub fn finish(p: &SearchParams, hits: Vec<Hit>, page_of: impl Fn(u32) -> u32) -> Vec<Hit> {
+    let mut hits = match p.order {
+        Order::Chunks => hits,
+        Order::Pages { second } => pages_first(hits, &page_of, second),
+    };
+    if p.collapse_pages {
+        let mut seen = std::collections::HashSet::new();
+        hits.retain(|h| seen.insert(page_of(h.doc)));
+    }
+    hits.truncate(p.k);
+    hits
+}
+
 /// The default weight of a page's second-best chunk in its page score.
 ///
 /// Measured on both CSC dev sets (BENCHMARKS.md, "Pages first"): 0.5 to 2 all

@@ -23,6 +23,8 @@
 //! HNSW graph; BM25 walks the query terms' postings.
 
 pub mod analyzer;
+pub mod bm25;
+pub mod fragments;
 pub mod fusion;
 pub mod graph;
 pub mod highlight;
@@ -210,7 +212,7 @@ pub fn build(chunks: &[Chunk], vectors: &[f32], dim: usize, p: &BuildParams) -> 
         for &(d, f) in list.iter() {
             post_doc.push(d);
             post_tf.push(f);
-            let w = bm25_tf(f, doc_len[d as usize], avg_len, p.bm25.k1, p.bm25.b);
+            let w = bm25::bm25_tf(f, doc_len[d as usize], avg_len, p.bm25.k1, p.bm25.b);
             norm_sq[d as usize] += w * w;
         }
         post_off.push(post_doc.len() as u32);
@@ -262,18 +264,6 @@ pub fn build(chunks: &[Chunk], vectors: &[f32], dim: usize, p: &BuildParams) -> 
         g.write(&mut w);
     }
     w.finish()
-}
-
-/// The saturating term-frequency part of BM25.
-#[inline]
-fn bm25_tf(tf: f32, len: f32, avg_len: f32, k1: f32, b: f32) -> f32 {
-    tf * (k1 + 1.0) / (tf + k1 * (1.0 - b + b * len / avg_len))
-}
-
-/// Lucene's BM25 idf (never negative).
-#[inline]
-fn idf(df: usize, n: usize) -> f32 {
-    (1.0 + (n as f32 - df as f32 + 0.5) / (df as f32 + 0.5)).ln()
 }
 
 enum Vectors<'a> {
@@ -476,6 +466,26 @@ impl<'a> Index<'a> {
         serde_json::from_slice(raw).map_err(|e| IndexError::Invalid(format!("chunk {doc}: {e}")))
     }
 
+    /// Chunk `doc`'s field-weighted length (BM25's length norm).
+    pub fn doc_len_of(&self, doc: u32) -> f32 {
+        self.doc_len.get(doc as usize).copied().unwrap_or(0.0)
+    }
+
+    /// Mean field-weighted chunk length.
+    pub fn avg_len_value(&self) -> f32 {
+        self.avg_len
+    }
+
+    /// Every term in byte order with its postings (chunks ascending, term
+    /// frequencies), as [`fragments::split`] shards them.
+    pub fn vocabulary(&self) -> impl Iterator<Item = (&'a [u8], &'a [u32], &'a [f32])> + '_ {
+        (0..self.info.terms).map(move |i| {
+            let term = self.terms.get(self.terms_off[i] as usize..self.terms_off[i + 1] as usize).unwrap_or(&[]);
+            let (a, e) = (self.post_off[i] as usize, self.post_off[i + 1] as usize);
+            (term, self.post_doc.get(a..e).unwrap_or(&[]), self.post_tf.get(a..e).unwrap_or(&[]))
+        })
+    }
+
     /// Page ordinal of chunk `doc`.
     pub fn page_of(&self, doc: u32) -> u32 {
         self.doc_page.get(doc as usize).copied().unwrap_or(u32::MAX)
@@ -547,61 +557,15 @@ impl<'a> Index<'a> {
     }
 
     /// The vocabulary term that starts with `partial` (lowercased) and is in the
-    /// most chunks: what a word being typed most likely becomes. Reads at most
-    /// 4,096 terms of the sorted vocabulary's matching range.
-    pub fn complete_prefix(&self, partial: &str) -> Option<&'a str> {
-        let p = partial.to_lowercase();
-        if p.is_empty() {
-            return None;
-        }
-        let term = |i: usize| self.terms.get(self.terms_off[i] as usize..self.terms_off[i + 1] as usize).unwrap_or(&[]);
-        // First term >= p.
-        let (mut lo, mut hi) = (0usize, self.info.terms);
-        while lo < hi {
-            let mid = (lo + hi) / 2;
-            if term(mid) < p.as_bytes() {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        (lo..self.info.terms)
-            .take(4096)
-            .take_while(|&i| term(i).starts_with(p.as_bytes()))
-            .filter(|&i| !term(i).starts_with(b"="))
-            .max_by_key(|&i| (self.post_off[i + 1].saturating_sub(self.post_off[i]), std::cmp::Reverse(i)))
-            .and_then(|i| std::str::from_utf8(term(i)).ok())
+    /// most chunks ([`bm25::complete_prefix`]).
+    pub fn complete_prefix(&self, partial: &str) -> Option<String> {
+        bm25::complete_prefix(self, partial)
     }
 
-    /// The BM25 terms of a query whose last word is still being typed: the words
-    /// before it as usual, and the last as its completion ([`Index::complete_prefix`])
-    /// when it is not a term of its own. A prefix with no completion is cut back
-    /// (to three characters at least) until one is found: stems are often shorter
-    /// than the word being typed ("certifica" → "certif").
+    /// The BM25 terms of a query whose last word is still being typed
+    /// ([`bm25::partial_terms`]).
     pub fn partial_terms(&self, query: &str) -> Vec<String> {
-        let query = query.trim_end();
-        let (head, last) = query.rsplit_once(char::is_whitespace).unwrap_or(("", query));
-        let mut terms = analyzer::terms(head);
-        let own = analyzer::terms(last);
-        // A stop word ("do", "how") has no terms and is left alone: completing it
-        // would add a word the reader may not mean ("do" → "document"); one more
-        // character and it is no longer a stop word.
-        let typing = last.chars().count() >= 2 && last.chars().all(char::is_alphanumeric) && !own.is_empty();
-        if !typing || own.iter().any(|t| self.term_id(t).is_some()) {
-            terms.extend(own);
-            return terms;
-        }
-        let chars: Vec<(usize, char)> = last.char_indices().collect();
-        let shortest = chars.len().min(3);
-        let completion = (shortest..=chars.len()).rev().find_map(|n| {
-            let end = chars.get(n).map_or(last.len(), |&(i, _)| i);
-            self.complete_prefix(&last[..end])
-        });
-        match completion {
-            Some(t) => terms.push(t.to_string()),
-            None => terms.extend(own),
-        }
-        terms
+        bm25::partial_terms(self, query)
     }
 
     /// BM25 scores of every chunk that matches a query term, and the L2-normalised
@@ -611,34 +575,8 @@ impl<'a> Index<'a> {
     }
 
     /// [`Index::bm25_scores`] of terms already analysed.
-    pub fn bm25_scores_of(&self, mut qterms: Vec<String>, k1: f32, b: f32) -> Vec<(u32, f32, f32)> {
-        qterms.sort();
-        qterms.dedup();
-        let n = self.info.chunks;
-        let mut acc: HashMap<u32, f32> = HashMap::new();
-        let mut q_norm_sq = 0.0;
-        for t in &qterms {
-            let Some(id) = self.term_id(t) else { continue };
-            let (a, e) = (self.post_off[id] as usize, self.post_off[id + 1] as usize);
-            if a > e || e > self.post_doc.len() {
-                continue;
-            }
-            let w = idf(e - a, n);
-            q_norm_sq += w * w;
-            for (&d, &f) in self.post_doc[a..e].iter().zip(&self.post_tf[a..e]) {
-                let Some(&len) = self.doc_len.get(d as usize) else { continue };
-                *acc.entry(d).or_default() += w * bm25_tf(f, len, self.avg_len, k1, b);
-            }
-        }
-        let q_norm = q_norm_sq.sqrt().max(1e-12);
-        let mut out: Vec<(u32, f32, f32)> = acc
-            .into_iter()
-            // The sparse dot product of the L2-normalised query (idf) and document
-            // (saturated tf) vectors is the BM25 score over the two norms.
-            .map(|(d, score)| (d, score, score / (q_norm * self.doc_norm[d as usize].max(1e-12))))
-            .collect();
-        out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        out
+    pub fn bm25_scores_of(&self, qterms: Vec<String>, k1: f32, b: f32) -> Vec<(u32, f32, f32)> {
+        bm25::scores(self, qterms, k1, b)
     }
 
     /// Searches with the query's text and (for the modes that use it) its vector.
@@ -669,16 +607,69 @@ impl<'a> Index<'a> {
     pub fn fuse(&self, c: Candidates, qvec: Option<&[f32]>, p: &SearchParams) -> Vec<Hit> {
         let dense_of = |d: u32| qvec.filter(|q| q.len() == self.info.dim).map(|q| self.dense_score(q, d));
         let hits = fusion::fuse(p, &c.dense, &c.sparse, dense_of);
-        let mut hits = match p.order {
-            Order::Chunks => hits,
-            Order::Pages { second } => fusion::pages_first(hits, |d| self.page_of(d), second),
-        };
-        if p.collapse_pages {
-            let mut seen = std::collections::HashSet::new();
-            hits.retain(|h| seen.insert(self.page_of(h.doc)));
+        fusion::finish(p, hits, |d| self.page_of(d))
+    }
+}
+
+/// One posting list of the index file, each posting with its chunk's length.
+pub struct PostingIter<'s> {
+    docs: std::slice::Iter<'s, u32>,
+    tfs: std::slice::Iter<'s, f32>,
+    lens: &'s [f32],
+}
+
+impl Iterator for PostingIter<'_> {
+    type Item = (u32, f32, f32);
+
+    #[inline]
+    fn next(&mut self) -> Option<(u32, f32, f32)> {
+        let (&d, &f) = (self.docs.next()?, self.tfs.next()?);
+        Some((d, f, self.lens.get(d as usize).copied().unwrap_or(0.0)))
+    }
+}
+
+/// The index file as a source of postings.
+impl bm25::Postings for Index<'_> {
+    type List<'s>
+        = PostingIter<'s>
+    where
+        Self: 's;
+
+    fn chunks(&self) -> usize {
+        self.info.chunks
+    }
+
+    fn avg_len(&self) -> f32 {
+        self.avg_len
+    }
+
+    fn postings(&self, term: &str) -> Option<(usize, Self::List<'_>)> {
+        let id = self.term_id(term)?;
+        let (a, e) = (self.post_off[id] as usize, self.post_off[id + 1] as usize);
+        // Checked at open; an empty list rather than a panic if not.
+        let (docs, tfs) = (self.post_doc.get(a..e).unwrap_or(&[]), self.post_tf.get(a..e).unwrap_or(&[]));
+        Some((docs.len(), PostingIter { docs: docs.iter(), tfs: tfs.iter(), lens: self.doc_len }))
+    }
+
+    fn doc_norm(&self, doc: u32) -> f32 {
+        self.doc_norm.get(doc as usize).copied().unwrap_or(1.0)
+    }
+
+    fn terms_from(&self, from: &[u8], limit: usize) -> Vec<(&[u8], usize)> {
+        let term = |i: usize| self.terms.get(self.terms_off[i] as usize..self.terms_off[i + 1] as usize).unwrap_or(&[]);
+        let (mut lo, mut hi) = (0usize, self.info.terms);
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            if term(mid) < from {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
         }
-        hits.truncate(p.k);
-        hits
+        (lo..self.info.terms)
+            .take(limit)
+            .map(|i| (term(i), self.post_off[i + 1].saturating_sub(self.post_off[i]) as usize))
+            .collect()
     }
 }
 
@@ -804,8 +795,9 @@ impl TopK {
 mod tests {
     use super::*;
     use crate::container::AlignedBytes;
+    use crate::index::bm25::{bm25_tf, idf};
 
-    fn chunk(id: &str, page: &str, title: &str, text: &str) -> Chunk {
+    pub(super) fn chunk(id: &str, page: &str, title: &str, text: &str) -> Chunk {
         Chunk {
             id: id.into(),
             page_id: page.into(),
@@ -822,12 +814,12 @@ mod tests {
         }
     }
 
-    fn unit(v: &[f32]) -> Vec<f32> {
+    pub(super) fn unit(v: &[f32]) -> Vec<f32> {
         let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
         v.iter().map(|x| x / n).collect()
     }
 
-    fn params(vectors: VectorStorage) -> BuildParams {
+    pub(super) fn params(vectors: VectorStorage) -> BuildParams {
         BuildParams {
             bm25: Bm25Params::default(),
             vectors,
@@ -843,7 +835,7 @@ mod tests {
         }
     }
 
-    fn sample(vectors: VectorStorage) -> (Vec<Chunk>, AlignedBytes) {
+    pub(super) fn sample(vectors: VectorStorage) -> (Vec<Chunk>, AlignedBytes) {
         let chunks = vec![
             chunk("a_0", "a", "Wi-Fi", "Connect to eduroam with your NetID and password."),
             chunk("a_1", "a", "Wi-Fi", "Troubleshooting: forget the network and reconnect."),
@@ -941,10 +933,10 @@ mod tests {
     fn a_partial_word_completes_to_its_most_common_term() {
         let (_, bytes) = sample(VectorStorage::F32);
         let idx = Index::open(bytes.as_slice()).unwrap();
-        assert_eq!(idx.complete_prefix("Netw"), Some("network"));
-        assert_eq!(idx.complete_prefix("up"), Some("upload"));
+        assert_eq!(idx.complete_prefix("Netw"), Some("network".to_string()));
+        assert_eq!(idx.complete_prefix("up"), Some("upload".to_string()));
         // "reconnect" and "request", one chunk each: the first in order.
-        assert_eq!(idx.complete_prefix("re"), Some("reconnect"));
+        assert_eq!(idx.complete_prefix("re"), Some("reconnect".to_string()));
         // Exact identifier terms (`=…`) are never a completion; nothing matches zz.
         assert_eq!(idx.complete_prefix("="), None);
         assert_eq!(idx.complete_prefix("zz"), None);

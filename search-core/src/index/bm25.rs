@@ -1,0 +1,143 @@
+//! BM25 scoring over any source of postings: the index file read in place
+//! ([`super::Index`]) or the fragments the browser engine fetches
+//! ([`super::fragments`]). One scoring loop, one idf, one way of completing the
+//! word being typed, so the two engines give the same ranking and the same
+//! scores to the bit (a test compares them on every CSC dev question).
+
+use std::collections::HashMap;
+
+use super::analyzer;
+
+/// Where postings come from.
+pub trait Postings {
+    /// The posting list of one term: (chunk, field-weighted term frequency,
+    /// the chunk's length), chunks ascending.
+    type List<'s>: Iterator<Item = (u32, f32, f32)>
+    where
+        Self: 's;
+
+    /// Chunks in the collection (BM25's N).
+    fn chunks(&self) -> usize;
+    /// Mean field-weighted chunk length.
+    fn avg_len(&self) -> f32;
+    /// `term`'s document frequency and posting list; `None`: not a term.
+    fn postings(&self, term: &str) -> Option<(usize, Self::List<'_>)>;
+    /// L2 norm of a chunk's saturated term-frequency vector (the `dot` mode's
+    /// sparse side); 1 where the source does not carry it.
+    fn doc_norm(&self, doc: u32) -> f32;
+    /// Terms in byte order from the first that is not below `from`, each with its
+    /// document frequency, at most `limit` of them.
+    fn terms_from(&self, from: &[u8], limit: usize) -> Vec<(&[u8], usize)>;
+}
+
+/// The saturating term-frequency part of BM25.
+#[inline]
+pub fn bm25_tf(tf: f32, len: f32, avg_len: f32, k1: f32, b: f32) -> f32 {
+    tf * (k1 + 1.0) / (tf + k1 * (1.0 - b + b * len / avg_len))
+}
+
+/// Lucene's BM25 idf (never negative). `libm`'s logarithm on every target:
+/// glibc, musl (the edge component) and the browser build would otherwise each
+/// bring their own, and they may differ in the last bit.
+#[inline]
+pub fn idf(df: usize, n: usize) -> f32 {
+    libm::logf(1.0 + (n as f32 - df as f32 + 0.5) / (df as f32 + 0.5))
+}
+
+/// BM25 scores of every chunk that matches one of `qterms` (analysed terms), and
+/// the L2-normalised sparse dot product used by the `dot` mode; best first, ties
+/// by chunk id.
+pub fn scores<P: Postings + ?Sized>(src: &P, mut qterms: Vec<String>, k1: f32, b: f32) -> Vec<(u32, f32, f32)> {
+    qterms.sort();
+    qterms.dedup();
+    let n = src.chunks();
+    let avg_len = src.avg_len();
+    let mut acc: HashMap<u32, f32> = HashMap::new();
+    let mut q_norm_sq = 0.0;
+    // Terms in sorted order and chunks ascending within a term: every source
+    // adds the same numbers in the same order.
+    for t in &qterms {
+        let Some((df, list)) = src.postings(t) else { continue };
+        let w = idf(df, n);
+        q_norm_sq += w * w;
+        for (d, f, len) in list {
+            *acc.entry(d).or_default() += w * bm25_tf(f, len, avg_len, k1, b);
+        }
+    }
+    let q_norm = q_norm_sq.sqrt().max(1e-12);
+    let mut out: Vec<(u32, f32, f32)> = acc
+        .into_iter()
+        // The sparse dot product of the L2-normalised query (idf) and document
+        // (saturated tf) vectors is the BM25 score over the two norms.
+        .map(|(d, score)| (d, score, score / (q_norm * src.doc_norm(d).max(1e-12))))
+        .collect();
+    out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    out
+}
+
+/// How many vocabulary terms a completion reads at most.
+pub const COMPLETION_SCAN: usize = 4096;
+
+/// The vocabulary term that starts with `partial` (lowercased) and is in the
+/// most chunks: what a word being typed most likely becomes. Reads at most
+/// [`COMPLETION_SCAN`] terms of the sorted vocabulary's matching range;
+/// identifier terms (`=…`) are never completions.
+pub fn complete_prefix<P: Postings + ?Sized>(src: &P, partial: &str) -> Option<String> {
+    let p = partial.to_lowercase();
+    if p.is_empty() {
+        return None;
+    }
+    src.terms_from(p.as_bytes(), COMPLETION_SCAN)
+        .into_iter()
+        .enumerate()
+        .take_while(|(_, (t, _))| t.starts_with(p.as_bytes()))
+        .filter(|(_, (t, _))| !t.starts_with(b"="))
+        .max_by_key(|&(i, (_, df))| (df, std::cmp::Reverse(i)))
+        .and_then(|(_, (t, _))| std::str::from_utf8(t).ok().map(str::to_string))
+}
+
+/// The BM25 terms of a query whose last word is still being typed: the words
+/// before it as usual, and the last as its completion ([`complete_prefix`])
+/// when it is not a term of its own. A prefix with no completion is cut back
+/// (to three characters at least) until one is found: stems are often shorter
+/// than the word being typed ("certifica" → "certif").
+pub fn partial_terms<P: Postings + ?Sized>(src: &P, query: &str) -> Vec<String> {
+    let (head, last) = split_last_word(query);
+    let mut terms = analyzer::terms(head);
+    let own = analyzer::terms(last);
+    // A stop word ("do", "how") has no terms and is left alone: completing it
+    // would add a word the reader may not mean ("do" → "document"); one more
+    // character and it is no longer a stop word.
+    let typing = last.chars().count() >= 2 && last.chars().all(char::is_alphanumeric) && !own.is_empty();
+    if !typing || own.iter().any(|t| src.postings(t).is_some()) {
+        terms.extend(own);
+        return terms;
+    }
+    let chars: Vec<(usize, char)> = last.char_indices().collect();
+    let shortest = chars.len().min(3);
+    let completion = (shortest..=chars.len()).rev().find_map(|n| {
+        let end = chars.get(n).map_or(last.len(), |&(i, _)| i);
+        complete_prefix(src, &last[..end])
+    });
+    match completion {
+        // The completion read as the word it is: a vocabulary term can be a word
+        // kept as written ("parking" in a file name) whose analysed form is the
+        // stem the pages use ("park"); the reader typing "parki" means the word.
+        Some(t) => {
+            let analysed = analyzer::terms(&t);
+            if !analysed.is_empty() && analysed.iter().all(|a| src.postings(a).is_some()) {
+                terms.extend(analysed);
+            } else {
+                terms.push(t);
+            }
+        }
+        None => terms.extend(own),
+    }
+    terms
+}
+
+/// The query before its last word, and the last word (what is being typed).
+pub fn split_last_word(query: &str) -> (&str, &str) {
+    let query = query.trim_end();
+    query.rsplit_once(char::is_whitespace).unwrap_or(("", query))
+}

@@ -1,0 +1,669 @@
+//! The index split into fragments for the browser engine, so that a site on any
+//! static host searches without the edge function and a reader downloads only
+//! what a query touches (the shape of Pagefind's index).
+//!
+//! [`split`] turns an [`Index`] into these files (`site-builder build` writes them
+//! under `OUT/site/_search/`, compressed):
+//!
+//! | file | holds |
+//! | --- | --- |
+//! | `manifest.json` ([`Manifest`]) | counts, BM25 parameters, the first term of every shard, which page each chunk is on |
+//! | `lens.bin` | every chunk's field-weighted length (`f32`, little-endian), for BM25's length norm |
+//! | `t/{i}.bin` | shard `i` of the vocabulary: a run of sorted terms and their postings (a [`crate::container`] file, magic `KBTERMS`) |
+//! | `r/{chunk}.json` | one chunk's display record ([`ChunkMeta`]), for its title, link and snippet |
+//!
+//! [`Engine`] answers `bm25` queries (and `partial` ones, as you type) from the
+//! fragments it has been given and says which others a query needs. It scores
+//! through [`super::bm25`] and orders through [`super::fusion`], the code the
+//! edge runs, so both give the same results and scores.
+
+use std::collections::{BTreeSet, HashMap};
+
+use serde::{Deserialize, Serialize};
+
+use super::{analyzer, bm25, fusion, ChunkMeta, Index, IndexError, Mode, SearchParams};
+use crate::container::{check_offsets, AlignedBytes, Container, ContainerError, Writer};
+use crate::service::{SearchResponse, SearchResult, Timings};
+
+/// Format of the fragments (the manifest says it; an engine refuses others).
+pub const FORMAT: u32 = 1;
+const SHARD_MAGIC: [u8; 8] = *b"KBTERMS\0";
+
+/// What a browser engine loads first.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Manifest {
+    pub format: u32,
+    pub chunks: usize,
+    pub pages: usize,
+    pub avg_len: f32,
+    pub k1: f32,
+    pub b: f32,
+    /// How deep BM25's list is read before ordering (the edge's `depth`).
+    pub depth: usize,
+    /// Chunk ids in order as runs of one page: `[page, count]`.
+    pub page_runs: Vec<[u32; 2]>,
+    /// The first term of each shard, ascending; shard `i` is `t/{i}.bin`.
+    pub shards: Vec<String>,
+}
+
+/// Fragment names.
+pub const MANIFEST: &str = "manifest.json";
+pub const LENS: &str = "lens.bin";
+
+pub fn shard_name(i: usize) -> String {
+    format!("t/{i}.bin")
+}
+
+pub fn record_name(doc: u32) -> String {
+    format!("r/{doc}.json")
+}
+
+/// Why fragments could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum FragmentError {
+    #[error("search manifest: {0}; rebuild the site with `site-builder build`")]
+    Manifest(String),
+    #[error("search fragment `{file}`: {message}; rebuild the site with `site-builder build`")]
+    Fragment { file: String, message: String },
+    #[error("`{0}` is not a fragment of this index")]
+    Unknown(String),
+    #[error("index: {0}")]
+    Index(#[from] IndexError),
+}
+
+fn bad(file: &str, message: impl std::fmt::Display) -> FragmentError {
+    FragmentError::Fragment { file: file.to_string(), message: message.to_string() }
+}
+
+/// The split index: every file's name and bytes (uncompressed), manifest first.
+pub struct Fragments {
+    pub manifest: Manifest,
+    pub files: Vec<(String, Vec<u8>)>,
+}
+
+/// Splits `idx` into fragments, each vocabulary shard about `shard_bytes` of
+/// postings (before compression). Records are one per chunk: a query shows ten
+/// or twenty chunks of as many pages, so per-page files would carry the page's
+/// other sections for nothing.
+pub fn split(idx: &Index<'_>, shard_bytes: usize) -> Result<Fragments, IndexError> {
+    let n = idx.len();
+    let mut page_runs: Vec<[u32; 2]> = Vec::new();
+    for d in 0..n as u32 {
+        let p = idx.page_of(d);
+        match page_runs.last_mut() {
+            Some(run) if run[0] == p => run[1] += 1,
+            _ => page_runs.push([p, 1]),
+        }
+    }
+    let mut files = Vec::new();
+    let lens: Vec<u8> = (0..n).flat_map(|d| idx.doc_len_of(d as u32).to_le_bytes()).collect();
+    files.push((LENS.to_string(), lens));
+
+    // Shard `i` is named in the manifest by its first term.
+    let mut shards: Vec<String> = Vec::new();
+    let mut cur = ShardWriter::default();
+    for (term, docs, tfs) in idx.vocabulary() {
+        if !cur.is_empty() && cur.bytes + term.len() + docs.len() * 8 > shard_bytes {
+            files.push((shard_name(shards.len() - 1), std::mem::take(&mut cur).finish()));
+        }
+        if cur.is_empty() {
+            shards.push(String::from_utf8_lossy(term).into_owned());
+        }
+        cur.push(term, docs, tfs);
+    }
+    if !cur.is_empty() {
+        files.push((shard_name(shards.len() - 1), cur.finish()));
+    }
+    for d in 0..n as u32 {
+        let meta = idx.chunk(d)?;
+        files.push((record_name(d), serde_json::to_vec(&meta).map_err(|e| IndexError::Invalid(e.to_string()))?));
+    }
+    let p = idx.default_params(10);
+    let manifest = Manifest {
+        format: FORMAT,
+        chunks: n,
+        pages: idx.info().pages,
+        avg_len: idx.avg_len_value(),
+        k1: p.k1,
+        b: p.b,
+        depth: p.depth,
+        page_runs,
+        shards,
+    };
+    let json = serde_json::to_vec(&manifest).map_err(|e| IndexError::Invalid(e.to_string()))?;
+    files.insert(0, (MANIFEST.to_string(), json));
+    Ok(Fragments { manifest, files })
+}
+
+#[derive(Default)]
+struct ShardWriter {
+    bytes: usize,
+    terms: Vec<u8>,
+    terms_off: Vec<u32>,
+    post_off: Vec<u32>,
+    /// Chunk ids as gaps from the previous posting of the term (the first as is):
+    /// small numbers, which compress.
+    gaps: Vec<u32>,
+    tfs: Vec<f32>,
+}
+
+impl ShardWriter {
+    fn is_empty(&self) -> bool {
+        self.terms_off.len() <= 1
+    }
+
+    fn push(&mut self, term: &[u8], docs: &[u32], tfs: &[f32]) {
+        if self.terms_off.is_empty() {
+            self.terms_off.push(0);
+            self.post_off.push(0);
+        }
+        self.terms.extend_from_slice(term);
+        self.terms_off.push(self.terms.len() as u32);
+        let mut prev = 0;
+        for &d in docs {
+            self.gaps.push(d - prev);
+            prev = d;
+        }
+        self.tfs.extend_from_slice(tfs);
+        self.post_off.push(self.gaps.len() as u32);
+        self.bytes += term.len() + docs.len() * 8;
+    }
+
+    fn finish(self) -> Vec<u8> {
+        let mut w = Writer::new(SHARD_MAGIC, FORMAT);
+        w.add_u32("terms.off", &self.terms_off);
+        w.add("terms", self.terms);
+        w.add_u32("post.off", &self.post_off);
+        w.add_u32("post.gap", &self.gaps);
+        w.add_f32("post.tf", &self.tfs);
+        w.finish()
+    }
+}
+
+/// One vocabulary shard, decoded.
+struct Shard {
+    terms: Vec<u8>,
+    terms_off: Vec<u32>,
+    post_off: Vec<u32>,
+    docs: Vec<u32>,
+    tfs: Vec<f32>,
+}
+
+impl Shard {
+    fn open(file: &str, bytes: &[u8], chunks: usize) -> Result<Shard, FragmentError> {
+        let aligned = AlignedBytes::new(bytes);
+        let c = Container::open(aligned.as_slice(), SHARD_MAGIC, FORMAT).map_err(|e| bad(file, e))?;
+        let get = |e: ContainerError| bad(file, e);
+        let terms_off = c.u32s("terms.off").map_err(get)?.to_vec();
+        let terms = c.bytes("terms").map_err(get)?.to_vec();
+        let post_off = c.u32s("post.off").map_err(get)?.to_vec();
+        let gaps = c.u32s("post.gap").map_err(get)?;
+        let tfs = c.f32s("post.tf").map_err(get)?.to_vec();
+        check_offsets("terms.off", &terms_off, terms.len()).map_err(get)?;
+        check_offsets("post.off", &post_off, gaps.len()).map_err(get)?;
+        if terms_off.is_empty() || post_off.len() != terms_off.len() || tfs.len() != gaps.len() {
+            return Err(bad(file, "the term, posting and frequency counts disagree"));
+        }
+        let term = |i: usize| &terms[terms_off[i] as usize..terms_off[i + 1] as usize];
+        if (1..terms_off.len() - 1).any(|i| term(i - 1) >= term(i)) {
+            return Err(bad(file, "terms are not in ascending order"));
+        }
+        let mut docs = Vec::with_capacity(gaps.len());
+        for t in 0..post_off.len() - 1 {
+            let mut prev: u32 = 0;
+            for (k, &g) in gaps[post_off[t] as usize..post_off[t + 1] as usize].iter().enumerate() {
+                let d = prev.checked_add(g).filter(|&d| (d as usize) < chunks && (k == 0 || g > 0));
+                let Some(d) = d else { return Err(bad(file, "a posting names a chunk the index does not have")) };
+                docs.push(d);
+                prev = d;
+            }
+        }
+        Ok(Shard { terms, terms_off, post_off, docs, tfs })
+    }
+
+    fn len(&self) -> usize {
+        self.terms_off.len() - 1
+    }
+
+    fn term(&self, i: usize) -> &[u8] {
+        &self.terms[self.terms_off[i] as usize..self.terms_off[i + 1] as usize]
+    }
+
+    /// First term index not below `t`.
+    fn lower_bound(&self, t: &[u8]) -> usize {
+        let (mut lo, mut hi) = (0, self.len());
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            if self.term(mid) < t {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
+    }
+
+    fn range(&self, i: usize) -> std::ops::Range<usize> {
+        self.post_off[i] as usize..self.post_off[i + 1] as usize
+    }
+}
+
+/// One step of a search: either the files it still needs, or the answer.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Step {
+    /// Fetch these fragments, [`Engine::add`] them and ask again.
+    Need(Vec<String>),
+    Done(SearchResponse),
+}
+
+/// A `bm25` search engine over the fragments given so far.
+pub struct Engine {
+    manifest: Manifest,
+    page_of: Vec<u32>,
+    lens: Option<Vec<f32>>,
+    shards: HashMap<usize, Shard>,
+    records: HashMap<u32, ChunkMeta>,
+}
+
+impl Engine {
+    /// Opens the engine on the manifest's bytes.
+    pub fn open(manifest: &[u8]) -> Result<Engine, FragmentError> {
+        let m: Manifest = serde_json::from_slice(manifest).map_err(|e| FragmentError::Manifest(e.to_string()))?;
+        if m.format != FORMAT {
+            return Err(FragmentError::Manifest(format!(
+                "format {} where this engine reads format {FORMAT}",
+                m.format
+            )));
+        }
+        if m.shards.windows(2).any(|w| w[0] >= w[1]) {
+            return Err(FragmentError::Manifest("shards are not in ascending order".into()));
+        }
+        let mut page_of = Vec::with_capacity(m.chunks.min(1 << 24));
+        for &[page, count] in &m.page_runs {
+            if page as usize >= m.pages || page_of.len() + count as usize > m.chunks {
+                return Err(FragmentError::Manifest("a page run is outside the index".into()));
+            }
+            page_of.extend(std::iter::repeat_n(page, count as usize));
+        }
+        if page_of.len() != m.chunks {
+            return Err(FragmentError::Manifest(format!("page runs cover {} of {} chunks", page_of.len(), m.chunks)));
+        }
+        Ok(Engine { manifest: m, page_of, lens: None, shards: HashMap::new(), records: HashMap::new() })
+    }
+
+    pub fn manifest(&self) -> &Manifest {
+        &self.manifest
+    }
+
+    /// Takes in a fragment the engine asked for (its name as [`Step::Need`] gave it).
+    pub fn add(&mut self, file: &str, bytes: &[u8]) -> Result<(), FragmentError> {
+        let unknown = || FragmentError::Unknown(file.to_string());
+        if file == LENS {
+            if bytes.len() != self.manifest.chunks * 4 {
+                return Err(bad(file, format!("{} bytes for {} chunks", bytes.len(), self.manifest.chunks)));
+            }
+            let lens = bytes.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
+            self.lens = Some(lens);
+        } else if let Some(i) = file.strip_prefix("t/").and_then(|s| s.strip_suffix(".bin")) {
+            let i: usize = i.parse().map_err(|_| unknown())?;
+            if i >= self.manifest.shards.len() {
+                return Err(unknown());
+            }
+            let shard = Shard::open(file, bytes, self.manifest.chunks)?;
+            self.shards.insert(i, shard);
+        } else if let Some(d) = file.strip_prefix("r/").and_then(|s| s.strip_suffix(".json")) {
+            let d: u32 = d.parse().map_err(|_| unknown())?;
+            if d as usize >= self.manifest.chunks {
+                return Err(unknown());
+            }
+            let meta: ChunkMeta = serde_json::from_slice(bytes).map_err(|e| bad(file, e))?;
+            self.records.insert(d, meta);
+        } else {
+            return Err(unknown());
+        }
+        Ok(())
+    }
+
+    /// The shard that holds `term` if the vocabulary has it.
+    fn shard_of(&self, term: &[u8]) -> Option<usize> {
+        self.manifest.shards.partition_point(|first| first.as_bytes() <= term).checked_sub(1)
+    }
+
+    /// The vocabulary shards a query reads: one per term, and for a word being
+    /// typed every shard its completions may be in.
+    fn shards_for(&self, query: &str, partial: bool) -> BTreeSet<usize> {
+        let mut need: BTreeSet<usize> =
+            analyzer::terms(query).iter().filter_map(|t| self.shard_of(t.as_bytes())).collect();
+        if partial {
+            let (_, last) = bm25::split_last_word(query);
+            let chars: Vec<(usize, char)> = last.char_indices().collect();
+            for n in chars.len().min(3)..=chars.len() {
+                let end = chars.get(n).map_or(last.len(), |&(i, _)| i);
+                let p = last[..end].to_lowercase();
+                if p.is_empty() {
+                    continue;
+                }
+                let first = self.shard_of(p.as_bytes()).unwrap_or(0);
+                need.insert(first);
+                for i in first + 1..self.manifest.shards.len() {
+                    if !self.manifest.shards[i].as_bytes().starts_with(p.as_bytes()) {
+                        break;
+                    }
+                    need.insert(i);
+                }
+            }
+        }
+        need
+    }
+
+    /// The shards of the analysed terms of every completion the word being typed
+    /// may get (the prefix shards loaded).
+    fn completion_shards(&self, query: &str) -> BTreeSet<usize> {
+        let (_, last) = bm25::split_last_word(query);
+        let chars: Vec<(usize, char)> = last.char_indices().collect();
+        (chars.len().min(3)..=chars.len())
+            .filter_map(|n| bm25::complete_prefix(self, &last[..chars.get(n).map_or(last.len(), |&(i, _)| i)]))
+            .flat_map(|c| analyzer::terms(&c))
+            .filter_map(|t| self.shard_of(t.as_bytes()))
+            .collect()
+    }
+
+    /// Answers page `page` (1-based) of `k` results for `query` in `bm25` mode, as
+    /// `GET /api/search?mode=bm25` would (with `partial`, the last word is being
+    /// typed), or says which fragments that needs first.
+    pub fn search(&self, query: &str, k: usize, page: usize, partial: bool) -> Step {
+        let mut need: Vec<String> = Vec::new();
+        if self.lens.is_none() {
+            need.push(LENS.to_string());
+        }
+        need.extend(
+            self.shards_for(query, partial).into_iter().filter(|i| !self.shards.contains_key(i)).map(shard_name),
+        );
+        if need.is_empty() && partial {
+            // A completion is read as the word it is (its analysed terms), which
+            // may live in other shards than the prefix: those too, before
+            // `partial_terms` decides.
+            need.extend(
+                self.completion_shards(query).into_iter().filter(|i| !self.shards.contains_key(i)).map(shard_name),
+            );
+        }
+        if !need.is_empty() {
+            return Step::Need(need);
+        }
+        let k = k.max(1);
+        let page = page.max(1);
+        let offset = (page - 1) * k;
+        let wanted = offset + k;
+        // As `Service::rank` asks the index: one result further tells whether a
+        // next page exists.
+        let p = SearchParams {
+            k: wanted + 1,
+            mode: Mode::Bm25,
+            alpha: 0.5,
+            rrf_k: 60.0,
+            depth: self.manifest.depth,
+            norm_depth: 10,
+            collapse_pages: false,
+            order: fusion::Order::PAGES,
+            k1: self.manifest.k1,
+            b: self.manifest.b,
+            exact: false,
+            ef: 0,
+            partial,
+        };
+        let terms = if partial { bm25::partial_terms(self, query) } else { analyzer::terms(query) };
+        let mut sparse = bm25::scores(self, terms, p.k1, p.b);
+        sparse.truncate(p.depth.max(p.k));
+        let fused = fusion::fuse(&p, &[], &sparse, |_| None);
+        let mut hits = fusion::finish(&p, fused, |d| self.page_of.get(d as usize).copied().unwrap_or(u32::MAX));
+        let has_more = hits.len() > wanted;
+        hits.truncate(wanted);
+        hits.drain(..offset.min(hits.len()));
+        let missing: Vec<String> =
+            hits.iter().filter(|h| !self.records.contains_key(&h.doc)).map(|h| record_name(h.doc)).collect();
+        if !missing.is_empty() {
+            return Step::Need(missing);
+        }
+        let results = hits
+            .iter()
+            .enumerate()
+            .filter_map(|(i, h)| {
+                Some(SearchResult::from_chunk(offset + i + 1, self.records.get(&h.doc)?.clone(), h, query))
+            })
+            .collect();
+        Step::Done(SearchResponse {
+            query: query.to_string(),
+            mode: Mode::Bm25,
+            k,
+            page,
+            results,
+            has_more,
+            timings_ms: Timings::default(),
+            encode_cached: false,
+        })
+    }
+}
+
+/// The fragments given so far as a source of postings (shards not given are
+/// simply absent: [`Engine::search`] asks for them first).
+impl bm25::Postings for Engine {
+    type List<'s>
+        = ShardPostings<'s>
+    where
+        Self: 's;
+
+    fn chunks(&self) -> usize {
+        self.manifest.chunks
+    }
+
+    fn avg_len(&self) -> f32 {
+        self.manifest.avg_len
+    }
+
+    fn postings(&self, term: &str) -> Option<(usize, ShardPostings<'_>)> {
+        let shard = self.shards.get(&self.shard_of(term.as_bytes())?)?;
+        let i = shard.lower_bound(term.as_bytes());
+        if i >= shard.len() || shard.term(i) != term.as_bytes() {
+            return None;
+        }
+        let r = shard.range(i);
+        let lens = self.lens.as_deref().unwrap_or(&[]);
+        Some((r.len(), ShardPostings { docs: shard.docs[r.clone()].iter(), tfs: shard.tfs[r].iter(), lens }))
+    }
+
+    fn doc_norm(&self, _doc: u32) -> f32 {
+        1.0
+    }
+
+    fn terms_from(&self, from: &[u8], limit: usize) -> Vec<(&[u8], usize)> {
+        let mut out = Vec::new();
+        let Some(mut s) = self.shard_of(from).or(Some(0)) else { return out };
+        let mut i = self.shards.get(&s).map_or(0, |sh| sh.lower_bound(from));
+        while out.len() < limit {
+            let Some(shard) = self.shards.get(&s) else { break };
+            if i >= shard.len() {
+                s += 1;
+                i = 0;
+                continue;
+            }
+            out.push((shard.term(i), shard.range(i).len()));
+            i += 1;
+        }
+        out
+    }
+}
+
+/// One posting list of a shard, each posting with its chunk's length.
+pub struct ShardPostings<'s> {
+    docs: std::slice::Iter<'s, u32>,
+    tfs: std::slice::Iter<'s, f32>,
+    lens: &'s [f32],
+}
+
+impl Iterator for ShardPostings<'_> {
+    type Item = (u32, f32, f32);
+
+    #[inline]
+    fn next(&mut self) -> Option<(u32, f32, f32)> {
+        let (&d, &f) = (self.docs.next()?, self.tfs.next()?);
+        Some((d, f, self.lens.get(d as usize).copied().unwrap_or(0.0)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::container::AlignedBytes;
+    use crate::index::tests::{chunk, params, unit};
+    use crate::index::{build, VectorStorage};
+
+    /// An index of 60 chunks on 20 pages over a small vocabulary, so that terms
+    /// repeat across chunks and pages.
+    fn corpus() -> AlignedBytes {
+        let words = [
+            "parking", "permit", "park", "parkway", "printer", "print", "eduroam", "network", "password", "reset",
+            "storage", "quota", "upload", "allas", "bucket", "puhti", "batch", "job", "gpu", "module",
+        ];
+        let mut chunks = Vec::new();
+        for i in 0..60usize {
+            let text: Vec<&str> = (0..12).map(|j| words[(i * 7 + j * j * 3 + j) % words.len()]).collect();
+            let page = format!("p{}", i / 3);
+            let mut c = chunk(&format!("{page}_{i}"), &page, words[i % words.len()], &text.join(" "));
+            c.text = format!("{} --gres=nvme:{}", c.text, i % 4);
+            if i % 9 == 0 {
+                // A compound keeps its words as written: "parking" beside the stem "park".
+                c.text.push_str(" see buying-a-parking-permit");
+            }
+            c.index_text = c.text.clone();
+            chunks.push(c);
+        }
+        let dim = 8;
+        let vecs: Vec<f32> =
+            (0..chunks.len()).flat_map(|i| unit(&[1.0, i as f32, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0])).collect();
+        AlignedBytes::new(&build(&chunks, &vecs, dim, &params(VectorStorage::F16)))
+    }
+
+    /// Runs a search to its end, handing the engine every fragment it asks for;
+    /// returns the answer and how many fragments it fetched.
+    fn run(
+        e: &mut Engine,
+        files: &HashMap<String, Vec<u8>>,
+        q: &str,
+        k: usize,
+        page: usize,
+        partial: bool,
+    ) -> (SearchResponse, usize) {
+        let mut fetched = 0;
+        for _ in 0..4 {
+            match e.search(q, k, page, partial) {
+                Step::Done(r) => return (r, fetched),
+                Step::Need(names) => {
+                    for n in names {
+                        e.add(&n, &files[&n]).unwrap();
+                        fetched += 1;
+                    }
+                }
+            }
+        }
+        panic!("no answer after four rounds for {q:?}");
+    }
+
+    #[test]
+    fn the_fragments_answer_as_the_index_does() {
+        let bytes = corpus();
+        let idx = Index::open(bytes.as_slice()).unwrap();
+        let frags = split(&idx, 256).unwrap();
+        assert!(frags.manifest.shards.len() > 5, "{:?}", frags.manifest.shards);
+        let files: HashMap<String, Vec<u8>> = frags.files.into_iter().collect();
+        let mut e = Engine::open(&files[MANIFEST]).unwrap();
+        let queries = [
+            ("parking permit", false),
+            ("how do I reset my eduroam password", false),
+            ("--gres=nvme:2 batch job", false),
+            ("upload to allas bucket", false),
+            ("print", false),
+            ("zebra", false),
+            ("parking per", true),
+            ("gpu modu", true),
+            ("pa", true),
+            ("allas buck", true),
+            ("parki", true),
+            ("where do I parki", true),
+        ];
+        // The word being typed is read as the word it becomes, analysed: the stem
+        // the pages use, not the compound's word as written.
+        assert_eq!(idx.partial_terms("parki"), vec!["park".to_string()]);
+        for (q, partial) in queries {
+            for (k, page) in [(3, 1), (3, 2), (10, 1)] {
+                let (got, _) = run(&mut e, &files, q, k, page, partial);
+                let p = SearchParams { k: page * k + 1, mode: Mode::Bm25, partial, ..idx.default_params(k) };
+                let mut want = idx.search(q, None, &p);
+                let has_more = want.len() > page * k;
+                want.truncate(page * k);
+                want.drain(..((page - 1) * k).min(want.len()));
+                let want: Vec<(String, f32, Option<f32>)> =
+                    want.iter().map(|h| (idx.chunk(h.doc).unwrap().id, h.score, h.bm25)).collect();
+                let got_hits: Vec<(String, f32, Option<f32>)> =
+                    got.results.iter().map(|r| (r.chunk_id.clone(), r.score, r.bm25)).collect();
+                assert_eq!(got_hits, want, "{q:?} k {k} page {page}");
+                assert_eq!(got.has_more, has_more, "{q:?}");
+                assert!(got.results.iter().enumerate().all(|(i, r)| r.rank == (page - 1) * k + i + 1));
+                for (r, h) in got.results.iter().zip(&want) {
+                    let m = idx.chunk(idx_doc(&idx, &h.0)).unwrap();
+                    assert_eq!(r.snippet, crate::index::highlight::snippet(&m.text, q));
+                }
+            }
+        }
+        assert!(run(&mut e, &files, "parking permit", 3, 1, false).0.results.len() == 3);
+    }
+
+    fn idx_doc(idx: &Index<'_>, id: &str) -> u32 {
+        (0..idx.len() as u32).find(|&d| idx.chunk(d).unwrap().id == id).unwrap()
+    }
+
+    #[test]
+    fn a_query_fetches_only_its_shards_and_records() {
+        let bytes = corpus();
+        let idx = Index::open(bytes.as_slice()).unwrap();
+        let frags = split(&idx, 256).unwrap();
+        let total = frags.files.len();
+        let files: HashMap<String, Vec<u8>> = frags.files.into_iter().collect();
+        let mut e = Engine::open(&files[MANIFEST]).unwrap();
+        let Step::Need(first) = e.search("eduroam", 5, 1, false) else { panic!("nothing loaded yet") };
+        assert_eq!(first, vec![LENS.to_string(), shard_name(e.shard_of(b"eduroam").unwrap())]);
+        let (r, fetched) = run(&mut e, &files, "eduroam", 5, 1, false);
+        assert_eq!(fetched, 2 + r.results.len(), "lengths, one shard, one record per result");
+        assert!(fetched < total / 10, "{fetched} of {total}");
+        // Asked again: nothing more to fetch.
+        assert_eq!(run(&mut e, &files, "eduroam", 5, 1, false).1, 0);
+    }
+
+    #[test]
+    fn bad_fragments_are_refused_by_name() {
+        let bytes = corpus();
+        let idx = Index::open(bytes.as_slice()).unwrap();
+        let files: HashMap<String, Vec<u8>> = split(&idx, 256).unwrap().files.into_iter().collect();
+        assert!(matches!(Engine::open(b"{}"), Err(FragmentError::Manifest(_))));
+        let mut m: Manifest = serde_json::from_slice(&files[MANIFEST]).unwrap();
+        m.format = 99;
+        let err = Engine::open(&serde_json::to_vec(&m).unwrap()).err().unwrap().to_string();
+        assert!(err.contains("format 99") && err.contains("site-builder build"), "{err}");
+        let mut e = Engine::open(&files[MANIFEST]).unwrap();
+        assert!(matches!(e.add("t/9999.bin", b""), Err(FragmentError::Unknown(_))));
+        assert!(matches!(e.add("../etc/passwd", b""), Err(FragmentError::Unknown(_))));
+        let err = e.add(LENS, &[0u8; 3]).unwrap_err().to_string();
+        assert!(err.contains("lens.bin"), "{err}");
+        let mut shard = files[&shard_name(0)].clone();
+        let last = shard.len() - 1;
+        shard[last] ^= 0xff;
+        shard.truncate(last - 100);
+        assert!(e.add(&shard_name(0), &shard).is_err());
+        assert!(e.add(&record_name(0), b"{not json").unwrap_err().to_string().contains("r/0.json"));
+        // Every prefix of every shard: an error, never a panic.
+        for (name, bytes) in files.iter().filter(|(n, _)| n.starts_with("t/")) {
+            for cut in (0..bytes.len()).step_by(7) {
+                let _ = e.add(name, &bytes[..cut]);
+            }
+        }
+    }
+}
