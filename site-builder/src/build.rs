@@ -62,6 +62,9 @@ pub struct BuildOptions {
     pub filters: bool,
     /// Build the hybrid index (`OUT/index.bin`, `OUT/encoder.bin`); `None` skips it.
     pub index: Option<IndexOptions>,
+    /// Write browser search into the site (`OUT/site/_search/`; needs the index);
+    /// `None` leaves it out.
+    pub browser: Option<crate::browser::BrowserOptions>,
 }
 
 /// How the hybrid index is built.
@@ -104,6 +107,8 @@ pub enum BuildError {
     LlmClient(String),
     #[error(transparent)]
     Embed(#[from] crate::embed::EmbedError),
+    #[error(transparent)]
+    Browser(#[from] crate::browser::BrowserError),
     #[error("{0}")]
     Graph(String),
     #[error(
@@ -273,6 +278,17 @@ pub fn build(opts: &BuildOptions) -> Result<Report, BuildError> {
         Some(io) => Some(build_index(&chunks, io, opts.progress, &mut report)?),
         None => None,
     };
+    if let (Some((index, _)), Some(bo)) = (&index_files, &opts.browser) {
+        if bo.required || crate::browser::engine_present(&bo.engine) {
+            report.browser_search = Some(crate::browser::write(&staging, index, bo)?);
+        } else {
+            report.warnings.push(Warning {
+                file: bo.engine.display().to_string(),
+                line: None,
+                message: "no browser engine here, so the site searches through /api only; build it with `scripts/build-search-web` (or pass --no-browser-search to say so)".into(),
+            });
+        }
+    }
     staging.commit()?;
     write_atomic(&opts.out.join("chunks.jsonl"), encode_jsonl(&chunks).as_bytes())?;
     if let Some((index, encoder)) = index_files {

@@ -10,6 +10,7 @@
 //! the `edge-host` crate. Heading ids, URL safety and atomic writes are
 //! `kb-common`'s, shared with the `ingest` crate that fills a content folder.
 
+pub mod browser;
 pub mod build;
 pub mod chat;
 pub mod chunk;

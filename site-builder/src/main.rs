@@ -247,6 +247,14 @@ struct BuildArgs {
     /// Skip the search index (site and chunks only).
     #[arg(long)]
     no_index: bool,
+    /// Leave browser search out of the site (no `site/_search/`): the site then
+    /// searches only through the edge function's /api.
+    #[arg(long)]
+    no_browser_search: bool,
+    /// Folder with the browser engine (search_web.js, search_web_bg.wasm);
+    /// default $KB_BROWSER_ENGINE or search-web/pkg (scripts/build-search-web).
+    #[arg(long, value_name = "DIR", conflicts_with = "no_browser_search")]
+    browser_engine: Option<PathBuf>,
     /// Keep every chunk: no placeholder, navigation or stub filters (for ablations).
     #[arg(long)]
     no_filters: bool,

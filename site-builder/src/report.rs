@@ -37,6 +37,9 @@ pub struct Report {
     /// The hybrid index, when one was built.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub index: Option<IndexReport>,
+    /// Browser search (`site/_search/`), when written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub browser_search: Option<crate::browser::BrowserReport>,
     pub seconds: f64,
 }
 

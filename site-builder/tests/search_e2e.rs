@@ -269,6 +269,52 @@ fn csc_dev_set_quality_holds() {
     // Exact identifiers are BM25's job, and it does it.
     assert_eq!(first[bm25]["per_category"]["identifier"]["recall_at_k"], 1.0, "{}", first[bm25]);
     assert_eq!(second[bm25]["per_category"]["identifier"]["recall_at_k"], 1.0, "{}", second[bm25]);
+    browser_answers_as_the_edge(&out, &sets);
+}
+
+/// The browser engine over the site's `_search/` fragments gives every CSC dev
+/// question the edge's `bm25` answer: the same results, scores, snippets and
+/// `has_more`, for the question as asked and cut mid-word as it is typed
+/// (`partial`), on the first and second page.
+fn browser_answers_as_the_edge(out: &Path, sets: &[PathBuf]) {
+    use search_core::index::fragments::{Engine, Step};
+    use search_core::index::{Mode, SearchParams};
+    let report: Value = serde_json::from_slice(&fs::read(out.join("report.json")).unwrap()).unwrap();
+    let build = report["browser_search"]["build"].as_str().unwrap_or_else(|| {
+        panic!("no browser search in the CSC site (run scripts/build-search-web first): {}", report["warnings"])
+    });
+    let dir = out.join("site/_search").join(build);
+    let inflate = |f: &str| {
+        let raw = fs::read(dir.join(format!("{f}.gz"))).unwrap();
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(raw.as_slice()), &mut bytes).unwrap();
+        bytes
+    };
+    let mut engine = Engine::open(&inflate("manifest.json")).unwrap();
+    let searcher = site_builder::search::Searcher::open(&out.join("index.bin"), None).unwrap();
+    let svc = searcher.service().unwrap();
+    let mut compared = 0;
+    for set in sets {
+        for q in site_builder::eval::read_qa(set).unwrap() {
+            let cut = &q.question[..q.question.char_indices().nth(q.question.chars().count() * 2 / 3).unwrap().0];
+            for (text, partial) in [(q.question.as_str(), false), (cut, true)] {
+                for page in [1, 2] {
+                    let got = loop {
+                        match engine.search(text, 10, page, partial) {
+                            Step::Done(r) => break r,
+                            Step::Need(files) => files.iter().for_each(|f| engine.add(f, &inflate(f)).unwrap()),
+                        }
+                    };
+                    let p = SearchParams { mode: Mode::Bm25, partial, ..svc.index().default_params(10) };
+                    let want = svc.search(text, &p, page, &|| 0.0).unwrap();
+                    assert_eq!(got.results, want.results, "{text:?} partial {partial} page {page}");
+                    assert_eq!(got.has_more, want.has_more, "{text:?}");
+                    compared += 1;
+                }
+            }
+        }
+    }
+    assert_eq!(compared, 400);
 }
 
 fn copy_dir(from: &Path, to: &Path) {

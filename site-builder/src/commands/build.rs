@@ -5,6 +5,7 @@ use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use search_core::index::Bm25Params;
+use site_builder::browser::BrowserOptions;
 use site_builder::build::{build, BuildError, BuildOptions, IndexOptions, JudgeChoice};
 use site_builder::chunk::ChunkOptions;
 use site_builder::embed::default_model_dir;
@@ -44,6 +45,10 @@ pub(crate) fn run_build(args: BuildArgs) -> ExitCode {
             embed_cache: (!ix.no_embed_cache).then(|| ix.embed_cache.clone()),
             hnsw_threshold: ix.hnsw_threshold,
             bm25: Bm25Params { k1: ix.k1, b: ix.b, title_weight: ix.title_weight, header_weight: ix.header_weight },
+        }),
+        browser: (!args.no_browser_search && !args.no_index).then(|| BrowserOptions {
+            required: args.browser_engine.is_some(),
+            engine: args.browser_engine.clone().unwrap_or_else(site_builder::browser::default_engine_dir),
         }),
     };
     match build(&opts) {
