@@ -16,8 +16,12 @@ pub const TEMPLATE_FILES: [&str; 7] =
 /// Static files (in `templates/static/`) and where they go in the site: the
 /// widget sits at the root, where the one-line embed snippet points
 /// (`https://kb.example.edu/widget.js`); the rest under `assets/`.
-pub const STATIC_FILES: [(&str, &str); 3] =
-    [("style.css", "assets/style.css"), ("search.js", "assets/search.js"), ("widget.js", "widget.js")];
+pub const STATIC_FILES: [(&str, &str); 4] = [
+    ("style.css", "assets/style.css"),
+    ("search.js", "assets/search.js"),
+    ("browser-search.js", "assets/browser-search.js"),
+    ("widget.js", "widget.js"),
+];
 
 macro_rules! embedded {
     ($($name:literal),*) => {
@@ -27,7 +31,8 @@ macro_rules! embedded {
 
 const EMBEDDED_TEMPLATES: [(&str, &str); 7] =
     embedded!("base.html", "page.html", "section.html", "home.html", "search.html", "404.html", "sitemap.xml");
-const EMBEDDED_STATIC: [(&str, &str); 3] = embedded!("static/style.css", "static/search.js", "static/widget.js");
+const EMBEDDED_STATIC: [(&str, &str); 4] =
+    embedded!("static/style.css", "static/search.js", "static/browser-search.js", "static/widget.js");
 
 /// A template that could not be loaded or rendered.
 #[derive(Debug, thiserror::Error)]
@@ -329,7 +334,7 @@ mod tests {
         assert!(html.contains("IT &quot;x&quot;"));
         assert!(!html.contains("Help <&>"));
         let dests: Vec<&str> = t.statics().iter().map(|(d, _)| d.as_str()).collect();
-        assert_eq!(dests, ["assets/style.css", "assets/search.js", "widget.js"]);
+        assert_eq!(dests, ["assets/style.css", "assets/search.js", "assets/browser-search.js", "widget.js"]);
     }
 
     #[test]

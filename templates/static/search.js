@@ -10,7 +10,12 @@
  *  - On search.html (the page with #search-results): the full grouped results
  *    for ?q=..., updated as you type (the URL follows via history.replaceState).
  *  - "/" focuses the search box; ArrowUp/ArrowDown/Enter/Escape in the dropdown.
- *  - When the API is unreachable or fails, a message points to the section tree.
+ *  - When the API is unreachable (a network error, a timeout, 404, 429 or 5xx: a
+ *    plain static host, a deploy in progress), the browser engine in _search/
+ *    answers instead (BM25 over fragments fetched on demand, the ranking the
+ *    API's `bm25` mode gives) and one quiet line says so; /api/health is probed
+ *    every RETRY_MS and the API takes over again when it answers. Without the
+ *    engine either, a message points to the section tree.
  *
  * Server text is never parsed as HTML: snippets are split on <mark>/</mark>,
  * entities decoded here, and the pieces added as text nodes and <mark> elements.
@@ -46,6 +51,7 @@
   var PAGE_SECTIONS = 3; // sub-results per page shown at first on search.html
   var MAX_PAGE = 20; // the API's last page
   var MODE = 'convex';
+  var RETRY_MS = 5000; // while the browser engine answers, how often to probe the API
 
   var scriptEl =
     document.currentScript || document.querySelector('script[data-root][src*="search.js"]');
@@ -53,9 +59,12 @@
   var API_URL = new URL(ROOT + 'api/search', location.href);
   var HEALTH_URL = new URL(ROOT + 'api/health', location.href);
   var SEARCH_PAGE = ROOT + 'search.html';
+  var ENGINE_BASE = new URL(ROOT + '_search/', location.href).href;
+  var ASSETS = new URL(ROOT + 'assets/', location.href).href;
   var BROWSE_URL = SEARCH_PAGE + '#site-tree';
 
   var MSG_UNAVAILABLE = 'Search is unavailable right now.';
+  var MSG_IN_BROWSER = 'Searched in your browser: the search service is not reachable, so words match but not meaning.';
   var MSG_BROWSE = 'Browse the sections instead.';
 
   function readRoot() {
@@ -316,10 +325,11 @@
 
   /**
    * GET api/search. Resolves with the response body; rejects with an Error whose
-   * `kind` is 'aborted' (superseded: ignore) or 'unavailable'. `how` (suggestions):
-   * `typing` asks for BM25 only, `partial` says the last word is unfinished.
+   * `kind` is 'aborted' (superseded: ignore) or 'unavailable' (`status`: the HTTP
+   * status, 0 without a response). `how` (suggestions): `typing` asks for BM25
+   * only, `partial` says the last word is unfinished.
    */
-  function searchApi(q, k, page, signal, how) {
+  function apiSearch(q, k, page, signal, how) {
     var key = cacheKey(q, k, page, how);
     if (cache.has(key)) return Promise.resolve(cache.get(key));
     var url = new URL(API_URL.href);
@@ -346,9 +356,10 @@
       clearTimeout(timer);
       if (signal) signal.removeEventListener('abort', onAbort);
     }
-    function fail(kind, detail) {
+    function fail(kind, detail, status) {
       var err = new Error(detail || kind);
       err.kind = kind;
+      err.status = status || 0;
       return err;
     }
 
@@ -369,10 +380,10 @@
           var body = r.body;
           if (!r.res.ok) {
             var e = body && body.error;
-            throw fail('unavailable', 'HTTP ' + r.res.status + (e && e.message ? ': ' + e.message : ''));
+            throw fail('unavailable', 'HTTP ' + r.res.status + (e && e.message ? ': ' + e.message : ''), r.res.status);
           }
           if (!body || typeof body !== 'object' || !Array.isArray(body.results)) {
-            throw fail('unavailable', 'unexpected response');
+            throw fail('unavailable', 'unexpected response'); // a static host's page, not the API
           }
           if (cache.size > 50) cache.delete(cache.keys().next().value);
           cache.set(key, body);
@@ -384,6 +395,71 @@
           throw fail('unavailable', timedOut ? 'timed out' : String((err && err.message) || err));
         }
       );
+  }
+
+  // --- The browser engine (site/_search/, wasm) ------------------------------
+
+  var browserSince = 0; // when the browser engine took over (0: the API answers)
+  var lastProbe = 0;
+
+  /** The browser engine's answer (assets/browser-search.js, loaded when first needed). */
+  function browserSearch(q, k, page, signal, how) {
+    return import(ASSETS + 'browser-search.js').then(function (m) {
+      return m.search(ENGINE_BASE, q, k, page, !!(how && how.partial), signal);
+    });
+  }
+
+  /** Whether an API failure is the service being away (not the query's fault). */
+  function serviceAway(err) {
+    var s = err.status;
+    return err.kind === 'unavailable' && (!s || s === 404 || s === 405 || s === 408 || s === 429 || s >= 500);
+  }
+
+  /**
+   * A search, from the API or, while it is away, from the browser engine (the
+   * body then has `engine: 'browser'`). Rejects as apiSearch does when neither
+   * can answer.
+   */
+  function searchApi(q, k, page, signal, how) {
+    if (browserSince) {
+      if (Date.now() - lastProbe >= RETRY_MS) {
+        lastProbe = Date.now();
+        checkHealth().then(function (up) {
+          if (up) browserSince = 0;
+        });
+      }
+      return browserSearch(q, k, page, signal, how).catch(function (err) {
+        if (err.kind === 'aborted') throw err;
+        browserSince = 0; // no engine after all: the API again next time
+        throw unavailable(err);
+      });
+    }
+    return apiSearch(q, k, page, signal, how).catch(function (err) {
+      if (!serviceAway(err)) throw err;
+      return browserSearch(q, k, page, signal, how).then(
+        function (body) {
+          if (!browserSince) browserSince = lastProbe = Date.now();
+          if (window.console) console.info('search: the API is away (' + err.message + '); searching in the browser');
+          return body;
+        },
+        function (e2) {
+          if (e2.kind === 'aborted') throw e2;
+          if (window.console) console.warn('search: browser engine: ' + e2.message);
+          throw err;
+        }
+      );
+    });
+  }
+
+  function unavailable(err) {
+    var e = new Error(String((err && err.message) || err));
+    e.kind = 'unavailable';
+    return e;
+  }
+
+  /** The quiet line under results the browser engine gave. */
+  function engineLine(data) {
+    return data && data.engine === 'browser' ? h('span', { class: 'search-status__engine' }, MSG_IN_BROWSER) : null;
   }
 
   function checkHealth() {
@@ -543,6 +619,7 @@
             h('a', { href: BROWSE_URL, class: 'search-status__link' }, 'browse all sections'),
             '.',
           ]),
+          engineLine(current.data),
         ]);
         list.hidden = true;
         announce('No results for ' + quoted(q) + '.');
@@ -588,7 +665,7 @@
       list.hidden = false;
 
       var summary = plural(groups.length, 'article', 'articles') + ' \u00b7 ' + plural(sections, 'section', 'sections');
-      setStatus('', [h('span', null, summary)]);
+      setStatus('', [h('span', null, summary), engineLine(current.data)]);
       announce(
         plural(groups.length, 'article', 'articles') +
           ' found for ' + quoted(q) + '. Use the up and down arrow keys to choose, Enter to open.'
@@ -871,6 +948,7 @@
             page: page,
             results: page === 1 ? data.results.slice() : state.results.concat(data.results),
             hasMore: !!data.has_more && page < MAX_PAGE,
+            data: data,
           };
           render(page > 1 ? before : -1);
         },
@@ -916,6 +994,7 @@
             h('a', { href: '#site-tree', class: 'search-status__link' }, 'browse all sections and articles'),
             '.',
           ]),
+          engineLine(state.data),
         ]);
         serviceUp(true, false);
         return;
@@ -975,6 +1054,7 @@
         h('strong', null, plural(groups.length, 'article', 'articles')),
         ' \u00b7 ' + plural(sections, 'matching section', 'matching sections') +
           (state.hasMore ? ' \u00b7 best matches first' : ''),
+        engineLine(state.data),
       ]);
 
       if (focusGroup >= 0) {

@@ -3,7 +3,7 @@
 // runs the host (the real component), a scripted LLM, and a foreign page that
 // embeds the widget from another origin:
 //
-//   node check.mjs SCENARIO        SCENARIO: search | widget | keyboard | hostile | extractive | hostile-site
+//   node check.mjs SCENARIO        SCENARIO: search | widget | keyboard | hostile | extractive | hostile-site | static
 //
 // Environment: KB_SITE (the host, http://127.0.0.1:PORT), KB_FOREIGN (the foreign
 // page), KB_ARTIFACTS (folder for screenshots), KB_CHROMIUM (default
@@ -109,13 +109,20 @@ async function search() {
     await page.goto(`${SITE}/search.html?q=parking+permit`);
     await page.locator('#search-results .search-result').first().waitFor({ timeout: 10000 });
     await shot(page, 'search-results-light');
-    // The endpoint unreachable: the box says so and points somewhere useful.
+    // The endpoint unreachable: the browser engine answers, and says so.
     await page.route('**/api/search**', (r) => r.abort());
+    await page.goto(`${SITE}/it-services/vpn.html`);
+    await page.locator('#search-input').fill('printing');
+    const engineLine = page.locator('#search-suggest .search-status__engine');
+    await engineLine.waitFor({ timeout: 10000 });
+    assert.match(await engineLine.innerText(), /in your browser/i);
+    // Without the browser engine either, the box says so and points somewhere useful.
+    await page.route('**/_search/**', (r) => r.abort());
     await page.goto(`${SITE}/it-services/vpn.html`);
     await page.locator('#search-input').fill('printing');
     const status = page.locator('.search-status');
     await status.waitFor({ timeout: 10000 });
-    assert.match(await status.innerText(), /unavailable/i);
+    await page.waitForFunction(() => /unavailable/i.test(document.querySelector('.search-status').textContent), null, { timeout: 10000 });
     assert.ok(b.errors.length === 0, `page errors: ${b.errors.join('; ')}`);
     await b.close();
   }
@@ -347,7 +354,115 @@ async function extractive() {
   await b.close();
 }
 
-const scenarios = { search, widget, keyboard, hostile, extractive, 'hostile-site': hostileSite };
+// ------------------------------------------------ a static host, and /api away
+// KB_SITE is tests/edge/static_host.rs: the built site as plain files, /api as a
+// static host has it (404), as during an outage (503) or forwarded to the real
+// host, switched with /__mode; /__log lists every response's bytes.
+async function staticSite() {
+  const mode = (m) => fetch(`${SITE}/__mode?set=${m}`).then((r) => assert.equal(r.status, 200));
+  const log = async () => (await fetch(`${SITE}/__log?clear=1`)).json();
+  const kb = (entries) => entries.reduce((a, [, n]) => a + n, 0) / 1024;
+  const b = await browser();
+  const page = b.context.pages()[0] || (await b.context.newPage());
+  const suggestions = (re) => page.waitForFunction((src) => {
+    const p = document.getElementById('search-suggest');
+    return p && !p.hidden && !p.hasAttribute('aria-busy') &&
+      [...p.querySelectorAll('.search-group')].some((g) => new RegExp(src, 'i').test(g.textContent));
+  }, re, { timeout: 15000 });
+  const retype = async (text) => {
+    await page.locator('#search-input').fill('');
+    await page.locator('#search-input').click();
+    await page.keyboard.type(text, { delay: 30 });
+  };
+
+  // 1. No /api at all. Nothing of the engine, and no file over 100 KB, before the first keystroke.
+  await mode('static');
+  await log();
+  await page.goto(`${SITE}/campus/parking/buying-a-parking-permit.html`);
+  await page.waitForLoadState('networkidle');
+  const before = await log();
+  assert.ok(before.length > 0 && before.every(([, n]) => n <= 100 * 1024), `before typing: ${JSON.stringify(before)}`);
+  assert.ok(!before.some(([p]) => p.includes('/_search/') || p.endsWith('browser-search.js')), `engine loaded early: ${JSON.stringify(before)}`);
+  // The first query: engine, glue, manifest, fragments.
+  await retype('parki');
+  await suggestions('parking');
+  assert.match(await page.locator('#search-suggest .search-status__engine').innerText(), /in your browser/i);
+  await page.waitForTimeout(1000); // the settled request, answered in the browser too
+  const first = await log();
+  assert.ok(first.some(([p]) => p.endsWith('.wasm.gz')), `the engine was fetched: ${JSON.stringify(first)}`);
+  assert.ok(kb(first) <= 250, `first query ${kb(first).toFixed(1)} KB > 250: ${JSON.stringify(first)}`);
+  assert.ok(await page.locator('#search-suggest a.search-option[href*="buying-a-parking-permit"]').count() >= 1,
+    'typing finds the parking-permit steps');
+  // A further query fetches only the fragments it lacks.
+  await retype('eduroam certificate');
+  await suggestions('eduroam');
+  await page.waitForTimeout(1000);
+  const later = await log();
+  assert.ok(kb(later) <= 60, `later query ${kb(later).toFixed(1)} KB > 60: ${JSON.stringify(later)}`);
+  assert.ok(!later.some(([p]) => p.endsWith('.wasm.gz') || p.endsWith('manifest.json.gz')), 'the engine is loaded once');
+  console.log(`static: before typing ${kb(before).toFixed(1)} KB, first query ${kb(first).toFixed(1)} KB, later ${kb(later).toFixed(1)} KB`);
+  // Enter opens the selected result at its anchor.
+  await retype('parking permit');
+  await suggestions('parking');
+  await page.keyboard.press('ArrowDown');
+  await Promise.all([page.waitForURL((u) => u.hash.length > 1), page.keyboard.press('Enter')]);
+  const url = new URL(page.url());
+  assert.ok(await page.evaluate((id) => !!document.getElementById(id), decodeURIComponent(url.hash.slice(1))),
+    `the anchor ${url.hash} exists`);
+  // The results page.
+  await page.goto(`${SITE}/search.html?q=parking+permit`);
+  await page.locator('#search-results .search-result').first().waitFor({ timeout: 15000 });
+  assert.match(await page.locator('#search-status .search-status__engine').innerText(), /in your browser/i);
+  assert.ok(await page.locator('#search-results .search-result a[href*="parking"]').count() >= 1, 'results page finds parking');
+  await shot(page, 'search-results-static-host');
+
+  // 2. The wasm engine gives the API's bm25 answer (results, scores, snippets).
+  await mode('up');
+  for (const [q, partial] of [['parking permit', false], ['how do I reset my password', false], ['eduroam cert', true]]) {
+    const pair = await page.evaluate(async ([q, partial]) => {
+      const api = await (await fetch(`/api/search?q=${encodeURIComponent(q)}&mode=bm25&k=10${partial ? '&partial=true' : ''}`)).json();
+      const m = await import('/assets/browser-search.js');
+      const mine = await m.search(new URL('/_search/', location.href).href, q, 10, 1, partial);
+      return [api.results, mine.results];
+    }, [q, partial]);
+    assert.ok(pair[0].length > 0, `the API found something for ${q}`);
+    assert.deepEqual(pair[1], pair[0], `browser and edge agree on ${q}`);
+  }
+
+  // 3. /api answering 503, then recovering: the fallback engages, then lets go.
+  await mode('down');
+  await page.goto(`${SITE}/it-services/vpn.html`);
+  await retype('vpn');
+  await suggestions('vpn');
+  assert.ok(await page.locator('#search-suggest .search-status__engine').count() === 1, 'the fallback engaged on 503');
+  await mode('up');
+  await page.waitForTimeout(5500); // search.js probes /api/health every 5 s while in the browser
+  await retype('print');
+  await suggestions('print');
+  await page.waitForTimeout(500);
+  const back = page.waitForResponse((r) => new URL(r.url()).pathname === '/api/search' && r.status() === 200, { timeout: 15000 });
+  await page.keyboard.type('ing', { delay: 30 });
+  await back;
+  await suggestions('print');
+  await page.waitForFunction(() => !document.querySelector('#search-suggest .search-status__engine'), null, { timeout: 10000 });
+
+  // 4. The chat away: the widget offers the sections that match instead of an error.
+  await mode('down');
+  await page.goto(`${SITE}/campus/parking/buying-a-parking-permit.html`);
+  await page.locator('#kb-widget-host button.kb-launcher').click();
+  await page.locator('#kb-widget-host textarea.kb-input').fill('How do I buy a parking permit?');
+  await page.keyboard.press('Enter');
+  const offline = page.locator('#kb-widget-host .kb-msg.kb-assistant[data-state="offline"]');
+  await offline.waitFor({ timeout: 15000 });
+  assert.match(await offline.innerText(), /not reachable/i);
+  const cite = await offline.locator('ol.kb-citations li a').first().getAttribute('href');
+  assert.ok(cite && cite.includes('parking'), `the widget offers the parking page: ${cite}`);
+  await shot(page, 'widget-offline-sections');
+  assert.ok(b.errors.length === 0, `page errors: ${b.errors.join('; ')}`);
+  await b.close();
+}
+
+const scenarios = { search, widget, keyboard, hostile, extractive, 'hostile-site': hostileSite, static: staticSite };
 if (!scenarios[scenario]) {
   console.error(`unknown scenario ${scenario}; one of ${Object.keys(scenarios).join(', ')}`);
   process.exit(2);

@@ -109,6 +109,21 @@ fn site_search_as_you_type_in_chromium() {
     run("search", &host.url());
 }
 
+/// The demo site on a plain static server: with no `/api` at all, with `/api`
+/// answering 503 and then coming back, and with the chat away (the widget offers
+/// sections); every byte the server sends is counted against the budgets.
+#[test]
+fn browser_search_on_a_static_host_and_when_the_api_is_away() {
+    let host = start(&[]);
+    let site = crate::support::demo().dist.join("site");
+    assert!(
+        site.join("_search/search.json").is_file(),
+        "the demo site has no browser search: build the engine first (scripts/build-search-web; scripts/test does)"
+    );
+    let front = crate::static_host::serve(&site, Some(host.url()));
+    run("static", &front.url());
+}
+
 #[test]
 fn widget_on_a_foreign_page_streams_cites_and_abstains() {
     let (_llm, host) = with_llm(vec![

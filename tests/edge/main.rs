@@ -17,4 +17,5 @@ mod faults;
 mod feedback;
 mod hardening;
 mod manifest;
+mod static_host;
 mod terminal;
