@@ -31,9 +31,13 @@ fn percentile(v: &mut [f64], p: f64) -> f64 {
 
 /// Runs `q` to its end; returns the bytes fetched (compressed, as stored).
 fn answer(e: &mut Engine, dir: &Path, have: &mut HashSet<String>, q: &str, k: usize) -> u64 {
+    ask(e, dir, have, q, k, false)
+}
+
+fn ask(e: &mut Engine, dir: &Path, have: &mut HashSet<String>, q: &str, k: usize, partial: bool) -> u64 {
     let mut bytes = 0;
     for _ in 0..4 {
-        match e.search(q, k, 1, false) {
+        match e.search(q, k, 1, partial) {
             Step::Done(_) => return bytes,
             Step::Need(files) => {
                 for f in files {
@@ -70,13 +74,28 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for f in qa {
         questions.extend(read_qa(&PathBuf::from(f))?);
     }
-    let (mut first, mut later, mut ms) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut first, mut later, mut ms, mut typed) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut warm = Engine::open(&manifest)?;
     let mut have = HashSet::new();
     for (i, q) in questions.iter().enumerate() {
         let mut fresh = Engine::open(&manifest)?;
         let b = answer(&mut fresh, &dir, &mut HashSet::new(), &q.question, k);
         first.push(b as f64);
+        // Typed from nothing, asked as search as you type asks (the word being
+        // typed read as a prefix) at every word's end and at the last keystroke:
+        // what the suggestions cost beyond the question itself.
+        let mut typing = Engine::open(&manifest)?;
+        let mut own = HashSet::new();
+        let mut b = 0;
+        let chars: Vec<(usize, char)> = q.question.char_indices().collect();
+        for (n, &(i, c)) in chars.iter().enumerate().skip(1) {
+            if c == ' ' || n + 1 == chars.len() {
+                let end = if c == ' ' { i } else { q.question.len() };
+                b += ask(&mut typing, &dir, &mut own, &q.question[..end], k, true);
+            }
+        }
+        b += answer(&mut typing, &dir, &mut own, &q.question, k);
+        typed.push(b as f64);
         let b = answer(&mut warm, &dir, &mut have, &q.question, k);
         if i > 0 {
             later.push(b as f64);
@@ -100,6 +119,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 "p90": kb(percentile(&mut first.clone(), 0.9) + fixed as f64),
                 "max": kb(percentile(&mut first.clone(), 1.0) + fixed as f64),
             },
+            "typed_question_fragments_kb": { "median": kb(percentile(&mut typed.clone(), 0.5)), "max": kb(percentile(&mut typed, 1.0)) },
             "first_query_fragments_kb": { "median": kb(percentile(&mut first.clone(), 0.5)), "max": kb(percentile(&mut first, 1.0)) },
             "later_query_kb": {
                 "median": kb(percentile(&mut later.clone(), 0.5)),
