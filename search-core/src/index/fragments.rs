@@ -477,7 +477,8 @@ impl bm25::Postings for Engine {
 
     fn terms_from(&self, from: &[u8], limit: usize) -> Vec<(&[u8], usize)> {
         let mut out = Vec::new();
-        let Some(mut s) = self.shard_of(from).or(Some(0)) else { return out };
+        // Terms below the first shard's first term start in shard 0.
+        let mut s = self.shard_of(from).unwrap_or(0);
         let mut i = self.shards.get(&s).map_or(0, |sh| sh.lower_bound(from));
         while out.len() < limit {
             let Some(shard) = self.shards.get(&s) else { break };
