@@ -28,6 +28,12 @@ pub trait Postings {
     /// Terms in byte order from the first that is not below `from`, each with its
     /// document frequency, at most `limit` of them.
     fn terms_from(&self, from: &[u8], limit: usize) -> Vec<(&[u8], usize)>;
+    /// The completion of the lowercased, non-empty prefix `p` ([`complete_prefix`]):
+    /// by default a scan of the vocabulary ([`scan_completion`]); a source that
+    /// loads its vocabulary in pieces answers from a table of those scans.
+    fn completion(&self, p: &str) -> Option<String> {
+        scan_completion(self, p)
+    }
 }
 
 /// The saturating term-frequency part of BM25.
@@ -87,6 +93,11 @@ pub fn complete_prefix<P: Postings + ?Sized>(src: &P, partial: &str) -> Option<S
     if p.is_empty() {
         return None;
     }
+    src.completion(&p)
+}
+
+/// [`complete_prefix`] of a lowercased prefix, by scanning the vocabulary.
+pub fn scan_completion<P: Postings + ?Sized>(src: &P, p: &str) -> Option<String> {
     src.terms_from(p.as_bytes(), COMPLETION_SCAN)
         .into_iter()
         .enumerate()

@@ -10,10 +10,15 @@
 //! | `manifest.json` ([`Manifest`]) | counts, BM25 parameters, the first term of every shard, which page each chunk is on |
 //! | `lens.bin` | every chunk's field-weighted length (`f32`, little-endian), for BM25's length norm |
 //! | `t/{i}.bin` | shard `i` of the vocabulary: a run of sorted terms and their postings (a [`crate::container`] file, magic `KBTERMS`) |
+//! | `c/{i}.json` | group `i` of the completion table: every prefix (two characters or more) of a term, with the term it completes to (`[[prefix, term], …]`, sorted) |
 //! | `r/{chunk}.json` | one chunk's display record ([`ChunkMeta`]), for its title, link and snippet |
 //!
 //! [`Engine`] answers `bm25` queries (and `partial` ones, as you type) from the
-//! fragments it has been given and says which others a query needs. It scores
+//! fragments it has been given and says which others a query needs. The
+//! completion table is the index's own completion ([`bm25::complete_prefix`])
+//! computed at build time for every prefix a reader can type, so a word being
+//! typed costs one small table group and the completion's shard, not every shard
+//! of its prefix range. It scores
 //! through [`super::bm25`] and orders through [`super::fusion`], the code the
 //! edge runs, so both give the same results and scores.
 
@@ -26,7 +31,7 @@ use crate::container::{check_offsets, AlignedBytes, Container, ContainerError, W
 use crate::service::{SearchResponse, SearchResult, Timings};
 
 /// Format of the fragments (the manifest says it; an engine refuses others).
-pub const FORMAT: u32 = 1;
+pub const FORMAT: u32 = 2;
 const SHARD_MAGIC: [u8; 8] = *b"KBTERMS\0";
 
 /// What a browser engine loads first.
@@ -44,6 +49,8 @@ pub struct Manifest {
     pub page_runs: Vec<[u32; 2]>,
     /// The first term of each shard, ascending; shard `i` is `t/{i}.bin`.
     pub shards: Vec<String>,
+    /// The first prefix of each completion group, ascending; group `i` is `c/{i}.json`.
+    pub completions: Vec<String>,
 }
 
 /// Fragment names.
@@ -56,6 +63,10 @@ pub fn shard_name(i: usize) -> String {
 
 pub fn record_name(doc: u32) -> String {
     format!("r/{doc}.json")
+}
+
+pub fn completion_name(i: usize) -> String {
+    format!("c/{i}.json")
 }
 
 /// Why fragments could not be read.
@@ -114,6 +125,36 @@ pub fn split(idx: &Index<'_>, shard_bytes: usize) -> Result<Fragments, IndexErro
     if !cur.is_empty() {
         files.push((shard_name(shards.len() - 1), cur.finish()));
     }
+    // The completion table: every prefix of two characters or more of every term
+    // (the shortest a reader's word being typed is read at), with what the index
+    // completes it to. Grouped by sorted range like the shards.
+    let mut prefixes: BTreeSet<String> = BTreeSet::new();
+    for (term, _, _) in idx.vocabulary() {
+        let Ok(t) = std::str::from_utf8(term) else { continue };
+        for (n, (i, c)) in t.char_indices().enumerate() {
+            if n >= 1 {
+                prefixes.insert(t[..i + c.len_utf8()].to_string());
+            }
+        }
+    }
+    let mut completions: Vec<String> = Vec::new();
+    let mut group: Vec<(String, String)> = Vec::new();
+    let mut group_bytes = 0;
+    for p in prefixes {
+        let Some(c) = bm25::scan_completion(idx, &p) else { continue };
+        group_bytes += p.len() + c.len() + 6;
+        group.push((p, c));
+        if group_bytes > shard_bytes / 2 {
+            completions.push(group[0].0.clone());
+            files.push((completion_name(completions.len() - 1), serde_json::to_vec(&group).unwrap_or_default()));
+            group.clear();
+            group_bytes = 0;
+        }
+    }
+    if let Some((first, _)) = group.first() {
+        completions.push(first.clone());
+        files.push((completion_name(completions.len() - 1), serde_json::to_vec(&group).unwrap_or_default()));
+    }
     for d in 0..n as u32 {
         let meta = idx.chunk(d)?;
         files.push((record_name(d), serde_json::to_vec(&meta).map_err(|e| IndexError::Invalid(e.to_string()))?));
@@ -129,6 +170,7 @@ pub fn split(idx: &Index<'_>, shard_bytes: usize) -> Result<Fragments, IndexErro
         depth: p.depth,
         page_runs,
         shards,
+        completions,
     };
     let json = serde_json::to_vec(&manifest).map_err(|e| IndexError::Invalid(e.to_string()))?;
     files.insert(0, (MANIFEST.to_string(), json));
@@ -262,6 +304,7 @@ pub struct Engine {
     page_of: Vec<u32>,
     lens: Option<Vec<f32>>,
     shards: HashMap<usize, Shard>,
+    completions: HashMap<usize, HashMap<String, String>>,
     records: HashMap<u32, ChunkMeta>,
 }
 
@@ -275,7 +318,7 @@ impl Engine {
                 m.format
             )));
         }
-        if m.shards.windows(2).any(|w| w[0] >= w[1]) {
+        if m.shards.windows(2).any(|w| w[0] >= w[1]) || m.completions.windows(2).any(|w| w[0] >= w[1]) {
             return Err(FragmentError::Manifest("shards are not in ascending order".into()));
         }
         let mut page_of = Vec::with_capacity(m.chunks.min(1 << 24));
@@ -288,7 +331,14 @@ impl Engine {
         if page_of.len() != m.chunks {
             return Err(FragmentError::Manifest(format!("page runs cover {} of {} chunks", page_of.len(), m.chunks)));
         }
-        Ok(Engine { manifest: m, page_of, lens: None, shards: HashMap::new(), records: HashMap::new() })
+        Ok(Engine {
+            manifest: m,
+            page_of,
+            lens: None,
+            shards: HashMap::new(),
+            completions: HashMap::new(),
+            records: HashMap::new(),
+        })
     }
 
     pub fn manifest(&self) -> &Manifest {
@@ -311,6 +361,13 @@ impl Engine {
             }
             let shard = Shard::open(file, bytes, self.manifest.chunks)?;
             self.shards.insert(i, shard);
+        } else if let Some(i) = file.strip_prefix("c/").and_then(|s| s.strip_suffix(".json")) {
+            let i: usize = i.parse().map_err(|_| unknown())?;
+            if i >= self.manifest.completions.len() {
+                return Err(unknown());
+            }
+            let pairs: Vec<(String, String)> = serde_json::from_slice(bytes).map_err(|e| bad(file, e))?;
+            self.completions.insert(i, pairs.into_iter().collect());
         } else if let Some(d) = file.strip_prefix("r/").and_then(|s| s.strip_suffix(".json")) {
             let d: u32 = d.parse().map_err(|_| unknown())?;
             if d as usize >= self.manifest.chunks {
@@ -335,37 +392,26 @@ impl Engine {
         let mut need: BTreeSet<usize> =
             analyzer::terms(query).iter().filter_map(|t| self.shard_of(t.as_bytes())).collect();
         if partial {
-            let (_, last) = bm25::split_last_word(query);
-            let chars: Vec<(usize, char)> = last.char_indices().collect();
-            for n in chars.len().min(3)..=chars.len() {
-                let end = chars.get(n).map_or(last.len(), |&(i, _)| i);
-                let p = last[..end].to_lowercase();
-                if p.is_empty() {
-                    continue;
-                }
-                let first = self.shard_of(p.as_bytes()).unwrap_or(0);
-                need.insert(first);
-                for i in first + 1..self.manifest.shards.len() {
-                    if !self.manifest.shards[i].as_bytes().starts_with(p.as_bytes()) {
-                        break;
-                    }
-                    need.insert(i);
+            for p in typed_prefixes(query) {
+                if let Some(c) = self.completion_group(&p).and_then(|g| self.completions.get(&g)?.get(&p)) {
+                    // The completion, and the terms it is read as.
+                    need.extend(self.shard_of(c.as_bytes()));
+                    need.extend(analyzer::terms(c).iter().filter_map(|t| self.shard_of(t.as_bytes())));
                 }
             }
         }
         need
     }
 
-    /// The shards of the analysed terms of every completion the word being typed
-    /// may get (the prefix shards loaded).
-    fn completion_shards(&self, query: &str) -> BTreeSet<usize> {
-        let (_, last) = bm25::split_last_word(query);
-        let chars: Vec<(usize, char)> = last.char_indices().collect();
-        (chars.len().min(3)..=chars.len())
-            .filter_map(|n| bm25::complete_prefix(self, &last[..chars.get(n).map_or(last.len(), |&(i, _)| i)]))
-            .flat_map(|c| analyzer::terms(&c))
-            .filter_map(|t| self.shard_of(t.as_bytes()))
-            .collect()
+    /// The completion group that holds prefix `p` if the table has it.
+    fn completion_group(&self, p: &str) -> Option<usize> {
+        self.manifest.completions.partition_point(|first| first.as_str() <= p).checked_sub(1)
+    }
+
+    /// The completion groups the word being typed needs, not yet given.
+    fn missing_completions(&self, query: &str) -> Vec<String> {
+        let groups: BTreeSet<usize> = typed_prefixes(query).iter().filter_map(|p| self.completion_group(p)).collect();
+        groups.into_iter().filter(|g| !self.completions.contains_key(g)).map(completion_name).collect()
     }
 
     /// Answers page `page` (1-based) of `k` results for `query` in `bm25` mode, as
@@ -376,15 +422,14 @@ impl Engine {
         if self.lens.is_none() {
             need.push(LENS.to_string());
         }
-        need.extend(
-            self.shards_for(query, partial).into_iter().filter(|i| !self.shards.contains_key(i)).map(shard_name),
-        );
-        if need.is_empty() && partial {
-            // A completion is read as the word it is (its analysed terms), which
-            // may live in other shards than the prefix: those too, before
-            // `partial_terms` decides.
+        if partial {
+            // The completion table first: which shards the word being typed needs
+            // depends on what it completes to.
+            need.extend(self.missing_completions(query));
+        }
+        if need.iter().all(|f| f == LENS) {
             need.extend(
-                self.completion_shards(query).into_iter().filter(|i| !self.shards.contains_key(i)).map(shard_name),
+                self.shards_for(query, partial).into_iter().filter(|i| !self.shards.contains_key(i)).map(shard_name),
             );
         }
         if !need.is_empty() {
@@ -444,6 +489,18 @@ impl Engine {
     }
 }
 
+/// The lowercased prefixes of `query`'s last word that [`bm25::partial_terms`]
+/// may complete: from the whole word down to its first three characters (two
+/// for a two-character word).
+fn typed_prefixes(query: &str) -> Vec<String> {
+    let (_, last) = bm25::split_last_word(query);
+    let chars: Vec<(usize, char)> = last.char_indices().collect();
+    (chars.len().min(3)..=chars.len())
+        .map(|n| last[..chars.get(n).map_or(last.len(), |&(i, _)| i)].to_lowercase())
+        .filter(|p| !p.is_empty())
+        .collect()
+}
+
 /// The fragments given so far as a source of postings (shards not given are
 /// simply absent: [`Engine::search`] asks for them first).
 impl bm25::Postings for Engine {
@@ -473,6 +530,11 @@ impl bm25::Postings for Engine {
 
     fn doc_norm(&self, _doc: u32) -> f32 {
         1.0
+    }
+
+    /// From the completion table (the index's own scan, made at build time).
+    fn completion(&self, p: &str) -> Option<String> {
+        self.completions.get(&self.completion_group(p)?)?.get(p).cloned()
     }
 
     fn terms_from(&self, from: &[u8], limit: usize) -> Vec<(&[u8], usize)> {
