@@ -12,6 +12,7 @@
 pub mod chat_body;
 pub mod confluence_storage;
 pub mod container;
+pub mod fragments;
 pub mod llm_reply;
 pub mod page;
 pub mod search_query;
@@ -22,6 +23,7 @@ pub type Harness = fn(&[u8]);
 /// Every target, by name, for the replay test.
 pub const TARGETS: &[(&str, Harness)] = &[
     ("container", container::run),
+    ("fragments", fragments::run),
     ("page", page::run),
     ("search_query", search_query::run),
     ("chat_body", chat_body::run),
