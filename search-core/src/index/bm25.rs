@@ -25,14 +25,49 @@ pub trait Postings {
     /// L2 norm of a chunk's saturated term-frequency vector (the `dot` mode's
     /// sparse side); 1 where the source does not carry it.
     fn doc_norm(&self, doc: u32) -> f32;
-    /// Terms in byte order from the first that is not below `from`, each with its
-    /// document frequency, at most `limit` of them.
-    fn terms_from(&self, from: &[u8], limit: usize) -> Vec<(&[u8], usize)>;
     /// The completion of the lowercased, non-empty prefix `p` ([`complete_prefix`]):
-    /// by default a scan of the vocabulary ([`scan_completion`]); a source that
-    /// loads its vocabulary in pieces answers from a table of those scans.
-    fn completion(&self, p: &str) -> Option<String> {
-        scan_completion(self, p)
+    /// the index scans its vocabulary ([`best_completion`]); the browser engine
+    /// reads the table of those scans made at build time.
+    fn completion(&self, p: &str) -> Option<String>;
+}
+
+/// The first of `n` ascending terms (`term(i)`) that is not below `t`: the one
+/// binary search over a sorted vocabulary, whoever holds it.
+pub fn lower_bound<'t>(n: usize, term: impl Fn(usize) -> &'t [u8], t: &[u8]) -> usize {
+    let (mut lo, mut hi) = (0, n);
+    while lo < hi {
+        let mid = (lo + hi) / 2;
+        if term(mid) < t {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
+}
+
+/// One posting list, each posting with its chunk's length (from the chunk
+/// length table, 0 for a chunk it lacks).
+pub struct PostingIter<'s> {
+    docs: std::slice::Iter<'s, u32>,
+    tfs: std::slice::Iter<'s, f32>,
+    lens: &'s [f32],
+}
+
+impl<'s> PostingIter<'s> {
+    /// `docs` and `tfs` side by side (the shorter ends the list).
+    pub fn new(docs: &'s [u32], tfs: &'s [f32], lens: &'s [f32]) -> PostingIter<'s> {
+        PostingIter { docs: docs.iter(), tfs: tfs.iter(), lens }
+    }
+}
+
+impl Iterator for PostingIter<'_> {
+    type Item = (u32, f32, f32);
+
+    #[inline]
+    fn next(&mut self) -> Option<(u32, f32, f32)> {
+        let (&d, &f) = (self.docs.next()?, self.tfs.next()?);
+        Some((d, f, self.lens.get(d as usize).copied().unwrap_or(0.0)))
     }
 }
 
@@ -96,10 +131,11 @@ pub fn complete_prefix<P: Postings + ?Sized>(src: &P, partial: &str) -> Option<S
     src.completion(&p)
 }
 
-/// [`complete_prefix`] of a lowercased prefix, by scanning the vocabulary.
-pub fn scan_completion<P: Postings + ?Sized>(src: &P, p: &str) -> Option<String> {
-    src.terms_from(p.as_bytes(), COMPLETION_SCAN)
-        .into_iter()
+/// [`complete_prefix`] of a lowercased prefix from the vocabulary's terms (with
+/// their document frequencies) in order from the first not below `p`, read
+/// lazily: at most [`COMPLETION_SCAN`] of them, and only while they start with `p`.
+pub fn best_completion<'t>(p: &str, from: impl Iterator<Item = (&'t [u8], usize)>) -> Option<String> {
+    from.take(COMPLETION_SCAN)
         .enumerate()
         .take_while(|(_, (t, _))| t.starts_with(p.as_bytes()))
         .filter(|(_, (t, _))| !t.starts_with(b"="))
@@ -124,12 +160,7 @@ pub fn partial_terms<P: Postings + ?Sized>(src: &P, query: &str) -> Vec<String> 
         terms.extend(own);
         return terms;
     }
-    let chars: Vec<(usize, char)> = last.char_indices().collect();
-    let shortest = chars.len().min(3);
-    let completion = (shortest..=chars.len()).rev().find_map(|n| {
-        let end = chars.get(n).map_or(last.len(), |&(i, _)| i);
-        complete_prefix(src, &last[..end])
-    });
+    let completion = word_prefixes(last).into_iter().find_map(|p| complete_prefix(src, p));
     match completion {
         // The completion read as the word it is: a vocabulary term can be a word
         // kept as written ("parking" in a file name) whose analysed form is the
@@ -147,8 +178,37 @@ pub fn partial_terms<P: Postings + ?Sized>(src: &P, query: &str) -> Vec<String> 
     terms
 }
 
+/// The prefixes of a word being typed that [`partial_terms`] tries to complete,
+/// longest first: the whole word down to its first three characters (two for
+/// a two-character word).
+pub fn word_prefixes(word: &str) -> Vec<&str> {
+    let ends: Vec<usize> = word.char_indices().map(|(i, _)| i).skip(1).chain([word.len()]).collect();
+    let shortest = ends.len().min(3);
+    ends[shortest - 1..].iter().rev().map(|&e| &word[..e]).collect()
+}
+
 /// The query before its last word, and the last word (what is being typed).
 pub fn split_last_word(query: &str) -> (&str, &str) {
     let query = query.trim_end();
     query.rsplit_once(char::is_whitespace).unwrap_or(("", query))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_word_being_typed_is_tried_from_whole_down_to_three_characters() {
+        assert_eq!(word_prefixes("parki"), vec!["parki", "park", "par"]);
+        assert_eq!(word_prefixes("pa"), vec!["pa"]);
+        assert_eq!(word_prefixes("päät"), vec!["päät", "pää"]);
+        assert_eq!(word_prefixes(""), vec![""]);
+    }
+
+    #[test]
+    fn lower_bound_finds_the_first_term_not_below() {
+        let terms: [&[u8]; 4] = [b"alpha", b"beta", b"beta2", b"gamma"];
+        let at = |t: &[u8]| lower_bound(terms.len(), |i| terms[i], t);
+        assert_eq!((at(b"a"), at(b"beta"), at(b"beta1"), at(b"zeta")), (0, 1, 2, 4));
+    }
 }

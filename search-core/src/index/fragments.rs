@@ -141,7 +141,7 @@ pub fn split(idx: &Index<'_>, shard_bytes: usize) -> Result<Fragments, IndexErro
     let mut group: Vec<(String, String)> = Vec::new();
     let mut group_bytes = 0;
     for p in prefixes {
-        let Some(c) = bm25::scan_completion(idx, &p) else { continue };
+        let Some(c) = bm25::Postings::completion(idx, &p) else { continue };
         group_bytes += p.len() + c.len() + 6;
         group.push((p, c));
         if group_bytes > shard_bytes / 2 {
@@ -271,18 +271,10 @@ impl Shard {
         &self.terms[self.terms_off[i] as usize..self.terms_off[i + 1] as usize]
     }
 
-    /// First term index not below `t`.
-    fn lower_bound(&self, t: &[u8]) -> usize {
-        let (mut lo, mut hi) = (0, self.len());
-        while lo < hi {
-            let mid = (lo + hi) / 2;
-            if self.term(mid) < t {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        lo
+    /// Index of `t` in the shard, if it is one of its terms.
+    fn find(&self, t: &[u8]) -> Option<usize> {
+        let i = bm25::lower_bound(self.len(), |i| self.term(i), t);
+        (i < self.len() && self.term(i) == t).then_some(i)
     }
 
     fn range(&self, i: usize) -> std::ops::Range<usize> {
@@ -301,7 +293,9 @@ pub enum Step {
 /// A `bm25` search engine over the fragments given so far.
 pub struct Engine {
     manifest: Manifest,
-    page_of: Vec<u32>,
+    /// The first chunk of each page run, ascending (memory by the manifest's
+    /// size, not by the chunk count it claims).
+    run_starts: Vec<u32>,
     lens: Option<Vec<f32>>,
     shards: HashMap<usize, Shard>,
     completions: HashMap<usize, HashMap<String, String>>,
@@ -321,19 +315,26 @@ impl Engine {
         if m.shards.windows(2).any(|w| w[0] >= w[1]) || m.completions.windows(2).any(|w| w[0] >= w[1]) {
             return Err(FragmentError::Manifest("shards are not in ascending order".into()));
         }
-        let mut page_of = Vec::with_capacity(m.chunks.min(1 << 24));
-        for &[page, count] in &m.page_runs {
-            if page as usize >= m.pages || page_of.len() + count as usize > m.chunks {
-                return Err(FragmentError::Manifest("a page run is outside the index".into()));
-            }
-            page_of.extend(std::iter::repeat_n(page, count as usize));
+        // Chunk ids are u32 (and usize is 32 bits in the browser): counts past that
+        // are a corrupt manifest, and every sum below is checked.
+        if u32::try_from(m.chunks).is_err() || m.chunks.checked_mul(4).is_none() {
+            return Err(FragmentError::Manifest(format!("{} chunks is more than an index holds", m.chunks)));
         }
-        if page_of.len() != m.chunks {
-            return Err(FragmentError::Manifest(format!("page runs cover {} of {} chunks", page_of.len(), m.chunks)));
+        let mut run_starts = Vec::with_capacity(m.page_runs.len());
+        let mut covered: usize = 0;
+        for &[page, count] in &m.page_runs {
+            run_starts.push(covered as u32);
+            match covered.checked_add(count as usize) {
+                Some(c) if (page as usize) < m.pages && c <= m.chunks => covered = c,
+                _ => return Err(FragmentError::Manifest("a page run is outside the index".into())),
+            }
+        }
+        if covered != m.chunks {
+            return Err(FragmentError::Manifest(format!("page runs cover {covered} of {} chunks", m.chunks)));
         }
         Ok(Engine {
             manifest: m,
-            page_of,
+            run_starts,
             lens: None,
             shards: HashMap::new(),
             completions: HashMap::new(),
@@ -341,8 +342,12 @@ impl Engine {
         })
     }
 
-    pub fn manifest(&self) -> &Manifest {
-        &self.manifest
+    /// The page of chunk `doc` (`u32::MAX` for a chunk the index does not have).
+    fn page_of(&self, doc: u32) -> u32 {
+        match self.run_starts.partition_point(|&s| s <= doc).checked_sub(1) {
+            Some(r) if (doc as usize) < self.manifest.chunks => self.manifest.page_runs[r][0],
+            _ => u32::MAX,
+        }
     }
 
     /// Takes in a fragment the engine asked for (its name as [`Step::Need`] gave it).
@@ -460,7 +465,7 @@ impl Engine {
         let mut sparse = bm25::scores(self, terms, p.k1, p.b);
         sparse.truncate(p.depth.max(p.k));
         let fused = fusion::fuse(&p, &[], &sparse, |_| None);
-        let mut hits = fusion::finish(&p, fused, |d| self.page_of.get(d as usize).copied().unwrap_or(u32::MAX));
+        let mut hits = fusion::finish(&p, fused, |d| self.page_of(d));
         let has_more = hits.len() > wanted;
         hits.truncate(wanted);
         hits.drain(..offset.min(hits.len()));
@@ -490,22 +495,17 @@ impl Engine {
 }
 
 /// The lowercased prefixes of `query`'s last word that [`bm25::partial_terms`]
-/// may complete: from the whole word down to its first three characters (two
-/// for a two-character word).
+/// may complete ([`bm25::word_prefixes`]), as the completion table keys them.
 fn typed_prefixes(query: &str) -> Vec<String> {
     let (_, last) = bm25::split_last_word(query);
-    let chars: Vec<(usize, char)> = last.char_indices().collect();
-    (chars.len().min(3)..=chars.len())
-        .map(|n| last[..chars.get(n).map_or(last.len(), |&(i, _)| i)].to_lowercase())
-        .filter(|p| !p.is_empty())
-        .collect()
+    bm25::word_prefixes(last).into_iter().map(str::to_lowercase).filter(|p| !p.is_empty()).collect()
 }
 
 /// The fragments given so far as a source of postings (shards not given are
 /// simply absent: [`Engine::search`] asks for them first).
 impl bm25::Postings for Engine {
     type List<'s>
-        = ShardPostings<'s>
+        = bm25::PostingIter<'s>
     where
         Self: 's;
 
@@ -517,15 +517,11 @@ impl bm25::Postings for Engine {
         self.manifest.avg_len
     }
 
-    fn postings(&self, term: &str) -> Option<(usize, ShardPostings<'_>)> {
+    fn postings(&self, term: &str) -> Option<(usize, bm25::PostingIter<'_>)> {
         let shard = self.shards.get(&self.shard_of(term.as_bytes())?)?;
-        let i = shard.lower_bound(term.as_bytes());
-        if i >= shard.len() || shard.term(i) != term.as_bytes() {
-            return None;
-        }
-        let r = shard.range(i);
+        let r = shard.range(shard.find(term.as_bytes())?);
         let lens = self.lens.as_deref().unwrap_or(&[]);
-        Some((r.len(), ShardPostings { docs: shard.docs[r.clone()].iter(), tfs: shard.tfs[r].iter(), lens }))
+        Some((r.len(), bm25::PostingIter::new(&shard.docs[r.clone()], &shard.tfs[r], lens)))
     }
 
     fn doc_norm(&self, _doc: u32) -> f32 {
@@ -535,41 +531,6 @@ impl bm25::Postings for Engine {
     /// From the completion table (the index's own scan, made at build time).
     fn completion(&self, p: &str) -> Option<String> {
         self.completions.get(&self.completion_group(p)?)?.get(p).cloned()
-    }
-
-    fn terms_from(&self, from: &[u8], limit: usize) -> Vec<(&[u8], usize)> {
-        let mut out = Vec::new();
-        // Terms below the first shard's first term start in shard 0.
-        let mut s = self.shard_of(from).unwrap_or(0);
-        let mut i = self.shards.get(&s).map_or(0, |sh| sh.lower_bound(from));
-        while out.len() < limit {
-            let Some(shard) = self.shards.get(&s) else { break };
-            if i >= shard.len() {
-                s += 1;
-                i = 0;
-                continue;
-            }
-            out.push((shard.term(i), shard.range(i).len()));
-            i += 1;
-        }
-        out
-    }
-}
-
-/// One posting list of a shard, each posting with its chunk's length.
-pub struct ShardPostings<'s> {
-    docs: std::slice::Iter<'s, u32>,
-    tfs: std::slice::Iter<'s, f32>,
-    lens: &'s [f32],
-}
-
-impl Iterator for ShardPostings<'_> {
-    type Item = (u32, f32, f32);
-
-    #[inline]
-    fn next(&mut self) -> Option<(u32, f32, f32)> {
-        let (&d, &f) = (self.docs.next()?, self.tfs.next()?);
-        Some((d, f, self.lens.get(d as usize).copied().unwrap_or(0.0)))
     }
 }
 
@@ -711,6 +672,18 @@ mod tests {
         m.format = 99;
         let err = Engine::open(&serde_json::to_vec(&m).unwrap()).err().unwrap().to_string();
         assert!(err.contains("format 99") && err.contains("site-builder build"), "{err}");
+        // A manifest claiming a billion chunks costs what its own bytes do: no
+        // table the size of the claim is made. Past u32 it is refused (on wasm32,
+        // where usize is 32 bits, already by the JSON reader).
+        let mut huge = m.clone();
+        huge.format = FORMAT;
+        (huge.chunks, huge.pages, huge.page_runs) = (1_000_000_000, 1, vec![[0, 1_000_000_000]]);
+        let e = Engine::open(&serde_json::to_vec(&huge).unwrap()).unwrap();
+        assert_eq!((e.page_of(999_999_999), e.page_of(1_000_000_000)), (0, u32::MAX));
+        let past = String::from_utf8(serde_json::to_vec(&huge).unwrap())
+            .unwrap()
+            .replace("\"chunks\":1000000000", "\"chunks\":4294967296");
+        assert!(matches!(Engine::open(past.as_bytes()), Err(FragmentError::Manifest(_))));
         let mut e = Engine::open(&files[MANIFEST]).unwrap();
         assert!(matches!(e.add("t/9999.bin", b""), Err(FragmentError::Unknown(_))));
         assert!(matches!(e.add("../etc/passwd", b""), Err(FragmentError::Unknown(_))));

@@ -480,9 +480,8 @@ impl<'a> Index<'a> {
     /// frequencies), as [`fragments::split`] shards them.
     pub fn vocabulary(&self) -> impl Iterator<Item = (&'a [u8], &'a [u32], &'a [f32])> + '_ {
         (0..self.info.terms).map(move |i| {
-            let term = self.terms.get(self.terms_off[i] as usize..self.terms_off[i + 1] as usize).unwrap_or(&[]);
             let (a, e) = (self.post_off[i] as usize, self.post_off[i + 1] as usize);
-            (term, self.post_doc.get(a..e).unwrap_or(&[]), self.post_tf.get(a..e).unwrap_or(&[]))
+            (self.term(i), self.post_doc.get(a..e).unwrap_or(&[]), self.post_tf.get(a..e).unwrap_or(&[]))
         })
     }
 
@@ -541,19 +540,14 @@ impl<'a> Index<'a> {
         top.into_sorted()
     }
 
+    /// Term `i` of the sorted vocabulary (offsets checked at open).
+    fn term(&self, i: usize) -> &'a [u8] {
+        self.terms.get(self.terms_off[i] as usize..self.terms_off[i + 1] as usize).unwrap_or(&[])
+    }
+
     fn term_id(&self, term: &str) -> Option<usize> {
-        let (mut lo, mut hi) = (0usize, self.info.terms);
-        while lo < hi {
-            let mid = (lo + hi) / 2;
-            let (a, b) = (self.terms_off[mid] as usize, self.terms_off[mid + 1] as usize);
-            let t = self.terms.get(a..b).unwrap_or(&[]);
-            match t.cmp(term.as_bytes()) {
-                std::cmp::Ordering::Less => lo = mid + 1,
-                std::cmp::Ordering::Greater => hi = mid,
-                std::cmp::Ordering::Equal => return Some(mid),
-            }
-        }
-        None
+        let i = bm25::lower_bound(self.info.terms, |i| self.term(i), term.as_bytes());
+        (i < self.info.terms && self.term(i) == term.as_bytes()).then_some(i)
     }
 
     /// The vocabulary term that starts with `partial` (lowercased) and is in the
@@ -611,27 +605,10 @@ impl<'a> Index<'a> {
     }
 }
 
-/// One posting list of the index file, each posting with its chunk's length.
-pub struct PostingIter<'s> {
-    docs: std::slice::Iter<'s, u32>,
-    tfs: std::slice::Iter<'s, f32>,
-    lens: &'s [f32],
-}
-
-impl Iterator for PostingIter<'_> {
-    type Item = (u32, f32, f32);
-
-    #[inline]
-    fn next(&mut self) -> Option<(u32, f32, f32)> {
-        let (&d, &f) = (self.docs.next()?, self.tfs.next()?);
-        Some((d, f, self.lens.get(d as usize).copied().unwrap_or(0.0)))
-    }
-}
-
 /// The index file as a source of postings.
 impl bm25::Postings for Index<'_> {
     type List<'s>
-        = PostingIter<'s>
+        = bm25::PostingIter<'s>
     where
         Self: 's;
 
@@ -648,28 +625,17 @@ impl bm25::Postings for Index<'_> {
         let (a, e) = (self.post_off[id] as usize, self.post_off[id + 1] as usize);
         // Checked at open; an empty list rather than a panic if not.
         let (docs, tfs) = (self.post_doc.get(a..e).unwrap_or(&[]), self.post_tf.get(a..e).unwrap_or(&[]));
-        Some((docs.len(), PostingIter { docs: docs.iter(), tfs: tfs.iter(), lens: self.doc_len }))
+        Some((docs.len(), bm25::PostingIter::new(docs, tfs, self.doc_len)))
     }
 
     fn doc_norm(&self, doc: u32) -> f32 {
         self.doc_norm.get(doc as usize).copied().unwrap_or(1.0)
     }
 
-    fn terms_from(&self, from: &[u8], limit: usize) -> Vec<(&[u8], usize)> {
-        let term = |i: usize| self.terms.get(self.terms_off[i] as usize..self.terms_off[i + 1] as usize).unwrap_or(&[]);
-        let (mut lo, mut hi) = (0usize, self.info.terms);
-        while lo < hi {
-            let mid = (lo + hi) / 2;
-            if term(mid) < from {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        (lo..self.info.terms)
-            .take(limit)
-            .map(|i| (term(i), self.post_off[i + 1].saturating_sub(self.post_off[i]) as usize))
-            .collect()
+    fn completion(&self, p: &str) -> Option<String> {
+        let from = bm25::lower_bound(self.info.terms, |i| self.term(i), p.as_bytes());
+        let df = |i: usize| self.post_off[i + 1].saturating_sub(self.post_off[i]) as usize;
+        bm25::best_completion(p, (from..self.info.terms).map(|i| (self.term(i), df(i))))
     }
 }
 
