@@ -21,6 +21,16 @@
 
 const engines = new Map(); // base URL of _search/ → Promise<{ engine, dir, loads }>
 
+/**
+ * Whether a failed request to the site's function means the function is away
+ * (no response, 404/405/408 as from a static host, 429, 5xx: a deploy, an outage,
+ * a site served without it), so the browser should answer, rather than a fault
+ * of the request itself. `status` 0: no response at all.
+ */
+export function away(status) {
+  return !status || status === 404 || status === 405 || status === 408 || status === 429 || status >= 500;
+}
+
 function aborted() {
   return Object.assign(new Error('aborted'), { kind: 'aborted' });
 }

@@ -402,17 +402,16 @@
   var browserSince = 0; // when the browser engine took over (0: the API answers)
   var lastProbe = 0;
 
-  /** The browser engine's answer (assets/browser-search.js, loaded when first needed). */
-  function browserSearch(q, k, page, signal, how) {
-    return import(ASSETS + 'browser-search.js').then(function (m) {
-      return m.search(ENGINE_BASE, q, k, page, !!(how && how.partial), signal);
-    });
+  /** assets/browser-search.js, loaded when first needed. */
+  function engine() {
+    return import(ASSETS + 'browser-search.js');
   }
 
-  /** Whether an API failure is the service being away (not the query's fault). */
-  function serviceAway(err) {
-    var s = err.status;
-    return err.kind === 'unavailable' && (!s || s === 404 || s === 405 || s === 408 || s === 429 || s >= 500);
+  /** The browser engine's answer. */
+  function browserSearch(q, k, page, signal, how) {
+    return engine().then(function (m) {
+      return m.search(ENGINE_BASE, q, k, page, !!(how && how.partial), signal);
+    });
   }
 
   /**
@@ -435,17 +434,25 @@
       });
     }
     return apiSearch(q, k, page, signal, how).catch(function (err) {
-      if (!serviceAway(err)) throw err;
-      return browserSearch(q, k, page, signal, how).then(
-        function (body) {
-          if (!browserSince) browserSince = lastProbe = Date.now();
-          if (window.console) console.info('search: the API is away (' + err.message + '); searching in the browser');
-          return body;
+      if (err.kind !== 'unavailable') throw err;
+      return engine().then(
+        function (m) {
+          if (!m.away(err.status)) throw err; // the query's fault, not the service being away
+          return m.search(ENGINE_BASE, q, k, page, !!(how && how.partial), signal).then(
+            function (body) {
+              if (!browserSince) browserSince = lastProbe = Date.now();
+              if (window.console) console.info('search: the API is away (' + err.message + '); searching in the browser');
+              return body;
+            },
+            function (e2) {
+              if (e2.kind === 'aborted') throw e2;
+              if (window.console) console.warn('search: browser engine: ' + e2.message);
+              throw err;
+            }
+          );
         },
-        function (e2) {
-          if (e2.kind === 'aborted') throw e2;
-          if (window.console) console.warn('search: browser engine: ' + e2.message);
-          throw err;
+        function () {
+          throw err; // the engine's module is unreachable too
         }
       );
     });

@@ -414,15 +414,14 @@ code{padding:1px 5px;border-radius:5px;background:var(--kb-s2);font:13px ui-mono
   }
 
   // ---- When the chat service is away: the best matching sections instead
-  // A network error, a timeout, 404/405/408/429 or 5xx: the service is away (a
-  // deploy, an outage, a site served without the function), not the question.
-  const away = e => !!e && !e.cut && (!e.status || [404, 405, 408, 429].includes(e.status) || e.status >= 500);
-  // The site's own browser engine (assets/browser-search.js over _search/): the
-  // sections its BM25 ranks best for the question. Embedded on another origin,
-  // this needs the site to allow that origin (CORS); without it, the error stays.
-  async function sectionsFor(q) {
+  // The site's own browser engine (assets/browser-search.js over _search/): when
+  // the error says the service is away (its `away`), the sections its BM25 ranks
+  // best for the question. Embedded on another origin, this needs the site to
+  // allow that origin (CORS); without it, the error stays.
+  async function sectionsFor(q, err) {
     const root = new URL('../', endpoint).href; // the site the endpoint belongs to: …/api/chat → …/
     const m = await import(root + 'assets/browser-search.js');
+    if (!m.away(err.status)) return null;
     const r = await m.search(root + '_search/', q, 5, 1, false);
     const seen = new Set();
     return [].concat(r.results || []).filter(x => x && !seen.has(x.page_id) && seen.add(x.page_id))
@@ -549,7 +548,7 @@ code{padding:1px 5px;border-radius:5px;background:var(--kb-s2);font:13px ui-mono
       render(el, turn);
     } else {
       paint();
-      const found = !ctrl.signal.aborted && away(error) ? await sectionsFor(turn.q).catch(() => null) : null;
+      const found = error && !ctrl.signal.aborted ? await sectionsFor(turn.q, error).catch(() => null) : null;
       if (!turns.includes(turn)) return;
       if (found && found.length) offered(el, turn, found);
       else failed(el, turn, error || { cut: true }, ctrl.signal.aborted);
