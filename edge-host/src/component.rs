@@ -9,7 +9,7 @@
 //! Beside WASI, the linker gives the component the Spin interfaces it imports,
 //! each in a module of its own with the same shape (an inline WIT `bindgen!`, a
 //! `HasData` marker, an `add_to_linker` taking a getter into [`Host`]):
-//! [`spin_variables`] and [`wasi_key_value`]. Outbound HTTP goes through
+//! [`spin_variables`], [`wasi_key_value`] and [`spin_postgres`]. Outbound HTTP goes through
 //! [`OutboundHooks`], which refuses origins outside `allowed_outbound_hosts` as
 //! Spin does.
 //!
@@ -36,6 +36,7 @@ use wasmtime_wasi_http::{WasiHttpCtx, WasiHttpCtxView, WasiHttpHooks, WasiHttpVi
 
 use crate::key_value::KeyValue;
 use crate::outbound::AllowedHosts;
+use crate::spin_postgres::{self, Pools, PostgresView};
 use crate::spin_variables::{self, SharedVariables};
 use crate::variables::Variables;
 use crate::wasi_key_value::{self, KeyValueView};
@@ -59,9 +60,20 @@ pub struct Host {
     key_value: KeyValue,
     key_value_stores: Arc<[String]>,
     key_value_open: usize,
+    postgres: Pools,
+    postgres_open: usize,
 }
 
 impl Host {
+    fn postgres(&mut self) -> PostgresView<'_> {
+        PostgresView {
+            pools: &self.postgres,
+            allowed: &self.hooks.allowed,
+            table: &mut self.table,
+            open: &mut self.postgres_open,
+        }
+    }
+
     fn key_value(&mut self) -> KeyValueView<'_> {
         KeyValueView {
             key_value: &self.key_value,
@@ -127,6 +139,7 @@ pub struct Function {
     key_value: KeyValue,
     key_value_stores: Arc<[String]>,
     allowed_outbound: Arc<AllowedHosts>,
+    postgres: Pools,
     request_timeout: Duration,
     next_instance: AtomicU64,
 }
@@ -197,6 +210,7 @@ impl Function {
         wasmtime_wasi_http::p3::add_to_linker(&mut linker).map_err(wasm_err)?;
         spin_variables::add_to_linker(&mut linker, |h: &mut Host| &*h.variables).map_err(wasm_err)?;
         wasi_key_value::add_to_linker(&mut linker, Host::key_value).map_err(wasm_err)?;
+        spin_postgres::add_to_linker(&mut linker, Host::postgres).map_err(wasm_err)?;
         let pre = linker.instantiate_pre(&component).map_err(wasm_err)?;
         let pre = match wasmtime_wasi_http::p3::bindings::ServicePre::new(pre.clone()) {
             Ok(p3) => ProxyPre::P3(p3),
@@ -216,6 +230,7 @@ impl Function {
             key_value,
             key_value_stores: key_value_stores.into(),
             allowed_outbound: Arc::new(allowed_outbound),
+            postgres: Pools::default(),
             request_timeout,
             next_instance: AtomicU64::new(0),
         })
@@ -249,6 +264,8 @@ impl HandlerState for Function {
             key_value: self.key_value.clone(),
             key_value_stores: self.key_value_stores.clone(),
             key_value_open: 0,
+            postgres: self.postgres.clone(),
+            postgres_open: 0,
         };
         let mut store = Store::new(&self.engine, host);
         // Yield to the host at every epoch tick, so the request timeout can fire

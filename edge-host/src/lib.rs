@@ -19,6 +19,7 @@ pub mod component;
 pub mod key_value;
 pub mod outbound;
 pub mod server;
+pub mod spin_postgres;
 pub mod spin_variables;
 pub mod static_files;
 pub mod variables;

@@ -11,9 +11,11 @@
 
 use crate::variables::Variables;
 
-/// The list `spin.toml` gives `search-fn` (a test keeps the two equal): only the
-/// LLM endpoint's origin, from a variable, so a deployment opens exactly one door.
-pub const SEARCH_FN_ALLOWED_OUTBOUND_HOSTS: &[&str] = &["{{ llm_allowed_outbound_host }}"];
+/// The list `spin.toml` gives `search-fn` (a test keeps the two equal): the LLM
+/// endpoint's origin and the PostgreSQL server's (`search_backend = postgres`),
+/// each from a variable, so a deployment opens exactly the doors it uses.
+pub const SEARCH_FN_ALLOWED_OUTBOUND_HOSTS: &[&str] =
+    &["{{ llm_allowed_outbound_host }}", "{{ postgres_allowed_outbound_host }}"];
 
 /// One allowed origin pattern.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -50,6 +52,7 @@ fn default_port(scheme: &str) -> Option<u16> {
     match scheme {
         "http" => Some(80),
         "https" => Some(443),
+        "postgres" => Some(5432),
         _ => None,
     }
 }
@@ -132,8 +135,8 @@ fn parse(entry: &str) -> Result<Pattern, String> {
     let scheme = scheme.to_ascii_lowercase();
     let scheme = match scheme.as_str() {
         "*" => None,
-        "http" | "https" => Some(scheme),
-        _ => return Err(bad("is not an http(s) origin")),
+        "http" | "https" | "postgres" => Some(scheme),
+        _ => return Err(bad("is not an http(s) or postgres origin")),
     };
     let authority = rest.trim_end_matches('/');
     if authority.contains(['/', '?', '#', '@']) {
@@ -212,9 +215,20 @@ mod tests {
         let a = AllowedHosts::resolve(SEARCH_FN_ALLOWED_OUTBOUND_HOSTS, &v).unwrap();
         assert!(a.allows("http", "127.0.0.1", Some(11434)));
         assert!(!a.allows("http", "127.0.0.1", Some(22)));
+        // The PostgreSQL server's origin, default port 5432.
+        assert!(a.allows("postgres", "127.0.0.1", Some(5432)));
+        assert!(a.allows("postgres", "127.0.0.1", None));
+        assert!(!a.allows("postgres", "127.0.0.1", Some(5433)));
+        assert!(!a.allows("postgres", "db.example.edu", None));
+        v.set("postgres_allowed_outbound_host", "postgres://db.example.edu:6432").unwrap();
+        let a = AllowedHosts::resolve(SEARCH_FN_ALLOWED_OUTBOUND_HOSTS, &v).unwrap();
+        assert!(a.allows("postgres", "db.example.edu", Some(6432)));
+        assert!(!a.allows("http", "db.example.edu", Some(6432)));
         v.set("llm_allowed_outbound_host", "").unwrap();
+        v.set("postgres_allowed_outbound_host", "").unwrap();
         let none = AllowedHosts::resolve(SEARCH_FN_ALLOWED_OUTBOUND_HOSTS, &v).unwrap();
         assert!(!none.allows("https", "api.openai.com", None));
+        assert!(!none.allows("postgres", "127.0.0.1", None));
     }
 
     #[test]

@@ -23,6 +23,10 @@ pub const DECLARED: &[(&str, &str)] = &[
     ("chat_rate_limit", "20"),
     ("search_rate_limit", "600"),
     ("query_cache_size", "512"),
+    ("search_backend", "bundled"),
+    ("postgres_url", ""),
+    ("tenant", "default"),
+    ("postgres_allowed_outbound_host", "postgres://127.0.0.1:5432"),
 ];
 
 /// Prefix of the environment variables that set Spin variables.

@@ -12,6 +12,7 @@ pub mod chunk;
 pub mod container;
 pub mod encoder;
 pub mod index;
+pub mod pg;
 pub mod query_cache;
 pub mod service;
 

@@ -14,6 +14,7 @@ use std::sync::Mutex;
 
 use crate::encoder::{Encoder, EncoderError};
 use crate::index::{highlight, ChunkMeta, Hit, Index, IndexError, Mode, SearchParams};
+use crate::pg::{Store, StoreError};
 use crate::query_cache::QueryCache;
 
 /// Why a service could not be opened.
@@ -27,11 +28,23 @@ pub enum ServiceError {
         "the encoder was not made with the weights that built the index; rebuild both with one `site-builder build`"
     )]
     Mismatch,
+    /// The PostgreSQL backend could not answer (down, refused, no such tenant).
+    #[error("search backend: {0}")]
+    Store(#[from] StoreError),
 }
 
-/// An index and the encoder that embedded it, both borrowed from their files' bytes.
+/// Where the chunks, vectors and postings are read from.
+pub enum Corpus<'a> {
+    /// The index file, read in place (bundled in the component, or opened by the CLI).
+    Bundled(Index<'a>),
+    /// One tenant of a PostgreSQL database ([`crate::pg`]).
+    Postgres(Store),
+}
+
+/// An index and the encoder that embedded it, both borrowed from their files'
+/// bytes, or the encoder and a tenant in PostgreSQL: one ranking either way.
 pub struct Service<'a> {
-    index: Index<'a>,
+    corpus: Corpus<'a>,
     encoder: Encoder<'a>,
     /// Recent query vectors ([`Service::with_query_cache`]); `None`: every query
     /// is encoded (what the evaluation wants, to time the encoder).
@@ -136,6 +149,11 @@ pub struct IndexHealth {
     /// Build time, RFC 3339 UTC.
     pub built: String,
     pub built_unix: u64,
+    /// Where the index is read from: "bundled" (in the component) or "postgres".
+    pub backend: String,
+    /// The PostgreSQL tenant searched.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub tenant: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -185,7 +203,14 @@ impl<'a> Service<'a> {
         if index.info().encoder_fingerprint != encoder.fingerprint() {
             return Err(ServiceError::Mismatch);
         }
-        Ok(Service { index, encoder, cache: None })
+        Ok(Service { corpus: Corpus::Bundled(index), encoder, cache: None })
+    }
+
+    /// The encoder and a tenant in PostgreSQL. Nothing is read from the database
+    /// yet (see [`Store::new`]); the encoder is checked against the tenant's at
+    /// every query, since a publish may change it.
+    pub fn postgres(encoder: &'a [u8], store: Store) -> Result<Service<'a>, ServiceError> {
+        Ok(Service { corpus: Corpus::Postgres(store), encoder: Encoder::open(encoder)?, cache: None })
     }
 
     /// Keeps the vectors of the last `capacity` distinct queries, so a query asked
@@ -200,8 +225,58 @@ impl<'a> Service<'a> {
         self.cache.as_ref().and_then(|c| c.lock().ok().map(|c| c.stats()))
     }
 
-    pub fn index(&self) -> &Index<'a> {
-        &self.index
+    /// The index file, when the corpus is bundled.
+    pub fn index(&self) -> Option<&Index<'a>> {
+        match &self.corpus {
+            Corpus::Bundled(i) => Some(i),
+            Corpus::Postgres(_) => None,
+        }
+    }
+
+    pub fn corpus(&self) -> &Corpus<'a> {
+        &self.corpus
+    }
+
+    /// The default parameters of the corpus (its index's settings), for `k`
+    /// results. A database that cannot be read yet gives the build's defaults;
+    /// the query then fails with the reason.
+    pub fn default_params(&self, k: usize) -> SearchParams {
+        match &self.corpus {
+            Corpus::Bundled(i) => i.default_params(k),
+            Corpus::Postgres(s) => s.default_params(k).unwrap_or_else(|_| crate::pg::fallback_params(k)),
+        }
+    }
+
+    /// Reads what a query needs before it is asked (the tenant, for PostgreSQL),
+    /// so a front end can refuse early with the reason.
+    pub fn ready(&self) -> Result<(), ServiceError> {
+        match &self.corpus {
+            Corpus::Bundled(_) => Ok(()),
+            Corpus::Postgres(s) => self.check(&s.tenant()?.info),
+        }
+    }
+
+    fn check(&self, info: &crate::index::IndexInfo) -> Result<(), ServiceError> {
+        if info.encoder_fingerprint != self.encoder.fingerprint() {
+            return Err(ServiceError::Mismatch);
+        }
+        Ok(())
+    }
+
+    /// The record of chunk `doc`.
+    pub fn chunk(&self, doc: u32) -> Result<ChunkMeta, ServiceError> {
+        match &self.corpus {
+            Corpus::Bundled(i) => Ok(i.chunk(doc)?),
+            Corpus::Postgres(s) => Ok(s.chunk(doc)?),
+        }
+    }
+
+    /// The cosine of each of `docs` with `q`.
+    pub fn dense_scores(&self, q: &[f32], docs: &[u32]) -> Result<Vec<f32>, ServiceError> {
+        match &self.corpus {
+            Corpus::Bundled(i) => Ok(docs.iter().map(|&d| i.dense_score(q, d)).collect()),
+            Corpus::Postgres(s) => Ok(s.dense_scores(q, docs)?),
+        }
     }
 
     pub fn encoder(&self) -> &Encoder<'a> {
@@ -233,7 +308,7 @@ impl<'a> Service<'a> {
     /// evaluation): the query embedded unless the caller brings its vector, both
     /// sides' candidates read, fused, and the page cut out, with each stage timed.
     /// `clock` returns milliseconds from any fixed origin.
-    pub fn rank(&self, q: &Query<'_>, clock: &dyn Fn() -> f64) -> Ranked {
+    pub fn rank(&self, q: &Query<'_>, clock: &dyn Fn() -> f64) -> Result<Ranked, ServiceError> {
         let wanted = q.offset + q.params.k;
         // One result further tells whether a next page exists; only pages ask,
         // since a deeper read can add a candidate to the fusion.
@@ -248,14 +323,27 @@ impl<'a> Service<'a> {
         };
         let qvec = if q.params.mode == Mode::Bm25 { None } else { q.vector.or(embedded.as_deref()) };
         let t1 = clock();
-        let cands = self.index.candidates(q.text, qvec, &deep);
-        let t2 = clock();
-        let mut hits = self.index.fuse(cands, qvec, &deep);
-        let t3 = clock();
+        let (mut hits, t2) = match &self.corpus {
+            Corpus::Bundled(index) => {
+                let cands = index.candidates(q.text, qvec, &deep);
+                let t2 = clock();
+                (index.fuse(cands, qvec, &deep), t2)
+            }
+            Corpus::Postgres(store) => {
+                self.check(&store.tenant()?.info)?;
+                let hits = store.search(q.text, qvec, &deep)?;
+                (hits, clock())
+            }
+        };
         let has_more = hits.len() > wanted;
         hits.truncate(wanted);
         hits.drain(..q.offset.min(hits.len()));
-        Ranked {
+        if let Corpus::Postgres(store) = &self.corpus {
+            // The records of the page, in one statement rather than one per result.
+            store.prefetch(&hits.iter().map(|h| h.doc).collect::<Vec<_>>())?;
+        }
+        let t3 = clock();
+        Ok(Ranked {
             hits,
             has_more,
             encode_cached,
@@ -265,7 +353,7 @@ impl<'a> Service<'a> {
                 fuse: t3 - t2,
                 total: t3 - t0,
             },
-        }
+        })
     }
 
     /// Answers `query` with page `page` (1-based) of `p.k` results, rendered as
@@ -276,10 +364,10 @@ impl<'a> Service<'a> {
         p: &SearchParams,
         page: usize,
         clock: &dyn Fn() -> f64,
-    ) -> Result<SearchResponse, IndexError> {
+    ) -> Result<SearchResponse, ServiceError> {
         let page = page.max(1);
         let offset = (page - 1) * p.k;
-        let ranked = self.rank(&Query { text: query, params: *p, offset, vector: None, count_more: true }, clock);
+        let ranked = self.rank(&Query { text: query, params: *p, offset, vector: None, count_more: true }, clock)?;
         let t = clock();
         let results = ranked
             .hits
@@ -305,27 +393,45 @@ impl<'a> Service<'a> {
     }
 
     /// Renders one hit as a result at `rank`.
-    pub fn result(&self, rank: usize, h: &Hit, query: &str) -> Result<SearchResult, IndexError> {
-        Ok(SearchResult::from_chunk(rank, self.index.chunk(h.doc)?, h, query))
+    pub fn result(&self, rank: usize, h: &Hit, query: &str) -> Result<SearchResult, ServiceError> {
+        Ok(SearchResult::from_chunk(rank, self.chunk(h.doc)?, h, query))
     }
 
-    /// What `GET /api/health` reports.
-    pub fn health(&self) -> Health {
-        let info = self.index.info();
+    /// What `GET /api/health` reports (for PostgreSQL, read from the tenant's row).
+    pub fn health(&self) -> Result<Health, ServiceError> {
+        let (info, chunks, graph, backend, vectors) = match &self.corpus {
+            Corpus::Bundled(i) => {
+                let info = i.info().clone();
+                let vectors = format!("{:?}", info.vectors).to_lowercase();
+                (info.clone(), info.chunks, i.has_graph(), Backend::Bundled, vectors)
+            }
+            Corpus::Postgres(s) => {
+                let t = s.tenant()?;
+                self.check(&t.info)?;
+                // halfvec: pgvector's f16, the bundled default.
+                (t.info, t.chunks, true, Backend::Postgres { tenant: s.tenant_name().to_string() }, "f16".into())
+            }
+        };
         let cfg = self.encoder.config();
-        Health {
+        let (backend, tenant) = match backend {
+            Backend::Bundled => ("bundled".to_string(), None),
+            Backend::Postgres { tenant } => ("postgres".to_string(), Some(tenant)),
+        };
+        Ok(Health {
             status: "ok".into(),
             index: IndexHealth {
                 format_version: crate::index::VERSION,
-                chunks: info.chunks,
+                chunks,
                 pages: info.pages,
                 terms: info.terms,
                 dim: info.dim,
-                vectors: format!("{:?}", info.vectors).to_lowercase(),
-                graph: self.index.has_graph(),
+                vectors,
+                graph,
                 default_mode: info.default_mode,
                 built: rfc3339(info.built_unix),
                 built_unix: info.built_unix,
+                backend,
+                tenant,
             },
             encoder: EncoderHealth {
                 name: info.encoder.clone(),
@@ -335,8 +441,13 @@ impl<'a> Service<'a> {
                 max_tokens: cfg.max_tokens,
                 long_text: info.long_text.clone(),
             },
-        }
+        })
     }
+}
+
+enum Backend {
+    Bundled,
+    Postgres { tenant: String },
 }
 
 /// Seconds since the Unix epoch as an RFC 3339 UTC timestamp (whole seconds).

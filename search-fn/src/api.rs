@@ -14,7 +14,7 @@
 
 use search_core::agent::{extractive, ChatRequest, Event};
 use search_core::index::Mode;
-use search_core::service::Service;
+use search_core::service::{Service, ServiceError};
 use serde::Serialize;
 
 use crate::limit::{Bucket, Limits};
@@ -124,6 +124,8 @@ pub struct Config {
     pub limits: Limits,
     /// Query vectors each instance keeps (`query_cache_size`; 0: none).
     pub query_cache: usize,
+    /// Where the index is read from.
+    pub backend: Backend,
 }
 
 impl Default for Config {
@@ -133,6 +135,43 @@ impl Default for Config {
             llm: None,
             limits: Limits::default(),
             query_cache: search_core::query_cache::DEFAULT_CAPACITY,
+            backend: Backend::Bundled,
+        }
+    }
+}
+
+/// Where the function reads its index (`search_backend`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Backend {
+    /// The index bundled in the component (the default).
+    Bundled,
+    /// A tenant in PostgreSQL: the URLs (`postgres_url`, space-separated: a
+    /// primary and its replicas, tried in order) and the tenant (`tenant`).
+    Postgres { urls: Vec<String>, tenant: String },
+}
+
+impl Backend {
+    /// The backend the three variables describe; an error names the variable.
+    pub fn from_variables(backend: &str, postgres_url: &str, tenant: &str) -> Result<Backend, String> {
+        match backend.trim() {
+            "" | "bundled" => Ok(Backend::Bundled),
+            "postgres" => {
+                let urls: Vec<String> = postgres_url.split_whitespace().map(str::to_string).collect();
+                if urls.is_empty() {
+                    return Err("`search_backend` is `postgres` but `postgres_url` is empty; set it to the database's URL (postgres://user:password@host:port/db)".into());
+                }
+                let tenant = match tenant.trim() {
+                    "" => "default",
+                    t => t,
+                };
+                let ok =
+                    tenant.len() <= 63 && tenant.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+                if !ok {
+                    return Err(format!("`tenant` is `{tenant}`; use 1 to 63 letters, digits, `-` or `_`"));
+                }
+                Ok(Backend::Postgres { urls, tenant: tenant.to_string() })
+            }
+            other => Err(format!("`search_backend` is `{other}`; use `bundled` or `postgres`")),
         }
     }
 }
@@ -481,13 +520,17 @@ pub fn dispatch(
         Route::Feedback => return Dispatch::Feedback,
         _ => match (route, service) {
             (_, Err(e)) => Err(ApiError::unavailable(format!("the search index cannot be opened: {e}"))),
-            (Route::Chat, Ok(_)) => return Dispatch::Chat,
+            // A database that cannot be read refuses the chat before it starts.
+            (Route::Chat, Ok(svc)) => match svc.ready() {
+                Ok(()) => return Dispatch::Chat,
+                Err(e) => Err(service_error(e)),
+            },
             (Route::Search, Ok(svc)) => search(req, svc, clock),
-            (_, Ok(svc)) => {
-                let mut r = Reply::json(200, &svc.health());
+            (_, Ok(svc)) => svc.health().map_err(service_error).map(|h| {
+                let mut r = Reply::json(200, &h);
                 r.headers.push(("cache-control", "no-store".into()));
-                Ok(r)
-            }
+                r
+            }),
         },
     };
     Dispatch::Reply(with_cors(reply.unwrap_or_else(|e| e.reply()), cfg, req.origin))
@@ -659,17 +702,31 @@ pub fn chat_extractive(req: &ChatRequest, svc: &Service, clock: &dyn Fn() -> f64
     events_reply(&events, req.stream)
 }
 
+/// A backend that cannot be read (the database down or refusing) is a 503 the
+/// client may retry; anything else is the function's fault.
+fn service_error(e: ServiceError) -> ApiError {
+    match e {
+        ServiceError::Store(e) => {
+            let mut err = ApiError::unavailable(format!("the search database cannot be read: {e}"));
+            err.retry_after = Some(5);
+            err
+        }
+        e => ApiError::internal(e.to_string()),
+    }
+}
+
 fn search(req: &Request, svc: &Service, clock: &dyn Fn() -> f64) -> Result<Reply, ApiError> {
     let sq = SearchQuery::parse(req.query)?;
-    let mut p = svc.index().default_params(sq.k);
+    let mut p = svc.default_params(sq.k);
     p.mode = sq.mode.unwrap_or(p.mode);
     p.partial = sq.partial;
-    let answer = svc.search(&sq.q, &p, sq.page, clock).map_err(|e| ApiError::internal(e.to_string()))?;
+    let answer = svc.search(&sq.q, &p, sq.page, clock).map_err(service_error)?;
     let t = answer.timings_ms;
     let mut r = Reply::json(200, &answer);
-    // The index is immutable for the life of a deployment, so a shared cache may
-    // keep an answer for a while.
-    r.headers.push(("cache-control", "public, max-age=300".into()));
+    // A bundled index is immutable for the life of a deployment, so a shared
+    // cache may keep an answer for a while; a database changes with each publish.
+    let max_age = if svc.index().is_some() { 300 } else { 60 };
+    r.headers.push(("cache-control", format!("public, max-age={max_age}")));
     r.headers.push((
         "server-timing",
         format!(
@@ -689,6 +746,22 @@ mod tests {
 
     fn err(qs: &str) -> ApiError {
         SearchQuery::parse(qs).expect_err(qs)
+    }
+
+    #[test]
+    fn backend_variables_are_checked_and_named_when_wrong() {
+        assert_eq!(Backend::from_variables("", "", ""), Ok(Backend::Bundled));
+        assert_eq!(Backend::from_variables("bundled", "postgres://x/db", "t"), Ok(Backend::Bundled));
+        assert_eq!(
+            Backend::from_variables("postgres", " postgres://a/db  postgres://b/db ", ""),
+            Ok(Backend::Postgres {
+                urls: vec!["postgres://a/db".into(), "postgres://b/db".into()],
+                tenant: "default".into()
+            })
+        );
+        assert!(Backend::from_variables("postgres", "", "t").unwrap_err().contains("postgres_url"));
+        assert!(Backend::from_variables("postgres", "postgres://a/db", "a b").unwrap_err().contains("tenant"));
+        assert!(Backend::from_variables("mysql", "", "").unwrap_err().contains("search_backend"));
     }
 
     #[test]

@@ -10,7 +10,7 @@ use spin_sdk::experimental::wasi::keyvalue::{atomics, store as kv};
 use spin_sdk::http::{FullBody, HeaderMap, HeaderName, HeaderValue, IntoResponse, Request, StatusCode};
 use spin_sdk::http_service;
 
-use crate::api::{self, Admission, AllowedOrigins, ApiError, Config, LlmConfig, Reply};
+use crate::api::{self, Admission, AllowedOrigins, ApiError, Backend, Config, LlmConfig, Reply};
 use crate::limit::{self, Bucket, Decision};
 use crate::llm;
 
@@ -42,11 +42,25 @@ fn instance_id() -> u64 {
 }
 
 /// The instance's service, opened on first use with a cache of `query_cache`
-/// vectors (the configuration is fixed for the life of an instance).
-fn service(query_cache: usize) -> Result<&'static Service<'static>, &'static str> {
+/// vectors (the configuration is fixed for the life of an instance): the bundled
+/// index, or the encoder and a tenant in PostgreSQL (which is not read until the
+/// first query, so a database that is down now fails only the requests made
+/// while it is).
+fn service(cfg: &Config) -> Result<&'static Service<'static>, &'static str> {
     SERVICE
         .get_or_init(|| {
-            Service::open(&INDEX.0, &ENCODER.0).map(|s| s.with_query_cache(query_cache)).map_err(|e| e.to_string())
+            let opened = match &cfg.backend {
+                Backend::Bundled if INDEX.0.is_empty() => Err(
+                    "this component was built without an index (KB_ENCODER only); set search_backend=postgres, or build it with KB_INDEX"
+                        .to_string(),
+                ),
+                Backend::Bundled => Service::open(&INDEX.0, &ENCODER.0).map_err(|e| e.to_string()),
+                Backend::Postgres { urls, tenant } => {
+                    let store = search_core::pg::Store::new(Box::new(crate::pg::SpinPg::new(urls.clone())), tenant);
+                    Service::postgres(&ENCODER.0, store).map_err(|e| e.to_string())
+                }
+            };
+            opened.map(|s| s.with_query_cache(cfg.query_cache))
         })
         .as_ref()
         .map_err(String::as_str)
@@ -78,7 +92,12 @@ async fn config() -> Result<&'static Config, String> {
                 &variable("search_rate_limit").await?.unwrap_or_default(),
             )?;
             let query_cache = api::query_cache_size(&variable("query_cache_size").await?.unwrap_or_default())?;
-            Ok(Config { allowed_origins: AllowedOrigins::parse(&origins)?, llm, limits, query_cache })
+            let backend = Backend::from_variables(
+                &variable("search_backend").await?.unwrap_or_default(),
+                &variable("postgres_url").await?.unwrap_or_default(),
+                &variable("tenant").await?.unwrap_or_default(),
+            )?;
+            Ok(Config { allowed_origins: AllowedOrigins::parse(&origins)?, llm, limits, query_cache, backend })
         };
         let c: Result<Config, String> = read.await;
         let _ = CONFIG.set(c);
@@ -124,7 +143,7 @@ async fn handle(req: Request) -> Result<spin_sdk::wasip3::http::types::Response,
             return Ok(into_response(api::with_cors(e.reply(), cfg, origin.as_deref())).into_response()?);
         }
     }
-    let reply = match api::dispatch(&r, route, service(cfg.query_cache), cfg, &clock) {
+    let reply = match api::dispatch(&r, route, service(cfg), cfg, &clock) {
         api::Dispatch::Reply(mut reply) => {
             // Which instance answered, beside its timings: the host may run several,
             // and a benchmark compares them (scripts/bench-serve).
@@ -150,7 +169,7 @@ async fn handle(req: Request) -> Result<spin_sdk::wasip3::http::types::Response,
             api::with_cors(reply, cfg, origin.as_deref())
         }
         api::Dispatch::Chat => {
-            let reply = match (read_body(req).await, service(cfg.query_cache)) {
+            let reply = match (read_body(req).await, service(cfg)) {
                 (Ok(body), Ok(svc)) => match (api::chat_request(&body), &cfg.llm) {
                     (Ok(chat), None) => api::chat_extractive(&chat, svc, &clock),
                     (Ok(chat), Some(llm)) if chat.stream => {

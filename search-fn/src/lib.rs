@@ -13,3 +13,5 @@ pub mod limit;
 mod component;
 #[cfg(target_arch = "wasm32")]
 mod llm;
+#[cfg(target_arch = "wasm32")]
+mod pg;

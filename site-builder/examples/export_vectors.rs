@@ -24,7 +24,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     std::fs::create_dir_all(&out)?;
     let s = Searcher::open(&dir.join("index.bin"), None)?;
     let svc = s.service()?;
-    let idx = svc.index();
+    let idx = svc.index().ok_or("this example reads an index file")?;
     let mut docs = std::io::BufWriter::new(std::fs::File::create(out.join("docs.jsonl"))?);
     for d in 0..idx.len() as u32 {
         let m = idx.chunk(d)?;

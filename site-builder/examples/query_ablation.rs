@@ -237,7 +237,7 @@ struct Titles {
 
 impl Titles {
     fn new(svc: &search_core::service::Service<'_>, path: bool) -> Titles {
-        let idx = svc.index();
+        let Some(idx) = svc.index() else { panic!("query_ablation reads an index file") };
         let mut terms = HashMap::new();
         let mut vectors = HashMap::new();
         for d in 0..idx.len() as u32 {
@@ -491,7 +491,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let searcher = Searcher::open(&PathBuf::from(index), None)?;
     let svc = searcher.service()?;
-    let idx = svc.index();
+    let idx = svc.index().ok_or("this example reads an index file")?;
     let mut questions: Vec<Question> = Vec::new();
     for f in qa {
         questions.extend(read_qa(&PathBuf::from(f))?);

@@ -148,10 +148,12 @@ fn zipf_pick(weights: &[f64], rng: &mut Rng) -> usize {
 /// Page-level recall@5 and reciprocal rank (to 10) of `text` for `target`.
 fn judge(svc: &Service, text: &str, mode: Mode, partial: bool, target: &str) -> (f64, f64) {
     let clock = || 0.0;
-    let p = SearchParams { mode, partial, collapse_pages: true, ..svc.index().default_params(10) };
-    let r = svc.rank(&Query { text, params: p, offset: 0, vector: None, count_more: false }, &clock);
-    let urls: Vec<String> =
-        r.hits.iter().map(|h| svc.index().chunk(h.doc).map(|m| m.url).unwrap_or_default()).collect();
+    let p = SearchParams { mode, partial, collapse_pages: true, ..svc.default_params(10) };
+    let hits = match svc.rank(&Query { text, params: p, offset: 0, vector: None, count_more: false }, &clock) {
+        Ok(r) => r.hits,
+        Err(e) => panic!("the bundled index cannot fail to rank: {e}"),
+    };
+    let urls: Vec<String> = hits.iter().map(|h| svc.chunk(h.doc).map(|m| m.url).unwrap_or_default()).collect();
     let rank = urls.iter().position(|u| u.split('#').next() == Some(target));
     (f64::from(u8::from(rank.is_some_and(|r| r < 5))), rank.map_or(0.0, |r| 1.0 / (r + 1) as f64))
 }
@@ -234,7 +236,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let cut: String = q.question.chars().take(((n as f64 * frac).ceil() as usize).max(2)).collect();
             let cut = cut.trim_end().to_string();
             let target = site_builder::build::page_url(&q.source_file.replace('\\', "/"));
-            let fused = svc.index().info().default_mode;
+            let fused = svc.default_params(10).mode;
             // Mid-word unless the cut fell on a space (then the word is whole).
             let typing = !q.question.chars().nth(cut.chars().count()).is_some_and(char::is_whitespace);
             for (name, mode, partial) in [

@@ -45,7 +45,8 @@ pub fn run(
     out: &mut dyn Write,
     style: Style,
 ) -> std::io::Result<()> {
-    let info = svc.index().info();
+    let health = svc.health().map_err(|e| std::io::Error::other(e.to_string()))?;
+    let info = &health.index;
     writeln!(out, "{}", style.bold("Knowledge-base assistant"))?;
     writeln!(
         out,

@@ -127,6 +127,8 @@ pub enum EvalError {
     Search(#[from] crate::search::SearchError),
     #[error(transparent)]
     Embed(#[from] crate::embed::EmbedError),
+    #[error("search failed: {0}")]
+    Service(String),
 }
 
 fn input(path: &Path, message: impl Into<String>) -> EvalError {
@@ -176,7 +178,6 @@ pub fn eval_qa(
     mode: Mode,
     base: &SearchParams,
 ) -> Result<Metrics, EvalError> {
-    let idx = svc.index();
     let origin = std::time::Instant::now();
     let clock = || origin.elapsed().as_secs_f64() * 1e3;
     let depth = k.max(10);
@@ -187,11 +188,11 @@ pub fn eval_qa(
     let mut times = Vec::new();
     for q in questions {
         let query = Query { text: &q.question, params: p, offset: 0, vector: None, count_more: false };
-        let ranked = svc.rank(&query, &clock);
+        let ranked = svc.rank(&query, &clock).map_err(|e| EvalError::Service(e.to_string()))?;
         times.push(ranked.timings.total);
         let hits = ranked.hits;
         let target = crate::build::page_url(&q.source_file.replace('\\', "/"));
-        let urls: Vec<String> = hits.iter().map(|h| idx.chunk(h.doc).map(|m| m.url).unwrap_or_default()).collect();
+        let urls: Vec<String> = hits.iter().map(|h| svc.chunk(h.doc).map(|m| m.url).unwrap_or_default()).collect();
         let rel: Vec<bool> = urls.iter().map(|u| *u == target).collect();
         let recall = f64::from(u8::from(rel.iter().take(k).any(|&r| r)));
         let cp = context_precision(&rel, k);

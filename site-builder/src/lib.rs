@@ -24,6 +24,7 @@ pub mod llm;
 pub mod mkdocs;
 pub mod output;
 pub mod parse;
+pub mod pg;
 pub mod render;
 pub mod report;
 pub mod search;

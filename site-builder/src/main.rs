@@ -54,6 +54,14 @@ enum Command {
     /// folder, as Spin reads them: SPIN_VARIABLE_LLM_BASE_URL, SPIN_VARIABLE_LLM_MODEL,
     /// SPIN_VARIABLE_LLM_API_KEY, SPIN_VARIABLE_ALLOWED_ORIGINS.
     Serve(ServeArgs),
+    /// Load a built index into PostgreSQL + pgvector, for knowledge bases that
+    /// outgrow one function: `site-builder publish --index dist/index.bin
+    /// --postgres postgres://kb@db/kb --tenant physics`.
+    ///
+    /// Incremental (unchanged chunks are not rewritten; an unchanged index writes
+    /// nothing) and atomic (one transaction: readers see the tenant before or
+    /// after, never half of it). Creates the schema on an empty database.
+    Publish(PublishArgs),
     /// Copy pages from another system into a content folder.
     #[command(subcommand)]
     Ingest(IngestCommand),
@@ -334,6 +342,27 @@ struct QueryArgs {
 }
 
 #[derive(clap::Args)]
+struct PublishArgs {
+    /// The index a build wrote.
+    #[arg(long, default_value = "dist/index.bin", value_name = "FILE")]
+    index: PathBuf,
+    /// The database: a libpq URL (postgres://user:password@host:port/db) or
+    /// key=value string; also read from KB_POSTGRES_URL.
+    #[arg(long, env = "KB_POSTGRES_URL", value_name = "URL")]
+    postgres: String,
+    /// The tenant to publish into (letters, digits, `-`, `_`).
+    #[arg(long, default_value = "default", value_name = "NAME")]
+    tenant: String,
+    /// Delete the chunks of pages the index no longer has (without it they are
+    /// kept, and counted in the summary).
+    #[arg(long)]
+    prune: bool,
+    /// Print the summary as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(clap::Args)]
 struct SearchArgs {
     /// The query.
     #[arg(value_parser = non_blank)]
@@ -411,6 +440,13 @@ struct EvalArgs {
     /// List the questions each mode missed (QA).
     #[arg(long)]
     misses: bool,
+    /// QA through a tenant in PostgreSQL (`site-builder publish`) instead of the
+    /// index file; the encoder is read from beside --index.
+    #[arg(long, value_name = "URL", requires = "qa")]
+    postgres: Option<String>,
+    /// The tenant --postgres searches.
+    #[arg(long, default_value = "default", value_name = "NAME")]
+    tenant: String,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -530,6 +566,7 @@ fn main() -> ExitCode {
         Command::Eval(args) => commands::eval::run_eval(args),
         Command::EmbedBench(args) => commands::embed_bench::run_embed_bench(args),
         Command::Serve(args) => commands::serve::run_serve(args),
+        Command::Publish(args) => commands::publish::run_publish(args),
         Command::Chat(args) => commands::chat::run_chat(args),
         Command::Ingest(IngestCommand::Confluence(args)) => commands::ingest::run_ingest_confluence(args),
         Command::Ingest(IngestCommand::Pdf(args)) => commands::ingest::run_ingest_pdf(args),

@@ -22,14 +22,24 @@ pub enum SearchError {
     Encoder(#[from] EmbedError),
     #[error("{encoder} was not made with the weights that built {index}; rebuild both with one `site-builder build`")]
     Mismatch { index: PathBuf, encoder: PathBuf },
+    #[error(transparent)]
+    Store(#[from] search_core::pg::StoreError),
+    #[error("{0}")]
+    Postgres(String),
 }
 
-/// An index and its encoder, loaded once.
+/// An index and its encoder, loaded once; or the encoder and a tenant in
+/// PostgreSQL (`--postgres`), searched the way the edge function searches it.
 pub struct Searcher {
     index_path: PathBuf,
-    index: AlignedBytes,
+    corpus: Corpus,
     encoder_path: PathBuf,
     encoder: EncoderFile,
+}
+
+enum Corpus {
+    File(AlignedBytes),
+    Postgres { client: std::sync::Arc<crate::pg::Client>, tenant: String },
 }
 
 impl Searcher {
@@ -39,20 +49,47 @@ impl Searcher {
         let bytes = AlignedBytes::new(&read(index)?);
         let enc_path = encoder.map(Path::to_path_buf).unwrap_or_else(|| index.with_file_name("encoder.bin"));
         let encoder = EncoderFile::read(&enc_path)?;
-        let s = Searcher { index_path: index.to_path_buf(), index: bytes, encoder_path: enc_path, encoder };
+        let s =
+            Searcher { index_path: index.to_path_buf(), corpus: Corpus::File(bytes), encoder_path: enc_path, encoder };
         s.service()?;
+        Ok(s)
+    }
+
+    /// The encoder beside `index` (the index itself is not read) and `tenant` of
+    /// the database at `url`, checked by reading the tenant once.
+    pub fn open_postgres(index: &Path, url: &str, tenant: &str) -> Result<Searcher, SearchError> {
+        let enc_path = index.with_file_name("encoder.bin");
+        let encoder = EncoderFile::read(&enc_path)?;
+        let client =
+            std::sync::Arc::new(crate::pg::Client::new(url).map_err(|e| SearchError::Postgres(e.to_string()))?);
+        let corpus = Corpus::Postgres { client, tenant: tenant.to_string() };
+        let s = Searcher { index_path: index.to_path_buf(), corpus, encoder_path: enc_path, encoder };
+        s.service()?.ready().map_err(|e| s.service_error(e))?;
         Ok(s)
     }
 
     /// The index and encoder as the shared search service.
     pub fn service(&self) -> Result<Service<'_>, SearchError> {
-        Service::open(self.index.as_slice(), self.encoder.bytes()).map_err(|e| match e {
+        match &self.corpus {
+            Corpus::File(bytes) => Service::open(bytes.as_slice(), self.encoder.bytes()),
+            Corpus::Postgres { client, tenant } => Service::postgres(
+                self.encoder.bytes(),
+                search_core::pg::Store::new(Box::new(crate::pg::Shared(client.clone())), tenant),
+            ),
+        }
+        .map_err(|e| self.service_error(e))
+    }
+
+    /// A service error in this searcher's terms (which files, which database).
+    pub fn service_error(&self, e: ServiceError) -> SearchError {
+        match e {
             ServiceError::Index(source) => SearchError::Index { path: self.index_path.clone(), source },
             ServiceError::Encoder(e) => SearchError::Encoder(EmbedError::from(e)),
             ServiceError::Mismatch => {
                 SearchError::Mismatch { index: self.index_path.clone(), encoder: self.encoder_path.clone() }
             }
-        })
+            ServiceError::Store(e) => SearchError::Store(e),
+        }
     }
 
     /// Searches and renders the first page of results, as `GET /api/search` would.
@@ -60,7 +97,7 @@ impl Searcher {
         let svc = self.service()?;
         let origin = Instant::now();
         let clock = || origin.elapsed().as_secs_f64() * 1e3;
-        svc.search(query, p, 1, &clock).map_err(|source| SearchError::Index { path: self.index_path.clone(), source })
+        svc.search(query, p, 1, &clock).map_err(|e| self.service_error(e))
     }
 }
 

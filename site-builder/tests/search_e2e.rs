@@ -305,7 +305,7 @@ fn browser_answers_as_the_edge(out: &Path, sets: &[PathBuf]) {
                             Step::Need(files) => files.iter().for_each(|f| engine.add(f, &inflate(f)).unwrap()),
                         }
                     };
-                    let p = SearchParams { mode: Mode::Bm25, partial, ..svc.index().default_params(10) };
+                    let p = SearchParams { mode: Mode::Bm25, partial, ..svc.default_params(10) };
                     let want = svc.search(text, &p, page, &|| 0.0).unwrap();
                     assert_eq!(got.results, want.results, "{text:?} partial {partial} page {page}");
                     assert_eq!(got.has_more, want.has_more, "{text:?}");

@@ -150,21 +150,35 @@ pub fn answer(
 /// Searches `query` (embedded as `qvec`); `best` is the highest cosine of a
 /// result with `judge`, the vector of the question being answered.
 fn search(svc: &Service, query: &str, qvec: &[f32], judge: &[f32], k: usize, emit: &mut dyn FnMut(Event)) -> Part {
-    let mut p = svc.index().default_params(k);
+    let mut p = svc.default_params(k);
     p.mode = Mode::Convex;
     // Evidence by chunk: pages first gives five pages' best sections, and the
     // answer then cites the right page less often (BENCHMARKS.md, "Pages first").
     p.order = Order::Chunks;
     let q = Query { text: query, params: p, offset: 0, vector: Some(qvec), count_more: false };
-    // The stages are timed by the caller, per part.
-    let hits: Vec<_> = svc
-        .rank(&q, &|| 0.0)
-        .hits
+    // The stages are timed by the caller, per part. A backend that cannot be
+    // read finds nothing (the answer abstains) and says why.
+    let ranked = match svc.rank(&q, &|| 0.0) {
+        Ok(r) => r.hits,
+        Err(e) => {
+            emit(Event::Error { message: format!("search is unavailable: {e}") });
+            Vec::new()
+        }
+    };
+    let hits: Vec<_> = ranked
         .into_iter()
         .enumerate()
         .filter_map(|(i, h)| svc.result(i + 1, &h, query).ok().map(|r| (h.doc, r)))
         .collect();
-    let best = hits.iter().map(|(doc, _)| svc.index().dense_score(judge, *doc)).fold(0.0f32, f32::max);
+    let docs: Vec<u32> = hits.iter().map(|(doc, _)| *doc).collect();
+    // The judge is the query's own vector on the first search: those cosines are
+    // already in the hits.
+    let cosines = if std::ptr::eq(judge, qvec) {
+        Ok(hits.iter().map(|(_, r)| r.dense.unwrap_or(0.0)).collect())
+    } else {
+        svc.dense_scores(judge, &docs)
+    };
+    let best = cosines.unwrap_or_default().into_iter().fold(0.0f32, f32::max);
     emit(Event::Search(SearchStep {
         query: query.to_string(),
         k,
@@ -262,7 +276,7 @@ fn compose(svc: &Service, parts: &[Part], cfg: &Config) -> (String, Vec<Source>,
         let q: HashSet<String> = analyzer::terms(&parts[src.part].query).into_iter().collect();
         let mut pos = 0;
         for doc in &src.docs {
-            let Ok(meta) = svc.index().chunk(*doc) else { continue };
+            let Ok(meta) = svc.chunk(*doc) else { continue };
             for s in sentences(&meta.text) {
                 pos += 1;
                 let terms: HashSet<String> = analyzer::terms(&s).into_iter().collect();

@@ -212,10 +212,16 @@ impl<'a> React<'a> {
             },
         };
         let t = clock();
-        let mut p = self.svc.index().default_params(k);
+        let mut p = self.svc.default_params(k);
         p.mode = Mode::Convex;
         let q = Query { text: &query, params: p, offset: 0, vector: None, count_more: false };
-        let hits = self.svc.rank(&q, clock).hits;
+        let hits = match self.svc.rank(&q, clock) {
+            Ok(r) => r.hits,
+            Err(e) => {
+                self.search_ms += clock() - t;
+                return format!("error: the search is unavailable ({e}); answer that you cannot search right now");
+            }
+        };
         let results: Vec<_> = hits
             .iter()
             .enumerate()
@@ -239,7 +245,7 @@ impl<'a> React<'a> {
             }
             let n = self.sources.len() + 1;
             let source = Source::from_result(n, r);
-            let text = self.svc.index().chunk(h.doc).map(|m| m.text).unwrap_or_default();
+            let text = self.svc.chunk(h.doc).map(|m| m.text).unwrap_or_default();
             let room = self.settings.budget_chars.saturating_sub(self.budget_used);
             let take = room.min(self.settings.source_chars);
             let body: String = if take < 200 {

@@ -116,6 +116,42 @@ pub fn scores<P: Postings + ?Sized>(src: &P, mut qterms: Vec<String>, k1: f32, b
     out
 }
 
+/// [`scores`] of candidate chunks whose postings of the query terms were fetched
+/// elsewhere (the PostgreSQL backend): `tf_of(term, doc)` gives a candidate's
+/// (term frequency, length) under a term, `norm` its sparse norm. The additions
+/// are [`scores`]' own, term by term in sorted order, so a chunk gets the same
+/// `f32` score to the bit; `src` answers only the terms' document frequencies.
+pub fn rescore<P: Postings + ?Sized, D>(
+    src: &P,
+    mut qterms: Vec<String>,
+    docs: impl Iterator<Item = (u32, D)>,
+    tf_of: impl Fn(&str, &D) -> Option<(f32, f32)>,
+    norm: impl Fn(u32) -> f32,
+    k1: f32,
+    b: f32,
+) -> Vec<(u32, f32, f32)> {
+    qterms.sort();
+    qterms.dedup();
+    let n = src.chunks();
+    let avg_len = src.avg_len();
+    let weighted: Vec<(&str, f32)> =
+        qterms.iter().filter_map(|t| src.postings(t).map(|(df, _)| (t.as_str(), idf(df, n)))).collect();
+    let q_norm = weighted.iter().fold(0.0f32, |acc, (_, w)| acc + w * w).sqrt().max(1e-12);
+    let mut out: Vec<(u32, f32, f32)> = docs
+        .filter_map(|(d, data)| {
+            let mut score = None::<f32>;
+            for &(t, w) in &weighted {
+                if let Some((f, len)) = tf_of(t, &data) {
+                    *score.get_or_insert(0.0) += w * bm25_tf(f, len, avg_len, k1, b);
+                }
+            }
+            score.map(|s| (d, s, s / (q_norm * norm(d).max(1e-12))))
+        })
+        .collect();
+    out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    out
+}
+
 /// How many vocabulary terms a completion reads at most.
 pub const COMPLETION_SCAN: usize = 4096;
 

@@ -15,11 +15,15 @@ pub(crate) fn run_eval(args: EvalArgs) -> Result<(), String> {
     let modes = &args.mode.0;
     match (&args.qa, &args.beir) {
         (Some(qa), None) => {
-            let s = Searcher::open(&args.index, None).map_err(|e| e.to_string())?;
+            let s = match &args.postgres {
+                Some(url) => Searcher::open_postgres(&args.index, url, &args.tenant),
+                None => Searcher::open(&args.index, None),
+            }
+            .map_err(|e| e.to_string())?;
             // Opened once for every question and mode.
             let svc = s.service().map_err(|e| e.to_string())?;
             let questions = eval::read_qa(qa).map_err(|e| e.to_string())?;
-            let base = overrides(&args, svc.index().default_params(args.k));
+            let base = overrides(&args, svc.default_params(args.k));
             for &mode in modes {
                 let m = eval::eval_qa(&svc, &questions, args.k, mode, &base).map_err(|e| e.to_string())?;
                 print_metrics(&m, args.json, args.misses)?;

@@ -8,7 +8,7 @@ use crate::{out, SearchArgs};
 
 pub(crate) fn run_search(args: SearchArgs) -> Result<(), String> {
     let s = Searcher::open(&args.index, args.encoder.as_deref()).map_err(|e| e.to_string())?;
-    let mut p = s.service().map_err(|e| e.to_string())?.index().default_params(args.q.k);
+    let mut p = s.service().map_err(|e| e.to_string())?.default_params(args.q.k);
     p.mode = args.q.mode.unwrap_or(p.mode);
     p.alpha = args.q.alpha.unwrap_or(p.alpha);
     p.collapse_pages = args.q.collapse;

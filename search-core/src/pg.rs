@@ -1,0 +1,650 @@
+//! The index in PostgreSQL + pgvector, for knowledge bases that outgrow one
+//! component: the schema (its one owner: `site-builder publish` writes it, the
+//! edge function and `site-builder eval --postgres` read it) and the ranking over
+//! it, which gives the bundled ranking.
+//!
+//! No I/O here either: statements go through the [`Sql`] trait, which the edge
+//! function implements over Spin's `spin:postgres/postgres@4.2.0` and the CLI over
+//! a native client. Every statement casts its parameters (`$1::int4`) and results
+//! to plain types, so a client needs only the handful of [`Value`]s Spin's
+//! interface carries (it has no float arrays and no pgvector types: vectors
+//! travel as text).
+//!
+//! How a query runs against a tenant (one round trip each):
+//!
+//! 1. the tenant's statistics (generation, N, mean length) and the query terms'
+//!    ids and document frequencies (and, while a word is being typed, the
+//!    completion of each of its prefixes, by the same rule as the index);
+//! 2. dense candidates from the tenant's HNSW index (`kb_dense`, `ef` chosen per
+//!    query);
+//! 3. BM25 candidates: Postgres sums BM25 over the postings to choose the top
+//!    `depth` (+ a margin), and returns their postings of the query terms, from
+//!    which [`bm25::rescore`] computes the scores in `f32` in the index's order
+//!    of additions, so they equal the bundled scores to the bit;
+//! 4. every candidate's page, sparse norm and exact cosine (f32 vector against
+//!    the query), so the fusion sees what the bundled scan gives it;
+//! 5. the records of the hits kept (cached per instance while the tenant's
+//!    generation is unchanged).
+//!
+//! Then [`fusion::fuse`] and [`fusion::finish`], the same code as the bundled
+//! index. Tenants are isolated by construction: every chunk row lives in its
+//! tenant's partition (`kb_chunks_<id>`, with its own HNSW index), term ids are
+//! the tenant's own, and every statement names the tenant.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Mutex;
+
+use crate::index::analyzer;
+use crate::index::bm25::{self, Postings};
+use crate::index::fusion::{self, Order};
+use crate::index::{Candidates, ChunkMeta, Hit, IndexInfo, Mode, SearchParams};
+
+/// The schema version this code reads and `site-builder publish` writes; kept in
+/// `kb_schema`. A database at another version is refused with both numbers.
+pub const SCHEMA_VERSION: i32 = 1;
+
+/// The embedding dimension the schema declares (MiniLM's).
+pub const DIM: usize = crate::encoder::DIM;
+
+/// The schema, created by the first `site-builder publish` on a database (one
+/// transaction). Documented in ARCHITECTURE.md ("The PostgreSQL schema").
+pub const SCHEMA: &str = r#"
+CREATE TABLE kb_schema (version int NOT NULL);
+-- One row per tenant: its BM25 statistics, the index's settings (IndexInfo as
+-- JSON: default mode, fusion weights, BM25 k1/b, encoder fingerprint), and a
+-- generation that every publish increments (readers drop cached records on change).
+CREATE TABLE kb_tenants (
+    id serial PRIMARY KEY,
+    name text NOT NULL UNIQUE,
+    generation bigint NOT NULL DEFAULT 0,
+    chunks int NOT NULL DEFAULT 0,
+    avg_len real NOT NULL DEFAULT 0,
+    info text NOT NULL DEFAULT '{}',
+    published timestamptz
+);
+-- One row per chunk, partitioned by tenant (kb_chunks_<tenant id>, each with its
+-- own HNSW index): `doc` is the chunk's number within its tenant, stable across
+-- publishes while the chunk id exists; `meta` the display record (ChunkMeta
+-- JSON); `len` its field-weighted BM25 length, `norm` its sparse vector's L2 norm;
+-- `terms` the term ids it has postings under (what a rewrite deletes); `digest`
+-- what an incremental publish compares.
+CREATE TABLE kb_chunks (
+    tenant int NOT NULL,
+    doc int NOT NULL,
+    chunk_id text NOT NULL,
+    page_id text NOT NULL,
+    digest bytea NOT NULL,
+    len real NOT NULL,
+    norm real NOT NULL,
+    terms int[] NOT NULL,
+    meta text NOT NULL,
+    embedding halfvec(384) NOT NULL,
+    PRIMARY KEY (tenant, doc),
+    UNIQUE (tenant, chunk_id)
+) PARTITION BY LIST (tenant);
+-- The vocabulary of each tenant, in byte order (COLLATE "C", as the index sorts
+-- it): the term's id and document frequency.
+CREATE TABLE kb_terms (
+    tenant int NOT NULL,
+    term text COLLATE "C" NOT NULL,
+    id int NOT NULL UNIQUE,
+    df int NOT NULL,
+    PRIMARY KEY (tenant, term)
+);
+CREATE SEQUENCE kb_term_ids AS int;
+-- One row per (term, chunk): the field-weighted term frequency and, beside it,
+-- the chunk's length, so BM25 is summed without a join. The key carries both
+-- (INCLUDE), so a term's postings are read from the index alone (an index-only
+-- scan, once VACUUM has marked the pages visible) rather than from heap pages
+-- scattered by later publishes.
+CREATE TABLE kb_postings (
+    term int NOT NULL,
+    doc int NOT NULL,
+    tf real NOT NULL,
+    len real NOT NULL,
+    PRIMARY KEY (term, doc) INCLUDE (tf, len)
+);
+-- Dense candidates of one tenant: its partition's HNSW index, read `ef` wide
+-- (hnsw.ef_search bounds how many rows an HNSW scan returns, so it must be at
+-- least n). The SET clause scopes the setting to the call.
+CREATE FUNCTION kb_dense(t int, q halfvec, n int, ef int) RETURNS TABLE (doc int)
+LANGUAGE plpgsql STABLE SET hnsw.ef_search = 40 AS $fn$
+BEGIN
+    PERFORM set_config('hnsw.ef_search', greatest(n, ef)::text, true);
+    RETURN QUERY EXECUTE format('SELECT doc FROM %I ORDER BY embedding <#> $1 LIMIT $2', 'kb_chunks_' || t)
+        USING q, n;
+END
+$fn$;
+"#;
+
+/// The partition of tenant `id`'s chunks.
+pub fn partition(id: i32) -> String {
+    format!("kb_chunks_{id}")
+}
+
+/// A parameter or a column value: what Spin's PostgreSQL interface carries and
+/// these statements use.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    Null,
+    Bool(bool),
+    Int(i32),
+    BigInt(i64),
+    Real(f32),
+    Double(f64),
+    Text(String),
+    IntArray(Vec<i32>),
+    TextArray(Vec<String>),
+}
+
+impl Value {
+    fn int(&self) -> Option<i32> {
+        match *self {
+            Value::Int(v) => Some(v),
+            Value::BigInt(v) => i32::try_from(v).ok(),
+            _ => None,
+        }
+    }
+
+    fn big(&self) -> Option<i64> {
+        match *self {
+            Value::Int(v) => Some(v.into()),
+            Value::BigInt(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    fn real(&self) -> Option<f32> {
+        match *self {
+            Value::Real(v) => Some(v),
+            Value::Double(v) => Some(v as f32),
+            _ => None,
+        }
+    }
+
+    fn text(&self) -> Option<&str> {
+        match self {
+            Value::Text(s) => Some(s),
+            _ => None,
+        }
+    }
+}
+
+/// Why a statement failed, as the client reports it.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SqlError {
+    /// No connection could be made (refused, unreachable, not allowed).
+    #[error("cannot connect to PostgreSQL: {0}")]
+    Connect(String),
+    /// The server refused the statement.
+    #[error("PostgreSQL: {0}")]
+    Query(String),
+}
+
+/// Runs one statement and returns its rows. The edge function's client opens its
+/// connection lazily and fails over between URLs; that is the client's business.
+pub trait Sql: Send + Sync {
+    fn query(&self, statement: &str, params: &[Value]) -> Result<Vec<Vec<Value>>, SqlError>;
+}
+
+/// Why the PostgreSQL backend could not answer.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum StoreError {
+    #[error(transparent)]
+    Sql(#[from] SqlError),
+    #[error("tenant `{0}` is not in the database; publish it with `site-builder publish --tenant {0}`")]
+    NoTenant(String),
+    #[error(
+        "the database holds schema version {found}, this build reads version {SCHEMA_VERSION}; publish again with a matching site-builder"
+    )]
+    Schema { found: i32 },
+    #[error("unexpected row from PostgreSQL ({0}); is this a database written by `site-builder publish`?")]
+    Row(String),
+}
+
+/// A tenant as last read: its id, settings and BM25 statistics.
+#[derive(Debug, Clone)]
+pub struct Tenant {
+    pub id: i32,
+    pub generation: i64,
+    pub chunks: usize,
+    pub avg_len: f32,
+    pub info: IndexInfo,
+}
+
+/// The candidates' side data: page, sparse norm and exact cosine of each.
+struct Side {
+    page: HashMap<u32, u32>,
+    cosine: HashMap<u32, f32>,
+}
+
+/// One tenant of a database, read through `Sql`.
+pub struct Store {
+    sql: Box<dyn Sql>,
+    name: String,
+    tenant: Mutex<Option<Tenant>>,
+    /// Records by doc, valid for `tenant`'s generation.
+    records: Mutex<HashMap<u32, ChunkMeta>>,
+}
+
+/// Records kept per instance at most (a few megabytes of text).
+const RECORDS_KEPT: usize = 2048;
+
+/// How many BM25 candidates past `depth` Postgres's float8 ranking returns for
+/// the exact `f32` rescoring to choose from, so a near tie at the boundary
+/// cannot leave out a chunk the bundled index keeps.
+const BM25_MARGIN: usize = 32;
+
+/// Prefix completions for a word being typed: the index's rule
+/// ([`bm25::best_completion`]) in SQL. Per prefix, the first
+/// [`bm25::COMPLETION_SCAN`] terms from the prefix on that start with it (those
+/// are contiguous in byte order), identifier terms left out, the highest document
+/// frequency first and the first in order among equals.
+const COMPLETIONS: &str = "SELECT p, (SELECT c.term FROM (SELECT term, df FROM kb_terms \
+     WHERE tenant = $1::int4 AND term >= p AND term < p || chr(1114111) ORDER BY term LIMIT $3::int4) c \
+     WHERE NOT starts_with(c.term, '=') ORDER BY c.df DESC, c.term LIMIT 1) \
+     FROM unnest($2::text[]) AS p";
+
+/// The tenant's statistics, and each known query term's id and df.
+const TERMS: &str = "SELECT k.generation, k.chunks, k.avg_len, t.term, t.id, t.df FROM kb_tenants k \
+     LEFT JOIN kb_terms t ON t.tenant = k.id AND t.term = ANY($2::text[]) WHERE k.id = $1::int4";
+
+/// BM25 candidates: the top `$7` chunks by BM25 summed in float8 (for choosing
+/// them), then their postings of the query terms (for scoring them exactly).
+/// Every number is float8 on purpose: an integer meeting a literal like 0.5
+/// becomes `numeric`, which cost 5 of 12 ms on a six-term CSC query.
+const BM25: &str = "WITH q AS MATERIALIZED (SELECT id, ln(1 + ($2::float8 - df::float8 + 0.5) / (df::float8 + 0.5)) AS w \
+         FROM kb_terms WHERE tenant = $1::int4 AND id = ANY($3::int4[])), \
+     top AS (SELECT p.doc FROM q JOIN kb_postings p ON p.term = q.id GROUP BY p.doc \
+         ORDER BY sum(q.w * p.tf * ($4::float8 + 1) / (p.tf + $4::float8 * (1 - $5::float8 + $5::float8 * p.len / $6::float8))) DESC, p.doc \
+         LIMIT $7::int4) \
+     SELECT p.doc, p.term, p.tf, p.len FROM top JOIN kb_postings p ON p.doc = top.doc AND p.term = ANY($3::int4[])";
+
+impl Store {
+    /// Tenant `name` of the database `sql` reaches. Nothing is read until the
+    /// first query, so a database that is down when an instance starts only fails
+    /// the requests made while it is down.
+    pub fn new(sql: Box<dyn Sql>, name: &str) -> Store {
+        Store { sql, name: name.to_string(), tenant: Mutex::new(None), records: Mutex::new(HashMap::new()) }
+    }
+
+    pub fn tenant_name(&self) -> &str {
+        &self.name
+    }
+
+    /// The tenant as last read, reading it if it never was.
+    pub fn tenant(&self) -> Result<Tenant, StoreError> {
+        if let Some(t) = self.tenant.lock().ok().and_then(|t| t.clone()) {
+            return Ok(t);
+        }
+        self.reload()
+    }
+
+    /// Reads the schema version and the tenant row afresh.
+    fn reload(&self) -> Result<Tenant, StoreError> {
+        let rows = self.sql.query("SELECT version FROM kb_schema", &[]).map_err(|e| match e {
+            SqlError::Query(m) if m.contains("kb_schema") => StoreError::NoTenant(self.name.clone()),
+            e => e.into(),
+        })?;
+        let found = rows.first().and_then(|r| r.first()).and_then(Value::int).unwrap_or(0);
+        if found != SCHEMA_VERSION {
+            return Err(StoreError::Schema { found });
+        }
+        let rows = self.sql.query(
+            "SELECT id, generation, chunks, avg_len, info FROM kb_tenants WHERE name = $1::text",
+            &[Value::Text(self.name.clone())],
+        )?;
+        let row = rows.first().ok_or_else(|| StoreError::NoTenant(self.name.clone()))?;
+        let bad = || StoreError::Row("kb_tenants".into());
+        let info: IndexInfo = serde_json::from_str(row.get(4).and_then(Value::text).ok_or_else(bad)?)
+            .map_err(|e| StoreError::Row(format!("kb_tenants.info: {e}")))?;
+        let t = Tenant {
+            id: row.first().and_then(Value::int).ok_or_else(bad)?,
+            generation: row.get(1).and_then(Value::big).ok_or_else(bad)?,
+            chunks: row.get(2).and_then(Value::int).and_then(|n| usize::try_from(n).ok()).ok_or_else(bad)?,
+            avg_len: row.get(3).and_then(Value::real).ok_or_else(bad)?,
+            info,
+        };
+        if let Ok(mut cur) = self.tenant.lock() {
+            *cur = Some(t.clone());
+        }
+        if let Ok(mut r) = self.records.lock() {
+            r.clear();
+        }
+        Ok(t)
+    }
+
+    /// The default parameters the tenant's index was published with.
+    pub fn default_params(&self, k: usize) -> Result<SearchParams, StoreError> {
+        Ok(default_params(&self.tenant()?.info, k))
+    }
+
+    /// Both sides' candidates, read `p.depth` deep, and the side data fusion needs.
+    fn candidates(
+        &self,
+        query: &str,
+        qvec: Option<&[f32]>,
+        p: &SearchParams,
+    ) -> Result<(Candidates, Side), StoreError> {
+        let mut t = self.tenant()?;
+        let depth = p.depth.max(p.k);
+        // The BM25 terms, with the completions a word being typed needs.
+        let (head, last) = bm25::split_last_word(query);
+        let mut completions: HashMap<String, Option<String>> = HashMap::new();
+        let mut wanted: Vec<String> = analyzer::terms(query);
+        if p.partial && p.mode != Mode::Dense {
+            wanted.extend(analyzer::terms(head));
+            let prefixes: Vec<String> = bm25::word_prefixes(last).into_iter().map(str::to_lowercase).collect();
+            if !prefixes.is_empty() {
+                let rows = self.sql.query(
+                    COMPLETIONS,
+                    &[Value::Int(t.id), Value::TextArray(prefixes), Value::Int(bm25::COMPLETION_SCAN as i32)],
+                )?;
+                for r in rows {
+                    let (Some(Value::Text(prefix)), c) = (r.first(), r.get(1)) else { continue };
+                    let c = c.and_then(Value::text).map(str::to_string);
+                    if let Some(c) = &c {
+                        wanted.extend(analyzer::terms(c));
+                        wanted.push(c.clone());
+                    }
+                    completions.insert(prefix.clone(), c);
+                }
+            }
+        }
+        wanted.sort();
+        wanted.dedup();
+        let rows = self.sql.query(TERMS, &[Value::Int(t.id), Value::TextArray(wanted)])?;
+        let first = rows.first().ok_or_else(|| StoreError::NoTenant(self.name.clone()))?;
+        if first.first().and_then(Value::big) != Some(t.generation) {
+            // A publish landed since the tenant was read: its settings may differ.
+            t = self.reload()?;
+        }
+        let bad = || StoreError::Row("kb_terms".into());
+        let chunks = first.get(1).and_then(Value::int).and_then(|n| usize::try_from(n).ok()).ok_or_else(bad)?;
+        let avg_len = first.get(2).and_then(Value::real).ok_or_else(bad)?;
+        let mut vocab: HashMap<String, (i32, usize)> = HashMap::new();
+        for r in &rows {
+            if let (Some(Value::Text(term)), Some(id), Some(df)) =
+                (r.get(3), r.get(4).and_then(Value::int), r.get(5).and_then(Value::int))
+            {
+                vocab.insert(term.clone(), (id, usize::try_from(df).unwrap_or(0)));
+            }
+        }
+        let snapshot = Snapshot { chunks, avg_len, vocab: &vocab, completions: &completions };
+        let qterms = match (p.mode, p.partial) {
+            (Mode::Dense, _) => Vec::new(),
+            (_, true) => bm25::partial_terms(&snapshot, query),
+            (_, false) => analyzer::terms(query),
+        };
+
+        let dense_ids: Vec<u32> = match (p.mode, qvec) {
+            (Mode::Bm25, _) | (_, None) => Vec::new(),
+            (_, Some(q)) => {
+                let ef = if p.ef == 0 { 2 * depth } else { p.ef };
+                let rows = self.sql.query(
+                    "SELECT doc FROM kb_dense($1::int4, $2::text::halfvec, $3::int4, $4::int4)",
+                    &[Value::Int(t.id), Value::Text(vector_text(q)), Value::Int(depth as i32), Value::Int(ef as i32)],
+                )?;
+                rows.iter().filter_map(|r| r.first().and_then(Value::int)).map(|d| d as u32).collect()
+            }
+        };
+
+        let sparse_rows = if qterms.iter().any(|q| vocab.contains_key(q)) {
+            let ids: Vec<i32> = qterms.iter().filter_map(|q| vocab.get(q).map(|v| v.0)).collect();
+            self.sql.query(
+                BM25,
+                &[
+                    Value::Int(t.id),
+                    Value::Double(chunks as f64),
+                    Value::IntArray(ids),
+                    Value::Double(p.k1.into()),
+                    Value::Double(p.b.into()),
+                    Value::Double(f64::from(avg_len).max(1e-9)),
+                    Value::Int((depth + BM25_MARGIN) as i32),
+                ],
+            )?
+        } else {
+            Vec::new()
+        };
+        // (doc, term id, tf, len) → per doc, its postings.
+        let mut postings: HashMap<u32, Vec<(i32, f32, f32)>> = HashMap::new();
+        for r in &sparse_rows {
+            if let (Some(d), Some(term), Some(tf), Some(len)) = (
+                r.first().and_then(Value::int),
+                r.get(1).and_then(Value::int),
+                r.get(2).and_then(Value::real),
+                r.get(3).and_then(Value::real),
+            ) {
+                postings.entry(d as u32).or_default().push((term, tf, len));
+            }
+        }
+
+        // Every candidate's page, norm and exact cosine.
+        let mut docs: Vec<u32> = dense_ids.iter().copied().chain(postings.keys().copied()).collect();
+        docs.sort_unstable();
+        docs.dedup();
+        let mut side = Side { page: HashMap::new(), cosine: HashMap::new() };
+        let mut norms: HashMap<u32, f32> = HashMap::new();
+        if !docs.is_empty() {
+            let (stmt, params) = match qvec {
+                Some(q) => (
+                    format!(
+                        "SELECT doc, page_id, norm, -(embedding::vector <#> $3::text::vector)::float4 FROM {} WHERE doc = ANY($2::int4[]) AND tenant = $1::int4",
+                        partition(t.id)
+                    ),
+                    vec![Value::Int(t.id), Value::IntArray(docs.iter().map(|&d| d as i32).collect()), Value::Text(vector_text(q))],
+                ),
+                _ => (
+                    format!(
+                        "SELECT doc, page_id, norm FROM {} WHERE doc = ANY($2::int4[]) AND tenant = $1::int4",
+                        partition(t.id)
+                    ),
+                    vec![Value::Int(t.id), Value::IntArray(docs.iter().map(|&d| d as i32).collect())],
+                ),
+            };
+            let mut pages: HashMap<String, u32> = HashMap::new();
+            for r in self.sql.query(&stmt, &params)? {
+                let (Some(d), Some(Value::Text(page)), Some(norm)) =
+                    (r.first().and_then(Value::int), r.get(1), r.get(2).and_then(Value::real))
+                else {
+                    continue;
+                };
+                let next = pages.len() as u32;
+                side.page.insert(d as u32, *pages.entry(page.clone()).or_insert(next));
+                norms.insert(d as u32, norm);
+                if let Some(c) = r.get(3).and_then(Value::real) {
+                    side.cosine.insert(d as u32, c);
+                }
+            }
+        }
+
+        let mut dense: Vec<(u32, f32)> =
+            dense_ids.iter().filter_map(|d| side.cosine.get(d).map(|&c| (*d, c))).collect();
+        dense.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        dense.truncate(depth);
+
+        let ids: HashMap<&str, i32> = qterms.iter().filter_map(|q| vocab.get(q).map(|v| (q.as_str(), v.0))).collect();
+        let mut sparse = bm25::rescore(
+            &snapshot,
+            qterms.clone(),
+            postings.into_iter().map(|(d, list)| {
+                let lookup: HashMap<i32, (f32, f32)> = list.into_iter().map(|(t, tf, len)| (t, (tf, len))).collect();
+                (d, lookup)
+            }),
+            |term, doc_terms: &HashMap<i32, (f32, f32)>| ids.get(term).and_then(|id| doc_terms.get(id)).copied(),
+            |d| norms.get(&d).copied().unwrap_or(1.0),
+            p.k1,
+            p.b,
+        );
+        sparse.truncate(depth);
+        Ok((Candidates { dense, sparse }, side))
+    }
+
+    /// The hits of `query`, fused and put in order, best first: the bundled
+    /// index's [`crate::index::Index::search`] over this tenant.
+    pub fn search(&self, query: &str, qvec: Option<&[f32]>, p: &SearchParams) -> Result<Vec<Hit>, StoreError> {
+        let (c, side) = self.candidates(query, qvec, p)?;
+        let cosine = &side.cosine;
+        let dense_of = |d: u32| qvec.and_then(|_| cosine.get(&d).copied());
+        let hits = fusion::fuse(p, &c.dense, &c.sparse, dense_of);
+        Ok(fusion::finish(p, hits, |d| side.page.get(&d).copied().unwrap_or(u32::MAX)))
+    }
+
+    /// The records of `docs`, fetched in one statement (those not cached).
+    pub fn prefetch(&self, docs: &[u32]) -> Result<(), StoreError> {
+        let missing: Vec<i32> = {
+            let cached = self.records.lock().map(|r| r.keys().copied().collect::<HashSet<u32>>()).unwrap_or_default();
+            docs.iter().filter(|d| !cached.contains(d)).map(|&d| d as i32).collect()
+        };
+        if missing.is_empty() {
+            return Ok(());
+        }
+        let t = self.tenant()?;
+        let rows = self.sql.query(
+            &format!("SELECT doc, meta FROM {} WHERE doc = ANY($2::int4[]) AND tenant = $1::int4", partition(t.id)),
+            &[Value::Int(t.id), Value::IntArray(missing)],
+        )?;
+        let mut fetched = Vec::with_capacity(rows.len());
+        for r in rows {
+            let (Some(d), Some(Value::Text(meta))) = (r.first().and_then(Value::int), r.get(1)) else { continue };
+            let meta: ChunkMeta =
+                serde_json::from_str(meta).map_err(|e| StoreError::Row(format!("kb_chunks.meta of doc {d}: {e}")))?;
+            fetched.push((d as u32, meta));
+        }
+        if let Ok(mut r) = self.records.lock() {
+            if r.len() + fetched.len() > RECORDS_KEPT {
+                r.clear();
+            }
+            r.extend(fetched);
+        }
+        Ok(())
+    }
+
+    /// The record of chunk `doc`.
+    pub fn chunk(&self, doc: u32) -> Result<ChunkMeta, StoreError> {
+        if let Some(m) = self.records.lock().ok().and_then(|r| r.get(&doc).cloned()) {
+            return Ok(m);
+        }
+        self.prefetch(&[doc])?;
+        self.records
+            .lock()
+            .ok()
+            .and_then(|r| r.get(&doc).cloned())
+            .ok_or_else(|| StoreError::Row(format!("no chunk {doc} in tenant `{}`", self.name)))
+    }
+
+    /// The cosine of each of `docs` with `q` (0 for a chunk no longer there).
+    pub fn dense_scores(&self, q: &[f32], docs: &[u32]) -> Result<Vec<f32>, StoreError> {
+        if docs.is_empty() {
+            return Ok(Vec::new());
+        }
+        let t = self.tenant()?;
+        let rows = self.sql.query(
+            &format!(
+                "SELECT doc, -(embedding::vector <#> $3::text::vector)::float4 FROM {} WHERE doc = ANY($2::int4[]) AND tenant = $1::int4",
+                partition(t.id)
+            ),
+            &[Value::Int(t.id), Value::IntArray(docs.iter().map(|&d| d as i32).collect()), Value::Text(vector_text(q))],
+        )?;
+        let by: HashMap<u32, f32> = rows
+            .iter()
+            .filter_map(|r| Some((r.first().and_then(Value::int)? as u32, r.get(1).and_then(Value::real)?)))
+            .collect();
+        Ok(docs.iter().map(|d| by.get(d).copied().unwrap_or(0.0)).collect())
+    }
+}
+
+/// The search parameters an index's settings give (the bundled index's
+/// [`crate::index::Index::default_params`] reads the same fields).
+pub fn default_params(info: &IndexInfo, k: usize) -> SearchParams {
+    SearchParams {
+        k,
+        mode: info.default_mode,
+        alpha: info.alpha,
+        rrf_k: info.rrf_k,
+        depth: 100,
+        norm_depth: info.norm_depth,
+        collapse_pages: false,
+        order: Order::PAGES,
+        k1: info.bm25.k1,
+        b: info.bm25.b,
+        exact: false,
+        ef: 0,
+        partial: false,
+    }
+}
+
+/// Parameters for a query that cannot be read its tenant's settings (the
+/// database is down): the build's defaults, for a query that will fail anyway
+/// with the reason.
+pub fn fallback_params(k: usize) -> SearchParams {
+    SearchParams {
+        k,
+        mode: Mode::Convex,
+        alpha: 0.5,
+        rrf_k: 60.0,
+        depth: 100,
+        norm_depth: 10,
+        collapse_pages: false,
+        order: Order::PAGES,
+        k1: 1.2,
+        b: 0.75,
+        exact: false,
+        ef: 0,
+        partial: false,
+    }
+}
+
+/// A vector as pgvector's text form (`[0.1,0.2,…]`), each value in Rust's
+/// shortest round-trip form, so Postgres parses back the same `f32`.
+pub fn vector_text(v: &[f32]) -> String {
+    let mut s = String::with_capacity(v.len() * 12 + 2);
+    s.push('[');
+    for (i, x) in v.iter().enumerate() {
+        if i > 0 {
+            s.push(',');
+        }
+        // NaN or infinity cannot be stored; a zero keeps the statement valid.
+        let x = if x.is_finite() { *x } else { 0.0 };
+        s.push_str(&format!("{x}"));
+    }
+    s.push(']');
+    s
+}
+
+/// What one query learnt of the tenant's vocabulary, as a source of postings
+/// for [`bm25::partial_terms`] (which asks only whether a term exists and what a
+/// prefix completes to); the lists themselves stay in Postgres.
+struct Snapshot<'s> {
+    chunks: usize,
+    avg_len: f32,
+    vocab: &'s HashMap<String, (i32, usize)>,
+    completions: &'s HashMap<String, Option<String>>,
+}
+
+impl Postings for Snapshot<'_> {
+    type List<'l>
+        = std::iter::Empty<(u32, f32, f32)>
+    where
+        Self: 'l;
+
+    fn chunks(&self) -> usize {
+        self.chunks
+    }
+
+    fn avg_len(&self) -> f32 {
+        self.avg_len
+    }
+
+    fn postings(&self, term: &str) -> Option<(usize, Self::List<'_>)> {
+        self.vocab.get(term).map(|&(_, df)| (df, std::iter::empty()))
+    }
+
+    fn doc_norm(&self, _doc: u32) -> f32 {
+        1.0
+    }
+
+    fn completion(&self, p: &str) -> Option<String> {
+        self.completions.get(p).cloned().flatten()
+    }
+}

