@@ -280,8 +280,9 @@ impl Store {
         self.reload()
     }
 
-    /// Reads the schema version and the tenant row afresh.
-    fn reload(&self) -> Result<Tenant, StoreError> {
+    /// Reads the schema version and the tenant row afresh (a front end checks the
+    /// database is there before it starts a longer task, such as a chat).
+    pub fn reload(&self) -> Result<Tenant, StoreError> {
         let rows = self.sql.query("SELECT version FROM kb_schema", &[]).map_err(|e| match e {
             SqlError::Query(m) if m.contains("kb_schema") => StoreError::NoTenant(self.name.clone()),
             e => e.into(),

@@ -252,7 +252,7 @@ impl<'a> Service<'a> {
     pub fn ready(&self) -> Result<(), ServiceError> {
         match &self.corpus {
             Corpus::Bundled(_) => Ok(()),
-            Corpus::Postgres(s) => self.check(&s.tenant()?.info),
+            Corpus::Postgres(s) => self.check(&s.reload()?.info),
         }
     }
 

@@ -17,5 +17,6 @@ mod faults;
 mod feedback;
 mod hardening;
 mod manifest;
+mod postgres;
 mod static_host;
 mod terminal;

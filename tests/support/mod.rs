@@ -10,6 +10,7 @@
 #![allow(dead_code)]
 
 pub mod llm;
+pub mod postgres;
 pub mod schema;
 
 use std::path::{Path, PathBuf};

@@ -1,0 +1,310 @@
+//! The PostgreSQL backend end to end: a real PostgreSQL 16 + pgvector server
+//! (the PyPI wheel, support::postgres), `site-builder publish`, and the real
+//! component built with the encoder only (`KB_ENCODER`), hosted by edge-host's
+//! `spin:postgres@4.2.0` with `search_backend = postgres`. Its answers are
+//! compared with the bundled component's over the same index.
+
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::support::postgres::Server;
+use crate::support::{build_component, built, demo, get, request, start_over, Demo};
+
+/// The component that carries only the encoder (no index).
+fn encoder_only() -> Demo {
+    let d = demo();
+    let component = build_component("search-fn", &[("KB_ENCODER", &d.dist.join("encoder.bin"))]);
+    Demo { dist: d.dist.clone(), component }
+}
+
+/// `site-builder publish --json` of `index` into `tenant`; the report, or stderr.
+fn publish(url: &str, index: &std::path::Path, tenant: &str, extra: &[&str]) -> Result<Value, String> {
+    let o = Command::new(env!("CARGO_BIN_EXE_site-builder"))
+        .args(["publish", "--json", "--postgres", url, "--tenant", tenant, "--index"])
+        .arg(index)
+        .args(extra)
+        .output()
+        .unwrap();
+    if o.status.success() {
+        Ok(serde_json::from_slice(&o.stdout).unwrap())
+    } else {
+        Err(String::from_utf8_lossy(&o.stderr).into_owned())
+    }
+}
+
+/// A host of the encoder-only component over `tenant` at `urls`.
+fn pg_host(component: &Demo, server: &Server, urls: &str, tenant: &str) -> edge_host::Running {
+    start_over(
+        component,
+        &[
+            ("search_backend", "postgres"),
+            ("postgres_url", urls),
+            ("tenant", tenant),
+            ("postgres_allowed_outbound_host", &format!("postgres://127.0.0.1:{}", server.port)),
+        ],
+    )
+}
+
+/// `GET /api/search?…` on `host`: status and the results (chunk id, score, bm25).
+fn search(host: &edge_host::Running, qs: &str) -> (u16, Vec<(String, f64, Option<f64>)>) {
+    let r = get(&format!("{}/api/search?{qs}", host.url()));
+    if r.status != 200 {
+        return (r.status, Vec::new());
+    }
+    let j = r.json();
+    let results = j["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["chunk_id"].as_str().unwrap().to_string(), r["score"].as_f64().unwrap(), r["bm25"].as_f64()))
+        .collect();
+    (200, results)
+}
+
+const QUERIES: &[&str] = &[
+    "q=How%20do%20I%20buy%20a%20parking%20permit%3F&k=5",
+    "q=eduroam+certificate&k=5",
+    "q=refund+after+withdrawing+from+a+course&k=5",
+    "q=library+study+room&k=5&mode=bm25",
+    "q=library+study+room&k=5&mode=dense",
+    "q=library+study+room&k=5&mode=rrf",
+    "q=late+fee+payment+plan&k=5&mode=dot",
+    "q=buy+a+parking+permi&mode=bm25&k=3&partial=true",
+    "q=eduro&k=5&partial=true",
+    "q=waitlist&k=3&page=2",
+];
+
+/// Same chunks in the same order; BM25 scores equal to the bit (the rescoring
+/// is the index's own arithmetic), fused scores within f32 noise of pgvector's
+/// inner product against the bundled f16 scan.
+fn assert_same(a: &[(String, f64, Option<f64>)], b: &[(String, f64, Option<f64>)], what: &str) {
+    let ids = |v: &[(String, f64, Option<f64>)]| v.iter().map(|r| r.0.clone()).collect::<Vec<_>>();
+    assert_eq!(ids(a), ids(b), "{what}");
+    for (x, y) in a.iter().zip(b) {
+        assert!((x.1 - y.1).abs() < 1e-4, "{what}: score {} vs {}", x.1, y.1);
+        assert_eq!(x.2, y.2, "{what}: BM25 of {}", x.0);
+    }
+}
+
+#[test]
+fn publish_is_incremental_and_the_postgres_backend_ranks_as_the_bundled_index() {
+    let server = Server::start();
+    let d = demo();
+    let index = d.dist.join("index.bin");
+    let first = publish(&server.url(), &index, "demo", &[]).unwrap();
+    let chunks = first["chunks"].as_u64().unwrap();
+    assert!(chunks > 20, "{first}");
+    assert_eq!(first["added"].as_u64(), Some(chunks), "{first}");
+    assert_eq!(first["generation"].as_i64(), Some(1));
+    // Again: nothing to write, not even a new generation.
+    let again = publish(&server.url(), &index, "demo", &[]).unwrap();
+    assert_eq!(
+        (again["added"].as_u64(), again["changed"].as_u64(), again["removed"].as_u64(), again["unchanged"].as_u64()),
+        (Some(0), Some(0), Some(0), Some(chunks)),
+        "{again}"
+    );
+    assert_eq!(again["generation"].as_i64(), Some(1));
+
+    let component = encoder_only();
+    let bundled_size = std::fs::metadata(&d.component).unwrap().len();
+    let pg_size = std::fs::metadata(&component.component).unwrap().len();
+    assert!(pg_size < bundled_size, "the encoder-only component ({pg_size} B) is not smaller than {bundled_size} B");
+
+    let pg = pg_host(&component, &server, &server.url(), "demo");
+    let bundled = crate::support::host();
+    let health = get(&format!("{}/api/health", pg.url())).json();
+    assert_eq!(health["index"]["backend"], "postgres", "{health}");
+    assert_eq!(health["index"]["tenant"], "demo");
+    assert_eq!(health["index"]["chunks"].as_u64(), Some(chunks));
+    for qs in QUERIES {
+        let (s1, a) = search(bundled, qs);
+        let (s2, b) = search(&pg, qs);
+        assert_eq!((s1, s2), (200, 200), "{qs}");
+        assert!(!a.is_empty(), "{qs}: the bundled index found nothing");
+        assert_same(&a, &b, qs);
+    }
+
+    // The chat answers from the same sources on both backends.
+    let chat = |host: &edge_host::Running| {
+        let body = br#"{"messages":[{"role":"user","content":"How do I buy a parking permit?"}],"stream":false}"#;
+        let r =
+            request("POST", &format!("{}/api/chat", host.url()), &[("content-type", "application/json")], Some(body));
+        assert_eq!(r.status, 200, "{}", r.text());
+        r.json()
+    };
+    let (a, b) = (chat(bundled), chat(&pg));
+    assert!(!a["citations"].as_array().unwrap().is_empty(), "{a}");
+    assert_eq!(a["answer"], b["answer"], "{a}\n{b}");
+    assert_eq!(a["citations"], b["citations"]);
+}
+
+#[test]
+fn tenants_are_isolated_and_a_publish_does_not_disturb_the_other() {
+    let server = Server::start();
+    let d = demo();
+    let other = built("tests/hostile");
+    publish(&server.url(), &d.dist.join("index.bin"), "demo", &[]).unwrap();
+    publish(&server.url(), &other.dist.join("index.bin"), "other", &[]).unwrap();
+    let component = encoder_only();
+    let demo_host = pg_host(&component, &server, &server.url(), "demo");
+    let other_host = pg_host(&component, &server, &server.url(), "other");
+
+    // Every chunk either host returns is its own tenant's.
+    let ids_of = |tenant: &str| -> std::collections::HashSet<String> {
+        server
+            .client()
+            .query(
+                "SELECT c.chunk_id FROM kb_chunks c JOIN kb_tenants t ON t.id = c.tenant WHERE t.name = $1",
+                &[&tenant],
+            )
+            .unwrap()
+            .iter()
+            .map(|r| r.get(0))
+            .collect()
+    };
+    let (ours, theirs) = (ids_of("demo"), ids_of("other"));
+    assert!(!ours.is_empty() && !theirs.is_empty() && ours.is_disjoint(&theirs));
+    let probes = [QUERIES, &["q=hostile+content+script&k=10", "q=javascript+link&k=10&mode=bm25"]].concat();
+    let mut seen = (0, 0);
+    for q in &probes {
+        for r in search(&demo_host, q).1 {
+            assert!(ours.contains(&r.0), "{q}: demo's host returned {}", r.0);
+            seen.0 += 1;
+        }
+        for r in search(&other_host, q).1 {
+            assert!(theirs.contains(&r.0), "{q}: other's host returned {}", r.0);
+            seen.1 += 1;
+        }
+    }
+    assert!(seen.0 > 0 && seen.1 > 0, "{seen:?}");
+
+    // While "other" is replaced by the demo index (pruned: every chunk written
+    // or deleted), demo's queries keep their answers.
+    let baseline: Vec<_> = QUERIES.iter().map(|q| search(&demo_host, q)).collect();
+    let url = server.url();
+    let idx = d.dist.join("index.bin");
+    let publisher = std::thread::spawn(move || publish(&url, &idx, "other", &["--prune"]));
+    let mut rounds = 0;
+    while !publisher.is_finished() || rounds == 0 {
+        for (q, expected) in QUERIES.iter().zip(&baseline) {
+            let got = search(&demo_host, q);
+            assert_eq!(got.0, 200, "{q}");
+            assert_same(&expected.1, &got.1, q);
+        }
+        rounds += 1;
+    }
+    let report = publisher.join().unwrap().unwrap();
+    assert!(report["removed"].as_u64().unwrap() > 0 && report["added"].as_u64().unwrap() > 0, "{report}");
+    // Now "other" answers as demo does (same index), under its own tenant.
+    let (_, a) = search(&demo_host, QUERIES[0]);
+    let (_, b) = search(&other_host, QUERIES[0]);
+    assert_same(&a, &b, "republished tenant");
+}
+
+#[test]
+fn a_replica_answers_the_same_and_the_function_fails_over_to_it() {
+    let mut primary = Server::start();
+    let d = demo();
+    publish(&primary.url(), &d.dist.join("index.bin"), "demo", &[]).unwrap();
+    let replica = primary.replica();
+    // Streaming replication: wait for the replica to have the published tenant.
+    let mut caught_up = false;
+    for _ in 0..100 {
+        let n: i64 = replica.client().query_one("SELECT count(*) FROM kb_chunks", &[]).map(|r| r.get(0)).unwrap_or(0);
+        let m: i64 = primary.client().query_one("SELECT count(*) FROM kb_chunks", &[]).unwrap().get(0);
+        if n == m {
+            caught_up = true;
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert!(caught_up, "the replica did not catch up");
+    let component = encoder_only();
+    let on_primary = pg_host(&component, &primary, &primary.url(), "demo");
+    let baseline: Vec<_> = QUERIES.iter().map(|q| search(&on_primary, q)).collect();
+    drop(on_primary);
+    // Both servers listen on loopback; one pattern allows both ports.
+    let both = start_over(
+        &component,
+        &[
+            ("search_backend", "postgres"),
+            ("postgres_url", &format!("{} {}", primary.url(), replica.url())),
+            ("tenant", "demo"),
+            ("postgres_allowed_outbound_host", "postgres://127.0.0.1:*"),
+        ],
+    );
+    let only_replica = start_over(
+        &component,
+        &[
+            ("search_backend", "postgres"),
+            ("postgres_url", &replica.url()),
+            ("tenant", "demo"),
+            ("postgres_allowed_outbound_host", &replica.origin()),
+        ],
+    );
+    for (q, expected) in QUERIES.iter().zip(&baseline) {
+        assert_same(&expected.1, &search(&only_replica, q).1, q);
+        assert_same(&expected.1, &search(&both, q).1, q);
+    }
+    // The primary goes down: the function that lists both keeps answering.
+    primary.stop();
+    for (q, expected) in QUERIES.iter().zip(&baseline) {
+        let got = search(&both, q);
+        assert_eq!(got.0, 200, "{q} after the primary stopped");
+        assert_same(&expected.1, &got.1, q);
+    }
+}
+
+#[test]
+fn failures_say_what_to_do_and_never_half_answer() {
+    let mut server = Server::start();
+    let d = demo();
+    let index = d.dist.join("index.bin");
+    // Refused credentials, a bad tenant name, a database of another schema version.
+    let e = publish(&server.url().replace("kb@", "nobody@"), &index, "demo", &[]).unwrap_err();
+    assert!(e.contains("cannot connect") && e.contains("nobody"), "{e}");
+    let e = publish(&server.url(), &index, "no spaces", &[]).unwrap_err();
+    assert!(e.contains("--tenant"), "{e}");
+    server.client().batch_execute("CREATE DATABASE old").unwrap();
+    publish(&server.url_of("old"), &index, "demo", &[]).unwrap();
+    let mut old = postgres::Client::connect(&server.url_of("old"), postgres::NoTls).unwrap();
+    old.batch_execute("UPDATE kb_schema SET version = 99").unwrap();
+    let e = publish(&server.url_of("old"), &index, "demo", &[]).unwrap_err();
+    assert!(e.contains("schema version 99") && e.contains("version 1"), "{e}");
+
+    publish(&server.url(), &index, "demo", &[]).unwrap();
+    let component = encoder_only();
+    // A tenant nobody published: 503 naming the command that publishes it.
+    let missing = pg_host(&component, &server, &server.url(), "nobody");
+    let r = get(&format!("{}/api/search?q=parking", missing.url()));
+    assert_eq!(r.status, 503, "{}", r.text());
+    assert!(r.text().contains("site-builder publish --tenant nobody"), "{}", r.text());
+    // A server outside allowed_outbound_hosts is never contacted.
+    let denied =
+        start_over(&component, &[("search_backend", "postgres"), ("postgres_url", &server.url()), ("tenant", "demo")]);
+    let r = get(&format!("{}/api/search?q=parking", denied.url()));
+    assert_eq!(r.status, 503, "{}", r.text());
+    assert!(r.text().contains("allowed_outbound_hosts"), "{}", r.text());
+    // The database goes down: searches and chats are 503s with Retry-After,
+    // and the function answers again when it is back.
+    let host = pg_host(&component, &server, &server.url(), "demo");
+    assert_eq!(search(&host, "q=parking").0, 200);
+    server.stop();
+    let r = get(&format!("{}/api/search?q=parking", host.url()));
+    assert_eq!(r.status, 503, "{}", r.text());
+    assert!(r.header("retry-after").is_some());
+    let body = br#"{"messages":[{"role":"user","content":"parking?"}],"stream":false}"#;
+    let r = request("POST", &format!("{}/api/chat", host.url()), &[("content-type", "application/json")], Some(body));
+    assert_eq!(r.status, 503, "{}", r.text());
+    server.restart();
+    let mut back = false;
+    for _ in 0..50 {
+        if search(&host, "q=parking").0 == 200 {
+            back = true;
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert!(back, "the function did not answer again once the database was back");
+}
