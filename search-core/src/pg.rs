@@ -65,7 +65,7 @@ CREATE TABLE kb_tenants (
 -- One row per chunk, partitioned by tenant (kb_chunks_<tenant id>, each with its
 -- own HNSW index): `doc` is the chunk's number within its tenant, stable across
 -- publishes while the chunk id exists; `meta` the display record (ChunkMeta
--- JSON); `len` its field-weighted BM25 length, `norm` its sparse vector's L2 norm;
+-- JSON); `len` its field-weighted BM25 length;
 -- `terms` the term ids it has postings under (what a rewrite deletes); `digest`
 -- what an incremental publish compares.
 CREATE TABLE kb_chunks (
@@ -75,13 +75,22 @@ CREATE TABLE kb_chunks (
     page_id text NOT NULL,
     digest bytea NOT NULL,
     len real NOT NULL,
-    norm real NOT NULL,
     terms int[] NOT NULL,
     meta text NOT NULL,
     embedding halfvec(384) NOT NULL,
     PRIMARY KEY (tenant, doc),
     UNIQUE (tenant, chunk_id)
 ) PARTITION BY LIST (tenant);
+-- Each chunk's sparse (BM25) vector's L2 norm, for the `dot` mode: apart from
+-- the chunks because it depends on the tenant's mean length, so it changes for
+-- every chunk whenever any chunk's length does, and a narrow table is cheap to
+-- rewrite where the chunks (records, vectors, HNSW entries) are not.
+CREATE TABLE kb_norms (
+    tenant int NOT NULL,
+    doc int NOT NULL,
+    norm real NOT NULL,
+    PRIMARY KEY (tenant, doc)
+);
 -- The vocabulary of each tenant, in byte order (COLLATE "C", as the index sorts
 -- it): the term's id and document frequency.
 CREATE TABLE kb_terms (
@@ -430,14 +439,16 @@ impl Store {
             let (stmt, params) = match qvec {
                 Some(q) => (
                     format!(
-                        "SELECT doc, page_id, norm, -(embedding::vector <#> $3::text::vector)::float4 FROM {} WHERE doc = ANY($2::int4[]) AND tenant = $1::int4",
+                        "SELECT c.doc, c.page_id, n.norm, -(c.embedding::vector <#> $3::text::vector)::float4 FROM {} c \
+                         JOIN kb_norms n ON n.tenant = c.tenant AND n.doc = c.doc WHERE c.doc = ANY($2::int4[]) AND c.tenant = $1::int4",
                         partition(t.id)
                     ),
                     vec![Value::Int(t.id), Value::IntArray(docs.iter().map(|&d| d as i32).collect()), Value::Text(vector_text(q))],
                 ),
                 _ => (
                     format!(
-                        "SELECT doc, page_id, norm FROM {} WHERE doc = ANY($2::int4[]) AND tenant = $1::int4",
+                        "SELECT c.doc, c.page_id, n.norm FROM {} c JOIN kb_norms n ON n.tenant = c.tenant AND n.doc = c.doc \
+                         WHERE c.doc = ANY($2::int4[]) AND c.tenant = $1::int4",
                         partition(t.id)
                     ),
                     vec![Value::Int(t.id), Value::IntArray(docs.iter().map(|&d| d as i32).collect())],

@@ -205,6 +205,8 @@ pub struct PublishReport {
     /// Chunks of pages the index no longer has, kept (no `--prune`).
     pub kept_stale: usize,
     pub postings_written: usize,
+    /// Sparse norms rewritten (kb_norms): every chunk's when the mean length moved.
+    pub norms_updated: usize,
     pub generation: i64,
     pub seconds: f64,
 }
@@ -275,8 +277,8 @@ pub fn publish(o: &PublishOptions<'_>) -> Result<PublishReport, PublishError> {
         let (len, norm) = (idx.doc_len_of(doc), idx.doc_norm(doc));
         let mut h = Sha256::new();
         h.update(meta_json.as_bytes());
+        // Not the norm: it depends on the tenant's mean length (kb_norms).
         h.update(len.to_le_bytes());
-        h.update(norm.to_le_bytes());
         for x in &vector {
             h.update(x.to_le_bytes());
         }
@@ -322,12 +324,17 @@ pub fn publish(o: &PublishOptions<'_>) -> Result<PublishReport, PublishError> {
     }
     let fresh = existing.is_empty();
     let mut next_doc = existing.values().map(|v| v.0).max().map_or(0, |m| m + 1);
-    // (doc, row) to write.
+    // (doc, row) to write, and every index chunk's doc with its norm.
     let mut write: Vec<(i32, &Row)> = Vec::new();
+    let mut norms: Vec<(i32, f32)> = Vec::with_capacity(rows.len());
     for (i, r) in rows.iter().enumerate() {
         match existing.get(&r.chunk_id) {
-            Some((_, digest, _)) if digest.as_slice() == r.digest.as_slice() => report.unchanged += 1,
+            Some((doc, digest, _)) if digest.as_slice() == r.digest.as_slice() => {
+                report.unchanged += 1;
+                norms.push((*doc, r.norm));
+            }
             Some((doc, _, _)) => {
+                norms.push((*doc, r.norm));
                 report.changed += 1;
                 delete.push(*doc);
                 write.push((*doc, r));
@@ -338,12 +345,21 @@ pub fn publish(o: &PublishOptions<'_>) -> Result<PublishReport, PublishError> {
                 // break the same way as in the bundled index.
                 let doc = if fresh { i as i32 } else { next_doc };
                 next_doc = next_doc.max(doc + 1);
+                norms.push((doc, r.norm));
                 write.push((doc, r));
             }
         }
     }
     report.chunks = rows.len() + report.kept_stale;
-    if delete.is_empty() && write.is_empty() {
+    // Norms that differ from the stored ones (all of them, when the mean length moved).
+    let mut stored: HashMap<i32, f32> = HashMap::new();
+    for r in tx.query("SELECT doc, norm FROM kb_norms WHERE tenant = $1", &[&tenant])? {
+        stored.insert(r.get(0), r.get(1));
+    }
+    let norm_diff: Vec<(i32, f32)> =
+        norms.into_iter().filter(|(d, n)| stored.get(d).is_none_or(|s| s.to_bits() != n.to_bits())).collect();
+    report.norms_updated = norm_diff.len();
+    if delete.is_empty() && write.is_empty() && norm_diff.is_empty() {
         // Idempotent: an unchanged index writes nothing, not even a generation.
         tx.rollback()?;
         report.generation = generation;
@@ -365,6 +381,24 @@ pub fn publish(o: &PublishOptions<'_>) -> Result<PublishReport, PublishError> {
             &[&delete],
         )?;
         tx.execute(&format!("DELETE FROM {part} WHERE doc = ANY($1)"), &[&delete])?;
+    }
+    // The norms of chunks deleted for good, and of those rewritten below.
+    let rewritten: HashSet<i32> = write.iter().map(|w| w.0).collect();
+    let gone: Vec<i32> =
+        delete.iter().copied().filter(|d| !rewritten.contains(d)).chain(norm_diff.iter().map(|n| n.0)).collect();
+    tx.execute("DELETE FROM kb_norms WHERE tenant = $1 AND doc = ANY($2)", &[&tenant, &gone])?;
+    {
+        let mut w = tx.copy_in("COPY kb_norms (tenant, doc, norm) FROM STDIN")?;
+        let mut buf = Vec::with_capacity(1 << 16);
+        for (doc, norm) in &norm_diff {
+            writeln!(buf, "{tenant}\t{doc}\t{norm}").ok();
+            if buf.len() > 1 << 16 {
+                w.write_all(&buf).map_err(|e| PublishError::Db(e.to_string()))?;
+                buf.clear();
+            }
+        }
+        w.write_all(&buf).map_err(|e| PublishError::Db(e.to_string()))?;
+        w.finish()?;
     }
     // Ids of the terms the written chunks need, new ones drawn from the sequence.
     let mut ids: HashMap<Vec<u8>, i32> = HashMap::new();
@@ -400,7 +434,7 @@ pub fn publish(o: &PublishOptions<'_>) -> Result<PublishReport, PublishError> {
     bar.set_message("chunks");
     {
         let mut w = tx.copy_in(&format!(
-            "COPY {part} (tenant, doc, chunk_id, page_id, digest, len, norm, terms, meta, embedding) FROM STDIN"
+            "COPY {part} (tenant, doc, chunk_id, page_id, digest, len, terms, meta, embedding) FROM STDIN"
         ))?;
         let mut buf = Vec::with_capacity(1 << 16);
         for (i, (doc, r)) in write.iter().enumerate() {
@@ -413,7 +447,7 @@ pub fn publish(o: &PublishOptions<'_>) -> Result<PublishReport, PublishError> {
             for b in r.digest {
                 write!(buf, "{b:02x}").ok();
             }
-            write!(buf, "\t{}\t{}\t{{", r.len, r.norm).ok();
+            write!(buf, "\t{}\t{{", r.len).ok();
             for (j, (t, _)) in r.postings.iter().enumerate() {
                 if j > 0 {
                     buf.push(b',');
@@ -471,8 +505,11 @@ pub fn publish(o: &PublishOptions<'_>) -> Result<PublishReport, PublishError> {
     )?;
     // The dense index, built after the rows on a first publish (far faster than
     // row by row); later publishes update it as rows change.
+    // At least 1 GB to build it in (a server configured for more keeps its own):
+    // an HNSW graph that outgrows it builds far more slowly.
     tx.batch_execute(&format!(
-        "SET LOCAL maintenance_work_mem = '1GB'; \
+        "SELECT set_config('maintenance_work_mem', \
+             (greatest(pg_size_bytes(current_setting('maintenance_work_mem')), pg_size_bytes('1GB')) / 1024)::text || 'kB', true); \
          CREATE INDEX IF NOT EXISTS {part}_embedding ON {part} USING hnsw (embedding halfvec_ip_ops) WITH (m = 16, ef_construction = 64)"
     ))?;
     // The BM25 statistics: the index's own mean length when the tenant now holds
@@ -498,7 +535,7 @@ pub fn publish(o: &PublishOptions<'_>) -> Result<PublishReport, PublishError> {
     // scans of the postings, after a large change (outside the transaction;
     // readers are not blocked).
     if write.len() * 10 >= rows.len() {
-        for table in [part.as_str(), "kb_postings", "kb_terms"] {
+        for table in [part.as_str(), "kb_postings", "kb_terms", "kb_norms"] {
             db.batch_execute(&format!("VACUUM (ANALYZE) {table}"))
                 .map_err(|e| PublishError::Maintenance(describe(&e)))?;
         }

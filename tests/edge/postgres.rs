@@ -139,6 +139,98 @@ fn publish_is_incremental_and_the_postgres_backend_ranks_as_the_bundled_index() 
     assert_eq!(a["citations"], b["citations"]);
 }
 
+/// The demo content with one page edited and one page deleted, built.
+fn edited_demo() -> std::path::PathBuf {
+    let root = crate::support::state_dir().with_file_name(format!("edited-{}", std::process::id()));
+    let content = root.join("content");
+    let _ = std::fs::remove_dir_all(&root);
+    for e in walkdir::WalkDir::new(crate::support::repo().join("content")) {
+        let e = e.unwrap();
+        let rel = e.path().strip_prefix(crate::support::repo().join("content")).unwrap();
+        let to = content.join(rel);
+        if e.file_type().is_dir() {
+            std::fs::create_dir_all(&to).unwrap();
+        } else {
+            std::fs::copy(e.path(), &to).unwrap();
+        }
+    }
+    let page = content.join("campus/parking/buying-a-parking-permit.md");
+    let text = std::fs::read_to_string(&page).unwrap();
+    std::fs::write(&page, format!("{text}\n\nPermits for the Zanzibarquux lot are sold at the east gate.\n")).unwrap();
+    std::fs::remove_file(content.join("campus/parking/shuttle-bus.md")).unwrap();
+    let dist = root.join("dist");
+    let o = Command::new(env!("CARGO_BIN_EXE_site-builder"))
+        .args(["build", "--quiet", "--no-browser-search", "--content"])
+        .arg(&content)
+        .arg("--out")
+        .arg(&dist)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    dist
+}
+
+/// `site-builder search --json` over an index file: (chunk id, score, bm25).
+fn native_search(index: &std::path::Path, query: &str, mode: &str) -> Vec<(String, f64, Option<f64>)> {
+    let o = Command::new(env!("CARGO_BIN_EXE_site-builder"))
+        .args(["search", "--json", "--k", "5", "--mode", mode, "--index"])
+        .arg(index)
+        .arg(query)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let j: Value = serde_json::from_slice(&o.stdout).unwrap();
+    j["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["chunk_id"].as_str().unwrap().to_string(), r["score"].as_f64().unwrap(), r["bm25"].as_f64()))
+        .collect()
+}
+
+#[test]
+fn a_changed_knowledge_base_is_published_incrementally() {
+    let server = Server::start();
+    let d = demo();
+    let before = publish(&server.url(), &d.dist.join("index.bin"), "demo", &[]).unwrap();
+    let edited = edited_demo();
+    let index = edited.join("index.bin");
+    let r = publish(&server.url(), &index, "demo", &[]).unwrap();
+    let (changed, kept) = (r["changed"].as_u64().unwrap(), r["kept_stale"].as_u64().unwrap());
+    // The edited page's last section changed (or gained a chunk); the deleted
+    // page's chunks stay without --prune; the rest is untouched.
+    assert!(changed + r["added"].as_u64().unwrap() >= 1, "{r}");
+    assert!(kept >= 1, "{r}");
+    assert!(r["unchanged"].as_u64().unwrap() + 3 >= before["chunks"].as_u64().unwrap() - kept, "{r}");
+    assert_eq!(r["generation"].as_i64(), Some(2));
+    let component = encoder_only();
+    let host = pg_host(&component, &server, &server.url(), "demo");
+    let urls = |qs: &str| -> Vec<String> {
+        get(&format!("{}/api/search?{qs}", host.url())).json()["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["url"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert!(urls("q=zanzibarquux&mode=bm25&k=3").first().is_some_and(|u| u.contains("buying-a-parking-permit")));
+    assert!(urls("q=Northbridge+Loop+shuttle&k=5").iter().any(|u| u.contains("shuttle-bus")), "kept without --prune");
+    // --prune removes the deleted page; the tenant then holds exactly the edited
+    // index, and ranks as that index file does.
+    let r = publish(&server.url(), &index, "demo", &["--prune"]).unwrap();
+    assert_eq!(r["removed"].as_u64(), Some(kept), "{r}");
+    assert_eq!(r["kept_stale"].as_u64(), Some(0), "{r}");
+    assert!(!urls("q=Northbridge+Loop+shuttle&k=5").iter().any(|u| u.contains("shuttle-bus")), "pruned");
+    for (q, mode) in
+        [("how do I buy a parking permit", "bm25"), ("zanzibarquux lot", "convex"), ("library study room", "dense")]
+    {
+        let native = native_search(&index, q, mode);
+        let (_, served) = search(&host, &format!("q={}&k=5&mode={mode}", q.replace(' ', "+")));
+        assert!(!native.is_empty(), "{q}");
+        assert_same(&native, &served, q);
+    }
+}
+
 #[test]
 fn tenants_are_isolated_and_a_publish_does_not_disturb_the_other() {
     let server = Server::start();
