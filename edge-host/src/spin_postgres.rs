@@ -7,7 +7,7 @@
 //! multi-host address checked); anything else is `connection-failed` with the
 //! reason, before a socket is opened. Connections come from a pool per address
 //! ([`Pools`], deadpool over tokio-postgres), so an instance's `open` costs no
-//! handshake after the first, and prepared statements are cached per connection.
+//! handshake after the first.
 //!
 //! The function imports the synchronous `open`, `query` and `execute` (the guest
 //! waits; here each is async on the runtime, so a slow server never stalls the
@@ -284,7 +284,11 @@ impl wit::HostConnection for PostgresView<'_> {
             Err(e) => return Ok(Err(e)),
         };
         let client = &self.table.get(&this)?.client;
-        let stmt = match client.prepare_cached(&statement).await {
+        // A fresh statement per query, as Spin's own host runs them: Postgres
+        // plans it for these parameters. A cached statement turns generic after
+        // five runs, and a generic plan of the BM25 statement measured 4x slower
+        // on a million chunks (BENCHMARKS.md, "PostgreSQL tier").
+        let stmt = match client.prepare(&statement).await {
             Ok(s) => s,
             Err(e) => return Ok(Err(query_error(&e))),
         };
