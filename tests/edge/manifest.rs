@@ -111,7 +111,11 @@ fn variables_match_the_function_and_the_host() {
     expected.sort();
     assert_eq!(in_manifest, expected, "spin.toml [variables] vs edge_host::variables::DECLARED");
     assert_eq!(vars["llm_api_key"]["secret"].as_bool(), Some(true), "the API key is a secret");
-    assert_eq!(vars["postgres_url"]["secret"].as_bool(), Some(true), "the database URL (with its password) is a secret");
+    assert_eq!(
+        vars["postgres_url"]["secret"].as_bool(),
+        Some(true),
+        "the database URL (with its password) is a secret"
+    );
     let comp = m["component"]["search-fn"]["variables"].as_table().unwrap();
     for (name, _) in &declared {
         assert_eq!(comp[*name].as_str(), Some(format!("{{{{ {name} }}}}").as_str()), "component variable {name}");
