@@ -126,6 +126,32 @@ END
 $fn$;
 "#;
 
+/// Whether `name` may name a tenant: 1 to 63 ASCII letters, digits, `-` or `_`
+/// (safe in a message, a log line and a URL). `publish --tenant` and the
+/// function's `tenant` variable both check it here.
+pub fn valid_tenant(name: &str) -> bool {
+    !name.is_empty() && name.len() <= 63 && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+}
+
+/// A database address (a URL or a key=value string) without its password, for
+/// messages and logs; the CLI and the function both print addresses through it.
+pub fn redact(url: &str) -> String {
+    if !url.contains("://") {
+        return url
+            .split_whitespace()
+            .map(|kv| if kv.starts_with("password=") { "password=***" } else { kv })
+            .collect::<Vec<_>>()
+            .join(" ");
+    }
+    match (url.find("://"), url.rfind('@')) {
+        (Some(s), Some(at)) if at > s => match url[s + 3..at].split_once(':') {
+            Some((user, _)) => format!("{}{user}:***{}", &url[..s + 3], &url[at..]),
+            None => url.to_string(),
+        },
+        _ => url.to_string(),
+    }
+}
+
 /// The partition of tenant `id`'s chunks.
 pub fn partition(id: i32) -> String {
     format!("kb_chunks_{id}")
@@ -714,6 +740,21 @@ mod tests {
         let mut q = [(1, 300_000), (2, 150_000), (3, 90_000)];
         assert_eq!(selecting_terms(&mut q, 1_000_000, SELECTION_DF), vec![3, 2]);
         assert_eq!(selecting_terms(&mut [(1, 300_000)], 1_000_000, usize::MAX), vec![1]);
+    }
+
+    #[test]
+    fn passwords_are_left_out_of_messages() {
+        assert_eq!(redact("postgres://kb:secret@db:5432/kb"), "postgres://kb:***@db:5432/kb");
+        assert_eq!(redact("postgres://kb@db/kb"), "postgres://kb@db/kb");
+        assert_eq!(redact("host=db user=kb password=secret"), "host=db user=kb password=***");
+    }
+
+    #[test]
+    fn tenant_names_are_checked() {
+        assert!(valid_tenant("physics-2") && valid_tenant(&"x".repeat(63)));
+        for bad in ["", "a b", "x;drop", "é", &"x".repeat(64)] {
+            assert!(!valid_tenant(bad), "{bad}");
+        }
     }
 
     #[test]

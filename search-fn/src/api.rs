@@ -164,9 +164,7 @@ impl Backend {
                     "" => "default",
                     t => t,
                 };
-                let ok =
-                    tenant.len() <= 63 && tenant.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
-                if !ok {
+                if !search_core::pg::valid_tenant(tenant) {
                     return Err(format!("`tenant` is `{tenant}`; use 1 to 63 letters, digits, `-` or `_`"));
                 }
                 Ok(Backend::Postgres { urls, tenant: tenant.to_string() })

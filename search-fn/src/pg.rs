@@ -9,7 +9,7 @@
 
 use std::sync::Mutex;
 
-use search_core::pg::{Sql, SqlError, Value};
+use search_core::pg::{redact, Sql, SqlError, Value};
 use spin_sdk::pg::wit::postgres::{Connection, DbValue, Error, ParameterValue, QueryError};
 
 /// The open connection and which URL it went to.
@@ -121,20 +121,5 @@ fn message(e: &Error) -> String {
         }
         Error::QueryFailed(QueryError::Text(m)) => m.clone(),
         Error::QueryFailed(QueryError::DbError(d)) => format!("{} ({})", d.message, d.code),
-    }
-}
-
-/// A URL without its password, for logs and errors.
-fn redact(url: &str) -> String {
-    match (url.find("://"), url.rfind('@')) {
-        (Some(s), Some(at)) if at > s => match url[s + 3..at].split_once(':') {
-            Some((user, _)) => format!("{}{user}:***{}", &url[..s + 3], &url[at..]),
-            None => url.to_string(),
-        },
-        _ => url
-            .split_whitespace()
-            .map(|kv| if kv.starts_with("password=") { "password=***" } else { kv })
-            .collect::<Vec<_>>()
-            .join(" "),
     }
 }

@@ -18,7 +18,7 @@ use postgres::types::{ToSql, Type};
 use search_core::container::AlignedBytes;
 use search_core::index::bm25::Postings;
 use search_core::index::Index;
-use search_core::pg::{self, SqlError, Value, SCHEMA, SCHEMA_VERSION};
+use search_core::pg::{self, redact, SqlError, Value, SCHEMA, SCHEMA_VERSION};
 use sha2::{Digest, Sha256};
 
 /// A connection to the database, reopened after a failure. `url` is a libpq
@@ -127,27 +127,6 @@ fn describe(e: &postgres::Error) -> String {
     s
 }
 
-/// A URL (or key=value string) without its password, for messages.
-pub fn redact(url: &str) -> String {
-    if !url.contains("://") {
-        return url
-            .split_whitespace()
-            .map(|kv| if kv.starts_with("password=") { "password=***" } else { kv })
-            .collect::<Vec<_>>()
-            .join(" ");
-    }
-    match (url.find("://"), url.rfind('@')) {
-        (Some(s), Some(at)) if at > s => {
-            let cred = &url[s + 3..at];
-            match cred.split_once(':') {
-                Some((user, _)) => format!("{}{user}:***{}", &url[..s + 3], &url[at..]),
-                None => url.to_string(),
-            }
-        }
-        _ => url.to_string(),
-    }
-}
-
 /// Why a publish failed; nothing was changed in the database unless it says so.
 #[derive(Debug, thiserror::Error)]
 pub enum PublishError {
@@ -211,11 +190,8 @@ pub struct PublishReport {
     pub seconds: f64,
 }
 
-/// A tenant name that is safe in messages and logs (and short).
 fn check_tenant(name: &str) -> Result<(), PublishError> {
-    let ok =
-        !name.is_empty() && name.len() <= 63 && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
-    if ok {
+    if pg::valid_tenant(name) {
         Ok(())
     } else {
         Err(PublishError::TenantName(name.to_string()))
@@ -591,13 +567,6 @@ mod tests {
         let mut b = Vec::new();
         copy_text(&mut b, "a\tb\nc\\d\re");
         assert_eq!(b, b"a\\tb\\nc\\\\d\\re");
-    }
-
-    #[test]
-    fn passwords_are_left_out_of_messages() {
-        assert_eq!(redact("postgres://kb:secret@db:5432/kb"), "postgres://kb:***@db:5432/kb");
-        assert_eq!(redact("postgres://kb@db/kb"), "postgres://kb@db/kb");
-        assert_eq!(redact("host=db user=kb password=secret"), "host=db user=kb password=***");
     }
 
     #[test]
