@@ -387,7 +387,7 @@ impl Store {
 
     /// The default parameters the tenant's index was published with.
     pub fn default_params(&self, k: usize) -> Result<SearchParams, StoreError> {
-        Ok(default_params(&self.tenant()?.info, k))
+        Ok(SearchParams::of_index(&self.tenant()?.info, k))
     }
 
     /// Both sides' candidates, read `p.depth` deep, and the side data fusion needs.
@@ -400,11 +400,10 @@ impl Store {
         let mut t = self.tenant()?;
         let depth = p.depth.max(p.k);
         // The BM25 terms, with the completions a word being typed needs.
-        let (head, last) = bm25::split_last_word(query);
+        let (_, last) = bm25::split_last_word(query);
         let mut completions: HashMap<String, Option<String>> = HashMap::new();
         let mut wanted: Vec<String> = analyzer::terms(query);
         if p.partial && p.mode != Mode::Dense {
-            wanted.extend(analyzer::terms(head));
             let prefixes: Vec<String> = bm25::word_prefixes(last).into_iter().map(str::to_lowercase).collect();
             if !prefixes.is_empty() {
                 let rows = self.sql.query(
@@ -500,24 +499,17 @@ impl Store {
         let mut side = Side { page: HashMap::new(), cosine: HashMap::new() };
         let mut norms: HashMap<u32, f32> = HashMap::new();
         if !docs.is_empty() {
-            let (stmt, params) = match qvec {
-                Some(q) => (
-                    format!(
-                        "SELECT c.doc, c.page_id, n.norm, -(c.embedding::vector <#> $3::text::vector)::float4 FROM {} c \
-                         JOIN kb_norms n ON n.tenant = c.tenant AND n.doc = c.doc WHERE c.doc = ANY($2::int4[]) AND c.tenant = $1::int4",
-                        partition(t.id)
-                    ),
-                    vec![Value::Int(t.id), Value::IntArray(docs.iter().map(|&d| d as i32).collect()), Value::Text(vector_text(q))],
-                ),
-                _ => (
-                    format!(
-                        "SELECT c.doc, c.page_id, n.norm FROM {} c JOIN kb_norms n ON n.tenant = c.tenant AND n.doc = c.doc \
-                         WHERE c.doc = ANY($2::int4[]) AND c.tenant = $1::int4",
-                        partition(t.id)
-                    ),
-                    vec![Value::Int(t.id), Value::IntArray(docs.iter().map(|&d| d as i32).collect())],
-                ),
-            };
+            // Without a query vector (bm25) the cosine column is NULL.
+            let stmt = format!(
+                "SELECT c.doc, c.page_id, n.norm, -(c.embedding::vector <#> $3::text::vector)::float4 FROM {} c \
+                 JOIN kb_norms n ON n.tenant = c.tenant AND n.doc = c.doc WHERE c.doc = ANY($2::int4[]) AND c.tenant = $1::int4",
+                partition(t.id)
+            );
+            let params = [
+                Value::Int(t.id),
+                Value::IntArray(docs.iter().map(|&d| d as i32).collect()),
+                qvec.map_or(Value::Null, |q| Value::Text(vector_text(q))),
+            ];
             let mut pages: HashMap<String, u32> = HashMap::new();
             for r in self.sql.query(&stmt, &params)? {
                 let (Some(d), Some(Value::Text(page)), Some(norm)) =
@@ -627,26 +619,6 @@ impl Store {
             .filter_map(|r| Some((r.first().and_then(Value::int)? as u32, r.get(1).and_then(Value::real)?)))
             .collect();
         Ok(docs.iter().map(|d| by.get(d).copied().unwrap_or(0.0)).collect())
-    }
-}
-
-/// The search parameters an index's settings give (the bundled index's
-/// [`crate::index::Index::default_params`] reads the same fields).
-pub fn default_params(info: &IndexInfo, k: usize) -> SearchParams {
-    SearchParams {
-        k,
-        mode: info.default_mode,
-        alpha: info.alpha,
-        rrf_k: info.rrf_k,
-        depth: 100,
-        norm_depth: info.norm_depth,
-        collapse_pages: false,
-        order: Order::PAGES,
-        k1: info.bm25.k1,
-        b: info.bm25.b,
-        exact: false,
-        ef: 0,
-        partial: false,
     }
 }
 

@@ -342,6 +342,29 @@ pub struct SearchParams {
     pub partial: bool,
 }
 
+impl SearchParams {
+    /// The parameters an index's settings give, for `k` results: what the
+    /// bundled index and a PostgreSQL tenant (which stores the same settings)
+    /// both search with by default.
+    pub fn of_index(info: &IndexInfo, k: usize) -> SearchParams {
+        SearchParams {
+            k,
+            mode: info.default_mode,
+            alpha: info.alpha,
+            rrf_k: info.rrf_k,
+            depth: 100,
+            norm_depth: info.norm_depth,
+            collapse_pages: false,
+            order: Order::PAGES,
+            k1: info.bm25.k1,
+            b: info.bm25.b,
+            exact: false,
+            ef: 0,
+            partial: false,
+        }
+    }
+}
+
 impl<'a> Index<'a> {
     /// Opens an index in place (64-byte aligned bytes, as `include_bytes!` in an
     /// aligned static or [`crate::container::AlignedBytes`] give).
@@ -424,21 +447,7 @@ impl<'a> Index<'a> {
 
     /// Default per-query settings from the index's build parameters.
     pub fn default_params(&self, k: usize) -> SearchParams {
-        SearchParams {
-            k,
-            mode: self.info.default_mode,
-            alpha: self.info.alpha,
-            rrf_k: self.info.rrf_k,
-            depth: 100,
-            norm_depth: self.info.norm_depth,
-            collapse_pages: false,
-            order: Order::PAGES,
-            k1: self.info.bm25.k1,
-            b: self.info.bm25.b,
-            exact: false,
-            ef: 0,
-            partial: false,
-        }
+        SearchParams::of_index(&self.info, k)
     }
 
     /// Whether dense search walks an HNSW graph (else it scans every vector).
