@@ -73,6 +73,9 @@ const QUERIES: &[&str] = &[
     "q=buy+a+parking+permi&mode=bm25&k=3&partial=true",
     "q=eduro&k=5&partial=true",
     "q=waitlist&k=3&page=2",
+    // Hostile text reaches Postgres only as bound parameters: it is searched for.
+    "q=%27%3B+DROP+TABLE+kb_terms%3B+--+%5C%24%241&k=5",
+    "q=%E2%80%AE%00%F0%9F%98%80+parking&k=5&partial=true",
 ];
 
 /// Same chunks in the same order; BM25 scores equal to the bit (the rescoring
