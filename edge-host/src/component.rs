@@ -9,9 +9,9 @@
 //! Beside WASI, the linker gives the component the Spin interfaces it imports,
 //! each in a module of its own with the same shape (an inline WIT `bindgen!`, a
 //! `HasData` marker, an `add_to_linker` taking a getter into [`Host`]):
-//! [`spin_variables`], [`wasi_key_value`] and [`spin_postgres`]. Outbound HTTP goes through
-//! [`OutboundHooks`], which refuses origins outside `allowed_outbound_hosts` as
-//! Spin does.
+//! [`spin_variables`], [`wasi_key_value`], [`spin_postgres`] and [`spin_sqlite`].
+//! Outbound HTTP goes through [`OutboundHooks`], which refuses origins outside
+//! `allowed_outbound_hosts` as Spin does.
 //!
 //! Instances are reused (the function keeps its opened index and encoder between
 //! requests), each serves one request at a time (the work is CPU-bound, so
@@ -37,6 +37,7 @@ use wasmtime_wasi_http::{WasiHttpCtx, WasiHttpCtxView, WasiHttpHooks, WasiHttpVi
 use crate::key_value::KeyValue;
 use crate::outbound::AllowedHosts;
 use crate::spin_postgres::{self, Pools, PostgresView};
+use crate::spin_sqlite::{self, Databases, SqliteView};
 use crate::spin_variables::{self, SharedVariables};
 use crate::variables::Variables;
 use crate::wasi_key_value::{self, KeyValueView};
@@ -62,6 +63,9 @@ pub struct Host {
     key_value_open: usize,
     postgres: Pools,
     postgres_open: usize,
+    sqlite: Databases,
+    sqlite_databases: Arc<[String]>,
+    sqlite_open: usize,
 }
 
 impl Host {
@@ -71,6 +75,15 @@ impl Host {
             allowed: &self.hooks.allowed,
             table: &mut self.table,
             open: &mut self.postgres_open,
+        }
+    }
+
+    fn sqlite(&mut self) -> SqliteView<'_> {
+        SqliteView {
+            databases: &self.sqlite,
+            allowed: &self.sqlite_databases,
+            table: &mut self.table,
+            open: &mut self.sqlite_open,
         }
     }
 
@@ -140,17 +153,21 @@ pub struct Function {
     key_value_stores: Arc<[String]>,
     allowed_outbound: Arc<AllowedHosts>,
     postgres: Pools,
+    sqlite: Databases,
+    sqlite_databases: Arc<[String]>,
     request_timeout: Duration,
     next_instance: AtomicU64,
 }
 
 /// What the host gives a component besides WASI: its variables, the key-value
-/// stores it may open, and the origins it may send HTTP requests to (templates,
-/// filled from the variables as Spin fills `spin.toml`'s).
+/// stores and SQLite databases it may open, and the origins it may send HTTP
+/// requests to (templates, filled from the variables as Spin fills `spin.toml`'s).
 pub struct Services {
     pub variables: Variables,
     pub key_value: KeyValue,
     pub key_value_stores: Vec<String>,
+    pub sqlite: Databases,
+    pub sqlite_databases: Vec<String>,
     pub allowed_outbound_hosts: Vec<String>,
 }
 
@@ -196,7 +213,8 @@ fn compile(engine: &Engine, path: &Path) -> Result<Component, HostError> {
 impl Function {
     /// Compiles the component at `path` (once per process) and links it.
     pub fn load(path: &Path, services: Services, request_timeout: Duration) -> Result<Function, HostError> {
-        let Services { variables, key_value, key_value_stores, allowed_outbound_hosts } = services;
+        let Services { variables, key_value, key_value_stores, sqlite, sqlite_databases, allowed_outbound_hosts } =
+            services;
         let allowed_outbound = AllowedHosts::resolve(&allowed_outbound_hosts, &variables)
             .map_err(|message| HostError::Component { path: path.to_path_buf(), message })?;
         let wasm_err =
@@ -211,6 +229,7 @@ impl Function {
         spin_variables::add_to_linker(&mut linker, |h: &mut Host| &*h.variables).map_err(wasm_err)?;
         wasi_key_value::add_to_linker(&mut linker, Host::key_value).map_err(wasm_err)?;
         spin_postgres::add_to_linker(&mut linker, Host::postgres).map_err(wasm_err)?;
+        spin_sqlite::add_to_linker(&mut linker, Host::sqlite).map_err(wasm_err)?;
         let pre = linker.instantiate_pre(&component).map_err(wasm_err)?;
         let pre = match wasmtime_wasi_http::p3::bindings::ServicePre::new(pre.clone()) {
             Ok(p3) => ProxyPre::P3(p3),
@@ -231,6 +250,8 @@ impl Function {
             key_value_stores: key_value_stores.into(),
             allowed_outbound: Arc::new(allowed_outbound),
             postgres: Pools::default(),
+            sqlite,
+            sqlite_databases: sqlite_databases.into(),
             request_timeout,
             next_instance: AtomicU64::new(0),
         })
@@ -266,6 +287,9 @@ impl HandlerState for Function {
             key_value_open: 0,
             postgres: self.postgres.clone(),
             postgres_open: 0,
+            sqlite: self.sqlite.clone(),
+            sqlite_databases: self.sqlite_databases.clone(),
+            sqlite_open: 0,
         };
         let mut store = Store::new(&self.engine, host);
         // Yield to the host at every epoch tick, so the request timeout can fire

@@ -7,6 +7,8 @@
 //! - [`key_value`], [`wasi_key_value`]: Spin's key-value stores in a SQLite file
 //!   of the state folder, and the `wasi:keyvalue` interface (with its atomic
 //!   increment) over them;
+//! - [`spin_sqlite`]: the `spin:sqlite` interface, over a SQLite file of the state
+//!   folder (`sqlite_db.db`, as `spin up` names it);
 //! - [`outbound`]: `allowed_outbound_hosts`, enforced on the component's requests;
 //! - [`component`]: engine, linker and the pool of reusable instances;
 //! - [`static_files`]: the site folder, served like Spin's fileserver;
@@ -20,6 +22,7 @@ pub mod key_value;
 pub mod outbound;
 pub mod server;
 pub mod spin_postgres;
+pub mod spin_sqlite;
 pub mod spin_variables;
 pub mod static_files;
 pub mod variables;
@@ -42,13 +45,19 @@ pub struct HostConfig {
     pub addr: SocketAddr,
     pub variables: Variables,
     /// Where state lives between runs (`.spin/`, as `spin up` keeps it): the
-    /// key-value database.
+    /// key-value database and the SQLite database `default`.
     pub state: PathBuf,
     /// The component's `allowed_outbound_hosts`, `{{ variable }}` templates
     /// allowed ([`outbound::SEARCH_FN_ALLOWED_OUTBOUND_HOSTS`] for `search-fn`).
     pub allowed_outbound_hosts: Vec<String>,
     /// The key-value stores the component may open (`key_value_stores`).
     pub key_value_stores: Vec<String>,
+    /// The SQLite databases the component may open (`sqlite_databases`); of
+    /// these, only `default` exists here (others need Spin's runtime config).
+    pub sqlite_databases: Vec<String>,
+    /// The most bytes each SQLite database may grow to, as a platform's quota
+    /// caps it (writes past it are `database-full`); `None`: no cap.
+    pub sqlite_max_bytes: Option<u64>,
     /// A request the function has not answered by then gets a 504.
     pub request_timeout: Duration,
     /// One line per request on stderr.
@@ -57,8 +66,9 @@ pub struct HostConfig {
 
 impl HostConfig {
     /// The host for `search-fn` as `spin.toml` describes it (its allowed outbound
-    /// hosts and the `default` key-value store), on 127.0.0.1:3000 with a 60 s
-    /// request timeout and no request log; change the fields as needed.
+    /// hosts, the `default` key-value store and the `default` SQLite database, no
+    /// size cap), on 127.0.0.1:3000 with a 60 s request timeout and no request
+    /// log; change the fields as needed.
     pub fn search_fn(site: PathBuf, component: PathBuf, variables: Variables, state: PathBuf) -> HostConfig {
         HostConfig {
             site,
@@ -68,6 +78,8 @@ impl HostConfig {
             state,
             allowed_outbound_hosts: outbound::SEARCH_FN_ALLOWED_OUTBOUND_HOSTS.iter().map(|s| s.to_string()).collect(),
             key_value_stores: vec!["default".into()],
+            sqlite_databases: vec!["default".into()],
+            sqlite_max_bytes: None,
             request_timeout: Duration::from_secs(60),
             log: false,
         }
@@ -113,7 +125,7 @@ impl Running {
         format!("http://{}", self.addr)
     }
 
-    /// The state folder (the key-value database) this server keeps.
+    /// The state folder (the key-value and SQLite databases) this server keeps.
     pub fn state(&self) -> &std::path::Path {
         &self.state
     }

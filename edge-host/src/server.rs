@@ -20,6 +20,7 @@ use wasmtime_wasi_http::WasiBody;
 
 use crate::component::{Function, Services};
 use crate::key_value::KeyValue;
+use crate::spin_sqlite::Databases;
 use crate::static_files::{self, Lookup};
 use crate::{HostConfig, HostError};
 
@@ -54,6 +55,10 @@ impl Server {
             variables: cfg.variables,
             key_value: KeyValue::open(&cfg.state)?,
             key_value_stores: cfg.key_value_stores,
+            // Opened on the guest's first `open`: a database file that cannot be
+            // opened fails that call, not the host.
+            sqlite: Databases::new(&cfg.state, cfg.sqlite_max_bytes),
+            sqlite_databases: cfg.sqlite_databases,
             allowed_outbound_hosts: cfg.allowed_outbound_hosts,
         };
         let function = Function::load(&cfg.component, services, cfg.request_timeout)?;

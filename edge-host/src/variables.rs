@@ -27,6 +27,9 @@ pub const DECLARED: &[(&str, &str)] = &[
     ("postgres_url", ""),
     ("tenant", "default"),
     ("postgres_allowed_outbound_host", "postgres://127.0.0.1:5432"),
+    ("insights_recording", "on"),
+    ("insights_retention_days", "90"),
+    ("insights_token", ""),
 ];
 
 /// Prefix of the environment variables that set Spin variables.
