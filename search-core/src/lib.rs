@@ -12,8 +12,11 @@ pub mod chunk;
 pub mod container;
 pub mod encoder;
 pub mod index;
+pub mod insights;
 pub mod pg;
 pub mod query_cache;
 pub mod service;
+#[cfg(test)]
+pub(crate) mod testing;
 
 pub use chunk::Chunk;

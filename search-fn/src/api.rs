@@ -14,6 +14,7 @@
 
 use search_core::agent::{extractive, ChatRequest, Event};
 use search_core::index::Mode;
+use search_core::insights::record;
 use search_core::service::{Service, ServiceError};
 use serde::Serialize;
 
@@ -30,8 +31,13 @@ pub const MAX_PAGE: usize = 20;
 
 /// The routes this function serves, with their methods (`spin.toml` routes
 /// `/api/...` here; a test checks the two agree).
-pub const ROUTES: &[(&str, &[&str])] =
-    &[("/api/search", &["GET"]), ("/api/health", &["GET"]), ("/api/chat", &["POST"]), ("/api/feedback", &["POST"])];
+pub const ROUTES: &[(&str, &[&str])] = &[
+    ("/api/search", &["GET"]),
+    ("/api/health", &["GET"]),
+    ("/api/chat", &["POST"]),
+    ("/api/feedback", &["POST"]),
+    ("/api/insights", &["GET"]),
+];
 
 /// Largest `POST /api/chat` body accepted, in bytes.
 pub const MAX_CHAT_BODY: usize = 512 * 1024;
@@ -126,6 +132,12 @@ pub struct Config {
     pub query_cache: usize,
     /// Where the index is read from.
     pub backend: Backend,
+    /// Whether searches, chats and feedback are recorded, and for how long
+    /// (`insights_recording`, `insights_retention_days`).
+    pub insights: record::Settings,
+    /// The bearer token of `GET /api/insights` (`insights_token`); `None`: the
+    /// report is not served.
+    pub insights_token: Option<String>,
 }
 
 impl Default for Config {
@@ -136,8 +148,27 @@ impl Default for Config {
             limits: Limits::default(),
             query_cache: search_core::query_cache::DEFAULT_CAPACITY,
             backend: Backend::Bundled,
+            insights: record::Settings::default(),
+            insights_token: None,
         }
     }
+}
+
+/// Shortest `insights_token` accepted: the report holds what readers asked.
+pub const MIN_INSIGHTS_TOKEN: usize = 16;
+
+/// Checks the `insights_token` variable (empty: the report is not served).
+pub fn insights_token(v: &str) -> Result<Option<String>, String> {
+    let v = v.trim();
+    if v.is_empty() {
+        return Ok(None);
+    }
+    if v.len() < MIN_INSIGHTS_TOKEN || !v.bytes().all(|b| b.is_ascii_graphic()) {
+        return Err(format!(
+            "insights_token must be at least {MIN_INSIGHTS_TOKEN} printable ASCII characters without spaces (e.g. `openssl rand -hex 24`)"
+        ));
+    }
+    Ok(Some(v.to_string()))
 }
 
 /// Where the function reads its index (`search_backend`).
@@ -201,6 +232,8 @@ pub struct Request<'r> {
     pub host: Option<&'r str>,
     /// The `Content-Type` header, if any.
     pub content_type: Option<&'r str>,
+    /// The `Authorization` header, if any (only `/api/insights` reads it).
+    pub authorization: Option<&'r str>,
 }
 
 /// A finished HTTP response.
@@ -209,6 +242,9 @@ pub struct Reply {
     pub status: u16,
     pub headers: Vec<(&'static str, String)>,
     pub body: Vec<u8>,
+    /// What the insights store records of this exchange, if anything (the
+    /// component writes it: `api` does no I/O).
+    pub record: Option<Box<record::Event>>,
 }
 
 impl Reply {
@@ -218,7 +254,9 @@ impl Reply {
 
     fn json<T: Serialize>(status: u16, value: &T) -> Reply {
         match serde_json::to_vec(value) {
-            Ok(body) => Reply { status, headers: vec![("content-type", "application/json".into())], body },
+            Ok(body) => {
+                Reply { status, headers: vec![("content-type", "application/json".into())], body, record: None }
+            }
             Err(e) => ApiError::internal(format!("cannot serialise the response: {e}")).reply(),
         }
     }
@@ -345,8 +383,71 @@ impl ApiError {
         if let Some(secs) = self.retry_after {
             headers.push(("retry-after", secs.to_string()));
         }
-        Reply { status: self.status, headers, body }
+        if self.status == 401 {
+            headers.push(("www-authenticate", "Bearer realm=\"insights\"".into()));
+        }
+        Reply { status: self.status, headers, body, record: None }
     }
+
+    /// `GET /api/insights` without credentials.
+    pub fn unauthorized(message: &str) -> ApiError {
+        ApiError {
+            status: 401,
+            code: "unauthorized",
+            message: message.into(),
+            parameter: None,
+            allow: None,
+            retry_after: None,
+        }
+    }
+
+    /// `GET /api/insights` with the wrong credentials, or none configured.
+    pub fn forbidden(message: &str) -> ApiError {
+        ApiError {
+            status: 403,
+            code: "forbidden",
+            message: message.into(),
+            parameter: None,
+            allow: None,
+            retry_after: None,
+        }
+    }
+}
+
+/// Now, in Unix seconds (0 if the clock is before 1970).
+pub fn now_unix() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
+}
+
+/// Equal in time that does not depend on where the first difference is.
+fn same_secret(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// Who may read `GET /api/insights`: a request with `Authorization: Bearer
+/// <insights_token>`. Returns the period's first second (`since`, default 30d).
+pub fn insights_access(req: &Request, cfg: &Config, now: u64) -> Result<u64, ApiError> {
+    let Some(given) = req.authorization.and_then(|a| {
+        let (scheme, value) = a.trim().split_once(' ')?;
+        scheme.eq_ignore_ascii_case("bearer").then(|| value.trim())
+    }) else {
+        return Err(ApiError::unauthorized("send the insights token as `Authorization: Bearer <insights_token>`"));
+    };
+    let Some(token) = &cfg.insights_token else {
+        return Err(ApiError::forbidden(
+            "the insights report is not served: set the secret Spin variable `insights_token` to enable it",
+        ));
+    };
+    if !same_secret(given.as_bytes(), token.as_bytes()) {
+        return Err(ApiError::forbidden("the insights token is not right"));
+    }
+    let mut since = "30d".to_string();
+    for (k, v) in form_urlencoded::parse(req.query.as_bytes()) {
+        if k == "since" {
+            since = v.into_owned();
+        }
+    }
+    search_core::insights::parse_since(&since, now).map_err(|e| ApiError::param("since", e.to_string()))
 }
 
 /// A validated `GET /api/search` query.
@@ -418,13 +519,15 @@ pub enum Route {
     Health,
     Chat,
     Feedback,
+    Insights,
 }
 
 impl Route {
     /// The rate limit this route draws from (health checks are free).
     pub fn bucket(self) -> Option<Bucket> {
         match self {
-            Route::Chat => Some(Bucket::Chat),
+            // The report is costly and its token worth guessing: the scarcer bucket.
+            Route::Chat | Route::Insights => Some(Bucket::Chat),
             Route::Search | Route::Feedback => Some(Bucket::Search),
             Route::Health => None,
         }
@@ -461,6 +564,7 @@ pub fn admit(req: &Request, cfg: &Config) -> Admission {
                     ("access-control-max-age", "86400".into()),
                 ],
                 body: Vec::new(),
+                record: None,
             },
             cfg,
             req.origin,
@@ -480,6 +584,7 @@ pub fn admit(req: &Request, cfg: &Config) -> Admission {
         "/api/search" => Route::Search,
         "/api/chat" => Route::Chat,
         "/api/feedback" => Route::Feedback,
+        "/api/insights" => Route::Insights,
         _ => Route::Health,
     };
     if matches!(route, Route::Chat | Route::Feedback) && !is_json(req.content_type) {
@@ -502,6 +607,8 @@ pub enum Dispatch {
     Chat,
     /// `POST /api/feedback`: read the body and record it ([`feedback`]).
     Feedback,
+    /// `GET /api/insights`, authorised: compute the report from `since` (Unix s).
+    Insights { since: u64 },
 }
 
 /// Serves an admitted request. `service` is the opened index and encoder, or why
@@ -516,6 +623,10 @@ pub fn dispatch(
     let reply = match route {
         // Feedback needs no index.
         Route::Feedback => return Dispatch::Feedback,
+        Route::Insights => match insights_access(req, cfg, now_unix()) {
+            Ok(since) => return Dispatch::Insights { since },
+            Err(e) => Err(e),
+        },
         _ => match (route, service) {
             (_, Err(e)) => Err(ApiError::unavailable(format!("the search index cannot be opened: {e}"))),
             // A database that cannot be read refuses the chat before it starts.
@@ -543,9 +654,11 @@ pub fn handle(req: &Request, service: Result<&Service, &str>, cfg: &Config, cloc
     };
     match dispatch(req, route, service, cfg, clock) {
         Dispatch::Reply(r) => r,
-        Dispatch::Chat | Dispatch::Feedback => {
-            with_cors(ApiError::internal("this route reads a body; use dispatch".into()).reply(), cfg, req.origin)
-        }
+        Dispatch::Chat | Dispatch::Feedback | Dispatch::Insights { .. } => with_cors(
+            ApiError::internal("this route needs the component; use dispatch".into()).reply(),
+            cfg,
+            req.origin,
+        ),
     }
 }
 
@@ -584,15 +697,50 @@ pub struct Feedback {
     /// The page the widget was on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub page: Option<String>,
+    /// The widget's random per-browser id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub visitor: Option<String>,
+}
+
+impl Feedback {
+    /// What the insights store keeps of it.
+    pub fn record(&self) -> record::Feedback {
+        record::Feedback {
+            answer_id: self.id.clone(),
+            up: self.rating == "up",
+            comment: self.comment.clone(),
+            question: self.question.clone(),
+            answer: self.answer.clone(),
+            citations: self.citations.clone(),
+            page: self.page.clone(),
+            visitor: self.visitor.clone(),
+        }
+    }
+
+    /// One structured line (`{"event":"feedback","time":…,…}`), for the log when
+    /// the store cannot take it.
+    pub fn line(&self, now_unix: u64) -> String {
+        let mut line = serde_json::json!({ "event": "feedback", "time": search_core::service::rfc3339(now_unix) });
+        if let (Some(obj), Ok(serde_json::Value::Object(fields))) = (line.as_object_mut(), serde_json::to_value(self)) {
+            obj.extend(fields);
+        }
+        line.to_string()
+    }
 }
 
 /// Limits of a feedback body's fields, in characters.
-pub const FEEDBACK_LIMITS: &[(&str, usize)] =
-    &[("id", 100), ("comment", 2000), ("question", 4000), ("answer", 20_000), ("page", 2000), ("citations", 20)];
+pub const FEEDBACK_LIMITS: &[(&str, usize)] = &[
+    ("id", 100),
+    ("comment", 2000),
+    ("question", 4000),
+    ("answer", 20_000),
+    ("page", 2000),
+    ("citations", 20),
+    ("visitor", 64),
+];
 
-/// Validates a feedback body; on success, the reply and the structured log line
-/// (one JSON object: `{"event":"feedback","time":…,…}`) to write.
-pub fn feedback(body: &[u8], now_unix: u64) -> (Reply, Option<String>) {
+/// Validates a feedback body; on success, the reply and the feedback to record.
+pub fn feedback(body: &[u8]) -> (Reply, Option<Feedback>) {
     let not_feedback = |e: &dyn std::fmt::Display| {
         let msg = format!("the body is not feedback ({e}); send {{\"rating\":\"up\"|\"down\", \"comment\":\"…\"}}");
         (ApiError::param("body", msg).reply(), None)
@@ -607,7 +755,7 @@ pub fn feedback(body: &[u8], now_unix: u64) -> (Reply, Option<String>) {
         for (name, v) in fields {
             let (ok, what) = match name.as_str() {
                 "citations" => (v.as_array().is_some_and(|a| a.iter().all(|c| c.is_string())), "an array of strings"),
-                "id" | "rating" | "comment" | "question" | "answer" | "page" => (v.is_string(), "a string"),
+                "id" | "rating" | "comment" | "question" | "answer" | "page" | "visitor" => (v.is_string(), "a string"),
                 _ => (true, ""),
             };
             if !ok {
@@ -642,6 +790,7 @@ pub fn feedback(body: &[u8], now_unix: u64) -> (Reply, Option<String>) {
         ("answer", chars(&fb.answer)),
         ("page", chars(&fb.page)),
         ("citations", fb.citations.len()),
+        ("visitor", chars(&fb.visitor)),
     ];
     for ((name, n), (_, limit)) in sizes.iter().zip(FEEDBACK_LIMITS) {
         if n > limit {
@@ -652,13 +801,16 @@ pub fn feedback(body: &[u8], now_unix: u64) -> (Reply, Option<String>) {
     if let Some(c) = fb.citations.iter().find(|c| c.chars().count() > 2000) {
         return (ApiError::param("citations", format!("a citation URL is {} characters long", c.len())).reply(), None);
     }
-    let mut line = serde_json::json!({ "event": "feedback", "time": search_core::service::rfc3339(now_unix) });
-    if let (Some(obj), Ok(serde_json::Value::Object(fields))) = (line.as_object_mut(), serde_json::to_value(&fb)) {
-        obj.extend(fields);
-    }
     let mut r = Reply::json(202, &serde_json::json!({ "status": "recorded" }));
     r.headers.push(("cache-control", "no-store".into()));
-    (r, Some(line.to_string()))
+    (r, Some(fb))
+}
+
+/// `GET /api/insights`: the report as JSON, never cached.
+pub fn insights_reply(report: &search_core::insights::report::Report) -> Reply {
+    let mut r = Reply::json(200, report);
+    r.headers.push(("cache-control", "no-store".into()));
+    r
 }
 
 /// Parses a chat body, or says what is wrong with it.
@@ -671,7 +823,7 @@ pub fn chat_request(body: &[u8]) -> Result<ChatRequest, ApiError> {
 pub fn events_reply(events: &[Event], stream: bool) -> Reply {
     if stream {
         let body = events.iter().map(Event::to_sse).collect::<String>().into_bytes();
-        return Reply { status: 200, headers: sse_headers(), body };
+        return Reply { status: 200, headers: sse_headers(), body, record: None };
     }
     match events.iter().rev().find_map(|e| if let Event::Done(d) = e { Some(d) } else { None }) {
         Some(done) => {
@@ -694,10 +846,61 @@ pub fn sse_headers() -> Vec<(&'static str, String)> {
 }
 
 /// `POST /api/chat` without an LLM: the extractive agent, events collected.
-pub fn chat_extractive(req: &ChatRequest, svc: &Service, clock: &dyn Fn() -> f64) -> Reply {
+pub fn chat_extractive(req: &ChatRequest, svc: &Service, answer_id: &str, clock: &dyn Fn() -> f64) -> Reply {
     let mut events = Vec::new();
+    let t0 = clock();
     extractive::answer(svc, req, &extractive::Config::default(), false, clock, &mut |e| events.push(e));
-    events_reply(&events, req.stream)
+    name_answer(&mut events, answer_id);
+    let mut r = events_reply(&events, req.stream);
+    r.record = chat_record(req, &events, clock() - t0, "extractive").map(Box::new);
+    r
+}
+
+/// Gives the `done` event its id (what feedback on the answer will name).
+pub fn name_answer(events: &mut [Event], answer_id: &str) {
+    for e in events {
+        if let Event::Done(d) = e {
+            d.id = answer_id.to_string();
+        }
+    }
+}
+
+/// What the insights store keeps of a chat, from its events: the question, the
+/// pages the agent read (its sources, else its searches' hits), the citations.
+pub fn chat_record(req: &ChatRequest, events: &[Event], latency_ms: f64, mode: &str) -> Option<record::Event> {
+    let done = events.iter().rev().find_map(|e| if let Event::Done(d) = e { Some(d) } else { None })?;
+    let mut pages: Vec<String> = Vec::new();
+    let mut add = |p: &str| {
+        if !p.is_empty() && !pages.iter().any(|q| q == p) {
+            pages.push(p.to_string());
+        }
+    };
+    for e in events {
+        match e {
+            Event::Sources { sources } => sources.iter().for_each(|s| add(&s.page_id)),
+            Event::Search(step) => step.hits.iter().for_each(|h| add(&h.page_id)),
+            _ => {}
+        }
+    }
+    let mut cited: Vec<String> = Vec::new();
+    for c in &done.citations {
+        if !cited.contains(&c.page_id) {
+            cited.push(c.page_id.clone());
+        }
+    }
+    Some(record::Event {
+        kind: record::Kind::Chat,
+        mode: mode.into(),
+        question: req.question().to_string(),
+        answer_id: (!done.id.is_empty()).then(|| done.id.clone()),
+        visitor: req.visitor.clone(),
+        results: done.citations.len(),
+        pages,
+        cited,
+        abstained: done.abstained,
+        degraded: done.degraded,
+        latency_ms,
+    })
 }
 
 /// A backend that cannot be read (the database down or refusing) is a 503 the
@@ -718,9 +921,33 @@ fn search(req: &Request, svc: &Service, clock: &dyn Fn() -> f64) -> Result<Reply
     let mut p = svc.default_params(sq.k);
     p.mode = sq.mode.unwrap_or(p.mode);
     p.partial = sq.partial;
+    let t0 = clock();
     let answer = svc.search(&sq.q, &p, sq.page, clock).map_err(service_error)?;
     let t = answer.timings_ms;
     let mut r = Reply::json(200, &answer);
+    // A question, not a keystroke: suggestions while typing and later pages of
+    // the same query are not recorded.
+    if !sq.partial && sq.page == 1 {
+        let mut pages: Vec<String> = Vec::new();
+        for hit in &answer.results {
+            if !pages.contains(&hit.page_id) {
+                pages.push(hit.page_id.clone());
+            }
+        }
+        r.record = Some(Box::new(record::Event {
+            kind: record::Kind::Search,
+            mode: answer.mode.to_string(),
+            question: sq.q.clone(),
+            answer_id: None,
+            visitor: None,
+            results: answer.results.len(),
+            pages,
+            cited: Vec::new(),
+            abstained: false,
+            degraded: false,
+            latency_ms: clock() - t0,
+        }));
+    }
     // A bundled index is immutable for the life of a deployment, so a shared
     // cache may keep an answer for a while; a database changes with each publish.
     let max_age = if svc.index().is_some() { 300 } else { 60 };
@@ -821,13 +1048,19 @@ mod tests {
     }
 
     #[test]
-    fn feedback_is_validated_and_logged_as_one_json_line() {
-        let (r, line) = feedback(
-            br#"{"id":"a1","rating":"down","comment":"Out of date","question":"q?","citations":["a.html#x"]}"#,
-            0,
+    fn feedback_is_validated_recorded_and_logged_as_one_json_line() {
+        let (r, fb) = feedback(
+            br#"{"id":"a1","rating":"down","comment":"Out of date","question":"q?","citations":["a.html#x"],"visitor":"v-123456789"}"#,
         );
         assert_eq!(r.status, 202);
-        let v: serde_json::Value = serde_json::from_str(&line.unwrap()).unwrap();
+        let fb = fb.unwrap();
+        let rec = fb.record();
+        assert_eq!(
+            (rec.answer_id.as_deref(), rec.up, rec.visitor.as_deref()),
+            (Some("a1"), false, Some("v-123456789"))
+        );
+        assert_eq!(rec.comment.as_deref(), Some("Out of date"));
+        let v: serde_json::Value = serde_json::from_str(&fb.line(0)).unwrap();
         assert_eq!(v["event"], "feedback");
         assert_eq!(v["time"], "1970-01-01T00:00:00Z");
         assert_eq!((v["rating"].as_str(), v["comment"].as_str()), (Some("down"), Some("Out of date")));
@@ -839,13 +1072,47 @@ mod tests {
             (r#"{"rating":"up","extra":1}"#.to_string(), "body"),
             (format!(r#"{{"rating":"up","comment":"{}"}}"#, "x".repeat(2001)), "comment"),
             ("not json".to_string(), "body"),
+            (format!(r#"{{"rating":"up","visitor":"{}"}}"#, "v".repeat(65)), "visitor"),
         ] {
-            let (r, line) = feedback(body.as_bytes(), 0);
+            let (r, line) = feedback(body.as_bytes());
             assert_eq!(r.status, 400, "{body}");
             assert!(line.is_none());
             let v: serde_json::Value = serde_json::from_slice(&r.body).unwrap();
             assert_eq!(v["error"]["parameter"], param, "{body}");
         }
+    }
+
+    #[test]
+    fn insights_need_the_bearer_token() {
+        let now = 1_800_000_000;
+        let token = "0123456789abcdef0123";
+        let with = |auth: Option<&'static str>, query: &'static str| Request {
+            query,
+            authorization: auth,
+            ..req("GET", "/api/insights", None)
+        };
+        let off = Config::default();
+        let e = insights_access(&with(Some("Bearer x"), ""), &off, now).unwrap_err();
+        assert_eq!((e.status, e.code), (403, "forbidden"));
+        assert!(e.message.contains("insights_token"));
+        // No credentials at all is a 401 whatever the configuration.
+        assert_eq!(insights_access(&with(None, ""), &off, now).unwrap_err().status, 401);
+        let cfg = Config { insights_token: insights_token(token).unwrap(), ..Config::default() };
+        let e = insights_access(&with(None, ""), &cfg, now).unwrap_err();
+        assert_eq!((e.status, e.code), (401, "unauthorized"));
+        assert_eq!(e.reply().header("www-authenticate"), Some("Bearer realm=\"insights\""));
+        assert_eq!(insights_access(&with(Some("Basic abc"), ""), &cfg, now).unwrap_err().status, 401);
+        assert_eq!(insights_access(&with(Some("Bearer 0123456789abcdef0124"), ""), &cfg, now).unwrap_err().status, 403);
+        assert_eq!(insights_access(&with(Some("Bearer 0123456789abcdef"), ""), &cfg, now).unwrap_err().status, 403);
+        let ok = Some("bearer 0123456789abcdef0123");
+        assert_eq!(insights_access(&with(ok, ""), &cfg, now), Ok(now - 30 * 86_400));
+        assert_eq!(insights_access(&with(ok, "since=7d"), &cfg, now), Ok(now - 7 * 86_400));
+        let e = insights_access(&with(ok, "since=soon"), &cfg, now).unwrap_err();
+        assert_eq!((e.status, e.parameter.as_deref()), (400, Some("since")));
+        assert!(insights_token("short").unwrap_err().contains("at least 16"));
+        assert!(insights_token("with space in the middle").is_err());
+        assert_eq!(insights_token("  "), Ok(None));
+        assert_eq!(Route::Insights.bucket(), Some(Bucket::Chat));
     }
 
     #[test]
@@ -862,7 +1129,15 @@ mod tests {
     }
 
     fn req<'a>(method: &'a str, path: &'a str, origin: Option<&'a str>) -> Request<'a> {
-        Request { method, path, query: "q=x", origin, host: Some("help.example.edu"), content_type: None }
+        Request {
+            method,
+            path,
+            query: "q=x",
+            origin,
+            host: Some("help.example.edu"),
+            content_type: None,
+            authorization: None,
+        }
     }
 
     fn listed(origins: &str) -> Config {

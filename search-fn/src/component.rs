@@ -10,7 +10,10 @@ use spin_sdk::experimental::wasi::keyvalue::{atomics, store as kv};
 use spin_sdk::http::{FullBody, HeaderMap, HeaderName, HeaderValue, IntoResponse, Request, StatusCode};
 use spin_sdk::http_service;
 
+use search_core::insights::record::Write;
+
 use crate::api::{self, Admission, AllowedOrigins, ApiError, Backend, Config, LlmConfig, Reply};
+use crate::insights;
 use crate::limit::{self, Bucket, Decision};
 use crate::llm;
 
@@ -39,6 +42,16 @@ fn instance_id() -> u64 {
         use std::hash::{BuildHasher, Hasher};
         std::collections::hash_map::RandomState::new().build_hasher().finish()
     })
+}
+
+/// A fresh answer id: this instance's random name and a counter, unique across
+/// instances for all practical purposes (it names an answer, it guards nothing).
+fn answer_id() -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    let n = N.fetch_add(1, Ordering::Relaxed);
+    let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64);
+    format!("{:012x}{:08x}{:04x}", instance_id() >> 16, t as u32, n & 0xffff)
 }
 
 /// The instance's service, opened on first use with a cache of `query_cache`
@@ -97,7 +110,20 @@ async fn config() -> Result<&'static Config, String> {
                 &variable("postgres_url").await?.unwrap_or_default(),
                 &variable("tenant").await?.unwrap_or_default(),
             )?;
-            Ok(Config { allowed_origins: AllowedOrigins::parse(&origins)?, llm, limits, query_cache, backend })
+            let insights = search_core::insights::record::Settings::from_variables(
+                &variable("insights_recording").await?.unwrap_or_default(),
+                &variable("insights_retention_days").await?.unwrap_or_default(),
+            )?;
+            let insights_token = api::insights_token(&variable("insights_token").await?.unwrap_or_default())?;
+            Ok(Config {
+                allowed_origins: AllowedOrigins::parse(&origins)?,
+                llm,
+                limits,
+                query_cache,
+                backend,
+                insights,
+                insights_token,
+            })
         };
         let c: Result<Config, String> = read.await;
         let _ = CONFIG.set(c);
@@ -124,7 +150,7 @@ async fn handle(req: Request) -> Result<spin_sdk::wasip3::http::types::Response,
         .and_then(|u| u.split_once("://").map(|(_, rest)| rest.split('/').next().unwrap_or("").to_string()))
         .or_else(|| req.uri().authority().map(|a| a.as_str().to_string()))
         .or_else(|| header("host"));
-    let (origin, content_type) = (header("origin"), header("content-type"));
+    let (origin, content_type, authorization) = (header("origin"), header("content-type"), header("authorization"));
     let client = limit::client_id(header("spin-client-addr").as_deref());
     let r = api::Request {
         method: req.method().as_str(),
@@ -133,6 +159,7 @@ async fn handle(req: Request) -> Result<spin_sdk::wasip3::http::types::Response,
         origin: origin.as_deref(),
         host: host.as_deref(),
         content_type: content_type.as_deref(),
+        authorization: authorization.as_deref(),
     };
     let route = match api::admit(&r, cfg) {
         Admission::Reply(reply) => return Ok(into_response(reply).into_response()?),
@@ -145,22 +172,40 @@ async fn handle(req: Request) -> Result<spin_sdk::wasip3::http::types::Response,
     }
     let reply = match api::dispatch(&r, route, service(cfg), cfg, &clock) {
         api::Dispatch::Reply(mut reply) => {
+            // The search as the insights store keeps it, written before the answer
+            // goes (one short statement; its time is in Server-Timing).
+            let recorded = reply.record.take().and_then(|e| insights::write(Write::Event(&e), cfg.insights, &clock));
             // Which instance answered, beside its timings: the host may run several,
             // and a benchmark compares them (scripts/bench-serve).
             if let Some((_, timing)) = reply.headers.iter_mut().find(|(name, _)| *name == "server-timing") {
+                if let Some(ms) = recorded {
+                    timing.push_str(&format!(", record;dur={ms:.2}"));
+                }
                 timing.push_str(&format!(", instance;desc={:016x}", instance_id()));
             }
             reply
         }
+        api::Dispatch::Insights { since } => {
+            let reply = match service(cfg) {
+                Ok(svc) => match insights::report(svc, since, cfg.insights) {
+                    Ok(report) => api::insights_reply(&report),
+                    Err(e) => ApiError::unavailable(format!("the insights cannot be read: {e}")).reply(),
+                },
+                Err(e) => ApiError::unavailable(format!("the search index cannot be opened: {e}")).reply(),
+            };
+            api::with_cors(reply, cfg, origin.as_deref())
+        }
         api::Dispatch::Feedback => {
             let reply = match read_body(req).await {
                 Ok(body) => {
-                    let now =
-                        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
-                    let (reply, line) = api::feedback(&body, now);
-                    if let Some(line) = line {
-                        // One structured line on stderr: the platform's log.
-                        eprintln!("{line}");
+                    let (reply, fb) = api::feedback(&body);
+                    if let Some(fb) = fb {
+                        let kept = insights::write(Write::Feedback(&fb.record()), cfg.insights, &clock);
+                        // Without the store (recording off, or it failed), the
+                        // platform's log keeps it: one structured line on stderr.
+                        if kept.is_none() {
+                            eprintln!("{}", fb.line(api::now_unix()));
+                        }
                     }
                     reply
                 }
@@ -171,24 +216,40 @@ async fn handle(req: Request) -> Result<spin_sdk::wasip3::http::types::Response,
         api::Dispatch::Chat => {
             let reply = match (read_body(req).await, service(cfg)) {
                 (Ok(body), Ok(svc)) => match (api::chat_request(&body), &cfg.llm) {
-                    (Ok(chat), None) => api::chat_extractive(&chat, svc, &clock),
+                    (Ok(chat), None) => {
+                        let mut reply = api::chat_extractive(&chat, svc, &answer_id(), &clock);
+                        if let Some(e) = reply.record.take() {
+                            insights::write(Write::Event(&e), cfg.insights, &clock);
+                        }
+                        reply
+                    }
                     (Ok(chat), Some(llm)) if chat.stream => {
-                        // Headers now, events as the agent produces them.
+                        // Headers now, events as the agent produces them; the
+                        // record once the answer is out.
                         let (tx, body) = spin_sdk::http::body::stream::<bytes::Bytes>();
                         let llm = llm.clone();
                         spin_sdk::wasip3::spawn(async move {
-                            llm::run(svc, &llm, &chat, &clock, llm::Out::Stream(tx)).await;
+                            let (id, t0, mut seen) = (answer_id(), clock(), Vec::new());
+                            let out = llm::Out { sink: llm::Sink::Stream(tx), seen: &mut seen, answer_id: &id };
+                            llm::run(svc, &llm, &chat, &clock, out).await;
+                            if let Some(e) = api::chat_record(&chat, &seen, clock() - t0, "llm") {
+                                insights::write(Write::Event(&e), cfg.insights, &clock);
+                            }
                         });
                         let head = api::with_cors(
-                            Reply { status: 200, headers: api::sse_headers(), body: Vec::new() },
+                            Reply { status: 200, headers: api::sse_headers(), body: Vec::new(), record: None },
                             cfg,
                             origin.as_deref(),
                         );
                         return Ok((StatusCode::OK, header_map(head.headers), body).into_response()?);
                     }
                     (Ok(chat), Some(llm)) => {
-                        let mut events = Vec::new();
-                        llm::run(svc, llm, &chat, &clock, llm::Out::Collect(&mut events)).await;
+                        let (id, t0, mut events) = (answer_id(), clock(), Vec::new());
+                        let out = llm::Out { sink: llm::Sink::Collect, seen: &mut events, answer_id: &id };
+                        llm::run(svc, llm, &chat, &clock, out).await;
+                        if let Some(e) = api::chat_record(&chat, &events, clock() - t0, "llm") {
+                            insights::write(Write::Event(&e), cfg.insights, &clock);
+                        }
                         api::events_reply(&events, false)
                     }
                     (Err(e), _) => e.reply(),

@@ -35,11 +35,21 @@ pub const MAX_REPLY: usize = 2 << 20;
 const ERROR_PREVIEW: usize = 1024;
 
 /// Where events go.
-pub enum Out<'a> {
+pub enum Sink {
     /// An SSE body being written to the client.
     Stream(Sender<Bytes>),
     /// Collected, for a JSON reply.
-    Collect(&'a mut Vec<Event>),
+    Collect,
+}
+
+/// Where events go, what is kept of them, and the answer's id (given to the
+/// `done` event: what feedback on the answer names).
+pub struct Out<'a> {
+    pub sink: Sink,
+    /// Every event when collecting; when streaming, all but the tokens (the
+    /// insights record needs the searches, the sources and `done`).
+    pub seen: &'a mut Vec<Event>,
+    pub answer_id: &'a str,
 }
 
 /// The client closed the connection: nothing more is worth computing.
@@ -49,11 +59,20 @@ struct Gone;
 impl Out<'_> {
     /// Sends an event; `Err(Gone)` when the SSE channel is closed, which happens
     /// when the host dropped the response body because the client went away.
-    async fn send(&mut self, e: Event) -> Result<(), Gone> {
-        match self {
-            Out::Stream(tx) => tx.send(Bytes::from(e.to_sse())).await.map_err(|_| Gone),
-            Out::Collect(v) => {
-                v.push(e);
+    async fn send(&mut self, mut e: Event) -> Result<(), Gone> {
+        if let Event::Done(d) = &mut e {
+            d.id = self.answer_id.to_string();
+        }
+        match &mut self.sink {
+            Sink::Stream(tx) => {
+                let bytes = Bytes::from(e.to_sse());
+                if !matches!(e, Event::Token { .. }) {
+                    self.seen.push(e);
+                }
+                tx.send(bytes).await.map_err(|_| Gone)
+            }
+            Sink::Collect => {
+                self.seen.push(e);
                 Ok(())
             }
         }
@@ -61,14 +80,14 @@ impl Out<'_> {
 
     /// Sends an SSE comment (keep-alive); the same `Gone` as [`Out::send`].
     async fn comment(&mut self, text: &'static [u8]) -> Result<(), Gone> {
-        match self {
-            Out::Stream(tx) => tx.send(Bytes::from_static(text)).await.map_err(|_| Gone),
-            Out::Collect(_) => Ok(()),
+        match &mut self.sink {
+            Sink::Stream(tx) => tx.send(Bytes::from_static(text)).await.map_err(|_| Gone),
+            Sink::Collect => Ok(()),
         }
     }
 
     fn streaming(&self) -> bool {
-        matches!(self, Out::Stream(_))
+        matches!(self.sink, Sink::Stream(_))
     }
 
     /// Before an LLM call: whether the client is still there to read its answer.
@@ -86,7 +105,7 @@ impl Out<'_> {
     /// previous call (see `drive`), and the pause alone broke that (every first
     /// request went out without its body).
     async fn still_there(&mut self) -> Result<(), Gone> {
-        let Out::Stream(tx) = self else { return Ok(()) };
+        let Sink::Stream(tx) = &self.sink else { return Ok(()) };
         spin_sdk::wasip3::clocks::monotonic_clock::wait_for(CLIENT_CHECK.as_nanos() as u64).await;
         if tx.is_closed() {
             return Err(Gone);

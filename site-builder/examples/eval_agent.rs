@@ -28,7 +28,8 @@ const OFF_TOPIC: &[&str] = &[
 ];
 
 fn ask(svc: &search_core::service::Service, q: &str) -> (search_core::agent::Done, f64) {
-    let req = ChatRequest { messages: vec![Message { role: Role::User, content: q.into() }], stream: false };
+    let req =
+        ChatRequest { messages: vec![Message { role: Role::User, content: q.into() }], stream: false, visitor: None };
     let t = Instant::now();
     let clock = || t.elapsed().as_secs_f64() * 1e3;
     let done = extractive::answer(svc, &req, &extractive::Config::default(), false, &clock, &mut |_| {});

@@ -20,6 +20,8 @@ pub mod eval;
 pub mod fence;
 pub mod filter;
 pub mod hnsw;
+pub mod insights;
+pub mod insights_html;
 pub mod llm;
 pub mod mkdocs;
 pub mod output;

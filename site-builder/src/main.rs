@@ -62,6 +62,15 @@ enum Command {
     /// nothing) and atomic (one transaction: readers see the tenant before or
     /// after, never half of it). Creates the schema on an empty database.
     Publish(PublishArgs),
+    /// Report what readers asked, what the knowledge base did not answer and
+    /// what they thought of the answers: `site-builder insights --since 7d`.
+    ///
+    /// Reads the searches, chats and feedback the edge function recorded in
+    /// STATE/sqlite_db.db (Spin's SQLite database `default`), groups unanswered
+    /// and thumbs-down questions by meaning with the build's encoder, and writes
+    /// one self-contained HTML page (or JSON with --json, the same data as
+    /// `GET /api/insights`).
+    Insights(InsightsArgs),
     /// Copy pages from another system into a content folder.
     #[command(subcommand)]
     Ingest(IngestCommand),
@@ -176,6 +185,32 @@ struct ChatArgs {
     /// Answer extractively even when an LLM is configured.
     #[arg(long)]
     no_llm: bool,
+}
+
+#[derive(clap::Args)]
+struct InsightsArgs {
+    /// The state folder the server recorded into (`site-builder serve --state`,
+    /// or `spin up`'s `.spin`).
+    #[arg(long, default_value = ".spin", value_name = "DIR")]
+    state: PathBuf,
+    /// The build's index (its encoder.bin beside it groups questions by meaning,
+    /// and its pages name the never-retrieved ones).
+    #[arg(long, default_value = "dist/index.bin", value_name = "FILE")]
+    index: PathBuf,
+    /// The period: 30d, 12h, 2w, all, or a date (2026-11-01).
+    #[arg(long, default_value = "30d", value_name = "PERIOD")]
+    since: String,
+    /// Where to write the report (default insights.html; with --json, stdout).
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+    /// JSON instead of HTML.
+    #[arg(long)]
+    json: bool,
+    /// The site's address (https://help.example.edu/kb/), so that the report's
+    /// page links open wherever the report is saved; without it they are relative
+    /// to the report's folder (right when it sits in the site's root).
+    #[arg(long, value_name = "URL")]
+    site: Option<String>,
 }
 
 #[derive(clap::Args)]
@@ -567,6 +602,7 @@ fn main() -> ExitCode {
         Command::EmbedBench(args) => commands::embed_bench::run_embed_bench(args),
         Command::Serve(args) => commands::serve::run_serve(args),
         Command::Publish(args) => commands::publish::run_publish(args),
+        Command::Insights(args) => commands::insights::run_insights(args),
         Command::Chat(args) => commands::chat::run_chat(args),
         Command::Ingest(IngestCommand::Confluence(args)) => commands::ingest::run_ingest_confluence(args),
         Command::Ingest(IngestCommand::Pdf(args)) => commands::ingest::run_ingest_pdf(args),

@@ -110,7 +110,7 @@ impl Templates {
 /// Like minijinja's HTML escaping, but leaves `/` alone: URLs stay readable in
 /// the output (`href="../it/vpn.html"`) and `/` is harmless in text and in quoted
 /// attribute values.
-fn html_formatter(
+pub(crate) fn html_formatter(
     out: &mut minijinja::Output<'_>,
     state: &minijinja::State<'_, '_>,
     value: &Value,
@@ -119,23 +119,28 @@ fn html_formatter(
     {
         return minijinja::escape_formatter(out, state, value);
     }
-    let text = value.to_string();
-    let mut escaped = String::with_capacity(text.len());
+    out.write_str(&escape(&value.to_string()))
+        .map_err(|e| minijinja::Error::new(minijinja::ErrorKind::WriteFailure, e.to_string()))
+}
+
+/// HTML-escapes text for an element or a quoted attribute value (`/` stays).
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
-            '&' => escaped.push_str("&amp;"),
-            '<' => escaped.push_str("&lt;"),
-            '>' => escaped.push_str("&gt;"),
-            '"' => escaped.push_str("&quot;"),
-            '\'' => escaped.push_str("&#x27;"),
-            c => escaped.push(c),
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#x27;"),
+            c => out.push(c),
         }
     }
-    out.write_str(&escaped).map_err(|e| minijinja::Error::new(minijinja::ErrorKind::WriteFailure, e.to_string()))
+    out
 }
 
 /// minijinja's error with its line, and its cause chain.
-fn describe(e: &minijinja::Error) -> String {
+pub(crate) fn describe(e: &minijinja::Error) -> String {
     let mut msg = e.to_string();
     let mut source = std::error::Error::source(e);
     while let Some(s) = source {

@@ -204,6 +204,22 @@ code{padding:1px 5px;border-radius:5px;background:var(--kb-s2);font:13px ui-mono
   }
   const citeMap = list => new Map(list.filter(s => s && s.n != null).map(s => [+s.n, s]));
 
+  // ---- A random id for this browser, the only thing the insights can count
+  // visitors by (no cookie, no address): data-visitor="off" on the script sends none.
+  function visitor() {
+    if (script && script.dataset && script.dataset.visitor === 'off') return '';
+    try {
+      let v = localStorage.getItem('kb-visitor');
+      if (!v || !/^[A-Za-z0-9-]{8,64}$/.test(v)) {
+        const b = new Uint8Array(12);
+        crypto.getRandomValues(b);
+        v = 'v-' + Array.from(b, x => x.toString(16).padStart(2, '0')).join('');
+        localStorage.setItem('kb-visitor', v);
+      }
+      return v;
+    } catch (e) { return ''; }
+  }
+
   // ---- Conversation, kept for the tab (last 20 turns)
   function load() {
     try {
@@ -375,7 +391,10 @@ code{padding:1px 5px;border-radius:5px;background:var(--kb-s2);font:13px ui-mono
   async function feedback(turn, rating, comment, status) {
     status.className = 'kb-feedback-status';
     status.textContent = 'Sending…';
-    const body = { id: turn.id || (turn.id = Math.random().toString(36).slice(2)), rating, question: turn.q, answer: turn.a.content, citations: turn.a.citations.map(c => safeUrl(c.url)).filter(Boolean), page: location.href };
+    // The server's id for the answer links the feedback to the recorded question.
+    const body = { id: turn.a.id || turn.id || (turn.id = Math.random().toString(36).slice(2)), rating, question: turn.q, answer: turn.a.content, citations: turn.a.citations.map(c => safeUrl(c.url)).filter(Boolean), page: location.href };
+    const v = visitor();
+    if (v) body.visitor = v;
     if (comment) body.comment = comment;
     try {
       const res = await fetch(feedbackUrl.href, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
@@ -523,7 +542,7 @@ code{padding:1px 5px;border-radius:5px;background:var(--kb-s2);font:13px ui-mono
     try {
       const res = await fetch(endpoint.href, {
         method: 'POST', headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ messages: history(turn), stream: true }), signal: ctrl.signal
+        body: JSON.stringify(Object.assign({ messages: history(turn), stream: true }, visitor() ? { visitor: visitor() } : {})), signal: ctrl.signal
       });
       if (!res.ok) {
         let msg = '';
@@ -542,7 +561,7 @@ code{padding:1px 5px;border-radius:5px;background:var(--kb-s2);font:13px ui-mono
         content: String(done.answer == null ? st.text : done.answer),
         citations: [].concat(done.citations || []).filter(c => c && typeof c === 'object'),
         abstained: !!done.abstained, extractive: !!done.extractive, degraded: !!done.degraded,
-        steps: st.steps, notice: st.notice
+        steps: st.steps, notice: st.notice, id: typeof done.id === 'string' ? done.id.slice(0, 100) : ''
       };
       save();
       render(el, turn);

@@ -65,10 +65,18 @@ fn unlimited() -> Vec<(&'static str, &'static str)> {
     ["search_rate_limit", "chat_rate_limit"].into_iter().filter(|n| declared(n)).map(|n| (n, "100000")).collect()
 }
 
+/// The insights token of the contract's host: Schemathesis sends it (`--auth`) to
+/// reach the report's 200, and leaves it out to check the 401.
+const INSIGHTS_TOKEN: &str = "contract-insights-token-0001";
+
 /// A host of these tests' own (not the shared one, whose limits other tests use).
 fn host() -> &'static edge_host::Running {
     static HOST: std::sync::OnceLock<edge_host::Running> = std::sync::OnceLock::new();
-    HOST.get_or_init(|| start(&unlimited()))
+    HOST.get_or_init(|| {
+        let mut vars = unlimited();
+        vars.push(("insights_token", INSIGHTS_TOKEN));
+        start(&vars)
+    })
 }
 
 #[test]
@@ -220,6 +228,8 @@ fn schemathesis_finds_nothing_the_contract_does_not_allow() {
     let o = Command::new(&st)
         .args(["run", "../../openapi.yaml", "--url"])
         .arg(host.url())
+        .arg("--header")
+        .arg(format!("Authorization: Bearer {INSIGHTS_TOKEN}"))
         .arg("--report=junit")
         .arg("--report-dir")
         .arg(&reports)

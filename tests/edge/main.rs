@@ -16,6 +16,7 @@ mod contract;
 mod faults;
 mod feedback;
 mod hardening;
+mod insights;
 mod manifest;
 mod postgres;
 mod static_host;

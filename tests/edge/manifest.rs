@@ -116,12 +116,13 @@ fn variables_match_the_function_and_the_host() {
         Some(true),
         "the database URL (with its password) is a secret"
     );
+    assert_eq!(vars["insights_token"]["secret"].as_bool(), Some(true), "the insights token is a secret");
     let comp = m["component"]["search-fn"]["variables"].as_table().unwrap();
     for (name, _) in &declared {
         assert_eq!(comp[*name].as_str(), Some(format!("{{{{ {name} }}}}").as_str()), "component variable {name}");
     }
     // The host enforces exactly the manifest's allow-list, and the manifest grants
-    // exactly the key-value store the host opens.
+    // exactly the key-value store and the SQLite database the host opens.
     let strings = |field: &str| -> Vec<String> {
         let list = m["component"]["search-fn"][field].as_array().unwrap_or_else(|| panic!("spin.toml: no {field}"));
         list.iter().map(|h| h.as_str().unwrap().to_string()).collect()
@@ -131,6 +132,7 @@ fn variables_match_the_function_and_the_host() {
     let stores = strings("key_value_stores");
     let host = edge_host::HostConfig::search_fn("s".into(), "c".into(), edge_host::Variables::defaults(), "t".into());
     assert_eq!(stores, host.key_value_stores, "spin.toml key_value_stores");
+    assert_eq!(strings("sqlite_databases"), host.sqlite_databases, "spin.toml sqlite_databases");
 }
 
 #[test]

@@ -135,6 +135,7 @@ pub fn answer(
     let citations: Vec<Source> = sources.into_iter().filter(|s| cited.contains(&s.n)).collect();
     let total = clock() - t0;
     let done = Done {
+        id: String::new(),
         answer: text,
         citations,
         abstained: abstain,

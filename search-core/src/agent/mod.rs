@@ -48,6 +48,10 @@ pub struct ChatRequest {
     pub messages: Vec<Message>,
     #[serde(default)]
     pub stream: bool,
+    /// The widget's random per-browser id (insights count visitors by it; it is
+    /// never tied to an address).
+    #[serde(default)]
+    pub visitor: Option<String>,
 }
 
 /// Why a chat request was refused.
@@ -151,6 +155,8 @@ pub struct SearchStep {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Hit {
     pub chunk_id: String,
+    #[serde(default)]
+    pub page_id: String,
     pub title: String,
     pub url: String,
     pub score: f32,
@@ -160,7 +166,14 @@ pub struct Hit {
 
 impl From<&SearchResult> for Hit {
     fn from(r: &SearchResult) -> Hit {
-        Hit { chunk_id: r.chunk_id.clone(), title: r.title.clone(), url: r.url.clone(), score: r.score, dense: r.dense }
+        Hit {
+            chunk_id: r.chunk_id.clone(),
+            page_id: r.page_id.clone(),
+            title: r.title.clone(),
+            url: r.url.clone(),
+            score: r.score,
+            dense: r.dense,
+        }
     }
 }
 
@@ -177,6 +190,10 @@ pub struct ChatTimings {
 /// The final event, and the whole answer when not streaming.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Done {
+    /// Names this answer, for feedback on it (`POST /api/feedback`'s `id`); set
+    /// by the edge function, empty elsewhere.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub id: String,
     pub answer: String,
     /// The sources the answer cites (by their `[n]`), in citation order.
     pub citations: Vec<Source>,

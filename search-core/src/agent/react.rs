@@ -275,6 +275,7 @@ impl<'a> React<'a> {
         let cited = cited_numbers(&answer);
         let citations = self.sources.iter().filter(|s| cited.contains(&s.n)).cloned().collect();
         let done = Done {
+            id: String::new(),
             answer,
             citations,
             abstained,
@@ -399,49 +400,15 @@ impl AnswerFilter {
 mod tests {
     use super::*;
     use crate::container::AlignedBytes;
-    use crate::encoder::{pack, Encoder};
-    use crate::index::{self, Bm25Params, BuildParams, VectorStorage};
-    use crate::Chunk;
 
-    /// A service over three chunks and the synthetic encoder (which they were
-    /// embedded with, so the fingerprints agree).
+    /// A service over three chunks and the synthetic encoder.
     fn files() -> (AlignedBytes, AlignedBytes) {
-        let enc = AlignedBytes::new(&pack::synthetic(0));
-        let e = Encoder::open(enc.as_slice()).unwrap();
-        let chunk = |id: &str, text: &str| Chunk {
-            id: id.into(),
-            page_id: id.into(),
-            n: 0,
-            title: id.into(),
-            path: vec![id.into()],
-            headers: vec![],
-            url: format!("{id}.html"),
-            anchor: String::new(),
-            version: None,
-            last_updated: None,
-            text: text.into(),
-            index_text: text.into(),
-        };
-        let chunks = vec![
+        let chunk = |id: &str, text: &str| crate::testing::chunk(id, id, id, text);
+        crate::testing::files(&[
             chunk("wifi", "Connect to eduroam with your password."),
             chunk("reset", "Reset the password on the self-service page."),
             chunk("print", "Print with your card."),
-        ];
-        let vectors: Vec<f32> = chunks.iter().flat_map(|c| e.embed(&c.text)).collect();
-        let p = BuildParams {
-            bm25: Bm25Params::default(),
-            vectors: VectorStorage::F32,
-            encoder: "synthetic".into(),
-            encoder_fingerprint: e.fingerprint(),
-            default_mode: Mode::Rrf,
-            alpha: 0.7,
-            rrf_k: 60.0,
-            norm_depth: 10,
-            long_text: "truncate".into(),
-            built_unix: 0,
-            graph: None,
-        };
-        (AlignedBytes::new(&index::build(&chunks, &vectors, crate::encoder::DIM, &p)), enc)
+        ])
     }
 
     fn request() -> ChatRequest {

@@ -6,6 +6,7 @@ pub(crate) mod chat;
 pub(crate) mod embed_bench;
 pub(crate) mod eval;
 pub(crate) mod ingest;
+pub(crate) mod insights;
 pub(crate) mod publish;
 pub(crate) mod search;
 pub(crate) mod serve;

@@ -1,0 +1,835 @@
+//! The insights report: what `site-builder insights` renders and
+//! `GET /api/insights` returns (JSON, documented in `openapi.yaml`).
+//!
+//! Counts come from SQL aggregates over the period, so a report reads a bounded
+//! number of rows however much traffic was recorded; what is held in memory is
+//! bounded too (the [`MAX_GAP_QUESTIONS`] most asked unanswered questions, the
+//! [`MAX_FEEDBACK`] newest feedback rows).
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use serde::{Deserialize, Serialize};
+
+use super::record::Settings;
+use super::{cluster, schema, Db, InsightsError, SqlValue};
+use crate::service::{rfc3339, Service};
+
+/// Most distinct unanswered questions clustered into gaps (the most asked).
+pub const MAX_GAP_QUESTIONS: usize = 500;
+/// Most feedback rows read (the newest).
+pub const MAX_FEEDBACK: usize = 5000;
+/// Gap groups in a report.
+pub const MAX_GAPS: usize = 25;
+/// Example questions per gap group.
+pub const MAX_EXAMPLES: usize = 5;
+
+/// The whole report.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// When it was computed (RFC 3339).
+    pub generated: String,
+    pub period: Period,
+    pub recording: Recording,
+    pub totals: Totals,
+    /// Questions over time, one entry per bucket of the period (empty ones included).
+    pub series: Vec<Bucket>,
+    /// Unanswered and thumbs-down questions grouped by meaning, biggest first:
+    /// the first five are what the knowledge base should answer next.
+    pub gaps: Vec<Gap>,
+    /// Distinct gap questions in the period, and how many of them were clustered.
+    pub gap_questions: usize,
+    pub gap_questions_clustered: usize,
+    /// The most asked questions, answered or not.
+    pub top_questions: Vec<Asked>,
+    /// Pages by citations in answers, then by appearances in results.
+    pub cited_pages: Vec<PageStat>,
+    /// Pages of the index no search or chat retrieved in the period (candidates
+    /// for cleanup, or for better titles); `None` when the pages cannot be listed
+    /// (the PostgreSQL backend).
+    pub never_retrieved: Option<Vec<PageRef>>,
+    /// Pages in the index, when known.
+    pub pages_total: Option<usize>,
+    /// Feedback, newest first, one entry per answer (its last thumb, its comment).
+    pub feedback: Vec<FeedbackItem>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Period {
+    pub since: String,
+    pub until: String,
+    /// The width of a [`Bucket`]: `hour`, `day` or `week`.
+    pub bucket: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Recording {
+    pub enabled: bool,
+    pub retention_days: u32,
+    /// The oldest event still stored, if any.
+    pub oldest: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Totals {
+    pub searches: u64,
+    pub chats: u64,
+    /// Chats that abstained (the knowledge base did not answer).
+    pub abstained: u64,
+    /// Chats answered by the extractive fallback because the LLM failed.
+    pub degraded: u64,
+    /// Searches that found nothing.
+    pub no_results: u64,
+    /// Distinct widget ids (browsers that sent one).
+    pub visitors: u64,
+    /// Answers rated, by their last thumb.
+    pub thumbs_up: u64,
+    pub thumbs_down: u64,
+    pub comments: u64,
+    /// `abstained / chats`, `degraded / chats`, `thumbs_down / rated` (0 when
+    /// there is nothing to divide).
+    pub abstention_rate: f64,
+    pub degraded_rate: f64,
+    pub thumbs_down_rate: f64,
+    pub search_latency_p50_ms: Option<f64>,
+    pub search_latency_p95_ms: Option<f64>,
+    pub chat_latency_p50_ms: Option<f64>,
+    pub chat_latency_p95_ms: Option<f64>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Bucket {
+    /// The bucket's first second (RFC 3339).
+    pub start: String,
+    pub searches: u64,
+    pub chats: u64,
+    pub abstained: u64,
+    pub degraded: u64,
+}
+
+/// A group of questions that ask for one thing the knowledge base does not answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Gap {
+    /// The group's most asked question.
+    pub label: String,
+    /// Times its questions were asked (searches and chats) or rated down.
+    pub count: u64,
+    /// Distinct questions in it.
+    pub questions: usize,
+    pub abstained: u64,
+    pub no_results: u64,
+    pub thumbs_down: u64,
+    pub examples: Vec<Asked>,
+    /// The pages retrieved or cited for these questions most often: the nearest
+    /// the knowledge base came, where a fix would start.
+    pub closest_pages: Vec<PageStat>,
+}
+
+/// A question and how often it was asked.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Asked {
+    pub question: String,
+    pub count: u64,
+    /// When it was last asked (RFC 3339).
+    pub last: String,
+    /// Of those times, how many went unanswered (abstained, nothing found, rated down).
+    pub unanswered: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PageRef {
+    pub page_id: String,
+    pub title: String,
+    /// Site-relative; empty when the page is not in the index any more.
+    pub url: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PageStat {
+    #[serde(flatten)]
+    pub page: PageRef,
+    /// Answers citing it (for gap groups: times it was retrieved or cited for the group).
+    pub citations: u64,
+    /// Times it was among the results or the evidence.
+    pub retrievals: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FeedbackItem {
+    /// Of the last event on this answer (RFC 3339).
+    pub time: String,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub answer_id: Option<String>,
+    /// `up` or `down`: the last thumb.
+    pub rating: String,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub comment: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub question: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub answer: Option<String>,
+    pub citations: Vec<String>,
+}
+
+/// What to report on.
+#[derive(Debug, Clone, Copy)]
+pub struct Options {
+    /// First second of the period (Unix).
+    pub since: u64,
+    pub now: u64,
+    pub settings: Settings,
+    /// The cosine from which two questions are one need ([`cluster::THRESHOLD`]).
+    pub threshold: f32,
+}
+
+impl Options {
+    /// The period from `since` to `now`, grouped at [`cluster::THRESHOLD`].
+    pub fn new(since: u64, now: u64, settings: Settings) -> Options {
+        Options { since, now, settings, threshold: cluster::THRESHOLD }
+    }
+}
+
+fn int(row: &[SqlValue], i: usize) -> Result<i64, InsightsError> {
+    row.get(i).and_then(SqlValue::int).ok_or_else(|| InsightsError::Row(format!("column {i} is not an integer")))
+}
+
+fn count(row: &[SqlValue], i: usize) -> Result<u64, InsightsError> {
+    // SUM over no rows is NULL.
+    match row.get(i) {
+        Some(SqlValue::Null) => Ok(0),
+        _ => Ok(int(row, i)?.max(0) as u64),
+    }
+}
+
+fn text(row: &[SqlValue], i: usize) -> Result<String, InsightsError> {
+    row.get(i)
+        .and_then(SqlValue::text)
+        .map(str::to_string)
+        .ok_or_else(|| InsightsError::Row(format!("column {i} is not text")))
+}
+
+fn opt_text(row: &[SqlValue], i: usize) -> Option<String> {
+    row.get(i).and_then(SqlValue::text).map(str::to_string)
+}
+
+fn list(row: &[SqlValue], i: usize) -> Vec<String> {
+    row.get(i).and_then(SqlValue::text).and_then(|s| serde_json::from_str(s).ok()).unwrap_or_default()
+}
+
+fn time(row: &[SqlValue], i: usize) -> Result<String, InsightsError> {
+    Ok(rfc3339(int(row, i)?.max(0) as u64))
+}
+
+/// The pages of the index, by id (title, URL), when the corpus is bundled.
+fn pages_of(svc: &Service) -> Option<BTreeMap<String, PageRef>> {
+    let index = svc.index()?;
+    let mut pages = BTreeMap::new();
+    for doc in 0..index.len() {
+        let Ok(m) = index.chunk(doc as u32) else { continue };
+        pages.entry(m.page_id.clone()).or_insert(PageRef { page_id: m.page_id, title: m.title, url: m.url });
+    }
+    Some(pages)
+}
+
+/// Computes the report.
+pub fn compute(db: &dyn Db, svc: &Service, opts: &Options) -> Result<Report, InsightsError> {
+    schema::migrate(db, schema::MIGRATIONS, opts.now)?;
+    let since = SqlValue::Integer(opts.since as i64);
+    let s = std::slice::from_ref(&since);
+    let pages = pages_of(svc);
+    let page_ref = |id: &str| match pages.as_ref().and_then(|p| p.get(id)) {
+        Some(p) => p.clone(),
+        None => PageRef { page_id: id.to_string(), title: id.to_string(), url: String::new() },
+    };
+
+    let oldest = db
+        .execute("SELECT MIN(time) FROM (SELECT MIN(time) AS time FROM kb_events UNION ALL SELECT MIN(time) FROM kb_feedback)", &[])?
+        .first()
+        .and_then(|r| r.first().and_then(SqlValue::int));
+    // The period starts at `since`, or at the oldest event for `all`.
+    let start = if opts.since == 0 { oldest.unwrap_or(opts.now as i64).max(0) as u64 } else { opts.since };
+    let span = opts.now.saturating_sub(start);
+    let (width, bucket_name) = if span <= 2 * super::DAY {
+        (3600, "hour")
+    } else if span <= 92 * super::DAY {
+        (super::DAY, "day")
+    } else {
+        (7 * super::DAY, "week")
+    };
+
+    // Questions over time, and the totals.
+    let mut totals = Totals::default();
+    let first = start / width;
+    let last = opts.now / width;
+    let mut series: Vec<Bucket> =
+        (first..=last.max(first)).map(|b| Bucket { start: rfc3339(b * width), ..Bucket::default() }).collect();
+    let rows = db.execute(
+        "SELECT time / ?, kind, COUNT(*), SUM(abstained), SUM(degraded), SUM(results = 0)
+         FROM kb_events WHERE time >= ? GROUP BY 1, 2",
+        &[SqlValue::Integer(width as i64), since.clone()],
+    )?;
+    for r in &rows {
+        let b = int(r, 0)?.max(0) as u64;
+        let (n, abstained, degraded, none) = (count(r, 2)?, count(r, 3)?, count(r, 4)?, count(r, 5)?);
+        let slot = b.checked_sub(first).and_then(|i| series.get_mut(i as usize));
+        match text(r, 1)?.as_str() {
+            "search" => {
+                totals.searches += n;
+                totals.no_results += none;
+                if let Some(slot) = slot {
+                    slot.searches += n;
+                }
+            }
+            _ => {
+                totals.chats += n;
+                totals.abstained += abstained;
+                totals.degraded += degraded;
+                if let Some(slot) = slot {
+                    slot.chats += n;
+                    slot.abstained += abstained;
+                    slot.degraded += degraded;
+                }
+            }
+        }
+    }
+    totals.visitors = db
+        .execute("SELECT COUNT(DISTINCT visitor) FROM kb_events WHERE time >= ? AND visitor IS NOT NULL", s)?
+        .first()
+        .map(|r| count(r, 0))
+        .transpose()?
+        .unwrap_or(0);
+    for (kind, n, p50, p95) in [
+        ("search", totals.searches, &mut totals.search_latency_p50_ms, &mut totals.search_latency_p95_ms),
+        ("chat", totals.chats, &mut totals.chat_latency_p50_ms, &mut totals.chat_latency_p95_ms),
+    ] {
+        for (q, out) in [(0.5, p50), (0.95, p95)] {
+            if n == 0 {
+                continue;
+            }
+            let offset = ((n - 1) as f64 * q).round() as i64;
+            *out = db
+                .execute(
+                    "SELECT latency_ms FROM kb_events WHERE time >= ? AND kind = ? ORDER BY latency_ms LIMIT 1 OFFSET ?",
+                    &[since.clone(), kind.into(), SqlValue::Integer(offset)],
+                )?
+                .first()
+                .and_then(|r| r.first().and_then(SqlValue::real));
+        }
+    }
+
+    // Feedback, one entry per answer: the rows newest first, so the first row of
+    // an answer has its last thumb.
+    let rows = db.execute(
+        "SELECT time, answer_id, rating, comment, question, answer, citations, lower(trim(question))
+         FROM kb_feedback WHERE time >= ? ORDER BY time DESC, id DESC LIMIT ?",
+        &[since.clone(), SqlValue::Integer(MAX_FEEDBACK as i64)],
+    )?;
+    let mut feedback: Vec<FeedbackItem> = Vec::new();
+    let mut by_answer: HashMap<String, usize> = HashMap::new();
+    // Normalised question → times rated down (by answer), with its display text.
+    let mut down: Vec<(String, String, Option<String>)> = Vec::new();
+    for r in &rows {
+        let answer_id = opt_text(r, 1);
+        let comment = opt_text(r, 3);
+        if let Some(&i) = answer_id.as_ref().and_then(|id| by_answer.get(id)) {
+            let item: &mut FeedbackItem = &mut feedback[i];
+            if item.comment.is_none() {
+                item.comment = comment;
+            }
+            item.question = item.question.take().or_else(|| opt_text(r, 4));
+            item.answer = item.answer.take().or_else(|| opt_text(r, 5));
+            continue;
+        }
+        let item = FeedbackItem {
+            time: time(r, 0)?,
+            answer_id: answer_id.clone(),
+            rating: text(r, 2)?,
+            comment,
+            question: opt_text(r, 4),
+            answer: opt_text(r, 5),
+            citations: list(r, 6),
+        };
+        if item.rating == "down" {
+            if let (Some(q), Some(key)) = (&item.question, opt_text(r, 7)) {
+                down.push((key, q.clone(), answer_id.clone()));
+            }
+        }
+        if let Some(id) = answer_id {
+            by_answer.insert(id, feedback.len());
+        }
+        feedback.push(item);
+    }
+    totals.thumbs_up = feedback.iter().filter(|f| f.rating == "up").count() as u64;
+    totals.thumbs_down = feedback.iter().filter(|f| f.rating == "down").count() as u64;
+    totals.comments = feedback.iter().filter(|f| f.comment.is_some()).count() as u64;
+    let ratio = |a: u64, b: u64| if b == 0 { 0.0 } else { a as f64 / b as f64 };
+    totals.abstention_rate = ratio(totals.abstained, totals.chats);
+    totals.degraded_rate = ratio(totals.degraded, totals.chats);
+    totals.thumbs_down_rate = ratio(totals.thumbs_down, totals.thumbs_up + totals.thumbs_down);
+
+    // The gap questions: unanswered searches and chats, and answers rated down.
+    #[derive(Default)]
+    struct Q {
+        text: String,
+        count: u64,
+        last: i64,
+        abstained: u64,
+        no_results: u64,
+        thumbs_down: u64,
+        pages: HashMap<String, u64>,
+    }
+    let mut qs: BTreeMap<String, Q> = BTreeMap::new();
+    let unanswered = "time >= ? AND (abstained = 1 OR (kind = 'search' AND results = 0))";
+    let rows = db.execute(
+        &format!(
+            // `trim(question)` beside MAX(time) is read from the latest row (SQLite's
+            // rule for a bare column with MAX): the question as last spelled.
+            "SELECT lower(trim(question)), trim(question), COUNT(*), MAX(time), SUM(abstained), SUM(kind = 'search' AND results = 0)
+             FROM kb_events WHERE {unanswered} GROUP BY 1 ORDER BY 3 DESC, 4 DESC LIMIT ?"
+        ),
+        &[since.clone(), SqlValue::Integer(MAX_GAP_QUESTIONS as i64)],
+    )?;
+    let gap_distinct = db
+        .execute(&format!("SELECT COUNT(DISTINCT lower(trim(question))) FROM kb_events WHERE {unanswered}"), s)?
+        .first()
+        .map(|r| count(r, 0))
+        .transpose()?
+        .unwrap_or(0) as usize;
+    for r in &rows {
+        qs.insert(
+            text(r, 0)?,
+            Q {
+                text: text(r, 1)?,
+                count: count(r, 2)?,
+                last: int(r, 3)?,
+                abstained: count(r, 4)?,
+                no_results: count(r, 5)?,
+                ..Q::default()
+            },
+        );
+    }
+    // Their evidence: the pages retrieved for them (first three of each event).
+    let rows = db.execute(
+        &format!(
+            "SELECT lower(trim(question)), pages FROM kb_events WHERE {unanswered} ORDER BY time DESC LIMIT 20000"
+        ),
+        s,
+    )?;
+    for r in &rows {
+        if let Some(q) = qs.get_mut(&text(r, 0)?) {
+            for p in list(r, 1).into_iter().take(3) {
+                *q.pages.entry(p).or_default() += 1;
+            }
+        }
+    }
+    // Answers rated down: their question, and the pages they cited.
+    let mut down_extra = 0;
+    let cited_by_answer: HashMap<String, (Vec<String>, i64)> = db
+        .execute(
+            "SELECT answer_id, cited, pages, time FROM kb_events WHERE answer_id IN
+               (SELECT answer_id FROM kb_feedback WHERE time >= ? AND rating = 'down' AND answer_id IS NOT NULL)",
+            s,
+        )?
+        .iter()
+        .filter_map(|r| {
+            let mut pages = list(r, 1);
+            pages.extend(list(r, 2));
+            Some((opt_text(r, 0)?, (pages, int(r, 3).ok()?)))
+        })
+        .collect();
+    for (key, question, answer_id) in down {
+        let (pages, at) = answer_id.as_ref().and_then(|id| cited_by_answer.get(id)).cloned().unwrap_or_default();
+        if !qs.contains_key(&key) {
+            if qs.len() >= MAX_GAP_QUESTIONS {
+                continue;
+            }
+            down_extra += 1;
+        }
+        let q = qs.entry(key).or_insert_with(|| Q { text: question, ..Q::default() });
+        q.count += 1;
+        q.thumbs_down += 1;
+        q.last = q.last.max(at);
+        for p in pages.into_iter().take(3) {
+            *q.pages.entry(p).or_default() += 1;
+        }
+    }
+    let keys: Vec<String> = qs.keys().cloned().collect();
+    let vectors = question_vectors(db, svc, &keys);
+    let weights: Vec<f64> = keys.iter().map(|k| qs[k].count as f64).collect();
+    let groups = cluster::groups(&vectors, &weights, opts.threshold);
+    let gaps: Vec<Gap> = groups
+        .iter()
+        .take(MAX_GAPS)
+        .map(|members| {
+            let ms: Vec<&Q> = members.iter().map(|&i| &qs[&keys[i]]).collect();
+            let mut pages: HashMap<&str, u64> = HashMap::new();
+            for q in &ms {
+                for (p, n) in &q.pages {
+                    *pages.entry(p).or_default() += n;
+                }
+            }
+            let mut closest: Vec<(&str, u64)> = pages.into_iter().collect();
+            closest.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+            Gap {
+                label: ms[0].text.clone(),
+                count: ms.iter().map(|q| q.count).sum(),
+                questions: ms.len(),
+                abstained: ms.iter().map(|q| q.abstained).sum(),
+                no_results: ms.iter().map(|q| q.no_results).sum(),
+                thumbs_down: ms.iter().map(|q| q.thumbs_down).sum(),
+                examples: ms
+                    .iter()
+                    .take(MAX_EXAMPLES)
+                    .map(|q| Asked {
+                        question: q.text.clone(),
+                        count: q.count,
+                        last: rfc3339(q.last.max(0) as u64),
+                        unanswered: q.abstained + q.no_results + q.thumbs_down,
+                    })
+                    .collect(),
+                closest_pages: closest
+                    .into_iter()
+                    .take(3)
+                    .map(|(p, n)| PageStat { page: page_ref(p), citations: n, retrievals: n })
+                    .collect(),
+            }
+        })
+        .collect();
+
+    let top_questions = db
+        .execute(
+            "SELECT trim(question), COUNT(*), MAX(time), SUM(abstained = 1 OR (kind = 'search' AND results = 0))
+             FROM kb_events WHERE time >= ? GROUP BY lower(trim(question)) ORDER BY 2 DESC, 3 DESC LIMIT 10",
+            s,
+        )?
+        .iter()
+        .map(|r| Ok(Asked { question: text(r, 0)?, count: count(r, 1)?, last: time(r, 2)?, unanswered: count(r, 3)? }))
+        .collect::<Result<Vec<_>, InsightsError>>()?;
+
+    // Pages: citations, retrievals, and the pages nothing retrieved.
+    let per_page = |column: &str| -> Result<HashMap<String, u64>, InsightsError> {
+        db.execute(
+            &format!("SELECT j.value, COUNT(*) FROM kb_events, json_each(kb_events.{column}) AS j WHERE kb_events.time >= ? GROUP BY j.value"),
+            s,
+        )?
+        .iter()
+        .map(|r| Ok((text(r, 0)?, count(r, 1)?)))
+        .collect()
+    };
+    let citations = per_page("cited")?;
+    let retrievals = per_page("pages")?;
+    let mut cited: Vec<PageStat> = citations
+        .keys()
+        .chain(retrievals.keys())
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .map(|p| PageStat {
+            page: page_ref(p),
+            citations: citations.get(p).copied().unwrap_or(0),
+            retrievals: retrievals.get(p).copied().unwrap_or(0),
+        })
+        .collect();
+    cited.sort_by(|a, b| {
+        (b.citations, b.retrievals).cmp(&(a.citations, a.retrievals)).then(a.page.page_id.cmp(&b.page.page_id))
+    });
+    cited.truncate(15);
+    let never_retrieved = pages.as_ref().map(|all| {
+        let mut v: Vec<PageRef> = all.values().filter(|p| !retrievals.contains_key(&p.page_id)).cloned().collect();
+        v.sort_by(|a, b| a.title.to_lowercase().cmp(&b.title.to_lowercase()).then(a.page_id.cmp(&b.page_id)));
+        v
+    });
+
+    Ok(Report {
+        generated: rfc3339(opts.now),
+        period: Period { since: rfc3339(start), until: rfc3339(opts.now), bucket: bucket_name.into() },
+        recording: Recording {
+            enabled: opts.settings.enabled,
+            retention_days: opts.settings.retention_days,
+            oldest: oldest.map(|t| rfc3339(t.max(0) as u64)),
+        },
+        totals,
+        series,
+        gaps,
+        gap_questions: gap_distinct + down_extra,
+        gap_questions_clustered: keys.len(),
+        top_questions,
+        cited_pages: cited,
+        pages_total: pages.as_ref().map(BTreeMap::len),
+        never_retrieved,
+        feedback: feedback.into_iter().take(200).collect(),
+    })
+}
+
+/// The questions' vectors, `keys.len() × 384`: from `kb_question_vectors` where
+/// the encoder computed them before, else encoded now (in batches) and kept. A
+/// cache that cannot be read or written costs time, not the report.
+fn question_vectors(db: &dyn Db, svc: &Service, keys: &[String]) -> Vec<f32> {
+    let encoder = format!("{:016x}", svc.encoder().fingerprint());
+    let mut known: HashMap<String, Vec<f32>> = HashMap::new();
+    for part in keys.chunks(200) {
+        let marks = vec!["?"; part.len()].join(", ");
+        let mut params = vec![SqlValue::Text(encoder.clone())];
+        params.extend(part.iter().map(|k| SqlValue::Text(k.clone())));
+        let Ok(rows) = db.execute(
+            &format!("SELECT question, vector FROM kb_question_vectors WHERE encoder = ? AND question IN ({marks})"),
+            &params,
+        ) else {
+            continue;
+        };
+        for r in rows {
+            if let (Some(q), Some(b)) = (r.first().and_then(SqlValue::text), r.get(1).and_then(SqlValue::blob)) {
+                if b.len() == cluster::DIM * 4 {
+                    let v = b.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+                    known.insert(q.to_string(), v);
+                }
+            }
+        }
+    }
+    let missing: Vec<&String> = keys.iter().filter(|k| !known.contains_key(*k)).collect();
+    for part in missing.chunks(32) {
+        let tokens: Vec<Vec<u32>> = part.iter().map(|k| svc.encoder().tokenize(k)).collect();
+        let flat = svc.encoder().embed_tokens(&tokens);
+        for (k, v) in part.iter().zip(flat.chunks_exact(cluster::DIM)) {
+            let blob: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+            let _ = db.execute(
+                "INSERT OR IGNORE INTO kb_question_vectors (question, encoder, vector) VALUES (?, ?, ?)",
+                &[SqlValue::Text((*k).clone()), SqlValue::Text(encoder.clone()), SqlValue::Blob(blob)],
+            );
+            known.insert((*k).clone(), v.to_vec());
+        }
+    }
+    keys.iter().flat_map(|k| known.get(k).cloned().unwrap_or_else(|| vec![0.0; cluster::DIM])).collect()
+}
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+pub(crate) mod tests {
+    use super::*;
+    use crate::container::AlignedBytes;
+    use crate::insights::record::{self, Event, Feedback, Kind, Recorder, Write};
+    use crate::insights::{DbError, DAY};
+
+    /// The statements on a real SQLite, in memory.
+    pub(crate) struct Lite(pub rusqlite::Connection);
+
+    impl Db for Lite {
+        fn execute(&self, statement: &str, params: &[SqlValue]) -> Result<Vec<Vec<SqlValue>>, DbError> {
+            use rusqlite::types::{Value as V, ValueRef};
+            let err = |e: rusqlite::Error| DbError::Statement(e.to_string());
+            let mut st = self.0.prepare(statement).map_err(err)?;
+            let n = st.column_count();
+            let ps: Vec<V> = params
+                .iter()
+                .map(|p| match p {
+                    SqlValue::Null => V::Null,
+                    SqlValue::Integer(v) => V::Integer(*v),
+                    SqlValue::Real(v) => V::Real(*v),
+                    SqlValue::Text(v) => V::Text(v.clone()),
+                    SqlValue::Blob(v) => V::Blob(v.clone()),
+                })
+                .collect();
+            let mut rows = st.query(rusqlite::params_from_iter(ps)).map_err(err)?;
+            let mut out = Vec::new();
+            while let Some(r) = rows.next().map_err(err)? {
+                out.push(
+                    (0..n)
+                        .map(|i| match r.get_ref(i) {
+                            Ok(ValueRef::Integer(v)) => SqlValue::Integer(v),
+                            Ok(ValueRef::Real(v)) => SqlValue::Real(v),
+                            Ok(ValueRef::Text(t)) => SqlValue::Text(String::from_utf8_lossy(t).into()),
+                            Ok(ValueRef::Blob(b)) => SqlValue::Blob(b.to_vec()),
+                            _ => SqlValue::Null,
+                        })
+                        .collect(),
+                );
+            }
+            Ok(out)
+        }
+    }
+
+    pub(crate) fn lite() -> Lite {
+        Lite(rusqlite::Connection::open_in_memory().unwrap())
+    }
+
+    fn files() -> (AlignedBytes, AlignedBytes) {
+        let chunk = |page: &str, title: &str| crate::testing::chunk(&format!("{page}#0"), page, title, title);
+        crate::testing::files(&[chunk("wifi", "Eduroam"), chunk("reset", "Passwords"), chunk("print", "Printing")])
+    }
+
+    fn chat(q: &str, id: &str, abstained: bool, cited: &[&str]) -> Event {
+        Event {
+            kind: Kind::Chat,
+            mode: "extractive".into(),
+            question: q.into(),
+            answer_id: Some(id.into()),
+            visitor: Some("visitor-0001".into()),
+            results: cited.len(),
+            pages: vec!["reset".into(), "wifi".into()],
+            cited: cited.iter().map(|s| s.to_string()).collect(),
+            abstained,
+            degraded: false,
+            latency_ms: 40.0,
+        }
+    }
+
+    fn search(q: &str, pages: &[&str]) -> Event {
+        Event {
+            kind: Kind::Search,
+            mode: "convex".into(),
+            question: q.into(),
+            answer_id: None,
+            visitor: None,
+            results: pages.len(),
+            pages: pages.iter().map(|s| s.to_string()).collect(),
+            cited: vec![],
+            abstained: false,
+            degraded: false,
+            latency_ms: 10.0,
+        }
+    }
+
+    fn thumb(id: &str, up: bool, comment: Option<&str>, q: &str) -> Feedback {
+        Feedback {
+            answer_id: Some(id.into()),
+            up,
+            comment: comment.map(str::to_string),
+            question: Some(q.into()),
+            answer: Some("an answer".into()),
+            citations: vec!["/reset.html".into()],
+            page: Some("https://help.example.edu/kb/a.html?token=secret#top".into()),
+            visitor: Some("visitor-0001".into()),
+        }
+    }
+
+    const NOW: u64 = 1_796_083_200 + 12 * 3600;
+
+    #[test]
+    fn the_report_counts_groups_and_deduplicates() {
+        let (idx, enc) = files();
+        let svc = Service::open(idx.as_slice(), enc.as_slice()).unwrap();
+        let db = lite();
+        let mut rec = Recorder::default();
+        let settings = Settings::default();
+        let mut w = |wr: Write<'_>, t: u64| rec.write(&db, wr, settings, t).unwrap();
+        w(Write::Event(&chat("How do I reset my password?", "a1", false, &["reset"])), NOW - 3600);
+        w(Write::Event(&chat("Can I borrow a laptop?", "a2", true, &[])), NOW - 1800);
+        w(Write::Event(&chat("can I borrow a laptop? ", "a3", true, &[])), NOW - 60);
+        w(Write::Event(&search("eduroam", &["wifi", "reset"])), NOW - 30);
+        w(Write::Event(&search("zzzz", &[])), NOW - 20);
+        w(Write::Feedback(&thumb("a1", false, None, "How do I reset my password?")), NOW - 10);
+        w(Write::Feedback(&thumb("a1", false, Some("The link is broken"), "How do I reset my password?")), NOW - 5);
+        // Older than the period: not counted.
+        w(Write::Event(&search("old question", &["print"])), NOW - 40 * DAY);
+
+        let r = compute(&db, &svc, &Options { threshold: 1.5, ..Options::new(NOW - 30 * DAY, NOW, settings) }).unwrap();
+        assert_eq!((r.totals.searches, r.totals.chats, r.totals.abstained, r.totals.no_results), (2, 3, 2, 1));
+        assert_eq!(r.totals.visitors, 1);
+        assert_eq!((r.totals.thumbs_up, r.totals.thumbs_down, r.totals.comments), (0, 1, 1));
+        assert!((r.totals.abstention_rate - 2.0 / 3.0).abs() < 1e-9);
+        assert_eq!(r.period.bucket, "day");
+        assert_eq!(r.series.len(), 31);
+        assert_eq!(r.series.iter().map(|b| b.searches + b.chats).sum::<u64>(), 5);
+        assert_eq!(r.series.last().unwrap().chats, 3);
+        // One feedback entry for the answer: its thumb, then its comment.
+        assert_eq!(r.feedback.len(), 1);
+        assert_eq!(r.feedback[0].rating, "down");
+        assert_eq!(r.feedback[0].comment.as_deref(), Some("The link is broken"));
+        // The gaps: the laptop question asked twice (two spellings, one question),
+        // then the password answer rated down, then the search that found nothing.
+        let labels: Vec<(&str, u64)> = r.gaps.iter().map(|g| (g.label.as_str(), g.count)).collect();
+        assert!(labels.contains(&("can I borrow a laptop?", 2)), "{labels:?}");
+        assert!(labels.contains(&("How do I reset my password?", 1)), "{labels:?}");
+        assert!(labels.contains(&("zzzz", 1)), "{labels:?}");
+        assert_eq!(r.gaps[0].label, "can I borrow a laptop?");
+        assert_eq!(r.gaps[0].abstained, 2);
+        let pw = r.gaps.iter().find(|g| g.label.starts_with("How do I reset")).unwrap();
+        assert_eq!(pw.thumbs_down, 1);
+        assert_eq!(pw.closest_pages[0].page.title, "Passwords");
+        assert_eq!(r.gap_questions, 3);
+        // Pages: cited first, then retrieved; the one page nothing retrieved.
+        assert_eq!(r.cited_pages[0].page.page_id, "reset");
+        assert_eq!((r.cited_pages[0].citations, r.cited_pages[0].retrievals), (1, 4));
+        let never: Vec<&str> = r.never_retrieved.as_ref().unwrap().iter().map(|p| p.page_id.as_str()).collect();
+        assert_eq!(never, ["print"]);
+        assert_eq!(r.pages_total, Some(3));
+        assert_eq!(r.top_questions[0].question, "can I borrow a laptop?");
+        assert_eq!(r.top_questions[0].count, 2);
+        // Computed vectors were kept: a second report encodes nothing new.
+        let kept = db.execute("SELECT COUNT(*) FROM kb_question_vectors", &[]).unwrap();
+        assert_eq!(kept[0][0], SqlValue::Integer(3));
+        assert_eq!(
+            compute(&db, &svc, &Options { threshold: 1.5, ..Options::new(NOW - 30 * DAY, NOW, settings) }).unwrap(),
+            r
+        );
+    }
+
+    #[test]
+    fn what_is_stored_is_only_what_the_readme_says() {
+        let db = lite();
+        let mut rec = Recorder::default();
+        rec.write(&db, Write::Feedback(&thumb("a1", true, Some("  "), &"x".repeat(5000))), Settings::default(), NOW)
+            .unwrap();
+        let rows = db.execute("SELECT page, comment, length(question), visitor FROM kb_feedback", &[]).unwrap();
+        // The page's path only, an empty comment as none, questions truncated.
+        assert_eq!(rows[0][0], SqlValue::Text("/kb/a.html".into()));
+        assert_eq!(rows[0][1], SqlValue::Null);
+        assert_eq!(rows[0][2], SqlValue::Integer(record::MAX_QUESTION_CHARS as i64));
+        // A visitor id that is not the widget's plain token is dropped.
+        let mut e = search("q", &[]);
+        e.visitor = Some("<script>".into());
+        rec.write(&db, Write::Event(&e), Settings::default(), NOW).unwrap();
+        let rows = db.execute("SELECT visitor FROM kb_events", &[]).unwrap();
+        assert_eq!(rows[0][0], SqlValue::Null);
+    }
+
+    #[test]
+    fn recording_off_writes_nothing_and_retention_prunes() {
+        let db = lite();
+        let mut rec = Recorder::default();
+        let off = Settings { enabled: false, ..Settings::default() };
+        rec.write(&db, Write::Event(&search("q", &[])), off, NOW).unwrap();
+        assert!(db.execute("SELECT 1 FROM kb_events", &[]).is_err(), "recording off must not even create tables");
+        let on = Settings { enabled: true, retention_days: 7 };
+        for age in [10 * DAY, 8 * DAY, DAY] {
+            record::event(&db, &search("q", &[]), NOW - age).ok();
+            rec.write(&db, Write::Event(&search(&format!("q{age}"), &[])), on, NOW - age).unwrap();
+        }
+        record::prune(&db, 7, NOW).unwrap();
+        let rows = db.execute("SELECT COUNT(*), MIN(time) FROM kb_events", &[]).unwrap();
+        assert_eq!(rows[0][0], SqlValue::Integer(2));
+        assert_eq!(rows[0][1], SqlValue::Integer((NOW - DAY) as i64));
+    }
+
+    #[test]
+    fn migrations_are_idempotent_and_a_newer_schema_is_left_alone() {
+        use crate::insights::schema::{migrate, version, Migration, MIGRATIONS};
+        let db = lite();
+        assert_eq!(version(&db).unwrap(), 0);
+        assert_eq!(migrate(&db, MIGRATIONS, NOW).unwrap(), schema::latest());
+        // Twice (two instances starting together) is harmless.
+        assert_eq!(migrate(&db, MIGRATIONS, NOW).unwrap(), schema::latest());
+        record::event(&db, &search("kept", &["wifi"]), NOW).unwrap();
+        // An upgrade applies only what is new, and keeps the rows.
+        const NEXT: &[Migration] = &[
+            Migration { version: 1, statements: MIGRATIONS[0].statements },
+            Migration { version: 2, statements: &["CREATE TABLE IF NOT EXISTS kb_extra (x INTEGER)"] },
+        ];
+        assert_eq!(migrate(&db, NEXT, NOW).unwrap(), 2);
+        assert_eq!(version(&db).unwrap(), 2);
+        assert_eq!(db.execute("SELECT COUNT(*) FROM kb_events", &[]).unwrap()[0][0], SqlValue::Integer(1));
+        // This build (version 1) refuses to write into version 2, and says so.
+        let mut rec = Recorder::default();
+        let e = rec.write(&db, Write::Event(&search("q", &[])), Settings::default(), NOW).unwrap_err();
+        assert!(matches!(e, InsightsError::NewerSchema { found: 2, known: 1 }), "{e}");
+        assert!(e.to_string().contains("newer site-builder"));
+        assert!(rec.write(&db, Write::Event(&search("q", &[])), Settings::default(), NOW).is_ok());
+        assert_eq!(db.execute("SELECT COUNT(*) FROM kb_events", &[]).unwrap()[0][0], SqlValue::Integer(1));
+    }
+
+    #[test]
+    fn settings_parse_and_bad_values_are_named() {
+        assert_eq!(Settings::from_variables("", "").unwrap(), Settings::default());
+        assert_eq!(Settings::from_variables("off", "30").unwrap(), Settings { enabled: false, retention_days: 30 });
+        assert!(Settings::from_variables("maybe", "").unwrap_err().contains("insights_recording"));
+        assert!(Settings::from_variables("", "0").unwrap_err().contains("insights_retention_days"));
+        assert!(Settings::from_variables("", "ninety").unwrap_err().contains("insights_retention_days"));
+    }
+}

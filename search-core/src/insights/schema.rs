@@ -1,0 +1,107 @@
+//! The insights tables, and the migrations that make them.
+//!
+//! Version `n` of the schema is migrations `1..=n` applied in order; each is a list
+//! of statements written to be idempotent (`IF NOT EXISTS`, or guarded by what
+//! they change), and `kb_insights_schema` holds one row per applied version. Why
+//! idempotent rather than one transaction: Spin's SQLite interface gives every
+//! instance the same database, and a statement at a time, so two instances that
+//! start together may both migrate; running a migration twice must be harmless.
+//! A database with a version this build does not know is left alone: the function
+//! stops recording into it, and the report says which build to use.
+//!
+//! Tables (version 1):
+//!
+//! | table | one row per | columns |
+//! | --- | --- | --- |
+//! | `kb_events` | search or chat | `time` (Unix s), `kind` (`search`/`chat`), `mode` (the fusion mode, or `extractive`/`llm`), `question`, `answer_id` (chats: what feedback names), `visitor` (the widget's random id, if sent), `results`, `pages` and `cited` (JSON arrays of page ids: retrieved in rank order, cited), `abstained`, `degraded`, `latency_ms` |
+//! | `kb_feedback` | thumb or comment | `time`, `answer_id`, `rating` (`up`/`down`), `comment`, `question`, `answer`, `citations` (JSON array of URLs), `page` (path only), `visitor` |
+//! | `kb_question_vectors` | question and encoder | the question's MiniLM vector (384 f32, little-endian), computed by the report once and kept while the question is |
+
+use super::{Db, InsightsError, SqlValue};
+
+/// One version's statements.
+pub struct Migration {
+    pub version: i64,
+    pub statements: &'static [&'static str],
+}
+
+/// The schema, migration by migration.
+pub const MIGRATIONS: &[Migration] = &[Migration {
+    version: 1,
+    statements: &[
+        "CREATE TABLE IF NOT EXISTS kb_events (
+            id INTEGER PRIMARY KEY,
+            time INTEGER NOT NULL,
+            kind TEXT NOT NULL,
+            mode TEXT NOT NULL,
+            question TEXT NOT NULL,
+            answer_id TEXT,
+            visitor TEXT,
+            results INTEGER NOT NULL,
+            pages TEXT NOT NULL,
+            cited TEXT NOT NULL,
+            abstained INTEGER NOT NULL,
+            degraded INTEGER NOT NULL,
+            latency_ms REAL NOT NULL
+        )",
+        "CREATE INDEX IF NOT EXISTS kb_events_time ON kb_events (time)",
+        "CREATE INDEX IF NOT EXISTS kb_events_answer ON kb_events (answer_id) WHERE answer_id IS NOT NULL",
+        "CREATE TABLE IF NOT EXISTS kb_feedback (
+            id INTEGER PRIMARY KEY,
+            time INTEGER NOT NULL,
+            answer_id TEXT,
+            rating TEXT NOT NULL,
+            comment TEXT,
+            question TEXT,
+            answer TEXT,
+            citations TEXT NOT NULL,
+            page TEXT,
+            visitor TEXT
+        )",
+        "CREATE INDEX IF NOT EXISTS kb_feedback_time ON kb_feedback (time)",
+        "CREATE TABLE IF NOT EXISTS kb_question_vectors (
+            question TEXT NOT NULL,
+            encoder TEXT NOT NULL,
+            vector BLOB NOT NULL,
+            PRIMARY KEY (question, encoder)
+        )",
+    ],
+}];
+
+/// The version this build writes and reads.
+pub fn latest() -> i64 {
+    MIGRATIONS.last().map_or(0, |m| m.version)
+}
+
+/// The version a database holds (0: none yet).
+pub fn version(db: &dyn Db) -> Result<i64, InsightsError> {
+    db.execute(
+        "CREATE TABLE IF NOT EXISTS kb_insights_schema (version INTEGER PRIMARY KEY, applied INTEGER NOT NULL)",
+        &[],
+    )?;
+    let rows = db.execute("SELECT COALESCE(MAX(version), 0) FROM kb_insights_schema", &[])?;
+    rows.first()
+        .and_then(|r| r.first())
+        .and_then(SqlValue::int)
+        .ok_or_else(|| InsightsError::Row("schema version".into()))
+}
+
+/// Brings the database to the last of `migrations` (normally [`MIGRATIONS`]);
+/// returns the version it now holds. A newer database is refused, untouched.
+pub fn migrate(db: &dyn Db, migrations: &[Migration], now: u64) -> Result<i64, InsightsError> {
+    let known = migrations.last().map_or(0, |m| m.version);
+    let found = version(db)?;
+    if found > known {
+        return Err(InsightsError::NewerSchema { found, known });
+    }
+    for m in migrations.iter().filter(|m| m.version > found) {
+        for s in m.statements {
+            db.execute(s, &[])?;
+        }
+        db.execute(
+            "INSERT OR IGNORE INTO kb_insights_schema (version, applied) VALUES (?, ?)",
+            &[SqlValue::Integer(m.version), SqlValue::Integer(now as i64)],
+        )?;
+    }
+    Ok(known)
+}

@@ -1,0 +1,65 @@
+//! `site-builder insights`: the report as HTML (default) or JSON.
+
+use crate::InsightsArgs;
+
+pub(crate) fn run_insights(args: InsightsArgs) -> Result<(), String> {
+    let variables = edge_host::Variables::from_environment().map_err(|e| e.to_string())?;
+    let var = |name: &str| variables.get(name).unwrap_or_default();
+    let settings = search_core::insights::record::Settings::from_variables(
+        &var("insights_recording"),
+        &var("insights_retention_days"),
+    )?;
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let since = search_core::insights::parse_since(&args.since, now).map_err(|e| format!("--{e}"))?;
+    let site = match args.site.as_deref().map(str::trim) {
+        None | Some("") => None,
+        Some(s) if s.starts_with("https://") || s.starts_with("http://") => {
+            Some(format!("{}/", s.trim_end_matches('/')))
+        }
+        Some(s) => return Err(format!("--site: `{s}` is not an http(s) address; use e.g. https://help.example.edu/")),
+    };
+    let mut report = site_builder::insights::compute(&site_builder::insights::Options {
+        state: args.state,
+        index: args.index,
+        since,
+        now,
+        settings,
+    })
+    .map_err(|e| e.to_string())?;
+    if let Some(base) = &site {
+        site_builder::insights::rebase(&mut report, base);
+    }
+    let (bytes, what) = if args.json {
+        (serde_json::to_vec_pretty(&report).map_err(|e| e.to_string())?, "JSON")
+    } else {
+        (site_builder::insights_html::render(&report).into_bytes(), "HTML")
+    };
+    match (&args.out, args.json) {
+        (None, true) => {
+            use std::io::Write;
+            let mut out = std::io::stdout().lock();
+            out.write_all(&bytes)
+                .and_then(|_| out.write_all(b"\n"))
+                .map_err(|e| format!("cannot write to stdout: {e}"))?;
+        }
+        (out, _) => {
+            let path = out.clone().unwrap_or_else(|| "insights.html".into());
+            kb_common::write::write_atomic(&path, &bytes).map_err(|e| e.to_string())?;
+            eprintln!("Wrote {} ({what})", path.display());
+        }
+    }
+    let t = &report.totals;
+    eprintln!(
+        "{} searches, {} chats ({:.0}% abstained), {} thumbs down, {} gap groups since {}",
+        t.searches,
+        t.chats,
+        t.abstention_rate * 100.0,
+        t.thumbs_down,
+        report.gaps.len(),
+        report.period.since
+    );
+    for (i, g) in report.gaps.iter().take(5).enumerate() {
+        eprintln!("  answer next {}: {} ({}x)", i + 1, g.label, g.count);
+    }
+    Ok(())
+}

@@ -1,0 +1,237 @@
+//! Insights through the real component: searches, chats and feedback recorded in
+//! the host's SQLite database (`spin:sqlite`, `STATE/sqlite_db.db`), read back by
+//! `GET /api/insights` and by `site-builder insights`; and a store that is down
+//! or full never failing a search or a chat.
+
+use std::process::Command;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use crate::support::schema::assert_valid;
+use crate::support::{demo, request, state_dir};
+
+const TOKEN: &str = "insights-token-for-the-tests-0001";
+
+fn host(cfg: impl FnOnce(&mut edge_host::HostConfig)) -> edge_host::Running {
+    let d = demo();
+    let mut variables = edge_host::Variables::defaults();
+    variables.set("insights_token", TOKEN).unwrap();
+    let mut c = edge_host::HostConfig {
+        addr: "127.0.0.1:0".parse().unwrap(),
+        request_timeout: Duration::from_secs(60),
+        ..edge_host::HostConfig::search_fn(d.dist.join("site"), d.component.clone(), variables, state_dir())
+    };
+    cfg(&mut c);
+    edge_host::spawn(c).unwrap()
+}
+
+fn json_post(h: &edge_host::Running, path: &str, body: &Value) -> crate::support::Resp {
+    let bytes = serde_json::to_vec(body).unwrap();
+    request("POST", &format!("{}{path}", h.url()), &[("content-type", "application/json")], Some(&bytes))
+}
+
+fn ask(h: &edge_host::Running, q: &str) -> Value {
+    let r = json_post(
+        h,
+        "/api/chat",
+        &json!({ "messages": [{ "role": "user", "content": q }], "visitor": "test-visitor-01" }),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    let v = r.json();
+    assert_valid("ChatDone", &v);
+    v
+}
+
+fn search(h: &edge_host::Running, query: &str) -> crate::support::Resp {
+    let r = request("GET", &format!("{}/api/search?{query}", h.url()), &[], None);
+    assert_eq!(r.status, 200, "{}", r.text());
+    r
+}
+
+fn insights(h: &edge_host::Running, auth: Option<&str>) -> crate::support::Resp {
+    let header = auth.map(|a| ("authorization", a));
+    request("GET", &format!("{}/api/insights?since=1d", h.url()), header.as_slice(), None)
+}
+
+#[test]
+fn chats_searches_and_feedback_become_the_report() {
+    let h = host(|_| {});
+    let answered = ask(&h, "How do I buy a parking permit?");
+    assert_eq!(answered["abstained"], false);
+    let id = answered["id"].as_str().expect("the done event names the answer").to_string();
+    assert!(id.len() >= 16, "{id}");
+    ask(&h, "Where can I renew my student ID card?");
+    let swallow = ask(&h, "What is the airspeed velocity of an unladen swallow?");
+    assert_eq!(swallow["abstained"], true);
+    ask(&h, "what is the airspeed velocity of an unladen swallow");
+    assert_ne!(swallow["id"], answered["id"]);
+    // A search records its time of writing in Server-Timing; keystrokes and later
+    // pages are not recorded.
+    let r = search(&h, "q=parking+permit");
+    let timing = r.header("server-timing").unwrap().to_string();
+    assert!(timing.contains("record;dur="), "{timing}");
+    search(&h, "q=parki&partial=true");
+    search(&h, "q=parking+permit&page=2");
+    // The thumb, then the comment, on one answer.
+    let fb = |comment: Option<&str>| {
+        let mut body = json!({ "id": id, "rating": "down", "question": "How do I buy a parking permit?",
+            "answer": answered["answer"], "citations": ["campus/parking/buying-a-parking-permit.html"],
+            "page": "http://localhost/campus/index.html?session=secret", "visitor": "test-visitor-01" });
+        if let Some(c) = comment {
+            body["comment"] = json!(c);
+        }
+        let r = json_post(&h, "/api/feedback", &body);
+        assert_eq!(r.status, 202, "{}", r.text());
+    };
+    fb(None);
+    fb(Some("The permit prices are from last year"));
+
+    // The endpoint: no token 401, a wrong one 403, the right one the report.
+    let r = insights(&h, None);
+    assert_eq!(r.status, 401);
+    assert_valid("Error", &r.json());
+    assert_eq!(r.header("www-authenticate"), Some("Bearer realm=\"insights\""));
+    assert_eq!(insights(&h, Some("Bearer not-the-token-at-all")).status, 403);
+    let r = insights(&h, Some(&format!("Bearer {TOKEN}")));
+    assert_eq!(r.status, 200, "{}", r.text());
+    let v = r.json();
+    assert_valid("Insights", &v);
+    let t = &v["totals"];
+    assert_eq!(
+        (t["chats"].as_u64(), t["searches"].as_u64(), t["abstained"].as_u64()),
+        (Some(4), Some(1), Some(2)),
+        "{t:#}"
+    );
+    assert_eq!(
+        (t["thumbs_down"].as_u64(), t["comments"].as_u64(), t["visitors"].as_u64()),
+        (Some(1), Some(1), Some(1))
+    );
+    // The abstained question, asked twice in two spellings, is one gap group, and
+    // the first; the answer rated down is a gap too.
+    let gaps = v["gaps"].as_array().unwrap();
+    let swallow_gap = &gaps[0];
+    assert!(swallow_gap["label"].as_str().unwrap().to_lowercase().contains("swallow"), "{gaps:#?}");
+    assert_eq!(swallow_gap["count"], 2);
+    assert_eq!(swallow_gap["abstained"], 2);
+    let permit = gaps.iter().find(|g| g["label"] == "How do I buy a parking permit?").expect("the thumbs-down gap");
+    assert_eq!(permit["thumbs_down"], 1);
+    assert!(permit["closest_pages"][0]["url"].as_str().unwrap().contains("parking"), "{permit:#}");
+    // One feedback entry for the answer: its thumb and its comment.
+    let feedback = v["feedback"].as_array().unwrap();
+    assert_eq!(feedback.len(), 1);
+    assert_eq!(feedback[0]["comment"], "The permit prices are from last year");
+    assert_eq!(feedback[0]["answer_id"], id.as_str());
+    // Pages: the permit page was cited; the demo has pages nothing retrieved.
+    let cited = v["cited_pages"].as_array().unwrap();
+    assert!(cited.iter().all(|p| p["citations"].as_u64() > Some(0) || p["retrievals"].as_u64() > Some(0)));
+    assert!(
+        cited.iter().any(|p| p["url"].as_str().unwrap().contains("parking") && p["citations"].as_u64() >= Some(1)),
+        "{cited:#?}"
+    );
+    assert!(!v["never_retrieved"].as_array().unwrap().is_empty());
+
+    // The database holds what the README says, and not the page's query string.
+    let db = rusqlite::Connection::open(h.state().join("sqlite_db.db")).unwrap();
+    let page: String = db.query_row("SELECT page FROM kb_feedback LIMIT 1", [], |r| r.get(0)).unwrap();
+    assert_eq!(page, "/campus/index.html");
+    let columns: Vec<String> = db
+        .prepare("SELECT name FROM pragma_table_info('kb_events')")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert!(!columns.iter().any(|c| c.contains("addr") || c.contains("agent") || c == "ip"), "{columns:?}");
+
+    // The CLI reads the same state folder: the same counts, and an HTML page.
+    let out = h.state().join("report.html");
+    let index = demo().dist.join("index.bin");
+    let run = |extra: &[&str]| {
+        let o = Command::new(env!("CARGO_BIN_EXE_site-builder"))
+            .args(["insights", "--since", "1d", "--state"])
+            .arg(h.state())
+            .arg("--index")
+            .arg(&index)
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        o
+    };
+    let o = run(&["--json"]);
+    let cli: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(cli["totals"], v["totals"]);
+    assert_eq!(cli["gaps"], v["gaps"]);
+    let o = run(&["--out", out.to_str().unwrap(), "--site", "https://help.example.edu/kb"]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("answer next 1:"));
+    let html = std::fs::read_to_string(&out).unwrap();
+    // Page links open from wherever the report is saved.
+    assert!(html.contains("href=\"https://help.example.edu/kb/campus/parking/"), "page links are not rebased");
+    assert!(html.contains("unladen swallow"));
+    assert!(html.contains("The permit prices are from last year"));
+    assert!(html.contains("<svg"));
+    // Bad input is named, and nothing is written.
+    let o = Command::new(env!("CARGO_BIN_EXE_site-builder"))
+        .args(["insights", "--since", "soon", "--state"])
+        .arg(h.state())
+        .arg("--index")
+        .arg(&index)
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--since: `soon`"), "{}", String::from_utf8_lossy(&o.stderr));
+    let empty = state_dir();
+    let o = Command::new(env!("CARGO_BIN_EXE_site-builder"))
+        .args(["insights", "--json", "--state"])
+        .arg(&empty)
+        .arg("--index")
+        .arg(&index)
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("sqlite_db.db does not exist"));
+}
+
+#[test]
+fn a_store_that_is_down_or_full_fails_nothing() {
+    // Down: the database is not granted (as if the manifest lacked it).
+    let down = host(|c| c.sqlite_databases.clear());
+    // Full: a quota of a few pages, filled by the first writes.
+    let full = host(|c| c.sqlite_max_bytes = Some(48 * 1024));
+    for h in [&down, &full] {
+        for i in 0..40 {
+            let q = format!("How do I buy a parking permit number {i}? {}", "padding ".repeat(100));
+            search(h, &format!("q={}", q.replace(' ', "+")));
+        }
+        assert_eq!(ask(h, "How do I buy a parking permit?")["abstained"], false);
+        let r = json_post(h, "/api/feedback", &json!({ "rating": "up", "comment": "ok" }));
+        assert_eq!(r.status, 202, "{}", r.text());
+    }
+    // The full store kept what fitted, and the report still reads it.
+    let r = insights(&full, Some(&format!("Bearer {TOKEN}")));
+    assert_eq!(r.status, 200, "{}", r.text());
+    let searches = r.json()["totals"]["searches"].as_u64().unwrap();
+    assert!(searches > 0 && searches < 40, "{searches}");
+    // The store that is down says so on the report's endpoint, as a 503.
+    let r = insights(&down, Some(&format!("Bearer {TOKEN}")));
+    assert_eq!(r.status, 503, "{}", r.text());
+}
+
+#[test]
+fn recording_off_records_nothing_and_the_report_is_not_served_without_a_token() {
+    let d = demo();
+    let mut variables = edge_host::Variables::defaults();
+    variables.set("insights_recording", "off").unwrap();
+    let h = edge_host::spawn(edge_host::HostConfig {
+        addr: "127.0.0.1:0".parse().unwrap(),
+        ..edge_host::HostConfig::search_fn(d.dist.join("site"), d.component.clone(), variables, state_dir())
+    })
+    .unwrap();
+    search(&h, "q=parking");
+    ask(&h, "How do I buy a parking permit?");
+    assert!(!h.state().join("sqlite_db.db").exists(), "recording off must not create the database");
+    let r = insights(&h, Some("Bearer anything-at-all-really"));
+    assert_eq!(r.status, 403);
+    assert!(r.json()["error"]["message"].as_str().unwrap().contains("insights_token"));
+}
