@@ -89,6 +89,13 @@ impl Db for SpinSqlite {
     }
 }
 
+/// A random number for the prune's draw (std seeds each `RandomState` afresh
+/// from `wasi:random`'s keys, and every new one differs).
+fn draw() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    std::collections::hash_map::RandomState::new().build_hasher().finish()
+}
+
 /// Logs a failure to record, at most once a minute per instance.
 fn complain(what: &str, e: &InsightsError, now: u64) {
     let due = LAST_COMPLAINT.with(|t| {
@@ -116,7 +123,7 @@ pub fn write(w: Write<'_>, settings: Settings, clock: &dyn Fn() -> f64) -> Optio
         Write::Event(_) => "the event",
         Write::Feedback(_) => "the feedback",
     };
-    match RECORDER.with(|r| r.borrow_mut().write(&SpinSqlite, w, settings, now)) {
+    match RECORDER.with(|r| r.borrow_mut().write(&SpinSqlite, w, settings, now, draw())) {
         Ok(()) => Some(clock() - t0),
         Err(e) => {
             complain(what, &e, now);

@@ -182,33 +182,30 @@ pub fn feedback(db: &dyn Db, f: &Feedback, now: u64) -> Result<(), DbError> {
     Ok(())
 }
 
-/// Deletes what is older than the retention period: events, feedback, and the
-/// vectors of questions no longer asked in what remains.
+/// Deletes what is older than the retention period: events, feedback and
+/// question vectors (three indexed deletes).
 pub fn prune(db: &dyn Db, retention_days: u32, now: u64) -> Result<(), DbError> {
     let cutoff = SqlValue::Integer(now.saturating_sub(u64::from(retention_days) * DAY) as i64);
     db.execute("DELETE FROM kb_events WHERE time < ?", std::slice::from_ref(&cutoff))?;
-    db.execute("DELETE FROM kb_feedback WHERE time < ?", &[cutoff])?;
-    db.execute(
-        "DELETE FROM kb_question_vectors WHERE question NOT IN (SELECT lower(trim(question)) FROM kb_events)
-         AND question NOT IN (SELECT lower(trim(question)) FROM kb_feedback WHERE question IS NOT NULL)",
-        &[],
-    )?;
+    db.execute("DELETE FROM kb_feedback WHERE time < ?", std::slice::from_ref(&cutoff))?;
+    // A vector is as old as the question it was computed for may be; one still
+    // asked is computed again by the next report.
+    db.execute("DELETE FROM kb_question_vectors WHERE created < ?", &[cutoff])?;
     Ok(())
 }
 
-/// The writer one function instance keeps: migrates on first use, writes, and
-/// prunes now and then. Every failure is returned for the caller to log, and
-/// leaves the writer usable: a store that is down now may be back later.
+/// The writer one function instance keeps: writes, migrates when a write fails
+/// (see [`schema`]: no version check per write), and prunes now and then. Every
+/// failure is returned for the caller to log, and leaves the writer usable: a
+/// store that is down now may be back later.
 #[derive(Debug, Default)]
 pub struct Recorder {
-    /// The schema is known to be current.
-    migrated: bool,
     /// The database is newer than this build: write nothing into it.
     refused: bool,
-    writes: u64,
 }
 
-/// Writes between two prunes of one instance (the first write prunes too).
+/// One write in this many prunes (drawn at random, so that instances that live
+/// for one request, as on Spin, prune as often as long-lived ones).
 pub const PRUNE_EVERY: u64 = 500;
 
 /// What a recorder can be asked to write.
@@ -218,36 +215,46 @@ pub enum Write<'a> {
 }
 
 impl Recorder {
-    pub fn write(&mut self, db: &dyn Db, w: Write<'_>, settings: Settings, now: u64) -> Result<(), InsightsError> {
+    /// Writes `w` at `now`; `draw` is a random number (a prune when it is a
+    /// multiple of [`PRUNE_EVERY`]).
+    pub fn write(
+        &mut self,
+        db: &dyn Db,
+        w: Write<'_>,
+        settings: Settings,
+        now: u64,
+        draw: u64,
+    ) -> Result<(), InsightsError> {
         if !settings.enabled || self.refused {
             return Ok(());
         }
-        if !self.migrated {
-            match schema::migrate(db, schema::MIGRATIONS, now) {
-                Ok(_) => self.migrated = true,
-                Err(e @ InsightsError::NewerSchema { .. }) => {
-                    self.refused = true;
-                    return Err(e);
-                }
-                Err(e) => return Err(e),
-            }
-        }
-        let written = match w {
+        let once = |db: &dyn Db| match w {
             Write::Event(e) => event(db, e, now),
             Write::Feedback(f) => feedback(db, f, now),
         };
-        if let Err(e) = written {
-            if e == DbError::Full {
+        match once(db) {
+            Ok(()) => {}
+            Err(DbError::Statement(_)) => {
+                // A table or column missing: a new database, or one this build
+                // has not migrated yet.
+                match schema::ensure(db, now) {
+                    Ok(_) => {}
+                    Err(e @ InsightsError::NewerSchema { .. }) => {
+                        self.refused = true;
+                        return Err(e);
+                    }
+                    Err(e) => return Err(e),
+                }
+                once(db)?;
+            }
+            Err(DbError::Full) => {
                 // What retention frees is reused by the next write.
                 let _ = prune(db, settings.retention_days, now);
-            } else {
-                // A table may have gone (the file replaced under us): migrate again next time.
-                self.migrated = false;
+                return Err(DbError::Full.into());
             }
-            return Err(e.into());
+            Err(e) => return Err(e.into()),
         }
-        self.writes += 1;
-        if self.writes % PRUNE_EVERY == 1 {
+        if draw.is_multiple_of(PRUNE_EVERY) {
             prune(db, settings.retention_days, now)?;
         }
         Ok(())

@@ -453,7 +453,7 @@ pub fn compute(db: &dyn Db, svc: &Service, opts: &Options) -> Result<Report, Ins
         }
     }
     let keys: Vec<String> = qs.keys().cloned().collect();
-    let vectors = question_vectors(db, svc, &keys);
+    let vectors = question_vectors(db, svc, &keys, opts.now);
     let weights: Vec<f64> = keys.iter().map(|k| qs[k].count as f64).collect();
     let groups = cluster::groups(&vectors, &weights, opts.threshold);
     let gaps: Vec<Gap> = groups
@@ -562,7 +562,7 @@ pub fn compute(db: &dyn Db, svc: &Service, opts: &Options) -> Result<Report, Ins
 /// The questions' vectors, `keys.len() × 384`: from `kb_question_vectors` where
 /// the encoder computed them before, else encoded now (in batches) and kept. A
 /// cache that cannot be read or written costs time, not the report.
-fn question_vectors(db: &dyn Db, svc: &Service, keys: &[String]) -> Vec<f32> {
+fn question_vectors(db: &dyn Db, svc: &Service, keys: &[String], now: u64) -> Vec<f32> {
     let encoder = format!("{:016x}", svc.encoder().fingerprint());
     let mut known: HashMap<String, Vec<f32>> = HashMap::new();
     for part in keys.chunks(200) {
@@ -591,8 +591,13 @@ fn question_vectors(db: &dyn Db, svc: &Service, keys: &[String]) -> Vec<f32> {
         for (k, v) in part.iter().zip(flat.chunks_exact(cluster::DIM)) {
             let blob: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
             let _ = db.execute(
-                "INSERT OR IGNORE INTO kb_question_vectors (question, encoder, vector) VALUES (?, ?, ?)",
-                &[SqlValue::Text((*k).clone()), SqlValue::Text(encoder.clone()), SqlValue::Blob(blob)],
+                "INSERT OR IGNORE INTO kb_question_vectors (question, encoder, vector, created) VALUES (?, ?, ?, ?)",
+                &[
+                    SqlValue::Text((*k).clone()),
+                    SqlValue::Text(encoder.clone()),
+                    SqlValue::Blob(blob),
+                    SqlValue::Integer(now as i64),
+                ],
             );
             known.insert((*k).clone(), v.to_vec());
         }
@@ -708,7 +713,7 @@ pub(crate) mod tests {
         let db = lite();
         let mut rec = Recorder::default();
         let settings = Settings::default();
-        let mut w = |wr: Write<'_>, t: u64| rec.write(&db, wr, settings, t).unwrap();
+        let mut w = |wr: Write<'_>, t: u64| rec.write(&db, wr, settings, t, 1).unwrap();
         w(Write::Event(&chat("How do I reset my password?", "a1", false, &["reset"])), NOW - 3600);
         w(Write::Event(&chat("Can I borrow a laptop?", "a2", true, &[])), NOW - 1800);
         w(Write::Event(&chat("can I borrow a laptop? ", "a3", true, &[])), NOW - 60);
@@ -765,7 +770,7 @@ pub(crate) mod tests {
     fn what_is_stored_is_only_what_the_readme_says() {
         let db = lite();
         let mut rec = Recorder::default();
-        rec.write(&db, Write::Feedback(&thumb("a1", true, Some("  "), &"x".repeat(5000))), Settings::default(), NOW)
+        rec.write(&db, Write::Feedback(&thumb("a1", true, Some("  "), &"x".repeat(5000))), Settings::default(), NOW, 1)
             .unwrap();
         let rows = db.execute("SELECT page, comment, length(question), visitor FROM kb_feedback", &[]).unwrap();
         // The page's path only, an empty comment as none, questions truncated.
@@ -775,7 +780,7 @@ pub(crate) mod tests {
         // A visitor id that is not the widget's plain token is dropped.
         let mut e = search("q", &[]);
         e.visitor = Some("<script>".into());
-        rec.write(&db, Write::Event(&e), Settings::default(), NOW).unwrap();
+        rec.write(&db, Write::Event(&e), Settings::default(), NOW, 1).unwrap();
         let rows = db.execute("SELECT visitor FROM kb_events", &[]).unwrap();
         assert_eq!(rows[0][0], SqlValue::Null);
     }
@@ -785,17 +790,25 @@ pub(crate) mod tests {
         let db = lite();
         let mut rec = Recorder::default();
         let off = Settings { enabled: false, ..Settings::default() };
-        rec.write(&db, Write::Event(&search("q", &[])), off, NOW).unwrap();
+        rec.write(&db, Write::Event(&search("q", &[])), off, NOW, 0).unwrap();
         assert!(db.execute("SELECT 1 FROM kb_events", &[]).is_err(), "recording off must not even create tables");
         let on = Settings { enabled: true, retention_days: 7 };
         for age in [10 * DAY, 8 * DAY, DAY] {
-            record::event(&db, &search("q", &[]), NOW - age).ok();
-            rec.write(&db, Write::Event(&search(&format!("q{age}"), &[])), on, NOW - age).unwrap();
+            rec.write(&db, Write::Event(&search(&format!("q{age}"), &[])), on, NOW - age, 1).unwrap();
         }
-        record::prune(&db, 7, NOW).unwrap();
+        db.execute(
+            "INSERT INTO kb_question_vectors (question, encoder, vector, created) VALUES ('old', 'e', x'00', ?), ('new', 'e', x'00', ?)",
+            &[SqlValue::Integer((NOW - 9 * DAY) as i64), SqlValue::Integer(NOW as i64)],
+        )
+        .unwrap();
+        let count = |table: &str| db.execute(&format!("SELECT COUNT(*) FROM {table}"), &[]).unwrap()[0][0].clone();
+        assert_eq!(count("kb_events"), SqlValue::Integer(3), "no prune without the draw");
+        // The draw that prunes: what is older than 7 days goes, the write stays.
+        rec.write(&db, Write::Event(&search("today", &[])), on, NOW, record::PRUNE_EVERY * 3).unwrap();
         let rows = db.execute("SELECT COUNT(*), MIN(time) FROM kb_events", &[]).unwrap();
         assert_eq!(rows[0][0], SqlValue::Integer(2));
         assert_eq!(rows[0][1], SqlValue::Integer((NOW - DAY) as i64));
+        assert_eq!(count("kb_question_vectors"), SqlValue::Integer(1));
     }
 
     #[test]
@@ -815,13 +828,28 @@ pub(crate) mod tests {
         assert_eq!(migrate(&db, NEXT, NOW).unwrap(), 2);
         assert_eq!(version(&db).unwrap(), 2);
         assert_eq!(db.execute("SELECT COUNT(*) FROM kb_events", &[]).unwrap()[0][0], SqlValue::Integer(1));
-        // This build (version 1) refuses to write into version 2, and says so.
+        // A version 2 this build (version 1) cannot write into: its write fails,
+        // the migration then finds the newer version, says so, and the recorder
+        // writes nothing more.
+        db.execute("DROP TABLE kb_events", &[]).unwrap();
+        db.execute("CREATE TABLE kb_events (id INTEGER PRIMARY KEY, v2 TEXT NOT NULL)", &[]).unwrap();
         let mut rec = Recorder::default();
-        let e = rec.write(&db, Write::Event(&search("q", &[])), Settings::default(), NOW).unwrap_err();
+        let e = rec.write(&db, Write::Event(&search("q", &[])), Settings::default(), NOW, 1).unwrap_err();
         assert!(matches!(e, InsightsError::NewerSchema { found: 2, known: 1 }), "{e}");
         assert!(e.to_string().contains("newer site-builder"));
-        assert!(rec.write(&db, Write::Event(&search("q", &[])), Settings::default(), NOW).is_ok());
-        assert_eq!(db.execute("SELECT COUNT(*) FROM kb_events", &[]).unwrap()[0][0], SqlValue::Integer(1));
+        assert!(rec.write(&db, Write::Event(&search("q", &[])), Settings::default(), NOW, 1).is_ok());
+        assert_eq!(db.execute("SELECT COUNT(*) FROM kb_events", &[]).unwrap()[0][0], SqlValue::Integer(0));
+    }
+
+    #[test]
+    fn a_new_database_is_migrated_by_the_first_write_and_a_vanished_table_comes_back() {
+        let db = lite();
+        let mut rec = Recorder::default();
+        rec.write(&db, Write::Event(&search("first", &[])), Settings::default(), NOW, 1).unwrap();
+        assert_eq!(schema::version(&db).unwrap(), schema::latest());
+        db.execute("DROP TABLE kb_feedback", &[]).unwrap();
+        rec.write(&db, Write::Feedback(&thumb("a", true, None, "q")), Settings::default(), NOW, 1).unwrap();
+        assert_eq!(db.execute("SELECT COUNT(*) FROM kb_feedback", &[]).unwrap()[0][0], SqlValue::Integer(1));
     }
 
     #[test]

@@ -15,7 +15,14 @@
 //! | --- | --- | --- |
 //! | `kb_events` | search or chat | `time` (Unix s), `kind` (`search`/`chat`), `mode` (the fusion mode, or `extractive`/`llm`), `question`, `answer_id` (chats: what feedback names), `visitor` (the widget's random id, if sent), `results`, `pages` and `cited` (JSON arrays of page ids: retrieved in rank order, cited), `abstained`, `degraded`, `latency_ms` |
 //! | `kb_feedback` | thumb or comment | `time`, `answer_id`, `rating` (`up`/`down`), `comment`, `question`, `answer`, `citations` (JSON array of URLs), `page` (path only), `visitor` |
-//! | `kb_question_vectors` | question and encoder | the question's MiniLM vector (384 f32, little-endian), computed by the report once and kept while the question is |
+//! | `kb_question_vectors` | question and encoder | the question's MiniLM vector (384 f32, little-endian), computed by a report and kept for the retention period (`created`) |
+//!
+//! The writer does not check the version before each write: on Spin every request
+//! may be a new instance, so a check would double the statements of every
+//! request. It writes, and migrates only when a write fails (a missing table, a
+//! missing column), then writes again; a migration therefore only ever adds
+//! tables, or columns with defaults, so that rows written by the build before it
+//! still fit.
 
 use super::{Db, InsightsError, SqlValue};
 
@@ -63,8 +70,10 @@ pub const MIGRATIONS: &[Migration] = &[Migration {
             question TEXT NOT NULL,
             encoder TEXT NOT NULL,
             vector BLOB NOT NULL,
+            created INTEGER NOT NULL,
             PRIMARY KEY (question, encoder)
         )",
+        "CREATE INDEX IF NOT EXISTS kb_question_vectors_created ON kb_question_vectors (created)",
     ],
 }];
 
@@ -104,4 +113,16 @@ pub fn migrate(db: &dyn Db, migrations: &[Migration], now: u64) -> Result<i64, I
         )?;
     }
     Ok(known)
+}
+
+/// [`migrate`] to [`MIGRATIONS`], after which every statement of the versions the
+/// database already holds is run again too: what the writer does when a write
+/// fails, so a table dropped or a file swapped under a running function is
+/// rebuilt (the statements are idempotent, so nothing else changes).
+pub fn ensure(db: &dyn Db, now: u64) -> Result<i64, InsightsError> {
+    let v = migrate(db, MIGRATIONS, now)?;
+    for s in MIGRATIONS.iter().flat_map(|m| m.statements) {
+        db.execute(s, &[])?;
+    }
+    Ok(v)
 }
