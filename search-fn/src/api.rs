@@ -900,6 +900,11 @@ pub fn chat_record(req: &ChatRequest, events: &[Event], latency_ms: f64, mode: &
         abstained: done.abstained,
         degraded: done.degraded,
         latency_ms,
+        // How close the first search came: the question as asked.
+        top_score: events.iter().find_map(|e| match e {
+            Event::Search(step) => step.hits.iter().filter_map(|h| h.dense).reduce(f32::max),
+            _ => None,
+        }),
     })
 }
 
@@ -946,6 +951,7 @@ fn search(req: &Request, svc: &Service, clock: &dyn Fn() -> f64) -> Result<Reply
             abstained: false,
             degraded: false,
             latency_ms: clock() - t0,
+            top_score: answer.results.iter().filter_map(|r| r.dense).reduce(f32::max),
         }));
     }
     // A bundled index is immutable for the life of a deployment, so a shared

@@ -362,7 +362,7 @@ struct RecordingView {
 
 #[derive(Debug, Clone, Serialize)]
 struct Badge {
-    /// `abstained`, `none` or `down` (its style).
+    /// `abstained`, `none`, `weak` or `down` (its style).
     kind: &'static str,
     text: String,
     title: &'static str,
@@ -407,6 +407,7 @@ impl GapView {
         for (n, kind, what, title) in [
             (g.abstained, "abstained", "abstained", "Chats the assistant could not answer"),
             (g.no_results, "none", "no results", "Searches that found nothing"),
+            (g.weak, "weak", "weak match", "Answered from pages that barely match the question"),
             (g.thumbs_down, "down", "thumbs down", "Answers rated down"),
         ] {
             if n > 0 {
@@ -692,6 +693,11 @@ fn kpis(r: &Report) -> Vec<Kpi> {
             Some(format!("{} found nothing", count(t.no_results))).filter(|_| t.searches > 0),
         ),
         kpi("Chats", count(t.chats), None),
+        kpi(
+            "Weak matches",
+            count(t.weak),
+            Some("answered from pages that barely match".into()).filter(|_| t.searches + t.chats > 0),
+        ),
         kpi("Visitors", count(t.visitors), Some("distinct browsers".into())),
         Kpi {
             label: "Abstention rate",
@@ -1024,7 +1030,7 @@ mod tests {
             "period": {"since": "2026-11-28T00:00:00Z", "until": "2026-12-01T12:00:00Z", "bucket": "day"},
             "recording": {"enabled": true, "retention_days": 90, "oldest": "2026-10-03T08:15:00Z"},
             "totals": {
-                "searches": 41, "chats": 23, "abstained": 6, "degraded": 2, "no_results": 4, "visitors": 17,
+                "searches": 41, "chats": 23, "abstained": 6, "degraded": 2, "no_results": 4, "weak": 3, "visitors": 17,
                 "thumbs_up": 5, "thumbs_down": 3, "comments": 2,
                 "abstention_rate": 0.2609, "degraded_rate": 0.087, "thumbs_down_rate": 0.375,
                 "search_latency_p50_ms": 12.4, "search_latency_p95_ms": 48.0,
@@ -1086,7 +1092,7 @@ mod tests {
         pages: &[(&str, &str, &str)],
     ) -> serde_json::Value {
         serde_json::json!({
-            "label": label, "count": n, "questions": 2, "abstained": abstained, "no_results": none, "thumbs_down": down,
+            "label": label, "count": n, "questions": 2, "abstained": abstained, "no_results": none, "weak": 0, "thumbs_down": down,
             "examples": [
                 {"question": label, "count": n - 1, "last": "2026-12-01T10:00:00Z", "unanswered": n - 1},
                 {"question": format!("{label} (again)"), "count": 1, "last": "2026-11-30T10:00:00Z", "unanswered": 1}

@@ -2,7 +2,7 @@
 //!
 //! Stored: the question as asked, the time (seconds), the mode, which pages were
 //! retrieved and cited (page ids), whether the answer abstained or fell back, the
-//! latency, for chats the answer id feedback refers to, and the widget's random
+//! latency, the best result's cosine, for chats the answer id feedback refers to, and the widget's random
 //! per-browser id if it sent one. Not stored: IP addresses, user agents, cookies,
 //! the search box's keystrokes (`partial` searches and later pages of one query
 //! are not events). Rows older than `insights_retention_days` are deleted by the
@@ -53,6 +53,9 @@ pub struct Event {
     pub abstained: bool,
     pub degraded: bool,
     pub latency_ms: f64,
+    /// The best result's cosine with the question (a chat's first search), when
+    /// the mode computed one: how close the knowledge base came.
+    pub top_score: Option<f32>,
 }
 
 /// A thumb or a comment on an answer.
@@ -134,8 +137,8 @@ fn visitor(v: &Option<String>) -> SqlValue {
 /// Writes one event at `now` (Unix seconds).
 pub fn event(db: &dyn Db, e: &Event, now: u64) -> Result<(), DbError> {
     db.execute(
-        "INSERT INTO kb_events (time, kind, mode, question, answer_id, visitor, results, pages, cited, abstained, degraded, latency_ms)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO kb_events (time, kind, mode, question, answer_id, visitor, results, pages, cited, abstained, degraded, latency_ms, top_score)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         &[
             SqlValue::Integer(now as i64),
             e.kind.as_str().into(),
@@ -149,6 +152,7 @@ pub fn event(db: &dyn Db, e: &Event, now: u64) -> Result<(), DbError> {
             SqlValue::Integer(e.abstained.into()),
             SqlValue::Integer(e.degraded.into()),
             SqlValue::Real((e.latency_ms * 1000.0).round() / 1000.0),
+            e.top_score.filter(|s| s.is_finite()).map_or(SqlValue::Null, |s| SqlValue::Real(f64::from(s))),
         ],
     )?;
     Ok(())

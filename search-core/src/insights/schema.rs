@@ -13,7 +13,7 @@
 //!
 //! | table | one row per | columns |
 //! | --- | --- | --- |
-//! | `kb_events` | search or chat | `time` (Unix s), `kind` (`search`/`chat`), `mode` (the fusion mode, or `extractive`/`llm`), `question`, `answer_id` (chats: what feedback names), `visitor` (the widget's random id, if sent), `results`, `pages` and `cited` (JSON arrays of page ids: retrieved in rank order, cited), `abstained`, `degraded`, `latency_ms` |
+//! | `kb_events` | search or chat | `time` (Unix s), `kind` (`search`/`chat`), `mode` (the fusion mode, or `extractive`/`llm`), `question`, `answer_id` (chats: what feedback names), `visitor` (the widget's random id, if sent), `results`, `pages` and `cited` (JSON arrays of page ids: retrieved in rank order, cited), `abstained`, `degraded`, `latency_ms`, `top_score` (the best result's cosine with the question; NULL for `bm25`) |
 //! | `kb_feedback` | thumb or comment | `time`, `answer_id`, `rating` (`up`/`down`), `comment`, `question`, `answer`, `citations` (JSON array of URLs), `page` (path only), `visitor` |
 //! | `kb_question_vectors` | question and encoder | the question's MiniLM vector (384 f32, little-endian), computed by a report and kept for the retention period (`created`) |
 //!
@@ -49,7 +49,8 @@ pub const MIGRATIONS: &[Migration] = &[Migration {
             cited TEXT NOT NULL,
             abstained INTEGER NOT NULL,
             degraded INTEGER NOT NULL,
-            latency_ms REAL NOT NULL
+            latency_ms REAL NOT NULL,
+            top_score REAL
         )",
         "CREATE INDEX IF NOT EXISTS kb_events_time ON kb_events (time)",
         "CREATE INDEX IF NOT EXISTS kb_events_answer ON kb_events (answer_id) WHERE answer_id IS NOT NULL",
