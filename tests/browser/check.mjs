@@ -177,11 +177,21 @@ async function widget() {
     assert.equal(await msg.locator('.kb-label-extractive').count(), 0, 'an LLM answer is not labelled extractive');
     await shot(page, `widget-open-${scheme}`);
     if (scheme === 'light') {
+      const chatReq = page.waitForRequest((r) => r.url().endsWith('/api/chat'));
       const no = await ask(page, 'What is the best pizza place in town?');
       assert.ok(await no.locator('.kb-label-abstained').isVisible(), 'abstention is shown as such');
-      // Thumbs down with a comment reaches /api/feedback.
+      // The widget's random per-browser id goes with the question (the insights
+      // count visitors by it), and nothing else that identifies the reader.
+      const visitor = (await chatReq).postDataJSON().visitor;
+      assert.match(visitor, /^v-[0-9a-f]{24}$/, `a random visitor id: ${visitor}`);
+      // Thumbs down with a comment reaches /api/feedback, naming the answer by the
+      // id the function gave it (so the report joins the two) and the same visitor.
+      const thumbReq = page.waitForRequest((r) => r.url().endsWith('/api/feedback'));
       const fb = page.waitForResponse((r) => r.url().endsWith('/api/feedback'));
       await no.locator('button.kb-down').click();
+      const thumb = (await thumbReq).postDataJSON();
+      assert.match(thumb.id, /^[0-9a-f]{24}$/, `the server's answer id: ${thumb.id}`);
+      assert.equal(thumb.visitor, visitor);
       await no.locator('textarea.kb-comment').fill('I expected a list of restaurants');
       await no.locator('button.kb-comment-send').click();
       assert.equal((await fb).status(), 202);
