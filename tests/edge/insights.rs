@@ -235,3 +235,49 @@ fn recording_off_records_nothing_and_the_report_is_not_served_without_a_token() 
     assert_eq!(r.status, 403);
     assert!(r.json()["error"]["message"].as_str().unwrap().contains("insights_token"));
 }
+
+#[test]
+fn llm_answers_are_recorded_streamed_or_not_and_a_failed_llm_counts_as_degraded() {
+    use crate::support::llm::{answer, search, ScriptedLlm};
+    // Chat 1 (streamed): a search, then a cited answer. Chat 2 (JSON): the script
+    // is over, the LLM answers 500, the extractive fallback answers.
+    let llm = ScriptedLlm::start(vec![search("parking permit"), answer("Buy the permit online with your card [1].")]);
+    let base = llm.base_url();
+    let h = host(|c| {
+        for (n, v) in [
+            ("llm_base_url", base.as_str()),
+            ("llm_model", "scripted-model"),
+            ("llm_timeout_secs", "2"),
+            ("llm_allowed_outbound_host", "http://127.0.0.1:*"),
+        ] {
+            c.variables.set(n, v).unwrap();
+        }
+    });
+    let streamed = json_post(
+        &h,
+        "/api/chat",
+        &json!({ "messages": [{ "role": "user", "content": "How do I pay for a parking permit?" }], "stream": true }),
+    );
+    assert_eq!(streamed.status, 200);
+    let events = crate::chat::parse_sse(&streamed.text());
+    let done = &events.iter().find(|e| e.event == "done").expect("a done event").data;
+    assert_eq!(done["degraded"], false, "{done}");
+    assert!(done["id"].as_str().is_some_and(|id| id.len() == 24), "{done}");
+    let fallback = ask(&h, "Where do I park on campus?");
+    assert_eq!(fallback["degraded"], true, "{fallback}");
+    // The streamed chat is written once its stream has ended: poll briefly.
+    let mut report = Value::Null;
+    for _ in 0..50 {
+        let r = insights(&h, Some(&format!("Bearer {TOKEN}")));
+        assert_eq!(r.status, 200, "{}", r.text());
+        report = r.json();
+        if report["totals"]["chats"] == 2 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let t = &report["totals"];
+    assert_eq!((t["chats"].as_u64(), t["degraded"].as_u64()), (Some(2), Some(1)), "{t:#}");
+    let cited = report["cited_pages"].as_array().unwrap();
+    assert!(cited.iter().any(|p| p["url"].as_str().unwrap().contains("parking") && p["citations"].as_u64() >= Some(1)));
+}
