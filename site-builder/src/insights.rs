@@ -24,6 +24,50 @@ pub enum InsightsError {
     Report(#[from] search_core::insights::InsightsError),
     #[error(transparent)]
     Search(#[from] crate::search::SearchError),
+    #[error("--from needs the function's insights_token in the environment variable {TOKEN_ENV}")]
+    NoToken,
+    #[error("cannot fetch {url}: {message}")]
+    Fetch { url: String, message: String },
+    #[error("{url} answered {status}: {message}")]
+    Refused { url: String, status: u16, message: String },
+}
+
+/// Where `--from` reads the bearer token (not an argument: it would stay in the
+/// shell's history and the process list).
+pub const TOKEN_ENV: &str = "KB_INSIGHTS_TOKEN";
+
+/// The report of a deployed function (`GET /api/insights`): `from` is the site
+/// (`https://help.example.edu`) or the endpoint itself.
+pub fn fetch(from: &str, since: &str, token: &str) -> Result<Report, InsightsError> {
+    let base = from.trim().trim_end_matches('/');
+    let url = if base.ends_with("/api/insights") { base.to_string() } else { format!("{base}/api/insights") };
+    let fail = |message: String| InsightsError::Fetch { url: url.clone(), message };
+    let client = kb_common::http::blocking_client()
+        .timeout(std::time::Duration::from_secs(300))
+        .build()
+        .map_err(|e| fail(kb_common::http::describe(&e)))?;
+    // `since` in a query string: anything but letters, digits and `-` encoded.
+    let since: String = since
+        .bytes()
+        .map(|b| if b.is_ascii_alphanumeric() || b == b'-' { (b as char).to_string() } else { format!("%{b:02X}") })
+        .collect();
+    let resp = client
+        .get(format!("{url}?since={since}"))
+        .bearer_auth(token)
+        .send()
+        .map_err(|e| fail(kb_common::http::describe(&e)))?;
+    let status = resp.status().as_u16();
+    let body = resp.bytes().map_err(|e| fail(kb_common::http::describe(&e)))?;
+    if status != 200 {
+        // The API's error envelope says what to do; anything else, its start.
+        let message = serde_json::from_slice::<serde_json::Value>(&body)
+            .ok()
+            .and_then(|v| v["error"]["message"].as_str().map(str::to_string))
+            .unwrap_or_else(|| String::from_utf8_lossy(&body).chars().take(200).collect());
+        return Err(InsightsError::Refused { url, status, message });
+    }
+    serde_json::from_slice(&body)
+        .map_err(|e| fail(format!("not an insights report ({e}); is this the knowledge base's function?")))
 }
 
 /// A SQLite file as `search_core::insights` sees a database.

@@ -211,6 +211,11 @@ struct InsightsArgs {
     /// to the report's folder (right when it sits in the site's root).
     #[arg(long, value_name = "URL")]
     site: Option<String>,
+    /// Read the report from a deployed function instead (`GET /api/insights` of
+    /// this site, e.g. https://help.example.edu), with the bearer token in
+    /// KB_INSIGHTS_TOKEN; --state and --index are then not read.
+    #[arg(long, value_name = "URL", conflicts_with_all = ["state", "index"])]
+    from: Option<String>,
 }
 
 #[derive(clap::Args)]

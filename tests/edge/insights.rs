@@ -163,6 +163,24 @@ fn chats_searches_and_feedback_become_the_report() {
     let cli: Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(cli["totals"], v["totals"]);
     assert_eq!(cli["gaps"], v["gaps"]);
+    // From the deployed function instead of its state folder (the token from the
+    // environment), and refused with the server's reason when the token is wrong.
+    let remote = |token: &str| {
+        Command::new(env!("CARGO_BIN_EXE_site-builder"))
+            .args(["insights", "--json", "--since", "1d", "--from"])
+            .arg(h.url())
+            .env("KB_INSIGHTS_TOKEN", token)
+            .output()
+            .unwrap()
+    };
+    let o = remote(TOKEN);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let fetched: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(fetched["totals"], v["totals"]);
+    assert_eq!(fetched["gaps"], v["gaps"]);
+    let o = remote("not-the-token-but-long-enough");
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("answered 403: the insights token is not right"));
     let o = run(&["--out", out.to_str().unwrap(), "--site", "https://help.example.edu/kb"]);
     assert!(String::from_utf8_lossy(&o.stderr).contains("answer next 1:"));
     let html = std::fs::read_to_string(&out).unwrap();

@@ -11,22 +11,37 @@ pub(crate) fn run_insights(args: InsightsArgs) -> Result<(), String> {
     )?;
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
     let since = search_core::insights::parse_since(&args.since, now).map_err(|e| format!("--{e}"))?;
-    let site = match args.site.as_deref().map(str::trim) {
+    // A deployed function's pages are on its site: links open there by default.
+    let site_arg = args
+        .site
+        .clone()
+        .or_else(|| args.from.as_ref().map(|f| f.trim().trim_end_matches("/api/insights").to_string()));
+    let site = match site_arg.as_deref().map(str::trim) {
         None | Some("") => None,
         Some(s) if s.starts_with("https://") || s.starts_with("http://") => {
             Some(format!("{}/", s.trim_end_matches('/')))
         }
         Some(s) => return Err(format!("--site: `{s}` is not an http(s) address; use e.g. https://help.example.edu/")),
     };
-    let mut report = site_builder::insights::compute(&site_builder::insights::Options {
-        state: args.state,
-        index: args.index,
-        since,
-        now,
-        settings,
-    })
+    let mut report = match &args.from {
+        Some(from) => {
+            let token = std::env::var(site_builder::insights::TOKEN_ENV)
+                .ok()
+                .filter(|t| !t.trim().is_empty())
+                .ok_or_else(|| site_builder::insights::InsightsError::NoToken.to_string())?;
+            site_builder::insights::fetch(from, &args.since, token.trim())
+        }
+        None => site_builder::insights::compute(&site_builder::insights::Options {
+            state: args.state,
+            index: args.index,
+            since,
+            now,
+            settings,
+        }),
+    }
     .map_err(|e| e.to_string())?;
-    if let Some(base) = &site {
+    // Links are the page's business; the JSON stays the API's data.
+    if let (Some(base), false) = (&site, args.json) {
         site_builder::insights::rebase(&mut report, base);
     }
     let (bytes, what) = if args.json {
