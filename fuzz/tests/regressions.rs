@@ -25,3 +25,19 @@ fn every_seed_and_regression_replays_cleanly() {
     }
     assert!(replayed > 0, "no seeds found under {}", root.display());
 }
+
+/// The `fragments` harness's semantic half is reached: a genuine `vectors.bin`
+/// opens beside the synthetic encoder and is searched in every fused mode, and
+/// damaged copies of it are refused or searched, never a panic.
+#[test]
+fn the_semantic_side_is_exercised() {
+    let genuine = kb_fuzz::fragments::genuine_vectors();
+    assert!(kb_fuzz::fragments::semantic_opens(&genuine));
+    kb_fuzz::fragments::run(&genuine);
+    for i in (0..genuine.len()).step_by(97) {
+        let mut bad = genuine.clone();
+        bad[i] ^= 0x55;
+        kb_fuzz::fragments::run(&bad);
+        kb_fuzz::fragments::run(&genuine[..i]);
+    }
+}

@@ -13,6 +13,10 @@
 //! | `c/{i}.json` | group `i` of the completion table: every prefix (two characters or more) of a term, with the term it completes to (`[[prefix, term], …]`, sorted) |
 //! | `r/{chunk}.json` | one chunk's display record ([`ChunkMeta`]), for its title, link and snippet |
 //!
+//! A site may also carry the semantic side ([`semantic`]: the query encoder and
+//! every chunk's vector), with which [`Engine::search_semantic`] ranks the fused
+//! modes.
+//!
 //! [`Engine`] answers `bm25` queries (and `partial` ones, as you type) from the
 //! fragments it has been given and says which others a query needs. The
 //! completion table is the index's own completion ([`bm25::complete_prefix`])
@@ -29,6 +33,10 @@ use serde::{Deserialize, Serialize};
 use super::{analyzer, bm25, fusion, ChunkMeta, Index, IndexError, Mode, SearchParams};
 use crate::container::{check_offsets, AlignedBytes, Container, ContainerError, Writer};
 use crate::service::{SearchResponse, SearchResult, Timings};
+
+pub mod semantic;
+use semantic::{Dense, WithNorms};
+pub use semantic::{Semantic, ENCODER, VECTORS};
 
 /// Format of the fragments (the manifest says it; an engine refuses others).
 pub const FORMAT: u32 = 2;
@@ -423,6 +431,28 @@ impl Engine {
     /// `GET /api/search?mode=bm25` would (with `partial`, the last word is being
     /// typed), or says which fragments that needs first.
     pub fn search(&self, query: &str, k: usize, page: usize, partial: bool) -> Step {
+        // As `Service::rank` asks the index: one result further tells whether a
+        // next page exists.
+        let p = SearchParams {
+            k: 1,
+            mode: Mode::Bm25,
+            alpha: 0.5,
+            rrf_k: 60.0,
+            depth: self.manifest.depth,
+            norm_depth: 10,
+            collapse_pages: false,
+            order: fusion::Order::PAGES,
+            k1: self.manifest.k1,
+            b: self.manifest.b,
+            exact: false,
+            ef: 0,
+            partial,
+        };
+        self.rank_page(query, p, k, page, None)
+    }
+
+    /// The fragments a query in `p.mode` still needs before it can be ranked.
+    fn missing(&self, query: &str, partial: bool) -> Vec<String> {
         let mut need: Vec<String> = Vec::new();
         if self.lens.is_none() {
             need.push(LENS.to_string());
@@ -437,6 +467,14 @@ impl Engine {
                 self.shards_for(query, partial).into_iter().filter(|i| !self.shards.contains_key(i)).map(shard_name),
             );
         }
+        need
+    }
+
+    /// Page `page` of `k` results ranked with `p` (its `k` is set here), as
+    /// `Index::candidates` and `Index::fuse` rank them at the edge: BM25 from
+    /// the fragments and, with `dense`, the query's vector against every chunk.
+    fn rank_page(&self, query: &str, p: SearchParams, k: usize, page: usize, dense: Option<Dense<'_>>) -> Step {
+        let need = self.missing(query, p.partial);
         if !need.is_empty() {
             return Step::Need(need);
         }
@@ -444,27 +482,18 @@ impl Engine {
         let page = page.max(1);
         let offset = (page - 1) * k;
         let wanted = offset + k;
-        // As `Service::rank` asks the index: one result further tells whether a
-        // next page exists.
-        let p = SearchParams {
-            k: wanted + 1,
-            mode: Mode::Bm25,
-            alpha: 0.5,
-            rrf_k: 60.0,
-            depth: self.manifest.depth,
-            norm_depth: 10,
-            collapse_pages: false,
-            order: fusion::Order::PAGES,
-            k1: self.manifest.k1,
-            b: self.manifest.b,
-            exact: false,
-            ef: 0,
-            partial,
+        let p = SearchParams { k: wanted + 1, ..p };
+        let depth = p.depth.max(p.k);
+        let terms = if p.partial { bm25::partial_terms(self, query) } else { analyzer::terms(query) };
+        let (dense_list, mut sparse) = match &dense {
+            Some(d) => (d.top(depth), bm25::scores(&WithNorms(self, d.norms()), terms, p.k1, p.b)),
+            None => (Vec::new(), bm25::scores(self, terms, p.k1, p.b)),
         };
-        let terms = if partial { bm25::partial_terms(self, query) } else { analyzer::terms(query) };
-        let mut sparse = bm25::scores(self, terms, p.k1, p.b);
-        sparse.truncate(p.depth.max(p.k));
-        let fused = fusion::fuse(&p, &[], &sparse, |_| None);
+        if p.mode == Mode::Dense {
+            sparse.clear();
+        }
+        sparse.truncate(depth);
+        let fused = fusion::fuse(&p, &dense_list, &sparse, |doc| dense.as_ref().map(|d| d.score(doc)));
         let mut hits = fusion::finish(&p, fused, |d| self.page_of(d));
         let has_more = hits.len() > wanted;
         hits.truncate(wanted);
@@ -483,7 +512,7 @@ impl Engine {
             .collect();
         Step::Done(SearchResponse {
             query: query.to_string(),
-            mode: Mode::Bm25,
+            mode: p.mode,
             k,
             page,
             results,

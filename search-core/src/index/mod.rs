@@ -652,7 +652,7 @@ impl bm25::Postings for Index<'_> {
 /// loop (eight independent accumulators, which LLVM turns into SIMD on x86 and
 /// on wasm32 with simd128: the scan stays a single pass over half the bytes).
 #[inline]
-fn dot_f16(q: &[f32], row: &[u16]) -> f32 {
+pub(crate) fn dot_f16(q: &[f32], row: &[u16]) -> f32 {
     let mut acc = [0f32; 8];
     for (x, h) in q.chunks_exact(8).zip(row.chunks_exact(8)) {
         for l in 0..8 {
@@ -684,7 +684,7 @@ fn f16_to_f32(h: u16) -> f32 {
 /// f32 → IEEE half bits, rounded to nearest, ties to even. Values beyond the half
 /// range saturate to ±65504 (unit vectors never get there); below it they become
 /// subnormals or zero.
-fn f16_bits(x: f32) -> u16 {
+pub(crate) fn f16_bits(x: f32) -> u16 {
     let b = x.to_bits();
     let sign = ((b >> 16) & 0x8000) as u16;
     let a = b & 0x7FFF_FFFF;
@@ -714,6 +714,17 @@ fn dot(a: &[f32], b: &[f32]) -> f32 {
     }
     let tail: f32 = a.chunks_exact(8).remainder().iter().zip(b.chunks_exact(8).remainder()).map(|(x, y)| x * y).sum();
     acc.iter().sum::<f32>() + tail
+}
+
+/// The `depth` rows of `rows` (`dim` half floats each, `dim` > 0) closest to
+/// `q`, best first: [`Index::dense_top`]'s exact scan over rows held outside an
+/// index file (the browser engine's vectors), with the same scores and ties.
+pub(crate) fn top_f16(q: &[f32], rows: &[u16], dim: usize, depth: usize) -> Vec<(u32, f32)> {
+    let mut top = TopK::new(depth);
+    for (d, row) in rows.chunks_exact(dim.max(1)).enumerate() {
+        top.push(d as u32, dot_f16(q, row));
+    }
+    top.into_sorted()
 }
 
 /// A bounded min-heap keeping the `k` best (doc, score) pairs.

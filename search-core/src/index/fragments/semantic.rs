@@ -1,0 +1,332 @@
+//! The browser engine's semantic side, for sites that offer it (`site-builder
+//! build --browser-semantic`, `data-semantic` on the search script): the query
+//! encoder and every chunk's vector, fetched once, after which the browser ranks
+//! `convex` (or any fused mode) as the edge does.
+//!
+//! | file | holds |
+//! | --- | --- |
+//! | `encoder.bin` | the query encoder, the build's own `encoder.bin` as it is |
+//! | `vectors.bin` | a [`crate::container`] file (magic `KBVECTS`): the index's `info` record, every chunk's vector as half floats (`vec.f16`, the edge's default storage) and the norms of the `dot` mode's sparse side (`norms`) |
+//!
+//! Unlike the lexical fragments these are all-or-nothing (a dense scan reads
+//! every vector, and the encoder is one model), so a page fetches them in the
+//! background, answers `bm25` until they are in, and the browser's cache keeps
+//! them for the next visit. The scan is exact: for an index with an HNSW graph
+//! (50,000 chunks and more) the browser may rank a few candidates the edge's
+//! graph walk missed.
+
+use std::cell::RefCell;
+
+use super::{Engine, FragmentError, Step};
+use crate::container::{AlignedBytes, Container, Writer};
+use crate::encoder::Encoder;
+use crate::index::{bm25, dot_f16, f16_bits, top_f16, Index, IndexInfo, Mode, SearchParams};
+use crate::query_cache::QueryCache;
+
+/// Fragment names of the semantic side.
+pub const ENCODER: &str = "encoder.bin";
+pub const VECTORS: &str = "vectors.bin";
+const MAGIC: [u8; 8] = *b"KBVECTS\0";
+const VERSION: u32 = 1;
+/// Query vectors kept per page: the results page asks again for what the
+/// suggestions just answered, and each round of fetching records asks again.
+const CACHE: usize = 64;
+
+/// `vectors.bin` for `idx`: its info record, its vectors as half floats (the
+/// bits an f16 index stores; f32 and int8 indexes are rounded to them) and its
+/// sparse norms.
+pub fn vectors_file(idx: &Index<'_>) -> Result<Vec<u8>, crate::index::IndexError> {
+    let n = idx.len();
+    let mut w = Writer::new(MAGIC, VERSION);
+    w.add("info", serde_json::to_vec(idx.info()).map_err(|e| crate::index::IndexError::Invalid(e.to_string()))?);
+    let mut halves: Vec<u8> = Vec::with_capacity(n * idx.info().dim * 2);
+    for d in 0..n as u32 {
+        halves.extend(idx.vector(d).into_iter().flat_map(|x| f16_bits(x).to_le_bytes()));
+    }
+    w.add("vec.f16", halves);
+    let norms: Vec<f32> = (0..n as u32).map(|d| bm25::Postings::doc_norm(idx, d)).collect();
+    w.add_f32("norms", &norms);
+    Ok(w.finish())
+}
+
+/// The encoder and the vectors, checked against each other and the engine.
+pub struct Semantic {
+    info: IndexInfo,
+    /// `encoder.bin`, 64-byte aligned; opened per query (a vocabulary pass of
+    /// well under a millisecond next to the forward pass), which keeps this
+    /// struct free of self-references.
+    encoder: AlignedBytes,
+    vectors: Vec<u16>,
+    norms: Vec<f32>,
+    cache: RefCell<QueryCache>,
+}
+
+fn bad(file: &str, message: impl std::fmt::Display) -> FragmentError {
+    super::bad(file, message)
+}
+
+impl Semantic {
+    /// Opens the semantic side from the two files' bytes (uncompressed) for the
+    /// index `engine` was opened on.
+    pub fn open(engine: &Engine, encoder: &[u8], vectors: &[u8]) -> Result<Semantic, FragmentError> {
+        let aligned = AlignedBytes::new(vectors);
+        let c = Container::open(aligned.as_slice(), MAGIC, VERSION).map_err(|e| bad(VECTORS, e))?;
+        let info: IndexInfo =
+            serde_json::from_slice(c.bytes("info").map_err(|e| bad(VECTORS, e))?).map_err(|e| bad(VECTORS, e))?;
+        let n = engine.manifest.chunks;
+        if info.chunks != n || info.dim == 0 {
+            return Err(bad(VECTORS, format!("{} chunks of {} values for an index of {n}", info.chunks, info.dim)));
+        }
+        let values = n.checked_mul(info.dim).ok_or_else(|| bad(VECTORS, "too many vectors"))?;
+        let vectors = c.exact::<u16>("vec.f16", values).map_err(|e| bad(VECTORS, e))?.to_vec();
+        let norms = c.exact::<f32>("norms", n).map_err(|e| bad(VECTORS, e))?.to_vec();
+        let encoder = AlignedBytes::new(encoder);
+        let e = Encoder::open(encoder.as_slice()).map_err(|e| bad(ENCODER, e))?;
+        if e.fingerprint() != info.encoder_fingerprint {
+            return Err(bad(ENCODER, "it is not the encoder this index was built with"));
+        }
+        if e.config().hidden != info.dim {
+            return Err(bad(ENCODER, format!("{} dimensions for vectors of {}", e.config().hidden, info.dim)));
+        }
+        Ok(Semantic { info, encoder, vectors, norms, cache: RefCell::new(QueryCache::new(CACHE)) })
+    }
+
+    /// The query's unit vector (cached by its token ids, as the edge caches it).
+    fn embed(&self, query: &str) -> Vec<f32> {
+        // Opened at `Semantic::open` already, so this cannot fail; an empty
+        // vector (no dense side) if it somehow did.
+        let Ok(e) = Encoder::open(self.encoder.as_slice()) else { return Vec::new() };
+        let tokens = e.tokenize(query);
+        if let Some(v) = self.cache.borrow_mut().get(&tokens) {
+            return v;
+        }
+        let v = e.embed_tokens(std::slice::from_ref(&tokens));
+        self.cache.borrow_mut().insert(tokens, v.clone());
+        v
+    }
+
+    /// The parameters the edge searches this index with by default, for `mode`.
+    pub fn params(&self, mode: Mode, partial: bool) -> SearchParams {
+        SearchParams { mode, partial, ..SearchParams::of_index(&self.info, 1) }
+    }
+
+    /// The index's default mode (what the edge answers without `mode=`).
+    pub fn default_mode(&self) -> Mode {
+        self.info.default_mode
+    }
+}
+
+impl Engine {
+    /// Page `page` of `k` results for `query` in `mode`, ranked as
+    /// `GET /api/search?mode=…` ranks it: `bm25` from the fragments alone, the
+    /// fused modes with `sem`'s vectors too. Names the fragments it needs first
+    /// (before the encoder runs).
+    pub fn search_semantic(
+        &self,
+        sem: &Semantic,
+        query: &str,
+        mode: Mode,
+        k: usize,
+        page: usize,
+        partial: bool,
+    ) -> Step {
+        if mode == Mode::Bm25 {
+            return self.search(query, k, page, partial);
+        }
+        let need = self.missing(query, partial && mode != Mode::Dense);
+        if !need.is_empty() {
+            return Step::Need(need);
+        }
+        let q = sem.embed(query);
+        if q.len() != sem.info.dim {
+            return self.search(query, k, page, partial);
+        }
+        self.rank_page(query, sem.params(mode, partial), k, page, Some(Dense { sem, q: &q }))
+    }
+}
+
+/// A query's vector against the chunks' vectors.
+pub(super) struct Dense<'a> {
+    sem: &'a Semantic,
+    q: &'a [f32],
+}
+
+impl Dense<'_> {
+    /// The `depth` closest chunks, best first (the exact scan).
+    pub(super) fn top(&self, depth: usize) -> Vec<(u32, f32)> {
+        top_f16(self.q, &self.sem.vectors, self.sem.info.dim, depth)
+    }
+
+    /// The cosine of chunk `doc` (0 for a chunk the index does not have).
+    pub(super) fn score(&self, doc: u32) -> f32 {
+        let dim = self.sem.info.dim;
+        let row = (doc as usize).checked_mul(dim).and_then(|a| self.sem.vectors.get(a..a.checked_add(dim)?));
+        row.map_or(0.0, |r| dot_f16(self.q, r))
+    }
+
+    pub(super) fn norms(&self) -> &[f32] {
+        &self.sem.norms
+    }
+}
+
+/// The engine's postings with the sparse norms `vectors.bin` carries, so the
+/// `dot` mode's normalised sparse score is the edge's.
+pub(super) struct WithNorms<'a>(pub(super) &'a Engine, pub(super) &'a [f32]);
+
+impl bm25::Postings for WithNorms<'_> {
+    type List<'s>
+        = bm25::PostingIter<'s>
+    where
+        Self: 's;
+
+    fn chunks(&self) -> usize {
+        self.0.chunks()
+    }
+
+    fn avg_len(&self) -> f32 {
+        self.0.avg_len()
+    }
+
+    fn postings(&self, term: &str) -> Option<(usize, bm25::PostingIter<'_>)> {
+        self.0.postings(term)
+    }
+
+    fn doc_norm(&self, doc: u32) -> f32 {
+        self.1.get(doc as usize).copied().unwrap_or(1.0)
+    }
+
+    fn completion(&self, p: &str) -> Option<String> {
+        self.0.completion(p)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use super::*;
+    use crate::encoder::pack;
+    use crate::index::fragments::{split, MANIFEST};
+    use crate::index::{build, Bm25Params, BuildParams, VectorStorage};
+    use crate::service::{SearchResponse, Service};
+    use crate::testing::chunk;
+
+    /// An index of 40 chunks on 10 pages embedded with the synthetic encoder
+    /// (f16 vectors, `convex` by default), and that encoder.
+    fn corpus() -> (AlignedBytes, AlignedBytes) {
+        let enc = AlignedBytes::new(&pack::synthetic(1));
+        let e = Encoder::open(enc.as_slice()).unwrap();
+        let words = ["parking", "permit", "the", "password", "reset", "a", "of", "storage", "quota", "gpu", "job"];
+        let chunks: Vec<_> = (0..40usize)
+            .map(|i| {
+                let text: Vec<&str> = (0..9).map(|j| words[(i * 5 + j * j + j) % words.len()]).collect();
+                let page = format!("p{}", i / 4);
+                chunk(&format!("{page}_{i}"), &page, words[i % words.len()], &text.join(" "))
+            })
+            .collect();
+        let vectors: Vec<f32> = chunks.iter().flat_map(|c| e.embed(&c.text)).collect();
+        let p = BuildParams {
+            bm25: Bm25Params::default(),
+            vectors: VectorStorage::F16,
+            encoder: "synthetic".into(),
+            encoder_fingerprint: e.fingerprint(),
+            default_mode: Mode::Convex,
+            alpha: 0.5,
+            rrf_k: 60.0,
+            norm_depth: 10,
+            long_text: "truncate".into(),
+            built_unix: 0,
+            graph: None,
+        };
+        (AlignedBytes::new(&build(&chunks, &vectors, crate::encoder::DIM, &p)), enc)
+    }
+
+    fn run(
+        e: &mut Engine,
+        sem: &Semantic,
+        files: &HashMap<String, Vec<u8>>,
+        q: &str,
+        mode: Mode,
+        page: usize,
+        partial: bool,
+    ) -> SearchResponse {
+        for _ in 0..4 {
+            match e.search_semantic(sem, q, mode, 5, page, partial) {
+                Step::Done(r) => return r,
+                Step::Need(names) => names.iter().for_each(|n| e.add(n, &files[n]).unwrap()),
+            }
+        }
+        panic!("no answer after four rounds for {q:?}");
+    }
+
+    #[test]
+    fn the_browser_ranks_every_mode_as_the_edge_does() {
+        let (index, enc) = corpus();
+        let idx = Index::open(index.as_slice()).unwrap();
+        let files: HashMap<String, Vec<u8>> = split(&idx, 256).unwrap().files.into_iter().collect();
+        let vectors = vectors_file(&idx).unwrap();
+        let mut e = Engine::open(&files[MANIFEST]).unwrap();
+        let sem = Semantic::open(&e, enc.as_slice(), &vectors).unwrap();
+        assert_eq!(sem.default_mode(), Mode::Convex);
+        let svc = Service::open(index.as_slice(), enc.as_slice()).unwrap();
+        for q in ["parking permit", "reset the password", "gpu job quota", "zebra", "stor", "the"] {
+            for mode in [Mode::Convex, Mode::Dense, Mode::Rrf, Mode::Dot, Mode::Bm25] {
+                for (page, partial) in [(1, false), (2, false), (1, true)] {
+                    let got = run(&mut e, &sem, &files, q, mode, page, partial);
+                    let p = SearchParams { mode, partial, ..svc.default_params(5) };
+                    let want = svc.search(q, &p, page, &|| 0.0).unwrap();
+                    assert_eq!(got.mode, mode);
+                    assert_eq!(got.results, want.results, "{q:?} {mode:?} page {page} partial {partial}");
+                    assert_eq!(got.has_more, want.has_more, "{q:?} {mode:?}");
+                }
+            }
+        }
+        // Meaning, not words: a query no chunk contains still finds the closest.
+        let zebra = run(&mut e, &sem, &files, "zebra", Mode::Dense, 1, false);
+        assert_eq!(zebra.results.len(), 5);
+        assert!(matches!(e.search("zebra", 5, 1, false), Step::Done(r) if r.results.is_empty()));
+        // The vector is encoded once per text, not once per round of fetching.
+        assert!(sem.cache.borrow().stats().0 > 0);
+    }
+
+    #[test]
+    fn a_wrong_or_damaged_semantic_side_is_refused_by_name() {
+        let (index, enc) = corpus();
+        let idx = Index::open(index.as_slice()).unwrap();
+        let files: HashMap<String, Vec<u8>> = split(&idx, 256).unwrap().files.into_iter().collect();
+        let e = Engine::open(&files[MANIFEST]).unwrap();
+        let vectors = vectors_file(&idx).unwrap();
+        // Vectors another encoder made (its fingerprint in their info record).
+        let mut info = idx.info().clone();
+        info.encoder_fingerprint ^= 1;
+        let mut w = Writer::new(MAGIC, VERSION);
+        w.add("info", serde_json::to_vec(&info).unwrap());
+        let aligned = AlignedBytes::new(&vectors);
+        let c = Container::open(aligned.as_slice(), MAGIC, VERSION).unwrap();
+        w.add("vec.f16", c.bytes("vec.f16").unwrap().to_vec());
+        w.add_f32("norms", c.f32s("norms").unwrap());
+        let err = Semantic::open(&e, enc.as_slice(), &w.finish()).err().unwrap().to_string();
+        assert!(err.contains("encoder.bin") && err.contains("not the encoder"), "{err}");
+        let err = Semantic::open(&e, &enc.as_slice()[..1000], &vectors).err().unwrap().to_string();
+        assert!(err.contains("encoder.bin"), "{err}");
+        for cut in [0, 10, vectors.len() / 2, vectors.len() - 1] {
+            let err = Semantic::open(&e, enc.as_slice(), &vectors[..cut]).err().unwrap().to_string();
+            assert!(err.contains("vectors.bin"), "{err}");
+        }
+        // Vectors of another index (fewer chunks) are not taken for these.
+        let mut c: Vec<_> = (0..3).map(|i| chunk(&format!("x{i}"), "x", "x", "parking")).collect();
+        c[0].text = "permit".into();
+        let small = AlignedBytes::new(&build(
+            &c,
+            &vec![0.05; 3 * crate::encoder::DIM],
+            crate::encoder::DIM,
+            &BuildParams {
+                encoder_fingerprint: Encoder::open(enc.as_slice()).unwrap().fingerprint(),
+                ..crate::index::tests::params(VectorStorage::F16)
+            },
+        ));
+        let small = vectors_file(&Index::open(small.as_slice()).unwrap()).unwrap();
+        let err = Semantic::open(&e, enc.as_slice(), &small).err().unwrap().to_string();
+        assert!(err.contains("3 chunks") && err.contains("index of 40"), "{err}");
+    }
+}
