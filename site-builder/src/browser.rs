@@ -9,6 +9,7 @@
 //! | `search.json` | `{"build": ID, "engine": …, "wasm": …}`: the one file fetched fresh; everything else is immutable |
 //! | `ID/{name}.gz` | the fragments of [`search_core::index::fragments`] (manifest, lengths, vocabulary shards, one record per chunk), each gzip-compressed |
 //! | `search_web.js`, `search_web_bg.wasm.gz` | the engine (`search-web`, built by `scripts/build-search-web`): its wasm-bindgen glue, and the module gzip-compressed |
+//! | `ID/encoder.bin.gz`, `ID/vectors.bin.gz`, `search_web_semantic.js`, `search_web_semantic_bg.wasm.gz` | only with `--browser-semantic`: the semantic side ([`search_core::index::fragments::Semantic`]) and the engine built with it (relaxed SIMD); `search.json` then has a `semantic` entry |
 //!
 //! Everything large is compressed here rather than left to the host: object
 //! storage and many file servers send files as they are, and the budget (bytes
@@ -29,6 +30,8 @@ use crate::output::{Staging, WriteError};
 
 /// The two files of the browser engine.
 pub const ENGINE_FILES: [&str; 2] = ["search_web.js", "search_web_bg.wasm"];
+/// The two files of the engine with the semantic side (`--browser-semantic`).
+pub const SEMANTIC_ENGINE_FILES: [&str; 2] = ["search_web_semantic.js", "search_web_semantic_bg.wasm"];
 
 /// Vocabulary shard size before compression: about 4 KB on the wire for the CSC
 /// corpus, so a five-word query reads ~20 KB of postings.
@@ -43,6 +46,9 @@ pub struct BrowserOptions {
     /// fails. Otherwise a missing engine is a warning and the site searches
     /// through `/api` only.
     pub required: bool,
+    /// Write the semantic side too (the folder must then hold
+    /// [`SEMANTIC_ENGINE_FILES`]).
+    pub semantic: bool,
 }
 
 /// What was written (for report.json).
@@ -54,6 +60,10 @@ pub struct BrowserReport {
     /// Bytes on disk (compressed) of the fragments, and of the engine.
     pub fragment_bytes: u64,
     pub engine_bytes: u64,
+    /// Bytes on disk (compressed) of the semantic side (encoder, vectors and
+    /// its engine), when written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub semantic_bytes: Option<u64>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -64,6 +74,12 @@ pub enum BrowserError {
         dir = .0.display()
     )]
     EngineMissing(PathBuf),
+    #[error(
+        "browser search: --browser-semantic needs the engine built with the semantic side ({files}) in {dir}; build it with `scripts/build-search-web`",
+        files = SEMANTIC_ENGINE_FILES.join(", "),
+        dir = .0.display()
+    )]
+    SemanticEngineMissing(PathBuf),
     #[error("browser search: {0}")]
     Index(String),
     #[error(transparent)]
@@ -91,15 +107,31 @@ fn gzip(bytes: &[u8]) -> Vec<u8> {
     e.finish().unwrap_or_default()
 }
 
-/// Splits `index` (the bytes of `index.bin`) and writes `_search/` into `staging`.
-pub fn write(staging: &Staging, index: &[u8], opts: &BrowserOptions) -> Result<BrowserReport, BrowserError> {
+/// Splits `index` (the bytes of `index.bin`) and writes `_search/` into
+/// `staging`; with `opts.semantic`, `encoder` (the bytes of `encoder.bin`) and
+/// the vectors too.
+pub fn write(
+    staging: &Staging,
+    index: &[u8],
+    encoder: &[u8],
+    opts: &BrowserOptions,
+) -> Result<BrowserReport, BrowserError> {
     if !engine_present(&opts.engine) {
         return Err(BrowserError::EngineMissing(opts.engine.clone()));
+    }
+    if opts.semantic && !SEMANTIC_ENGINE_FILES.iter().all(|f| opts.engine.join(f).is_file()) {
+        return Err(BrowserError::SemanticEngineMissing(opts.engine.clone()));
     }
     let aligned = AlignedBytes::new(index);
     let idx = Index::open(aligned.as_slice()).map_err(|e| BrowserError::Index(e.to_string()))?;
     let frags = fragments::split(&idx, SHARD_BYTES).map_err(|e| BrowserError::Index(e.to_string()))?;
-    let packed: Vec<(String, Vec<u8>)> = frags.files.iter().map(|(n, b)| (n.clone(), gzip(b))).collect();
+    let mut packed: Vec<(String, Vec<u8>)> = frags.files.iter().map(|(n, b)| (n.clone(), gzip(b))).collect();
+    let lexical = packed.len();
+    if opts.semantic {
+        let vectors = fragments::semantic::vectors_file(&idx).map_err(|e| BrowserError::Index(e.to_string()))?;
+        packed.push((fragments::ENCODER.to_string(), gzip(encoder)));
+        packed.push((fragments::VECTORS.to_string(), gzip(&vectors)));
+    }
     let mut digest = sha2::Sha256::new();
     for (n, b) in &packed {
         digest.update(n.as_bytes());
@@ -113,27 +145,50 @@ pub fn write(staging: &Staging, index: &[u8], opts: &BrowserOptions) -> Result<B
         records: frags.manifest.chunks,
         ..BrowserReport::default()
     };
-    for (n, b) in &packed {
+    for (i, (n, b)) in packed.iter().enumerate() {
         staging.write(&format!("_search/{build}/{n}.gz"), b)?;
-        report.fragment_bytes += b.len() as u64;
+        if i < lexical {
+            report.fragment_bytes += b.len() as u64;
+        } else {
+            *report.semantic_bytes.get_or_insert(0) += b.len() as u64;
+        }
     }
-    let mut engine_digest = sha2::Sha256::new();
-    for f in ENGINE_FILES {
-        let from = opts.engine.join(f);
-        let bytes = std::fs::read(&from).map_err(WriteError::on(&from))?;
-        engine_digest.update(&bytes);
-        let (name, stored) =
-            if f.ends_with(".wasm") { (format!("{f}.gz"), gzip(&bytes)) } else { (f.to_string(), bytes) };
-        report.engine_bytes += stored.len() as u64;
-        staging.write(&format!("_search/{name}"), &stored)?;
-    }
-    let engine_version: String = engine_digest.finalize().iter().take(6).map(|b| format!("{b:02x}")).collect();
-    let pointer = serde_json::json!({
+    let (engine_version, engine_bytes) = copy_engine(staging, &opts.engine, &ENGINE_FILES)?;
+    report.engine_bytes = engine_bytes;
+    let mut pointer = serde_json::json!({
         "format": fragments::FORMAT,
         "build": build,
         "engine": format!("search_web.js?v={engine_version}"),
         "wasm": format!("search_web_bg.wasm.gz?v={engine_version}"),
     });
+    if opts.semantic {
+        let (version, bytes) = copy_engine(staging, &opts.engine, &SEMANTIC_ENGINE_FILES)?;
+        *report.semantic_bytes.get_or_insert(0) += bytes;
+        pointer["semantic"] = serde_json::json!({
+            "engine": format!("search_web_semantic.js?v={version}"),
+            "wasm": format!("search_web_semantic_bg.wasm.gz?v={version}"),
+            "encoder": format!("{}.gz", fragments::ENCODER),
+            "vectors": format!("{}.gz", fragments::VECTORS),
+            "bytes": report.semantic_bytes,
+        });
+    }
     staging.write("_search/search.json", pointer.to_string().as_bytes())?;
     Ok(report)
+}
+
+/// Copies an engine's glue and module (gzip-compressed) into `_search/`;
+/// returns a digest of both (the `?v=` that busts caches) and the bytes stored.
+fn copy_engine(staging: &Staging, dir: &Path, files: &[&str; 2]) -> Result<(String, u64), BrowserError> {
+    let mut digest = sha2::Sha256::new();
+    let mut stored_bytes = 0;
+    for f in files {
+        let from = dir.join(f);
+        let bytes = std::fs::read(&from).map_err(WriteError::on(&from))?;
+        digest.update(&bytes);
+        let (name, stored) =
+            if f.ends_with(".wasm") { (format!("{f}.gz"), gzip(&bytes)) } else { (f.to_string(), bytes) };
+        stored_bytes += stored.len() as u64;
+        staging.write(&format!("_search/{name}"), &stored)?;
+    }
+    Ok((digest.finalize().iter().take(6).map(|b| format!("{b:02x}")).collect(), stored_bytes))
 }

@@ -278,9 +278,9 @@ pub fn build(opts: &BuildOptions) -> Result<Report, BuildError> {
         Some(io) => Some(build_index(&chunks, io, opts.progress, &mut report)?),
         None => None,
     };
-    if let (Some((index, _)), Some(bo)) = (&index_files, &opts.browser) {
+    if let (Some((index, encoder)), Some(bo)) = (&index_files, &opts.browser) {
         if bo.required || crate::browser::engine_present(&bo.engine) {
-            report.browser_search = Some(crate::browser::write(&staging, index, bo)?);
+            report.browser_search = Some(crate::browser::write(&staging, index, encoder, bo)?);
         } else {
             report.warnings.push(Warning {
                 file: bo.engine.display().to_string(),
@@ -673,7 +673,12 @@ fn write_site(
     };
     let site_title =
         if tree.nodes[0].title.is_empty() { "Knowledge base".to_string() } else { tree.nodes[0].title.clone() };
-    let site = SiteInfo { title: site_title, page_count: built.len(), built: today() };
+    let site = SiteInfo {
+        title: site_title,
+        page_count: built.len(),
+        built: today(),
+        browser_semantic: opts.browser.as_ref().is_some_and(|b| b.semantic),
+    };
     let link = |n: usize| Link { title: &tree.nodes[n].title, url: &tree.nodes[n].url };
     let top_sections: Vec<Link> = tree.nodes[0].children.iter().map(|&c| link(c)).collect();
     let frame = |root: String| Frame { root, site: &site, top_sections: &top_sections };

@@ -303,6 +303,12 @@ struct BuildArgs {
     /// default $KB_BROWSER_ENGINE or search-web/pkg (scripts/build-search-web).
     #[arg(long, value_name = "DIR", conflicts_with = "no_browser_search")]
     browser_engine: Option<PathBuf>,
+    /// Also offer semantic search in the browser: the query encoder and every
+    /// chunk's vector go into `site/_search/` (about 20 MB more for a
+    /// MiniLM site, fetched once by readers whose browser engine answers), and the
+    /// search script gets `data-semantic`.
+    #[arg(long, conflicts_with = "no_browser_search")]
+    browser_semantic: bool,
     /// Keep every chunk: no placeholder, navigation or stub filters (for ablations).
     #[arg(long)]
     no_filters: bool,

@@ -165,6 +165,9 @@ pub struct SiteInfo {
     pub page_count: usize,
     /// Build date, `YYYY-MM-DD`.
     pub built: String,
+    /// The site offers semantic search in the browser (`--browser-semantic`):
+    /// the search script gets `data-semantic`.
+    pub browser_semantic: bool,
 }
 
 /// A titled link (breadcrumbs, top sections, sitemap of the search page).
@@ -327,7 +330,8 @@ mod tests {
     #[test]
     fn embedded_templates_render_and_escape() {
         let t = Templates::embedded().unwrap();
-        let site = SiteInfo { title: "Help <&>".into(), page_count: 1, built: "2026-01-01".into() };
+        let site =
+            SiteInfo { title: "Help <&>".into(), page_count: 1, built: "2026-01-01".into(), browser_semantic: false };
         let top = [Link { title: "IT \"x\"", url: "it/index.html" }];
         let ctx = SectionContext {
             frame: Frame { root: "../".into(), site: &site, top_sections: &top },

@@ -374,6 +374,43 @@ fn strict_fails_and_keeps_the_previous_site() {
     assert_eq!(leftovers.len(), 3, "{leftovers:?}");
 }
 
+/// `--browser-semantic` with an engine folder that lacks the semantic engine:
+/// the build fails naming the files, the folder and the script that builds them,
+/// and the previous site stays as it was.
+#[test]
+fn browser_semantic_needs_its_engine_and_keeps_the_previous_site() {
+    let tmp = tempfile::tempdir().unwrap();
+    let content = tmp.path().join("content");
+    write(&content, "a.md", b"# Parking\n\nBuy a parking permit online.\n");
+    let engine = tmp.path().join("engine");
+    for f in ["search_web.js", "search_web_bg.wasm"] {
+        let from = repo().join("search-web/pkg").join(f);
+        assert!(from.is_file(), "{} missing: run scripts/build-search-web (scripts/test does)", from.display());
+        write(&engine, f, &fs::read(from).unwrap());
+    }
+    let out = tmp.path().join("dist");
+    let e = engine.to_str().unwrap();
+    let o = build_with_index(&content, &out, &["--browser-engine", e]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let before = fs::read_to_string(out.join("site/_search/search.json")).unwrap();
+    assert!(!before.contains("semantic"), "{before}");
+    let o = build_with_index(&content, &out, &["--browser-engine", e, "--browser-semantic"]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("--browser-semantic")
+            && err.contains("search_web_semantic_bg.wasm")
+            && err.contains(e)
+            && err.contains("scripts/build-search-web"),
+        "{err}"
+    );
+    assert_eq!(fs::read_to_string(out.join("site/_search/search.json")).unwrap(), before);
+    assert!(!fs::read_to_string(out.join("site/index.html")).unwrap().contains("data-semantic"));
+    // And it conflicts with leaving browser search out.
+    let o = build_with_index(&content, &out, &["--no-browser-search", "--browser-semantic"]);
+    assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
 #[test]
 fn usage_errors_name_the_parameter() {
     let tmp = tempfile::tempdir().unwrap();

@@ -245,7 +245,15 @@ fn csc_dev_set_quality_holds() {
     );
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("csc");
-    let o = run(&["build", "--quiet", "--content", corpus.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let o = run(&[
+        "build",
+        "--quiet",
+        "--browser-semantic",
+        "--content",
+        corpus.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let idx = out.join("index.bin").to_string_lossy().into_owned();
     let eval = |qa: &Path| -> Vec<Value> {
@@ -275,9 +283,10 @@ fn csc_dev_set_quality_holds() {
 /// The browser engine over the site's `_search/` fragments gives every CSC dev
 /// question the edge's `bm25` answer: the same results, scores, snippets and
 /// `has_more`, for the question as asked and cut mid-word as it is typed
-/// (`partial`), on the first and second page.
+/// (`partial`), on the first and second page. With the semantic side
+/// (`--browser-semantic`), its `convex` answer is the edge's default one.
 fn browser_answers_as_the_edge(out: &Path, sets: &[PathBuf]) {
-    use search_core::index::fragments::{Engine, Step};
+    use search_core::index::fragments::{Engine, Semantic, Step};
     use search_core::index::{Mode, SearchParams};
     let report: Value = serde_json::from_slice(&fs::read(out.join("report.json")).unwrap()).unwrap();
     let build = report["browser_search"]["build"].as_str().unwrap_or_else(|| {
@@ -315,6 +324,23 @@ fn browser_answers_as_the_edge(out: &Path, sets: &[PathBuf]) {
         }
     }
     assert_eq!(compared, 400);
+    let semantic = Semantic::open(&engine, &inflate("encoder.bin"), &inflate("vectors.bin")).unwrap();
+    let mut fused = 0;
+    for set in sets {
+        for q in site_builder::eval::read_qa(set).unwrap() {
+            let got = loop {
+                match engine.search_semantic(&semantic, &q.question, Mode::Convex, 10, 1, false) {
+                    Step::Done(r) => break r,
+                    Step::Need(files) => files.iter().for_each(|f| engine.add(f, &inflate(f)).unwrap()),
+                }
+            };
+            let want = svc.search(&q.question, &svc.default_params(10), 1, &|| 0.0).unwrap();
+            assert_eq!((got.mode, want.mode), (Mode::Convex, Mode::Convex));
+            assert_eq!(got.results, want.results, "{:?}", q.question);
+            fused += 1;
+        }
+    }
+    assert_eq!(fused, 100);
 }
 
 fn copy_dir(from: &Path, to: &Path) {

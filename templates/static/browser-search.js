@@ -5,10 +5,19 @@
  * chat service is. No dependencies.
  *
  *   import { search } from './browser-search.js';
- *   const body = await search(baseUrlOf_search, query, k, page, partial, signal);
+ *   const body = await search(baseUrlOf_search, query, k, page, partial, signal, { semantic, mode });
  *
  * `body` is what `GET /api/search?mode=bm25` returns (the same ranking, scores and
- * snippets: search-core's code compiled to wasm), with `engine: 'browser'`. The
+ * snippets: search-core's code compiled to wasm), with `engine: 'browser'`.
+ *
+ * Semantic search in the browser (a site built with --browser-semantic, whose
+ * search script has `data-semantic`): with `semantic` the engine built with the
+ * semantic side is loaded instead of the lexical one, and the query encoder
+ * and the chunks' vectors are fetched once in the background (the browser's
+ * cache keeps them); until they are in, and in browsers without WebAssembly's
+ * relaxed SIMD, answers are `bm25`'s; after, a fused `mode` ('convex', …) ranks
+ * as the API does. `body.mode` says which ranking answered,
+ * `body.semantic` whether the semantic side is 'ready', 'loading' or 'off'. The
  * engine says which fragments a query needs (vocabulary shards, chunk records);
  * they are fetched once, each at most once at a time, and kept for the page's
  * life. Fragments and the wasm module are stored gzip-compressed (`NAME.gz`),
@@ -45,9 +54,37 @@ async function fetchBytes(url) {
   return new Uint8Array(await new Response(inflated).arrayBuffer());
 }
 
-/** Loads search.json, the wasm engine and the manifest of the site at `base`. */
-function open(base) {
-  let p = engines.get(base);
+/**
+ * Whether this browser runs WebAssembly's relaxed SIMD (the semantic engine's
+ * encoder kernels): a module whose one function is
+ * `i32x4.relaxed_dot_i8x16_i7x16_add_s` over three zero vectors.
+ */
+function relaxedSimd() {
+  const zero = new Array(16).fill(0);
+  const konst = [0xfd, 0x0c, ...zero];
+  const body = [0x00, ...konst, ...konst, ...konst, 0xfd, 0x93, 0x02, 0x0b];
+  const bytes = new Uint8Array([
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, // magic, version
+    0x01, 0x05, 0x01, 0x60, 0x00, 0x01, 0x7b, // types: () -> v128
+    0x03, 0x02, 0x01, 0x00, // functions: one of type 0
+    0x0a, body.length + 2, 0x01, body.length, ...body, // code
+  ]);
+  try {
+    return WebAssembly.validate(bytes);
+  } catch (e) {
+    return false;
+  }
+}
+
+/**
+ * Loads search.json, the wasm engine and the manifest of the site at `base`;
+ * with `semantic`, the engine with the semantic side when the site has it and
+ * the browser can run it, and starts fetching the encoder and the vectors.
+ */
+function open(base, semantic) {
+  const key = (semantic ? 'semantic ' : '') + base;
+  // The semantic engine answers BM25 as well: one engine per page.
+  let p = engines.get(key) || (!semantic && engines.get('semantic ' + base));
   if (p) return p;
   p = (async () => {
     if (typeof DecompressionStream !== 'function' || typeof WebAssembly !== 'object') {
@@ -56,24 +93,59 @@ function open(base) {
     const res = await fetch(base + 'search.json', { cache: 'no-cache', credentials: 'same-origin' });
     if (!res.ok) throw new Error('no browser search on this site (HTTP ' + res.status + ')');
     const ptr = await res.json();
-    const mod = await import(new URL(ptr.engine, base).href);
-    await mod.default({ module_or_path: await fetchBytes(new URL(ptr.wasm, base).href) });
+    const sem = semantic && ptr.semantic && relaxedSimd() ? ptr.semantic : null;
+    const use = sem || ptr;
+    const mod = await import(new URL(use.engine, base).href);
+    await mod.default({ module_or_path: await fetchBytes(new URL(use.wasm, base).href) });
     const dir = new URL(ptr.build + '/', base).href;
     const engine = new mod.Engine(await fetchBytes(dir + 'manifest.json.gz'));
-    return { engine, dir, loads: new Map() };
+    const b = { engine, dir, loads: new Map(), semantic: sem ? 'loading' : 'off' };
+    if (sem) {
+      Promise.all([fetchBytes(dir + sem.encoder), fetchBytes(dir + sem.vectors)])
+        .then(([encoder, vectors]) => {
+          engine.loadSemantic(encoder, vectors);
+          b.semantic = 'ready';
+        })
+        .catch((e) => {
+          b.semantic = 'off';
+          if (window.console) console.warn('search: semantic search in the browser is off: ' + e.message);
+        });
+    }
+    return b;
   })();
-  engines.set(base, p);
-  p.catch(() => engines.delete(base)); // try again next time
+  engines.set(key, p);
+  p.catch(() => engines.delete(key)); // try again next time
   return p;
 }
 
-/** Page `page` of `k` results for `q` (`partial`: its last word is being typed). */
-export async function search(base, q, k, page, partial, signal) {
-  const b = await open(base);
+/**
+ * Resolves once the semantic side of the site at `base` is in (true) or cannot
+ * be (false): for pages and tests that want to wait for it.
+ */
+export async function semanticReady(base, timeoutMs) {
+  const b = await open(base, true);
+  const until = Date.now() + (timeoutMs || 120000);
+  while (b.semantic === 'loading' && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+  return b.semantic === 'ready';
+}
+
+/**
+ * Page `page` of `k` results for `q` (`partial`: its last word is being typed),
+ * ranked by `opts.mode` when it is a fused one and the semantic side (loaded
+ * with `opts.semantic`) is in (see the top of this file), else by BM25.
+ */
+export async function search(base, q, k, page, partial, signal, opts) {
+  const mode = opts && opts.mode;
+  const fused = !!mode && mode !== 'bm25';
+  const b = await open(base, !!(opts && opts.semantic));
   for (let round = 0; round < 4; round++) {
     if (signal && signal.aborted) throw aborted();
-    const out = JSON.parse(b.engine.search(q, k, page, !!partial));
-    if (!out.need) return Object.assign(out, { engine: 'browser' });
+    const raw =
+      fused && b.semantic === 'ready'
+        ? b.engine.searchMode(q, mode, k, page, !!partial)
+        : b.engine.search(q, k, page, !!partial);
+    const out = JSON.parse(raw);
+    if (!out.need) return Object.assign(out, { engine: 'browser', semantic: b.semantic });
     await Promise.all(out.need.map((f) => {
       let load = b.loads.get(f);
       if (!load) {

@@ -15,7 +15,10 @@
  *    answers instead (BM25 over fragments fetched on demand, the ranking the
  *    API's `bm25` mode gives) and one quiet line says so; /api/health is probed
  *    every RETRY_MS and the API takes over again when it answers. Without the
- *    engine either, a message points to the section tree.
+ *    engine either, a message points to the section tree. With `data-semantic`
+ *    on this script (a site built with --browser-semantic) the browser engine
+ *    also loads the query encoder and the vectors, once, and then ranks settled
+ *    queries as the API's fused mode does.
  *
  * Server text is never parsed as HTML: snippets are split on <mark>/</mark>,
  * entities decoded here, and the pieces added as text nodes and <mark> elements.
@@ -56,6 +59,7 @@
   var scriptEl =
     document.currentScript || document.querySelector('script[data-root][src*="search.js"]');
   var ROOT = readRoot();
+  var SEMANTIC = !!(scriptEl && scriptEl.hasAttribute && scriptEl.hasAttribute('data-semantic'));
   var API_URL = new URL(ROOT + 'api/search', location.href);
   var HEALTH_URL = new URL(ROOT + 'api/health', location.href);
   var SEARCH_PAGE = ROOT + 'search.html';
@@ -65,6 +69,9 @@
 
   var MSG_UNAVAILABLE = 'Search is unavailable right now.';
   var MSG_IN_BROWSER = 'Searched in your browser: the search service is not reachable, so words match but not meaning.';
+  var MSG_IN_BROWSER_SEMANTIC = 'Searched in your browser: the search service is not reachable.';
+  var MSG_IN_BROWSER_LOADING =
+    'Searched in your browser: the search service is not reachable, so words match; meaning too once the model has loaded.';
   var MSG_BROWSE = 'Browse the sections instead.';
 
   function readRoot() {
@@ -410,8 +417,32 @@
   /** The browser engine's answer. */
   function browserSearch(q, k, page, signal, how) {
     return engine().then(function (m) {
-      return m.search(ENGINE_BASE, q, k, page, !!(how && how.partial), signal);
+      return m.search(ENGINE_BASE, q, k, page, !!(how && how.partial), signal, { semantic: SEMANTIC, mode: browserMode(how) });
     });
+  }
+
+  /**
+   * Calls `fn` once the browser engine's semantic side is in, when `data` (an
+   * answer by words) came while it was still loading: the settled query is then
+   * asked again, and ranks by meaning too.
+   */
+  function whenSemantic(data, fn) {
+    if (!data || data.semantic !== 'loading') return;
+    engine()
+      .then(function (m) {
+        return m.semanticReady(ENGINE_BASE);
+      })
+      .then(
+        function (ready) {
+          if (ready) fn();
+        },
+        function () {}
+      );
+  }
+
+  /** The ranking asked of the browser engine: fused on a settled query when the site offers it. */
+  function browserMode(how) {
+    return SEMANTIC && !(how && how.typing) ? MODE : null;
   }
 
   /**
@@ -438,7 +469,7 @@
       return engine().then(
         function (m) {
           if (!m.away(err.status)) throw err; // the query's fault, not the service being away
-          return m.search(ENGINE_BASE, q, k, page, !!(how && how.partial), signal).then(
+          return m.search(ENGINE_BASE, q, k, page, !!(how && how.partial), signal, { semantic: SEMANTIC, mode: browserMode(how) }).then(
             function (body) {
               if (!browserSince) browserSince = lastProbe = Date.now();
               if (window.console) console.info('search: the API is away (' + err.message + '); searching in the browser');
@@ -466,7 +497,11 @@
 
   /** The quiet line under results the browser engine gave. */
   function engineLine(data) {
-    return data && data.engine === 'browser' ? h('span', { class: 'search-status__engine' }, MSG_IN_BROWSER) : null;
+    if (!data || data.engine !== 'browser') return null;
+    var msg = MSG_IN_BROWSER;
+    if (data.semantic === 'ready') msg = MSG_IN_BROWSER_SEMANTIC;
+    else if (data.semantic === 'loading') msg = MSG_IN_BROWSER_LOADING;
+    return h('span', { class: 'search-status__engine' }, msg);
   }
 
   function checkHealth() {
@@ -707,6 +742,11 @@
           current = { q: q, data: data, error: null, settled: !typing };
           render();
           if (document.activeElement === input) open();
+          if (!typing) {
+            whenSemantic(data, function () {
+              if (current.q === q && current.data === data) search(q, false);
+            });
+          }
         },
         function (err) {
           if (my !== seq || err.kind === 'aborted') return;
@@ -958,6 +998,11 @@
             data: data,
           };
           render(page > 1 ? before : -1);
+          if (page === 1) {
+            whenSemantic(data, function () {
+              if (state.data === data) run(q, 1);
+            });
+          }
         },
         function (err) {
           if (my !== seq || err.kind === 'aborted') return;

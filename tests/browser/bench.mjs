@@ -7,6 +7,10 @@
 //   node bench.mjs SITE_DIR K QA.csv [QA.csv …]
 //   ENGINE=pagefind node bench.mjs SITE_DIR K QA.csv …   (the same site indexed by
 //       Pagefind into SITE_DIR/pagefind: `npx pagefind --site SITE_DIR --root-selector main`)
+//   ENGINE=semantic node bench.mjs SITE_DIR K QA.csv …   (a site built with
+//       --browser-semantic: the model's download and load, three fresh pages;
+//       then every question fused in one page, and again with a new text so the
+//       encoder runs with every fragment already fetched)
 //
 // Prints one JSON object: bytes of the first query (nothing cached) and of later
 // ones (one page, the questions asked one after another), the engine's time per
@@ -95,6 +99,66 @@ async function ask(page, q) {
     }
     return { ms: performance.now() - t0, pages };
   }, [q, k, ENGINE]);
+}
+
+if (ENGINE === 'semantic') {
+  const base = `${origin}/_search/`;
+  const opts = { semantic: true, mode: 'convex' };
+  const loads = [];
+  for (let i = 0; i < 3; i++) {
+    const ctx = await browser.newContext();
+    const page = await ctx.newPage();
+    await page.goto(`${origin}/index.html`);
+    bytes = 0;
+    const ms = await page.evaluate(async (base) => {
+      const m = await import('/assets/browser-search.js');
+      const t0 = performance.now();
+      return (await m.semanticReady(base, 600000)) ? performance.now() - t0 : -1;
+    }, base);
+    if (ms < 0) throw new Error('the semantic side did not load');
+    loads.push([bytes, ms]);
+    await ctx.close();
+  }
+  const ctx = await browser.newContext();
+  const page = await ctx.newPage();
+  await page.goto(`${origin}/index.html`);
+  await page.evaluate(async (base) => (await import('/assets/browser-search.js')).semanticReady(base, 600000), base);
+  const fused = (q) => page.evaluate(async ([q, k, base, opts]) => {
+    const m = await import('/assets/browser-search.js');
+    const t0 = performance.now();
+    const r = await m.search(base, q, k, 1, false, null, opts);
+    const pages = [];
+    for (const x of r.results) {
+      const p = new URL('/' + x.url, location.href).pathname;
+      if (!pages.includes(p)) pages.push(p);
+    }
+    return { ms: performance.now() - t0, pages, mode: r.mode };
+  }, [q, k, base, opts]);
+  let recall = 0, mrr = 0;
+  const perQuery = [], perKb = [], warm = [];
+  for (const { q, page: target } of qs) {
+    bytes = 0;
+    const r = await fused(q);
+    if (r.mode !== 'convex') throw new Error(`not fused: ${r.mode}`);
+    perQuery.push(r.ms);
+    perKb.push(bytes);
+    const rank = r.pages.indexOf(target);
+    if (rank >= 0 && rank < 5) recall++;
+    if (rank >= 0 && rank < 10) mrr += 1 / (rank + 1);
+  }
+  for (const { q } of qs) warm.push((await fused(q + ' ?')).ms);
+  await browser.close();
+  server.close();
+  console.log(JSON.stringify({
+    engine: ENGINE, questions: qs.length, k,
+    recall_at_5: Math.round(recall / qs.length * 1000) / 1000, mrr_at_10: Math.round(mrr / qs.length * 1000) / 1000,
+    model_kb: loads.map(([b]) => kb(b)),
+    model_ready_ms: loads.map(([, ms]) => Math.round(ms)),
+    query_kb: { median: kb(median(perKb)), max: kb(pct(perKb, 1)) },
+    query_ms_median: Math.round(median(perQuery) * 10) / 10,
+    warm_query_ms: { median: Math.round(median(warm) * 10) / 10, p90: Math.round(pct(warm, 0.9) * 10) / 10 },
+  }));
+  process.exit(0);
 }
 
 // The first query of a fresh page, for every question.

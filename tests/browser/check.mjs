@@ -3,7 +3,7 @@
 // runs the host (the real component), a scripted LLM, and a foreign page that
 // embeds the widget from another origin:
 //
-//   node check.mjs SCENARIO        SCENARIO: search | widget | keyboard | hostile | extractive | hostile-site | static
+//   node check.mjs SCENARIO        SCENARIO: search | widget | keyboard | hostile | extractive | hostile-site | static | semantic
 //
 // Environment: KB_SITE (the host, http://127.0.0.1:PORT), KB_FOREIGN (the foreign
 // page), KB_ARTIFACTS (folder for screenshots), KB_CHROMIUM (default
@@ -472,7 +472,107 @@ async function staticSite() {
   await b.close();
 }
 
-const scenarios = { search, widget, keyboard, hostile, extractive, 'hostile-site': hostileSite, static: staticSite };
+// ------------------------------------ semantic search in the browser (opt-in)
+// KB_SITE is tests/edge/static_host.rs over the demo built with
+// --browser-semantic: the search script has data-semantic, and _search/ holds the
+// query encoder and the vectors. KB_MEANING: a question the pages answer in
+// other words (BM25 misses its page), KB_MEANING_PAGE: that page's path.
+async function semanticSite() {
+  const mode = (m) => fetch(`${SITE}/__mode?set=${m}`).then((r) => assert.equal(r.status, 200));
+  const log = async () => (await fetch(`${SITE}/__log?clear=1`)).json();
+  const kb = (entries) => entries.reduce((a, [, n]) => a + n, 0) / 1024;
+  const question = process.env.KB_MEANING;
+  const want = process.env.KB_MEANING_PAGE;
+  const b = await browser();
+  const page = b.context.pages()[0] || (await b.context.newPage());
+  const base = () => new URL('/_search/', page.url()).href;
+
+  // 1. Static host: the first query answers by words at once, the model loads
+  //    in the background, and settled queries then rank by meaning too.
+  await mode('static');
+  await log();
+  await page.goto(`${SITE}/campus/index.html`);
+  await page.waitForLoadState('networkidle');
+  assert.ok(await page.locator('script[src$="assets/search.js"][data-semantic]').count() === 1, 'the script asks for semantic search');
+  const before = await log();
+  assert.ok(!before.some(([p]) => p.includes('/_search/')), `nothing of the engine before the first keystroke: ${JSON.stringify(before)}`);
+  const t0 = Date.now();
+  await page.locator('#search-input').click();
+  await page.keyboard.type(question, { delay: 10 });
+  await page.locator('#search-suggest .search-status__engine').waitFor({ timeout: 15000 });
+  const ready = await page.evaluate(async () => (await import('/assets/browser-search.js')).semanticReady(new URL('/_search/', location.href).href, 120000));
+  assert.ok(ready, 'the semantic side loaded (Chromium runs relaxed SIMD)');
+  const loadMs = Date.now() - t0;
+  const fetched = await log();
+  const semanticFiles = fetched.filter(([p]) => /encoder\.bin|vectors\.bin|search_web_semantic/.test(p));
+  assert.equal(semanticFiles.length, 4, `glue, module, encoder, vectors: ${JSON.stringify(fetched)}`);
+  assert.ok(!fetched.some(([p]) => /search_web_bg/.test(p)), 'one engine per page: the lexical module is not fetched as well');
+  // The settled query was answered by words while the model loaded, and asked
+  // again once it was in.
+  await page.waitForFunction(() => /not reachable\.$/.test((document.querySelector('#search-suggest .search-status__engine') || {}).textContent || ''), null, { timeout: 30000 });
+  const suggested = await page.locator('#search-suggest a.search-option').first().getAttribute('href');
+  assert.ok(suggested && suggested.includes(want), `the suggestions, by meaning, lead with ${want}: ${suggested}`);
+  // The results page: words first while the model loads again (a new page;
+  // this test's server forbids caching), then meaning.
+  await log();
+  await page.goto(`${SITE}/search.html?q=${encodeURIComponent(question)}`);
+  await page.locator('#search-results .search-result').first().waitFor({ timeout: 30000 });
+  await page.waitForFunction(() => /not reachable\.$/.test((document.querySelector('#search-status .search-status__engine') || {}).textContent || ''), null, { timeout: 60000 });
+  const top = await page.locator('#search-results .search-result a').first().getAttribute('href');
+  assert.ok(top && top.includes(want), `by meaning the browser finds ${want} first: ${top}`);
+  await shot(page, 'search-results-static-semantic');
+
+  // 2. The browser's fused ranking is the API's (the same code compiled twice,
+  //    the encoder's kernels in relaxed SIMD here, AVX2 on the host).
+  await mode('up');
+  const timings = [];
+  for (const q of [question, 'parking permit', 'how do I reset my password', 'library study room booking', 'pay tuition in installments']) {
+    const pair = await page.evaluate(async (q) => {
+      const api = await (await fetch(`/api/search?q=${encodeURIComponent(q)}&mode=convex&k=10`)).json();
+      const m = await import('/assets/browser-search.js');
+      const t = performance.now();
+      const mine = await m.search(new URL('/_search/', location.href).href, q, 10, 1, false, null, { semantic: true, mode: 'convex' });
+      const first = performance.now() - t;
+      const t2 = performance.now();
+      await m.search(new URL('/_search/', location.href).href, q + ' ?', 10, 1, false, null, { semantic: true, mode: 'convex' });
+      return [api, mine, first, performance.now() - t2];
+    }, q);
+    const [api, mine, first, later] = pair;
+    timings.push([first, later]);
+    assert.equal(mine.mode, 'convex', `fused in the browser for ${q}`);
+    assert.ok(api.results.length > 0, `the API found something for ${q}`);
+    assert.deepEqual(mine.results.map((r) => r.chunk_id), api.results.map((r) => r.chunk_id), `browser and edge rank ${q} alike`);
+    for (const [x, y] of mine.results.map((r, i) => [r.score, api.results[i].score])) {
+      assert.ok(Math.abs(x - y) < 1e-3, `scores of ${q}: ${x} vs ${y}`);
+    }
+  }
+  const med = (xs) => xs.slice().sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  console.log(`semantic: ${kb(semanticFiles).toFixed(0)} KB for the model, vectors and engine, ready ${loadMs} ms after the first keystroke; ` +
+    `fused query median ${med(timings.map((t) => t[0])).toFixed(1)} ms (records fetched), ${med(timings.map((t) => t[1])).toFixed(1)} ms (a new text, records mostly in)`);
+  assert.ok(b.errors.length === 0, `page errors: ${b.errors.join('; ')}`);
+  await b.close();
+
+  // 3. A browser without relaxed SIMD keeps searching by words, and says so.
+  const old = await browser();
+  await old.context.addInitScript(() => {
+    const validate = WebAssembly.validate;
+    WebAssembly.validate = (bytes) => (bytes.byteLength < 100 ? false : validate(bytes));
+  });
+  const p2 = old.context.pages()[0] || (await old.context.newPage());
+  await mode('static');
+  await log();
+  await p2.goto(`${SITE}/search.html?q=${encodeURIComponent('parking permit')}`);
+  await p2.locator('#search-results .search-result').first().waitFor({ timeout: 15000 });
+  assert.match(await p2.locator('#search-status .search-status__engine').innerText(), /words match but not meaning/);
+  const plain = await log();
+  assert.ok(!plain.some(([p]) => /semantic|encoder\.bin|vectors\.bin/.test(p)), `nothing semantic fetched: ${JSON.stringify(plain)}`);
+  assert.ok(old.errors.length === 0, `page errors: ${old.errors.join('; ')}`);
+  await old.close();
+}
+
+const scenarios = {
+  search, widget, keyboard, hostile, extractive, 'hostile-site': hostileSite, static: staticSite, semantic: semanticSite,
+};
 if (!scenarios[scenario]) {
   console.error(`unknown scenario ${scenario}; one of ${Object.keys(scenarios).join(', ')}`);
   process.exit(2);

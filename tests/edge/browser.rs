@@ -87,6 +87,8 @@ fn run_with(scenario: &str, site: &str, env: &[(&str, String)]) {
         .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
         .output()
         .unwrap();
+    // What the scenario measured (bytes, latencies), for `--nocapture`.
+    print!("{}", String::from_utf8_lossy(&o.stdout));
     assert!(
         o.status.success(),
         "{scenario} failed:\n{}\n{}",
@@ -122,6 +124,39 @@ fn browser_search_on_a_static_host_and_when_the_api_is_away() {
     );
     let front = crate::static_host::serve(&site, Some(host.url()));
     run("static", &front.url());
+}
+
+/// The demo built with `--browser-semantic` on a plain static server: the first
+/// query answers by words while the query encoder and the vectors load in the
+/// background, then settled queries rank by meaning, as the API's `convex` does;
+/// a browser without relaxed SIMD keeps to words and says so.
+#[test]
+fn semantic_search_in_the_browser() {
+    let host = start(&[]);
+    let dist = crate::support::target_dir().join("edge-tests/content-semantic");
+    let o = Command::new(env!("CARGO_BIN_EXE_site-builder"))
+        .args(["build", "--quiet", "--browser-semantic", "--content", "content", "--out"])
+        .arg(&dist)
+        .current_dir(repo())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "semantic build failed:\n{}", String::from_utf8_lossy(&o.stderr));
+    let site = dist.join("site");
+    let pointer: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(site.join("_search/search.json")).unwrap()).unwrap();
+    assert!(pointer["semantic"]["bytes"].as_u64().unwrap() > 10_000_000, "{pointer}");
+    // A reader describing phishing without its name: BM25 ranks the mail-app
+    // page first (login, email), the fused ranking the phishing page.
+    let (question, page) = ("someone emailed me asking for my login details", "phishing");
+    let body =
+        crate::support::get(&format!("{}/api/search?mode=bm25&k=1&q={}", host.url(), urlencode(question))).text();
+    assert!(!body.contains(page), "BM25 alone already finds {page}: pick a harder question ({body})");
+    let front = crate::static_host::serve(&site, Some(host.url()));
+    run_with("semantic", &front.url(), &[("KB_MEANING", question.into()), ("KB_MEANING_PAGE", page.into())]);
+}
+
+fn urlencode(s: &str) -> String {
+    s.bytes().map(|b| if b.is_ascii_alphanumeric() { (b as char).to_string() } else { format!("%{b:02X}") }).collect()
 }
 
 #[test]

@@ -23,7 +23,7 @@ pub fn repo() -> PathBuf {
 }
 
 /// The target folder the tests run from (`…/target`), for the nested builds.
-fn target_dir() -> PathBuf {
+pub fn target_dir() -> PathBuf {
     let exe = std::env::current_exe().unwrap();
     // target/debug/deps/edge_api-HASH
     exe.ancestors().nth(3).unwrap().to_path_buf()

@@ -47,7 +47,8 @@ pub(crate) fn run_build(args: BuildArgs) -> ExitCode {
             bm25: Bm25Params { k1: ix.k1, b: ix.b, title_weight: ix.title_weight, header_weight: ix.header_weight },
         }),
         browser: (!args.no_browser_search && !args.no_index).then(|| BrowserOptions {
-            required: args.browser_engine.is_some(),
+            required: args.browser_engine.is_some() || args.browser_semantic,
+            semantic: args.browser_semantic,
             engine: args.browser_engine.clone().unwrap_or_else(site_builder::browser::default_engine_dir),
         }),
     };
