@@ -107,6 +107,17 @@ fn gzip(bytes: &[u8]) -> Vec<u8> {
     e.finish().unwrap_or_default()
 }
 
+/// Whether `opts.engine` holds the engine files `opts` needs.
+pub fn check_engine(opts: &BrowserOptions) -> Result<(), BrowserError> {
+    if !engine_present(&opts.engine) {
+        return Err(BrowserError::EngineMissing(opts.engine.clone()));
+    }
+    if opts.semantic && !SEMANTIC_ENGINE_FILES.iter().all(|f| opts.engine.join(f).is_file()) {
+        return Err(BrowserError::SemanticEngineMissing(opts.engine.clone()));
+    }
+    Ok(())
+}
+
 /// Splits `index` (the bytes of `index.bin`) and writes `_search/` into
 /// `staging`; with `opts.semantic`, `encoder` (the bytes of `encoder.bin`) and
 /// the vectors too.
@@ -116,12 +127,7 @@ pub fn write(
     encoder: &[u8],
     opts: &BrowserOptions,
 ) -> Result<BrowserReport, BrowserError> {
-    if !engine_present(&opts.engine) {
-        return Err(BrowserError::EngineMissing(opts.engine.clone()));
-    }
-    if opts.semantic && !SEMANTIC_ENGINE_FILES.iter().all(|f| opts.engine.join(f).is_file()) {
-        return Err(BrowserError::SemanticEngineMissing(opts.engine.clone()));
-    }
+    check_engine(opts)?;
     let aligned = AlignedBytes::new(index);
     let idx = Index::open(aligned.as_slice()).map_err(|e| BrowserError::Index(e.to_string()))?;
     let frags = fragments::split(&idx, SHARD_BYTES).map_err(|e| BrowserError::Index(e.to_string()))?;

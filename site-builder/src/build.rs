@@ -137,6 +137,10 @@ pub fn build(opts: &BuildOptions) -> Result<Report, BuildError> {
     if !opts.content.is_dir() {
         return Err(BuildError::ContentNotDir(opts.content.clone()));
     }
+    if let Some(bo) = opts.browser.as_ref().filter(|b| b.required) {
+        // Before any work: a missing engine should not cost a whole build first.
+        crate::browser::check_engine(bo)?;
+    }
     let templates = match &opts.templates {
         Some(dir) => Templates::from_dir(dir)?,
         None => Templates::embedded()?,
