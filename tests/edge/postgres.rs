@@ -351,6 +351,33 @@ fn a_replica_answers_the_same_and_the_function_fails_over_to_it() {
     }
 }
 
+/// A server without pgvector, and a database owner who may not create it: each
+/// refusal says what to do, and nothing is written.
+#[test]
+fn publish_names_a_missing_or_forbidden_pgvector() {
+    let index = demo().dist.join("index.bin");
+    let plain = Server::start_without_pgvector();
+    let e = publish(&plain.url(), &index, "demo", &[]).unwrap_err();
+    assert!(e.contains("no pgvector extension") && e.contains("install pgvector"), "{e}");
+    let tables: i64 =
+        plain.client().query_one("SELECT count(*) FROM pg_tables WHERE tablename LIKE 'kb_%'", &[]).unwrap().get(0);
+    assert_eq!(tables, 0, "a refused publish wrote tables");
+
+    let server = Server::start();
+    let mut admin = server.client();
+    admin.batch_execute("CREATE ROLE owner LOGIN").unwrap();
+    admin.batch_execute("CREATE DATABASE owned OWNER owner").unwrap();
+    let url = server.url_of("owned").replace("kb@", "owner@");
+    let e = publish(&url, &index, "demo", &[]).unwrap_err();
+    assert!(e.contains("CREATE EXTENSION vector") && e.contains("superuser"), "{e}");
+    // Once the extension exists (a superuser created it), the owner publishes.
+    postgres::Client::connect(&server.url_of("owned"), postgres::NoTls)
+        .unwrap()
+        .batch_execute("CREATE EXTENSION vector")
+        .unwrap();
+    publish(&url, &index, "demo", &[]).unwrap();
+}
+
 #[test]
 fn failures_say_what_to_do_and_never_half_answer() {
     let mut server = Server::start();

@@ -54,7 +54,48 @@ pub struct Server {
 impl Server {
     /// initdb (user `kb`, trust auth on loopback) and start.
     pub fn start() -> Server {
-        let s = Server::empty();
+        Server::init(Server::empty())
+    }
+
+    /// [`Server::start`] on a copy of the installation without pgvector's
+    /// extension files: a PostgreSQL server as most hosts install it.
+    pub fn start_without_pgvector() -> Server {
+        let mut s = Server::empty();
+        // The wheel's layout: site-packages/PKG/pginstall/{bin,lib,share}, and the
+        // shared libraries its binaries load by rpath ($ORIGIN/../../..) in
+        // site-packages/PKG.libs. The installation is copied for real (PostgreSQL
+        // finds its share folder from its executable's resolved path); the
+        // libraries are linked.
+        let from = s.bin.parent().expect("the wheel's bin folder has a parent").to_path_buf();
+        let site_packages = from.parent().and_then(Path::parent).expect("the wheel's site-packages");
+        let root = s.dir.join("site-packages");
+        let install = root.join("pkg/pginstall");
+        std::fs::create_dir_all(install.parent().unwrap()).unwrap();
+        let o = Command::new("cp").arg("-r").arg(&from).arg(&install).output().unwrap();
+        assert!(o.status.success(), "cp -r {}: {}", from.display(), String::from_utf8_lossy(&o.stderr));
+        for e in std::fs::read_dir(site_packages).unwrap().flatten() {
+            if e.file_name().to_string_lossy().ends_with(".libs") {
+                std::os::unix::fs::symlink(e.path(), root.join(e.file_name())).unwrap();
+            }
+        }
+        let ext = install.join("share/postgresql/extension");
+        let mut removed = 0;
+        for e in std::fs::read_dir(&ext).unwrap().flatten() {
+            if e.file_name().to_string_lossy().starts_with("vector") {
+                std::fs::remove_file(e.path()).unwrap();
+                removed += 1;
+            }
+        }
+        assert!(removed > 0, "no pgvector files in {}", ext.display());
+        if is_root() {
+            let o = Command::new("chown").args(["-R", "postgres"]).arg(&root).output().unwrap();
+            assert!(o.status.success(), "chown: {}", String::from_utf8_lossy(&o.stderr));
+        }
+        s.bin = install.join("bin");
+        Server::init(s)
+    }
+
+    fn init(s: Server) -> Server {
         let data = s.data();
         let o = run(&s.bin.join("initdb"), &["-D", &data, "-U", "kb", "--auth=trust", "-E", "UTF8", "--no-sync"]);
         assert!(o.status.success(), "initdb failed:\n{}", String::from_utf8_lossy(&o.stderr));
