@@ -27,15 +27,21 @@ pub fn chunk(id: &str, page: &str, title: &str, text: &str) -> Chunk {
 
 /// `(index.bin, encoder.bin)` over `chunks` (f32 vectors, `rrf` by default).
 pub fn files(chunks: &[Chunk]) -> (AlignedBytes, AlignedBytes) {
-    let enc = AlignedBytes::new(&pack::synthetic(0));
+    files_with(chunks, 0, VectorStorage::F32, Mode::Rrf)
+}
+
+/// [`files`] with the synthetic encoder of `layers` layers, `vectors` storage
+/// and default mode `mode`.
+pub fn files_with(chunks: &[Chunk], layers: usize, vectors: VectorStorage, mode: Mode) -> (AlignedBytes, AlignedBytes) {
+    let enc = AlignedBytes::new(&pack::synthetic(layers));
     let e = Encoder::open(enc.as_slice()).expect("the synthetic encoder opens");
-    let vectors: Vec<f32> = chunks.iter().flat_map(|c| e.embed(&c.text)).collect();
+    let embedded: Vec<f32> = chunks.iter().flat_map(|c| e.embed(&c.text)).collect();
     let p = BuildParams {
         bm25: Bm25Params::default(),
-        vectors: VectorStorage::F32,
+        vectors,
         encoder: "synthetic".into(),
         encoder_fingerprint: e.fingerprint(),
-        default_mode: Mode::Rrf,
+        default_mode: mode,
         alpha: 0.7,
         rrf_k: 60.0,
         norm_depth: 10,
@@ -43,5 +49,5 @@ pub fn files(chunks: &[Chunk]) -> (AlignedBytes, AlignedBytes) {
         built_unix: 0,
         graph: None,
     };
-    (AlignedBytes::new(&index::build(chunks, &vectors, crate::encoder::DIM, &p)), enc)
+    (AlignedBytes::new(&index::build(chunks, &embedded, crate::encoder::DIM, &p)), enc)
 }

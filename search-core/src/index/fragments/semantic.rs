@@ -17,7 +17,7 @@
 
 use std::cell::RefCell;
 
-use super::{Engine, FragmentError, Step};
+use super::{bad, Engine, FragmentError, Step};
 use crate::container::{AlignedBytes, Container, Writer};
 use crate::encoder::Encoder;
 use crate::index::{bm25, dot_f16, f16_bits, top_f16, Index, IndexInfo, Mode, SearchParams};
@@ -59,10 +59,6 @@ pub struct Semantic {
     vectors: Vec<u16>,
     norms: Vec<f32>,
     cache: RefCell<QueryCache>,
-}
-
-fn bad(file: &str, message: impl std::fmt::Display) -> FragmentError {
-    super::bad(file, message)
 }
 
 impl Semantic {
@@ -205,17 +201,14 @@ mod tests {
     use std::collections::HashMap;
 
     use super::*;
-    use crate::encoder::pack;
     use crate::index::fragments::{split, MANIFEST};
-    use crate::index::{build, Bm25Params, BuildParams, VectorStorage};
+    use crate::index::{build, BuildParams, VectorStorage};
     use crate::service::{SearchResponse, Service};
-    use crate::testing::chunk;
+    use crate::testing::{chunk, files_with};
 
     /// An index of 40 chunks on 10 pages embedded with the synthetic encoder
     /// (f16 vectors, `convex` by default), and that encoder.
     fn corpus() -> (AlignedBytes, AlignedBytes) {
-        let enc = AlignedBytes::new(&pack::synthetic(1));
-        let e = Encoder::open(enc.as_slice()).unwrap();
         let words = ["parking", "permit", "the", "password", "reset", "a", "of", "storage", "quota", "gpu", "job"];
         let chunks: Vec<_> = (0..40usize)
             .map(|i| {
@@ -224,21 +217,7 @@ mod tests {
                 chunk(&format!("{page}_{i}"), &page, words[i % words.len()], &text.join(" "))
             })
             .collect();
-        let vectors: Vec<f32> = chunks.iter().flat_map(|c| e.embed(&c.text)).collect();
-        let p = BuildParams {
-            bm25: Bm25Params::default(),
-            vectors: VectorStorage::F16,
-            encoder: "synthetic".into(),
-            encoder_fingerprint: e.fingerprint(),
-            default_mode: Mode::Convex,
-            alpha: 0.5,
-            rrf_k: 60.0,
-            norm_depth: 10,
-            long_text: "truncate".into(),
-            built_unix: 0,
-            graph: None,
-        };
-        (AlignedBytes::new(&build(&chunks, &vectors, crate::encoder::DIM, &p)), enc)
+        files_with(&chunks, 1, VectorStorage::F16, Mode::Convex)
     }
 
     fn run(
