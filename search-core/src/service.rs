@@ -10,10 +10,11 @@
 
 use serde::{Deserialize, Serialize};
 
+use std::collections::HashSet;
 use std::sync::Mutex;
 
 use crate::encoder::{Encoder, EncoderError};
-use crate::index::{highlight, ChunkMeta, Hit, Index, IndexError, Mode, SearchParams};
+use crate::index::{analyzer, highlight, ChunkMeta, Hit, Index, IndexError, Mode, SearchParams};
 use crate::pg::{Store, StoreError};
 use crate::query_cache::QueryCache;
 
@@ -279,6 +280,43 @@ impl<'a> Service<'a> {
         }
     }
 
+    /// The words of `query`, as written, that no chunk uses: every analysed
+    /// term of the word is missing from the vocabulary. Identifier terms (the
+    /// `=` forms, whose parts are terms of their own) and contractions ("I'd")
+    /// are not asked about. The extractive agent reads a weak match with such
+    /// a word as a question about something the knowledge base never mentions.
+    pub fn unknown_words(&self, query: &str) -> Result<Vec<String>, ServiceError> {
+        let words: Vec<(String, Vec<String>)> = query
+            .split_whitespace()
+            .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()).to_string())
+            .filter(|w| !w.contains('\'') && !w.contains('\u{2019}'))
+            .map(|w| {
+                let terms = analyzer::terms(&w).into_iter().filter(|t| !t.starts_with('=')).collect();
+                (w, terms)
+            })
+            .filter(|(w, terms): &(String, Vec<String>)| !terms.is_empty() && !w.chars().all(|c| c.is_ascii_digit()))
+            .collect();
+        if words.is_empty() {
+            return Ok(Vec::new());
+        }
+        let known: HashSet<String> = match &self.corpus {
+            Corpus::Bundled(i) => words.iter().flat_map(|(_, ts)| ts).filter(|t| i.knows(t)).cloned().collect(),
+            Corpus::Postgres(s) => {
+                let mut all: Vec<String> = words.iter().flat_map(|(_, ts)| ts.iter().cloned()).collect();
+                all.sort();
+                all.dedup();
+                s.known_terms(&all)?
+            }
+        };
+        let mut out: Vec<String> = Vec::new();
+        for (w, terms) in words {
+            if terms.iter().all(|t| !known.contains(t)) && !out.iter().any(|o| o.eq_ignore_ascii_case(&w)) {
+                out.push(w);
+            }
+        }
+        Ok(out)
+    }
+
     pub fn encoder(&self) -> &Encoder<'a> {
         &self.encoder
     }
@@ -466,6 +504,31 @@ pub fn rfc3339(unix: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing;
+
+    #[test]
+    fn unknown_words_are_the_words_no_chunk_uses() {
+        let chunks = [
+            testing::chunk(
+                "a",
+                "parking",
+                "Parking permits",
+                "Buy a parking permit online; permits are checked daily.",
+            ),
+            testing::chunk("b", "wifi", "Wi-Fi", "Connect to eduroam with your university account."),
+        ];
+        let (index, encoder) = testing::files(&chunks);
+        let svc = Service::open(index.as_slice(), encoder.as_slice()).unwrap();
+        // "permits" and "Parking" stem to indexed terms; "Netflix" and "gym" are
+        // in no chunk; stop words, numbers and contractions are not asked about.
+        assert_eq!(
+            svc.unknown_words("Can I'd buy Parking permits for the gym, 2026, or reset Netflix?").unwrap(),
+            vec!["gym", "reset", "Netflix"]
+        );
+        assert_eq!(svc.unknown_words("How do I connect to eduroam?").unwrap(), Vec::<String>::new());
+        // A compound is known when its parts are.
+        assert_eq!(svc.unknown_words("university-account eduroam").unwrap(), Vec::<String>::new());
+    }
 
     #[test]
     fn rfc3339_matches_known_dates() {

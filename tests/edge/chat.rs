@@ -68,6 +68,47 @@ fn a_question_outside_the_knowledge_base_is_declined() {
 }
 
 #[test]
+fn a_weak_match_on_a_word_no_page_uses_is_declined_and_names_the_word() {
+    // The demo has opening hours (the libraries) but no gym: the cosine bar alone
+    // answered with the libraries' hours.
+    let v = ask("What are the opening hours of the gym?");
+    assert_eq!(v["abstained"], true, "{v:#}");
+    assert!(v["answer"].as_str().unwrap().contains("no page mentions \u{201c}gym\u{201d}"), "{v:#}");
+    // A word the pages do use is no reason to decline.
+    let v = ask("What are the opening hours of the library?");
+    assert_eq!(v["abstained"], false, "{v:#}");
+}
+
+#[test]
+fn a_short_new_question_is_not_read_as_a_follow_up() {
+    let turns = |last: &str| {
+        json!({ "messages": [
+            { "role": "user", "content": "How do I buy a parking permit?" },
+            { "role": "assistant", "content": "Buy it online [1]." },
+            { "role": "user", "content": last }
+        ], "stream": true })
+    };
+    let searched = |body: &Value| -> (Vec<String>, Value) {
+        let r = chat(body);
+        assert_eq!(r.status, 200, "{}", r.text());
+        let events = parse_sse(&r.text());
+        let queries = events
+            .iter()
+            .filter(|e| e.event == "search")
+            .map(|e| e.data["query"].as_str().unwrap().to_string())
+            .collect();
+        (queries, events.last().unwrap().data.clone())
+    };
+    let (queries, done) = searched(&turns("How do I bake banana bread?"));
+    assert!(queries.iter().all(|q| !q.contains("parking")), "{queries:?}");
+    assert_eq!(done["abstained"], true, "{done:#}");
+    // A follow-up still reads the question before it.
+    let (queries, done) = searched(&turns("and for visitors?"));
+    assert!(queries[0].contains("parking permit") && queries[0].contains("visitors"), "{queries:?}");
+    assert_eq!(done["abstained"], false, "{done:#}");
+}
+
+#[test]
 fn a_two_part_question_searches_each_part_and_streams_events_in_order() {
     let r = chat(&json!({
         "messages": [{ "role": "user", "content": "How do I connect to eduroam? How do I buy a parking permit?" }],

@@ -128,18 +128,28 @@ fn publish_is_incremental_and_the_postgres_backend_ranks_as_the_bundled_index() 
         assert_same(&a, &b, qs);
     }
 
-    // The chat answers from the same sources on both backends.
-    let chat = |host: &edge_host::Running| {
-        let body = br#"{"messages":[{"role":"user","content":"How do I buy a parking permit?"}],"stream":false}"#;
+    // The chat answers from the same sources on both backends, and declines the
+    // same way (the word no page uses is looked up in the tenant's kb_terms).
+    let chat = |host: &edge_host::Running, question: &str| {
+        let body = serde_json::to_vec(&serde_json::json!({
+            "messages": [{ "role": "user", "content": question }],
+            "stream": false
+        }))
+        .unwrap();
         let r =
-            request("POST", &format!("{}/api/chat", host.url()), &[("content-type", "application/json")], Some(body));
+            request("POST", &format!("{}/api/chat", host.url()), &[("content-type", "application/json")], Some(&body));
         assert_eq!(r.status, 200, "{}", r.text());
         r.json()
     };
-    let (a, b) = (chat(bundled), chat(&pg));
+    let q = "How do I buy a parking permit?";
+    let (a, b) = (chat(bundled, q), chat(&pg, q));
     assert!(!a["citations"].as_array().unwrap().is_empty(), "{a}");
     assert_eq!(a["answer"], b["answer"], "{a}\n{b}");
     assert_eq!(a["citations"], b["citations"]);
+    let q = "What are the opening hours of the gym?";
+    let (a, b) = (chat(bundled, q), chat(&pg, q));
+    assert_eq!((&a["abstained"], &b["abstained"]), (&serde_json::json!(true), &serde_json::json!(true)), "{a}\n{b}");
+    assert_eq!(a["answer"], b["answer"], "{a}\n{b}");
 }
 
 /// The demo content with one page edited and one page deleted, built.

@@ -6,7 +6,10 @@
 //! 2. Search each part. When the best result is weak (its cosine similarity with
 //!    the query is below [`Config::weak_below`]), search again with the part's
 //!    content words plus the best result's title, and keep the better of the two.
-//! 3. When even the best result of every part is below [`Config::abstain_below`],
+//! 3. A part is unanswered when its best result is below [`Config::abstain_below`],
+//!    or is weak and the part uses a word no page has (a question about Netflix
+//!    or a gym, asked of a help desk that never mentions either, still finds
+//!    pages about passwords or opening hours). When every part is unanswered,
 //!    abstain: say the knowledge base does not answer, and name the closest pages.
 //! 4. Otherwise answer with the sentences of the best sources that share the most
 //!    query terms, each cited `[n]`, and point to the page to read.
@@ -26,18 +29,22 @@ use crate::service::{Query, Service};
 pub struct Config {
     /// Results per search.
     pub k: usize,
-    /// Below this best cosine, search again with an expanded query.
+    /// Below this best cosine, search again with an expanded query; and below it,
+    /// a part with a word no page uses is unanswered.
     pub weak_below: f32,
     /// Below this best cosine in every part, abstain.
     pub abstain_below: f32,
     pub max_parts: usize,
     /// Sentences in an answer.
     pub sentences: usize,
+    /// Whether a weak part with a word no page uses is unanswered (off: the
+    /// cosine bar alone decides, as before; kept to measure the difference).
+    pub unknown_words: bool,
 }
 
 impl Default for Config {
     fn default() -> Self {
-        Config { k: 5, weak_below: 0.45, abstain_below: 0.30, max_parts: 3, sentences: 4 }
+        Config { k: 5, weak_below: 0.45, abstain_below: 0.30, max_parts: 3, sentences: 4, unknown_words: true }
     }
 }
 
@@ -47,6 +54,14 @@ struct Part {
     /// (doc, result), best first.
     hits: Vec<(u32, crate::service::SearchResult)>,
     best: f32,
+    /// The part's words that no page uses ([`Service::unknown_words`]).
+    unknown: Vec<String>,
+}
+
+impl Part {
+    fn unanswered(&self, cfg: &Config) -> bool {
+        self.best < cfg.abstain_below || (self.best < cfg.weak_below && !self.unknown.is_empty())
+    }
 }
 
 /// The parts of a question: separate sentences that ask something, or clauses
@@ -77,16 +92,41 @@ pub fn split_question(question: &str, max_parts: usize) -> Vec<String> {
     parts
 }
 
-/// The parts to search for the latest user message: a short part (a follow-up
-/// such as "and for visitors?") is read with the previous user message, so it
-/// stays about what the conversation is about.
+/// Words that open a follow-up ("and for visitors?", "what about Mahti?").
+const CONNECTIVES: &[&str] = &["and", "or", "but", "also", "plus", "then", "so", "what about", "how about", "same"];
+
+/// Words that point back at something said before ("how much does it cost?").
+const ANAPHORA: &[&str] = &["it", "its", "that", "this", "these", "those", "they", "them", "their", "there", "one"];
+
+/// Whether `part` continues the previous question rather than asking a new one:
+/// it opens with a connective, or it is short (at most three content terms) and
+/// points back with a pronoun, or it is a bare word or two ("Mahti?"). A short
+/// question of its own ("How do I bake banana bread?") is not a follow-up: read
+/// with the previous question, it would find that question's pages.
+pub fn is_follow_up(part: &str) -> bool {
+    let lower = part.trim().to_lowercase();
+    let words: Vec<&str> =
+        lower.split(|c: char| !(c.is_alphanumeric() || c == '\'')).filter(|w| !w.is_empty()).collect();
+    let opens = |c: &str| {
+        let n = c.split(' ').count();
+        words.len() >= n && words[..n].join(" ") == c
+    };
+    let content = analyzer::terms(part).len();
+    CONNECTIVES.iter().any(|c| opens(c))
+        || (content <= 3 && words.iter().any(|w| ANAPHORA.contains(w)))
+        || (content <= 1 && words.len() <= 2)
+}
+
+/// The parts to search for the latest user message: a follow-up part
+/// ([`is_follow_up`]) is read with the previous user message, so it stays about
+/// what the conversation is about.
 pub fn contextual_parts(req: &ChatRequest, max_parts: usize) -> Vec<String> {
     let previous = req.messages.iter().rev().skip(1).find(|m| m.role == Role::User);
     let context = previous.map(|p| p.content.trim().trim_end_matches(['?', '.', '!']).to_string());
     split_question(req.question(), max_parts)
         .into_iter()
         .map(|part| match &context {
-            Some(c) if analyzer::terms(&part).len() <= 3 => format!("{c} {part}"),
+            Some(c) if is_follow_up(&part) => format!("{c} {part}"),
             _ => part,
         })
         .collect()
@@ -123,10 +163,15 @@ pub fn answer(
                 }
             }
         }
+        // Only a weak part's words matter ([`Part::unanswered`]). A database
+        // that cannot be read leaves them unjudged: the cosine rule decides.
+        if cfg.unknown_words && part.best < cfg.weak_below {
+            part.unknown = svc.unknown_words(&query).unwrap_or_default();
+        }
         parts.push(part);
     }
     let t_search = clock() - t0;
-    let abstain = parts.iter().all(|p| p.best < cfg.abstain_below);
+    let abstain = parts.iter().all(|p| p.unanswered(cfg));
     let (text, sources, cited) = if abstain { abstention(&parts) } else { compose(svc, &parts, cfg) };
     emit(Event::Sources { sources: sources.clone() });
     for piece in text.split_inclusive('\n') {
@@ -185,7 +230,7 @@ fn search(svc: &Service, query: &str, qvec: &[f32], judge: &[f32], k: usize, emi
         k,
         hits: hits.iter().map(|(_, r)| Hit::from(r)).collect(),
     }));
-    Part { query: query.to_string(), hits, best }
+    Part { query: query.to_string(), hits, best, unknown: Vec::new() }
 }
 
 /// The part's content words with the best result's title: pseudo-relevance
@@ -225,8 +270,20 @@ fn number(parts: &[Part], per_part: usize, min_dense: f32) -> Vec<Numbered> {
 
 fn abstention(parts: &[Part]) -> (String, Vec<Source>, BTreeSet<usize>) {
     let closest: Vec<Source> = number(parts, 2, f32::MIN).into_iter().map(|s| s.source).take(3).collect();
-    let mut text =
-        String::from("The knowledge base does not seem to answer this question; I found no page about it.\n");
+    let mut unknown: Vec<&str> = Vec::new();
+    for w in parts.iter().flat_map(|p| &p.unknown) {
+        if !unknown.iter().any(|u| u.eq_ignore_ascii_case(w)) {
+            unknown.push(w);
+        }
+    }
+    let mut text = if unknown.is_empty() {
+        String::from("The knowledge base does not seem to answer this question; I found no page about it.\n")
+    } else {
+        let mut named: Vec<String> = unknown.iter().map(|w| format!("\u{201c}{w}\u{201d}")).collect();
+        let last = named.pop().unwrap_or_default();
+        let named = if named.is_empty() { last } else { format!("{} or {last}", named.join(", ")) };
+        format!("The knowledge base does not seem to answer this question: no page mentions {named}.\n")
+    };
     if !closest.is_empty() {
         text.push_str("\nThe closest pages, in case they help:\n");
         for s in &closest {
@@ -339,6 +396,27 @@ mod tests {
             s,
             vec!["Your plate is your permit, and lots are read daily.", "Pay online in the portal before 9:00."]
         );
+    }
+
+    #[test]
+    fn only_follow_ups_read_the_previous_question() {
+        for q in ["and for visitors?", "What about Mahti?", "How much does it cost?", "Is that free?", "Quotas?"] {
+            assert!(is_follow_up(q), "{q}");
+        }
+        for q in [
+            "How do I bake banana bread?",
+            "Who is the president of Finland?",
+            "How do I apply for a parking permit?",
+            "Where is the library?",
+            "How do I reset my password for eduroam and the VPN?",
+        ] {
+            assert!(!is_follow_up(q), "{q}");
+        }
+        let req = ChatRequest::parse(
+            br#"{"messages":[{"role":"user","content":"How do I buy a parking permit?"},{"role":"assistant","content":"..."},{"role":"user","content":"How do I bake banana bread?"}]}"#,
+        )
+        .unwrap();
+        assert_eq!(contextual_parts(&req, 3), vec!["How do I bake banana bread?"]);
     }
 
     #[test]

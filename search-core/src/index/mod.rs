@@ -559,6 +559,11 @@ impl<'a> Index<'a> {
         (i < self.info.terms && self.term(i) == term.as_bytes()).then_some(i)
     }
 
+    /// Whether some chunk has the analysed term `term`.
+    pub fn knows(&self, term: &str) -> bool {
+        self.term_id(term).is_some()
+    }
+
     /// The vocabulary term that starts with `partial` (lowercased) and is in the
     /// most chunks ([`bm25::complete_prefix`]).
     pub fn complete_prefix(&self, partial: &str) -> Option<String> {
