@@ -169,6 +169,7 @@ pub struct Services {
     pub sqlite: Databases,
     pub sqlite_databases: Vec<String>,
     pub allowed_outbound_hosts: Vec<String>,
+    pub postgres: Pools,
 }
 
 /// One engine per process, its epoch ticking for as long as the process runs:
@@ -213,8 +214,15 @@ fn compile(engine: &Engine, path: &Path) -> Result<Component, HostError> {
 impl Function {
     /// Compiles the component at `path` (once per process) and links it.
     pub fn load(path: &Path, services: Services, request_timeout: Duration) -> Result<Function, HostError> {
-        let Services { variables, key_value, key_value_stores, sqlite, sqlite_databases, allowed_outbound_hosts } =
-            services;
+        let Services {
+            variables,
+            key_value,
+            key_value_stores,
+            sqlite,
+            sqlite_databases,
+            allowed_outbound_hosts,
+            postgres,
+        } = services;
         let allowed_outbound = AllowedHosts::resolve(&allowed_outbound_hosts, &variables)
             .map_err(|message| HostError::Component { path: path.to_path_buf(), message })?;
         let wasm_err =
@@ -249,7 +257,7 @@ impl Function {
             key_value,
             key_value_stores: key_value_stores.into(),
             allowed_outbound: Arc::new(allowed_outbound),
-            postgres: Pools::default(),
+            postgres,
             sqlite,
             sqlite_databases: sqlite_databases.into(),
             request_timeout,

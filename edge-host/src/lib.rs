@@ -62,6 +62,9 @@ pub struct HostConfig {
     pub request_timeout: Duration,
     /// One line per request on stderr.
     pub log: bool,
+    /// PEM certificates trusted for PostgreSQL over TLS besides the system's
+    /// roots (a managed database's CA); see [`kb_common::pg_tls`].
+    pub postgres_ca: Option<PathBuf>,
 }
 
 impl HostConfig {
@@ -82,6 +85,7 @@ impl HostConfig {
             sqlite_max_bytes: None,
             request_timeout: Duration::from_secs(60),
             log: false,
+            postgres_ca: None,
         }
     }
 }
@@ -103,6 +107,8 @@ pub enum HostError {
     Bind { addr: SocketAddr, source: std::io::Error },
     #[error(transparent)]
     KeyValue(#[from] key_value::KeyValueError),
+    #[error(transparent)]
+    PostgresTls(#[from] kb_common::pg_tls::PgTlsError),
     #[error("cannot start the async runtime: {0}")]
     Runtime(std::io::Error),
 }

@@ -60,6 +60,7 @@ impl Server {
             sqlite: Databases::new(&cfg.state, cfg.sqlite_max_bytes),
             sqlite_databases: cfg.sqlite_databases,
             allowed_outbound_hosts: cfg.allowed_outbound_hosts,
+            postgres: crate::spin_postgres::Pools::new(cfg.postgres_ca.as_deref())?,
         };
         let function = Function::load(&cfg.component, services, cfg.request_timeout)?;
         let listener =

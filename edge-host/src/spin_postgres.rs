@@ -171,12 +171,19 @@ pub struct Connection {
 }
 
 /// One pool per address, shared by every instance of the function.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct Pools {
     pools: Arc<Mutex<HashMap<String, deadpool_postgres::Pool>>>,
+    /// Used when the address's `sslmode` asks for TLS ([`kb_common::pg_tls`]).
+    tls: kb_common::pg_tls::MakeRustlsConnect,
 }
 
 impl Pools {
+    /// Pools whose TLS connections trust the system's roots and `ca` (PEM).
+    pub fn new(ca: Option<&std::path::Path>) -> Result<Pools, kb_common::pg_tls::PgTlsError> {
+        Ok(Pools { pools: Arc::default(), tls: kb_common::pg_tls::connector(ca)? })
+    }
+
     fn pool(&self, address: &str, config: tokio_postgres::Config) -> Result<deadpool_postgres::Pool, String> {
         let mut pools = self.pools.lock().map_err(|_| "the pool lock is poisoned".to_string())?;
         if let Some(p) = pools.get(address) {
@@ -184,7 +191,7 @@ impl Pools {
         }
         let manager = deadpool_postgres::Manager::from_config(
             config,
-            tokio_postgres::NoTls,
+            self.tls.clone(),
             deadpool_postgres::ManagerConfig { recycling_method: deadpool_postgres::RecyclingMethod::Fast },
         );
         let pool = deadpool_postgres::Pool::builder(manager)
@@ -357,6 +364,9 @@ fn describe(e: &tokio_postgres::Error) -> String {
     while let Some(c) = src {
         s.push_str(&format!(": {c}"));
         src = c.source();
+    }
+    if let Some(h) = kb_common::pg_tls::hint(&s) {
+        s.push_str(&format!(" ({h})"));
     }
     s
 }

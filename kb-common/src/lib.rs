@@ -9,10 +9,13 @@
 //! * [`write`]: files written atomically.
 //! * `http` (feature `http`): the one way the command line builds an HTTP client
 //!   (TLS set up once, a user agent, no hidden timeouts).
+//! * `pg_tls` (feature `pg-tls`): the certificates PostgreSQL connections trust.
 
 #[cfg(feature = "http")]
 pub mod http;
 pub mod percent;
+#[cfg(feature = "pg-tls")]
+pub mod pg_tls;
 pub mod safe_url;
 pub mod slug;
 pub mod write;

@@ -10,7 +10,7 @@ fn main() -> Result<(), String> {
     let a: Vec<String> = std::env::args().collect();
     let index = std::path::Path::new(&a[1]);
     let bundled = Searcher::open(index, None).map_err(|e| e.to_string())?;
-    let remote = Searcher::open_postgres(index, &a[2], &a[3]).map_err(|e| e.to_string())?;
+    let remote = Searcher::open_postgres(index, &a[2], &a[3], None).map_err(|e| e.to_string())?;
     let (b, r) = (bundled.service().map_err(|e| e.to_string())?, remote.service().map_err(|e| e.to_string())?);
     let (mut n, mut same, mut same_set) = (0, 0, 0);
     for qa in &a[4..] {

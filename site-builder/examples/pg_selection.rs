@@ -24,7 +24,7 @@ fn main() -> Result<(), String> {
     let (url, tenant, file) = (&a[1], &a[2], &a[3]);
     let n: usize = a.get(4).map_or(200, |s| s.parse().unwrap_or(200));
     let passages: u32 = a.get(5).map_or(u32::MAX, |s| s.parse().unwrap_or(u32::MAX));
-    let client = Arc::new(Client::new(url).map_err(|e| e.to_string())?);
+    let client = Arc::new(Client::new(url, None).map_err(|e| e.to_string())?);
     let exact = Store::new(Box::new(Shared(client.clone())), tenant).with_selection_df(usize::MAX);
     let cutoff: usize = a.get(6).map_or(search_core::pg::SELECTION_DF, |s| s.parse().unwrap_or(usize::MAX));
     let chosen = Store::new(Box::new(Shared(client)), tenant).with_selection_df(cutoff);

@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
+use kb_common::pg_tls::{self, MakeRustlsConnect};
 use postgres::types::{ToSql, Type};
 use search_core::container::AlignedBytes;
 use search_core::index::bm25::Postings;
@@ -25,18 +26,22 @@ use sha2::{Digest, Sha256};
 /// URL or key=value string; several hosts (`host=a,b`) are tried in order.
 pub struct Client {
     config: postgres::Config,
+    tls: MakeRustlsConnect,
     conn: Mutex<Option<postgres::Client>>,
 }
 
 impl Client {
-    pub fn new(url: &str) -> Result<Client, SqlError> {
+    /// `ca`: a PEM file of CAs trusted for TLS besides the system's roots
+    /// ([`kb_common::pg_tls`]; the URL's `sslmode` says whether TLS is used).
+    pub fn new(url: &str, ca: Option<&Path>) -> Result<Client, SqlError> {
         let config: postgres::Config =
             url.parse().map_err(|e| SqlError::Connect(format!("`{}` is not a PostgreSQL URL: {e}", redact(url))))?;
-        Ok(Client { config, conn: Mutex::new(None) })
+        let tls = pg_tls::connector(ca).map_err(|e| SqlError::Connect(e.to_string()))?;
+        Ok(Client { config, tls, conn: Mutex::new(None) })
     }
 
     fn connect(&self) -> Result<postgres::Client, SqlError> {
-        self.config.connect(postgres::NoTls).map_err(|e| SqlError::Connect(describe(&e)))
+        self.config.connect(self.tls.clone()).map_err(|e| SqlError::Connect(describe(&e)))
     }
 }
 
@@ -124,6 +129,9 @@ fn describe(e: &postgres::Error) -> String {
         s.push_str(&format!(": {c}"));
         src = c.source();
     }
+    if let Some(h) = pg_tls::hint(&s) {
+        s.push_str(&format!(" ({h})"));
+    }
     s
 }
 
@@ -162,6 +170,8 @@ impl From<postgres::Error> for PublishError {
 pub struct PublishOptions<'a> {
     pub index: &'a Path,
     pub url: &'a str,
+    /// CAs trusted for TLS besides the system's roots (PEM).
+    pub ca: Option<&'a Path>,
     pub tenant: &'a str,
     /// Delete the chunks of pages the index no longer has.
     pub prune: bool,
@@ -222,9 +232,10 @@ pub fn publish(o: &PublishOptions<'_>) -> Result<PublishReport, PublishError> {
         url: redact(o.url),
         message: format!("not a PostgreSQL URL: {e}"),
     })?;
-    let mut db = config
-        .connect(postgres::NoTls)
-        .map_err(|e| PublishError::Connect { url: redact(o.url), message: describe(&e) })?;
+    let tls =
+        pg_tls::connector(o.ca).map_err(|e| PublishError::Connect { url: redact(o.url), message: e.to_string() })?;
+    let mut db =
+        config.connect(tls).map_err(|e| PublishError::Connect { url: redact(o.url), message: describe(&e) })?;
     ensure_schema(&mut db)?;
 
     // The tenant and its partition, in a short transaction of their own: the

@@ -57,11 +57,12 @@ impl Searcher {
 
     /// The encoder beside `index` (the index itself is not read) and `tenant` of
     /// the database at `url`, checked by reading the tenant once.
-    pub fn open_postgres(index: &Path, url: &str, tenant: &str) -> Result<Searcher, SearchError> {
+    /// `ca`: CAs trusted for TLS besides the system's roots ([`crate::pg::Client::new`]).
+    pub fn open_postgres(index: &Path, url: &str, tenant: &str, ca: Option<&Path>) -> Result<Searcher, SearchError> {
         let enc_path = index.with_file_name("encoder.bin");
         let encoder = EncoderFile::read(&enc_path)?;
         let client =
-            std::sync::Arc::new(crate::pg::Client::new(url).map_err(|e| SearchError::Postgres(e.to_string()))?);
+            std::sync::Arc::new(crate::pg::Client::new(url, ca).map_err(|e| SearchError::Postgres(e.to_string()))?);
         let corpus = Corpus::Postgres { client, tenant: tenant.to_string() };
         let s = Searcher { index_path: index.to_path_buf(), corpus, encoder_path: enc_path, encoder };
         s.service()?.ready().map_err(|e| s.service_error(e))?;

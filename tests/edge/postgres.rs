@@ -440,3 +440,97 @@ fn failures_say_what_to_do_and_never_half_answer() {
     }
     assert!(back, "the function did not answer again once the database was back");
 }
+
+/// A CA, and a certificate it signed for 127.0.0.1 and localhost: (CA, certificate,
+/// key), in PEM.
+fn test_certificates(ca_name: &str) -> (String, String, String) {
+    let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+    ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+    ca_params.distinguished_name.push(rcgen::DnType::CommonName, ca_name);
+    let ca_key = rcgen::KeyPair::generate().unwrap();
+    let ca = ca_params.self_signed(&ca_key).unwrap();
+    let params = rcgen::CertificateParams::new(vec!["127.0.0.1".to_string(), "localhost".to_string()]).unwrap();
+    let key = rcgen::KeyPair::generate().unwrap();
+    let cert = params.signed_by(&key, &ca, &ca_key).unwrap();
+    (ca.pem(), cert.pem(), key.serialize_pem())
+}
+
+/// `site-builder eval --json` of the demo QA set, on the index or on `tenant`.
+fn eval_json(index: &std::path::Path, postgres: &[&str]) -> Value {
+    let qa = crate::support::repo().join("site-builder/tests/fixtures/demo-qa.csv");
+    let o = Command::new(env!("CARGO_BIN_EXE_site-builder"))
+        .args(["eval", "--json", "--mode", "convex", "--index"])
+        .arg(index)
+        .arg("--qa")
+        .arg(qa)
+        .args(postgres)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "eval {postgres:?}: {}", String::from_utf8_lossy(&o.stderr));
+    let mut v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    // Timings differ between runs; the figures must not.
+    if let Some(m) = v.as_object_mut() {
+        m.retain(|k, _| !k.contains("ms"));
+    }
+    v
+}
+
+#[test]
+fn tls_to_the_database_is_verified_and_a_plain_connection_is_refused() {
+    // The wheel's server has no TLS of its own (support::tls_proxy says why);
+    // every client below connects to the TLS end in front of it.
+    let (ca, cert, key) = test_certificates("kb test CA");
+    let (other_ca, _, _) = test_certificates("another CA");
+    let server = Server::start();
+    let proxy = crate::support::tls_proxy::TlsProxy::start(&cert, &key, server.port);
+    let at = |sslmode: &str| format!("postgres://kb@127.0.0.1:{}/postgres?sslmode={sslmode}", proxy.port);
+    let dir = crate::support::state_dir();
+    std::fs::create_dir_all(&dir).unwrap();
+    let (ca_file, other_file) = (dir.join("ca.pem"), dir.join("other-ca.pem"));
+    std::fs::write(&ca_file, &ca).unwrap();
+    std::fs::write(&other_file, &other_ca).unwrap();
+    let (ca_arg, other_arg) = (ca_file.to_str().unwrap(), other_file.to_str().unwrap());
+    let d = demo();
+    let index = d.dist.join("index.bin");
+    let tls = at("require");
+
+    // Not signed by a CA this machine trusts, or by the one given: refused,
+    // saying what to do, and nothing written.
+    for extra in [vec![], vec!["--postgres-ca", other_arg]] {
+        let e = publish(&tls, &index, "demo", &extra).unwrap_err();
+        assert!(e.contains("certificate") && e.contains("--postgres-ca"), "{extra:?}: {e}");
+    }
+    // Without TLS no one is admitted.
+    let e = publish(&at("disable"), &index, "demo", &[]).unwrap_err();
+    assert!(e.contains("no encryption"), "{e}");
+
+    // With its CA: published over TLS, and evaluated through the same client as
+    // `eval --postgres` uses, with the bundled figures.
+    let r = publish(&tls, &index, "demo", &["--postgres-ca", ca_arg]).unwrap();
+    assert!(r["chunks"].as_u64().unwrap() > 20, "{r}");
+    assert_eq!(
+        eval_json(&index, &["--postgres", &tls, "--tenant", "demo", "--postgres-ca", ca_arg]),
+        eval_json(&index, &[])
+    );
+
+    // The host trusts the CA it is given: the component searches over TLS as it
+    // does over the bundled index.
+    let component = encoder_only();
+    let vars = [
+        ("search_backend", "postgres"),
+        ("postgres_url", tls.as_str()),
+        ("tenant", "demo"),
+        ("postgres_allowed_outbound_host", &format!("postgres://127.0.0.1:{}", proxy.port)),
+    ];
+    let host = crate::support::start_configured(&component, &vars, |c| c.postgres_ca = Some(ca_file.clone()));
+    for qs in &QUERIES[..4] {
+        let (s1, a) = search(crate::support::host(), qs);
+        let (s2, b) = search(&host, qs);
+        assert_eq!((s1, s2), (200, 200), "{qs}");
+        assert_same(&a, &b, qs);
+    }
+    // A host that does not trust it answers 503, never results from elsewhere.
+    let untrusting = crate::support::start_configured(&component, &vars, |_| {});
+    let r = get(&format!("{}/api/search?{}", untrusting.url(), QUERIES[0]));
+    assert_eq!(r.status, 503, "{}", r.text());
+}

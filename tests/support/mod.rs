@@ -12,6 +12,7 @@
 pub mod llm;
 pub mod postgres;
 pub mod schema;
+pub mod tls_proxy;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -113,17 +114,27 @@ pub fn start(vars: &[(&str, &str)]) -> edge_host::Running {
 
 /// [`start`] over another build than the demo's.
 pub fn start_over(d: &Demo, vars: &[(&str, &str)]) -> edge_host::Running {
+    start_configured(d, vars, |_| {})
+}
+
+/// [`start_over`] with the host's configuration changed by `change`.
+pub fn start_configured(
+    d: &Demo,
+    vars: &[(&str, &str)],
+    change: impl FnOnce(&mut edge_host::HostConfig),
+) -> edge_host::Running {
     let mut variables = edge_host::Variables::defaults();
     variables.set("llm_allowed_outbound_host", "http://127.0.0.1:*").unwrap();
     for (n, v) in vars {
         variables.set(n, v).unwrap();
     }
-    edge_host::spawn(edge_host::HostConfig {
+    let mut cfg = edge_host::HostConfig {
         addr: "127.0.0.1:0".parse().unwrap(),
         request_timeout: Duration::from_secs(30),
         ..edge_host::HostConfig::search_fn(d.dist.join("site"), d.component.clone(), variables, state_dir())
-    })
-    .unwrap()
+    };
+    change(&mut cfg);
+    edge_host::spawn(cfg).unwrap()
 }
 
 /// The host with default variables, shared by the tests of one binary.
