@@ -283,12 +283,14 @@ impl<'a> Service<'a> {
     /// The words of `query`, as written, that no chunk uses: every analysed
     /// term of the word is missing from the vocabulary. Identifier terms (the
     /// `=` forms, whose parts are terms of their own) and contractions ("I'd")
-    /// are not asked about. The extractive agent reads a weak match with such
-    /// a word as a question about something the knowledge base never mentions.
+    /// are not asked about; a possessive is read without its "'s". The
+    /// extractive agent reads a weak match with such a word as a question about
+    /// something the knowledge base never mentions.
     pub fn unknown_words(&self, query: &str) -> Result<Vec<String>, ServiceError> {
         let words: Vec<(String, Vec<String>)> = query
             .split_whitespace()
-            .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()).to_string())
+            .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+            .map(|w| w.strip_suffix("'s").or_else(|| w.strip_suffix("\u{2019}s")).unwrap_or(w).to_string())
             .filter(|w| !w.contains('\'') && !w.contains('\u{2019}'))
             .map(|w| {
                 let terms = analyzer::terms(&w).into_iter().filter(|t| !t.starts_with('=')).collect();
@@ -522,8 +524,8 @@ mod tests {
         // "permits" and "Parking" stem to indexed terms; "Netflix" and "gym" are
         // in no chunk; stop words, numbers and contractions are not asked about.
         assert_eq!(
-            svc.unknown_words("Can I'd buy Parking permits for the gym, 2026, or reset Netflix?").unwrap(),
-            vec!["gym", "reset", "Netflix"]
+            svc.unknown_words("Can I'd buy Parking permits for the gym's 2026 members, or reset Netflix?").unwrap(),
+            vec!["gym", "members", "reset", "Netflix"]
         );
         assert_eq!(svc.unknown_words("How do I connect to eduroam?").unwrap(), Vec::<String>::new());
         // A compound is known when its parts are.
