@@ -40,7 +40,6 @@ pub fn connector(ca: Option<&Path>) -> Result<MakeRustlsConnect, PgTlsError> {
     roots.add_parsable_certificates(native.certs);
     if let Some(path) = ca {
         let read = |e: &dyn std::fmt::Display| PgTlsError::Read { path: path.to_path_buf(), message: e.to_string() };
-        std::fs::metadata(path).map_err(|e| read(&e))?;
         let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(path)
             .map_err(|e| read(&e))?
             .collect::<Result<_, _>>()

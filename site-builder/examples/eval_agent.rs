@@ -107,8 +107,9 @@ fn measure(
         }
     }
     let abstained = |qs: &[&str]| qs.iter().filter(|q| ask(svc, q, cfg).0.abstained).count();
-    let (far, near) = (abstained(OFF_TOPIC), abstained(NEAR_DOMAIN));
+    let far = abstained(OFF_TOPIC);
     let answered_near: Vec<&str> = NEAR_DOMAIN.iter().copied().filter(|q| !ask(svc, q, cfg).0.abstained).collect();
+    let near = NEAR_DOMAIN.len() - answered_near.len();
     ms.sort_by(f64::total_cmp);
     serde_json::json!({
         "questions": questions.len(),

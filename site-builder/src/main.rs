@@ -239,12 +239,8 @@ struct ServeArgs {
     /// Do not log each request on stderr.
     #[arg(long)]
     quiet: bool,
-    /// CA certificates (PEM) trusted for PostgreSQL over TLS besides the
-    /// system's roots (SSL_CERT_FILE and SSL_CERT_DIR are honoured too): a
-    /// managed database's CA. The URL's sslmode says whether TLS is used;
-    /// when it is, the certificate and the host name are always verified.
-    #[arg(long, env = "KB_POSTGRES_CA", value_name = "FILE")]
-    postgres_ca: Option<PathBuf>,
+    #[command(flatten)]
+    tls: PostgresTlsArgs,
 }
 
 #[derive(clap::Args)]
@@ -374,6 +370,17 @@ struct IndexArgs {
     header_weight: f32,
 }
 
+/// What a PostgreSQL client trusts over TLS (`serve`, `publish`, `eval --postgres`).
+#[derive(clap::Args)]
+struct PostgresTlsArgs {
+    /// CA certificates (PEM) trusted for PostgreSQL over TLS besides the
+    /// system's roots (SSL_CERT_FILE and SSL_CERT_DIR are honoured too): a
+    /// managed database's CA. The URL's sslmode says whether TLS is used;
+    /// when it is, the certificate and the host name are always verified.
+    #[arg(long, env = "KB_POSTGRES_CA", value_name = "FILE")]
+    postgres_ca: Option<PathBuf>,
+}
+
 #[derive(clap::Args)]
 struct QueryArgs {
     /// Results to return.
@@ -412,12 +419,8 @@ struct PublishArgs {
     /// Print the summary as JSON.
     #[arg(long)]
     json: bool,
-    /// CA certificates (PEM) trusted for PostgreSQL over TLS besides the
-    /// system's roots (SSL_CERT_FILE and SSL_CERT_DIR are honoured too): a
-    /// managed database's CA. The URL's sslmode says whether TLS is used;
-    /// when it is, the certificate and the host name are always verified.
-    #[arg(long, env = "KB_POSTGRES_CA", value_name = "FILE")]
-    postgres_ca: Option<PathBuf>,
+    #[command(flatten)]
+    tls: PostgresTlsArgs,
 }
 
 #[derive(clap::Args)]
@@ -505,12 +508,8 @@ struct EvalArgs {
     /// The tenant --postgres searches.
     #[arg(long, default_value = "default", value_name = "NAME")]
     tenant: String,
-    /// CA certificates (PEM) trusted for PostgreSQL over TLS besides the
-    /// system's roots (SSL_CERT_FILE and SSL_CERT_DIR are honoured too): a
-    /// managed database's CA. The URL's sslmode says whether TLS is used;
-    /// when it is, the certificate and the host name are always verified.
-    #[arg(long, env = "KB_POSTGRES_CA", value_name = "FILE")]
-    postgres_ca: Option<PathBuf>,
+    #[command(flatten)]
+    tls: PostgresTlsArgs,
 }
 
 #[derive(Clone, Copy, ValueEnum)]

@@ -16,7 +16,7 @@ pub(crate) fn run_eval(args: EvalArgs) -> Result<(), String> {
     match (&args.qa, &args.beir) {
         (Some(qa), None) => {
             let s = match &args.postgres {
-                Some(url) => Searcher::open_postgres(&args.index, url, &args.tenant, args.postgres_ca.as_deref()),
+                Some(url) => Searcher::open_postgres(&args.index, url, &args.tenant, args.tls.postgres_ca.as_deref()),
                 None => Searcher::open(&args.index, None),
             }
             .map_err(|e| e.to_string())?;

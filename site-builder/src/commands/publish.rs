@@ -10,7 +10,7 @@ pub(crate) fn run_publish(args: PublishArgs) -> Result<(), String> {
     let o = PublishOptions {
         index: &args.index,
         url: &args.postgres,
-        ca: args.postgres_ca.as_deref(),
+        ca: args.tls.postgres_ca.as_deref(),
         tenant: &args.tenant,
         prune: args.prune,
         progress: std::io::stderr().is_terminal(),

@@ -9,7 +9,7 @@ pub(crate) fn run_serve(args: ServeArgs) -> Result<(), String> {
         addr: args.addr,
         request_timeout: std::time::Duration::from_secs(args.request_timeout),
         log: !args.quiet,
-        postgres_ca: args.postgres_ca,
+        postgres_ca: args.tls.postgres_ca,
         ..edge_host::HostConfig::search_fn(args.out.join("site"), args.component, variables, args.state)
     };
     edge_host::serve(cfg, |addr| {
