@@ -20,7 +20,10 @@
 //! 3. BM25 candidates: Postgres sums BM25 over the postings to choose the top
 //!    `depth` (+ a margin), and returns their postings of the query terms, from
 //!    which [`bm25::rescore`] computes the scores in `f32` in the index's order
-//!    of additions, so they equal the bundled scores to the bit;
+//!    of additions, so they equal the bundled scores to the bit. On a large
+//!    tenant the common terms only score ([`selecting_terms`]) and a threshold
+//!    over the terms' weight bounds proves the choice exact ([`BM25_BOUNDED`]),
+//!    or the full choice runs after it;
 //! 4. every candidate's page, sparse norm and exact cosine (f32 vector against
 //!    the query), so the fusion sees what the bundled scan gives it;
 //! 5. the records of the hits kept (cached per instance while the tenant's
@@ -39,9 +42,10 @@ use crate::index::bm25::{self, Postings};
 use crate::index::fusion::{self, Order};
 use crate::index::{Candidates, ChunkMeta, Hit, IndexInfo, Mode, SearchParams};
 
-/// The schema version this code reads and `site-builder publish` writes; kept in
-/// `kb_schema`. A database at another version is refused with both numbers.
-pub const SCHEMA_VERSION: i32 = 1;
+/// The schema version `site-builder publish` writes (migrating a database of
+/// version 1 to it); kept in `kb_schema`. The reader also reads version 1; a
+/// database at any other version is refused with both numbers.
+pub const SCHEMA_VERSION: i32 = 2;
 
 /// The embedding dimension the schema declares (MiniLM's).
 pub const DIM: usize = crate::encoder::DIM;
@@ -92,12 +96,18 @@ CREATE TABLE kb_norms (
     PRIMARY KEY (tenant, doc)
 );
 -- The vocabulary of each tenant, in byte order (COLLATE "C", as the index sorts
--- it): the term's id and document frequency.
+-- it): the term's id, its document frequency, and what bounds its BM25 weight
+-- in any chunk: `ub`, the largest tf / (tf + k1 (1 - b + b len / ub_avg)) over
+-- its postings, at the tenant's mean length `ub_avg` when they were last
+-- written (ub_avg 0: not known, and 1 bounds it). The bound lets a query leave
+-- common terms out of the candidate choice and still prove the choice exact.
 CREATE TABLE kb_terms (
     tenant int NOT NULL,
     term text COLLATE "C" NOT NULL,
     id int NOT NULL UNIQUE,
     df int NOT NULL,
+    ub real NOT NULL DEFAULT 1,
+    ub_avg real NOT NULL DEFAULT 0,
     PRIMARY KEY (tenant, term)
 );
 CREATE SEQUENCE kb_term_ids AS int;
@@ -125,6 +135,22 @@ BEGIN
 END
 $fn$;
 "#;
+
+/// What turns a database of schema version 1 into version 2 (run by
+/// `site-builder publish` in one transaction, followed by [`RECOUNT`] over each
+/// tenant's terms, so an existing tenant keeps its chunks and gains its bounds).
+pub const MIGRATE_FROM_1: &str =
+    "ALTER TABLE kb_terms ADD COLUMN ub real NOT NULL DEFAULT 1, ADD COLUMN ub_avg real NOT NULL DEFAULT 0";
+
+/// Each of the terms `$1` recounted from its postings: its document frequency
+/// and its weight bound (`kb_terms.ub`) for BM25 `k1` `$2`, `b` `$3` and mean
+/// length `$4`. Publish runs it over the terms a publish touched, and over all of
+/// a tenant's terms when `k1` or `b` change.
+pub const RECOUNT: &str = "UPDATE kb_terms t SET df = c.n, ub = c.u, ub_avg = $4::float8 \
+     FROM (SELECT term, count(*)::int4 AS n, \
+         max(tf::float8 / (tf::float8 + $2::float8 * (1 - $3::float8 + $3::float8 * len::float8 / $4::float8)))::float4 AS u \
+         FROM kb_postings WHERE term = ANY($1::int4[]) GROUP BY term) c \
+     WHERE t.id = c.term";
 
 /// Whether `name` may name a tenant: 1 to 63 ASCII letters, digits, `-` or `_`
 /// (safe in a message, a log line and a URL). `publish --tenant` and the
@@ -230,7 +256,7 @@ pub enum StoreError {
     #[error("tenant `{0}` is not in the database; publish it with `site-builder publish --tenant {0}`")]
     NoTenant(String),
     #[error(
-        "the database holds schema version {found}, this build reads version {SCHEMA_VERSION}; publish again with a matching site-builder"
+        "the database holds schema version {found}, this build reads versions 1 to {SCHEMA_VERSION}; publish again with a matching site-builder"
     )]
     Schema { found: i32 },
     #[error("unexpected row from PostgreSQL ({0}); is this a database written by `site-builder publish`?")]
@@ -241,10 +267,22 @@ pub enum StoreError {
 #[derive(Debug, Clone)]
 pub struct Tenant {
     pub id: i32,
+    /// The database's schema version.
+    pub schema: i32,
     pub generation: i64,
     pub chunks: usize,
     pub avg_len: f32,
     pub info: IndexInfo,
+}
+
+impl Tenant {
+    fn terms_statement(&self) -> &'static str {
+        if self.schema == 1 {
+            TERMS_V1
+        } else {
+            TERMS
+        }
+    }
 }
 
 /// The candidates' side data: page, sparse norm and exact cosine of each.
@@ -262,6 +300,10 @@ pub struct Store {
     records: Mutex<HashMap<u32, ChunkMeta>>,
     /// See [`selecting_terms`].
     selection_df: usize,
+    /// How the BM25 candidates of this store's queries were chosen.
+    choices: Mutex<Choices>,
+    /// See [`CANDIDATE_CAP`].
+    candidate_cap: usize,
 }
 
 /// Records kept per instance at most (a few megabytes of text).
@@ -282,20 +324,107 @@ const COMPLETIONS: &str = "SELECT p, (SELECT c.term FROM (SELECT term, df FROM k
      WHERE NOT starts_with(c.term, '=') ORDER BY c.df DESC, c.term LIMIT 1) \
      FROM unnest($2::text[]) AS p";
 
-/// The tenant's statistics, and each known query term's id and df.
-const TERMS: &str = "SELECT k.generation, k.chunks, k.avg_len, t.term, t.id, t.df FROM kb_tenants k \
+/// The tenant's statistics, and each known query term's id, df and weight bound.
+const TERMS: &str = "SELECT k.generation, k.chunks, k.avg_len, t.term, t.id, t.df, t.ub, t.ub_avg FROM kb_tenants k \
      LEFT JOIN kb_terms t ON t.tenant = k.id AND t.term = ANY($2::text[]) WHERE k.id = $1::int4";
 
-/// BM25 candidates: the top `$7` chunks by BM25 summed in float8 (for choosing
+/// [`TERMS`] on a database of schema version 1, which has no bounds: each
+/// reads as unknown, so a function of this version can be deployed before
+/// `site-builder publish` migrates the database.
+const TERMS_V1: &str =
+    "SELECT k.generation, k.chunks, k.avg_len, t.term, t.id, t.df, 1::float4, 0::float4 FROM kb_tenants k \
+     LEFT JOIN kb_terms t ON t.tenant = k.id AND t.term = ANY($2::text[]) WHERE k.id = $1::int4";
+
+/// One term's BM25 weight in a chunk, in SQL (`p` a posting; `$5` k1, `$6` b,
+/// `$7` the mean length), as [`BM25`] sums it.
+macro_rules! weight {
+    () => {
+        "p.tf * ($5::float8 + 1) / (p.tf + $5::float8 * (1 - $6::float8 + $6::float8 * p.len / $7::float8))"
+    };
+}
+
+/// BM25 candidates: the top `$8` chunks by BM25 summed in float8 (for choosing
 /// them), then their postings of the query terms (for scoring them exactly).
 /// Every number is float8 on purpose: an integer meeting a literal like 0.5
 /// becomes `numeric`, which cost 5 of 12 ms on a six-term CSC query.
-const BM25: &str = "WITH q AS MATERIALIZED (SELECT id, ln(1 + ($2::float8 - df::float8 + 0.5) / (df::float8 + 0.5)) AS w \
+const BM25: &str = concat!(
+    "WITH q AS MATERIALIZED (SELECT id, ln(1 + ($2::float8 - df::float8 + 0.5) / (df::float8 + 0.5)) AS w \
          FROM kb_terms WHERE tenant = $1::int4 AND id = ANY($3::int4[])), \
      top AS (SELECT p.doc FROM q JOIN kb_postings p ON p.term = q.id GROUP BY p.doc \
-         ORDER BY sum(q.w * p.tf * ($5::float8 + 1) / (p.tf + $5::float8 * (1 - $6::float8 + $6::float8 * p.len / $7::float8))) DESC, p.doc \
-         LIMIT $8::int4) \
-     SELECT p.doc, p.term, p.tf, p.len FROM top JOIN kb_postings p ON p.doc = top.doc AND p.term = ANY($4::int4[])";
+         ORDER BY sum(q.w * ",
+    weight!(),
+    ") DESC, p.doc LIMIT $8::int4) \
+     SELECT p.doc, p.term, p.tf, p.len FROM top JOIN kb_postings p ON p.doc = top.doc AND p.term = ANY($4::int4[])"
+);
+
+/// BM25 candidates when some query terms (the common ones) do not choose: a
+/// threshold algorithm in one statement, after MaxScore. `agg` sums the
+/// choosing terms `$3` per chunk; the best `$8` of it are scored over every
+/// query term `$4`, and the `$9`-th of those full scores is θ, a lower bound on
+/// the exact `$9`-th score. A chunk whose choosing sum is below θ − `$10` (`$10`
+/// bounds what the other terms can add) cannot reach θ, so the candidates are
+/// the chunks of `agg` at or above that line, at most `$11` of them, returned
+/// with their postings of every query term for the exact rescoring. Whether the
+/// choice is proven exact is decided by the caller ([`Store::candidates`]).
+const BM25_BOUNDED: &str = concat!(
+    "WITH q AS MATERIALIZED (SELECT id, id = ANY($3::int4[]) AS sel, \
+         ln(1 + ($2::float8 - df::float8 + 0.5) / (df::float8 + 0.5)) AS w \
+         FROM kb_terms WHERE tenant = $1::int4 AND id = ANY($4::int4[])), \
+     agg AS MATERIALIZED (SELECT p.doc, sum(q.w * ",
+    weight!(),
+    ") AS s FROM q JOIN kb_postings p ON p.term = q.id WHERE q.sel GROUP BY p.doc), \
+     top AS (SELECT doc FROM agg ORDER BY s DESC, doc LIMIT $8::int4), \
+     theta AS MATERIALIZED (SELECT coalesce((SELECT sum(q.w * ",
+    weight!(),
+    ") AS f FROM top JOIN kb_postings p ON p.doc = top.doc AND p.term = ANY($4::int4[]) JOIN q ON q.id = p.term \
+         GROUP BY top.doc ORDER BY f DESC OFFSET $9::int4 - 1 LIMIT 1), 0) AS v), \
+     keep AS (SELECT doc FROM agg WHERE s >= (SELECT v FROM theta) - $10::float8 ORDER BY s DESC, doc LIMIT $11::int4) \
+     SELECT p.doc, p.term, p.tf, p.len FROM keep JOIN kb_postings p ON p.doc = keep.doc AND p.term = ANY($4::int4[])"
+);
+
+/// At most this many candidates does [`BM25_BOUNDED`] return by default
+/// ([`Store::with_candidate_cap`]); a query whose threshold lets more through is
+/// answered by the exact choice instead.
+pub const CANDIDATE_CAP: usize = 8192;
+
+/// How a query's BM25 candidates were chosen (see [`Store::choices`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Choices {
+    /// Every query term chose (few chunks, or no common term).
+    pub all_terms: usize,
+    /// Common terms left out, and the threshold proved the choice exact.
+    pub bounded: usize,
+    /// Common terms left out, the proof failed, and the exact choice ran after.
+    pub fell_back: usize,
+    /// Of those, how many because more than the cap of candidates passed the threshold.
+    pub capped: usize,
+}
+
+/// A known query term as [`TERMS`] reads it.
+#[derive(Debug, Clone, Copy)]
+struct Term {
+    id: i32,
+    df: usize,
+    /// `kb_terms.ub` and `ub_avg`.
+    ub: f32,
+    ub_avg: f32,
+}
+
+/// The most term `t` can add to a chunk's BM25 score at mean length `avg_len`,
+/// with a little slack for float rounding. For one posting, the weight
+/// tf / (tf + k1 (1 - b) + k1 b len / A) grows with A at most in proportion
+/// (for A' > A the denominator shrinks by less than A / A'), so a bound taken at
+/// an older mean length stays a bound scaled by `max(1, A' / A)`; and the
+/// weight never exceeds 1. `stored`: whether `ub` was computed for these k1, b.
+fn weight_bound(t: &Term, chunks: usize, avg_len: f32, k1: f32, stored: bool) -> f64 {
+    let idf = f64::from(bm25::idf(t.df, chunks));
+    let w = if stored && t.ub_avg > 0.0 {
+        (f64::from(t.ub) * (f64::from(avg_len) / f64::from(t.ub_avg)).max(1.0)).min(1.0)
+    } else {
+        1.0
+    };
+    idf * (f64::from(k1) + 1.0) * w * (1.0 + 1e-4) + 1e-6
+}
 
 /// Which query terms choose the BM25 candidates (`$3` of [`BM25`]; all of them
 /// score the chosen ones): every term in at most `max(cutoff, N / 20)` chunks,
@@ -311,10 +440,10 @@ fn selecting_terms(known: &mut [(i32, usize)], chunks: usize, cutoff: usize) -> 
 }
 
 /// The document frequency up to which a term always chooses BM25 candidates
-/// ([`selecting_terms`]); past it, up to 5 % of the chunks. Measured on a
-/// million chunks (BENCHMARKS.md, "PostgreSQL tier"): against the exact choice,
-/// 5 % keeps 0.93 of the top 10 (by passage) at a third of the time; 2 % keeps
-/// 0.85 at a sixth; 10 % keeps 0.98 at two thirds.
+/// ([`selecting_terms`]); past it, up to 5 % of the chunks. The terms left out
+/// only score, and [`BM25_BOUNDED`]'s threshold proves the choice exact or the
+/// full choice runs (BENCHMARKS.md, "The BM25 choice made exact at a million
+/// chunks": 200 of 200 rankings identical 100 deep).
 pub const SELECTION_DF: usize = 5_000;
 
 impl Store {
@@ -328,6 +457,8 @@ impl Store {
             tenant: Mutex::new(None),
             records: Mutex::new(HashMap::new()),
             selection_df: SELECTION_DF,
+            choices: Mutex::new(Choices::default()),
+            candidate_cap: CANDIDATE_CAP,
         }
     }
 
@@ -336,6 +467,23 @@ impl Store {
     pub fn with_selection_df(mut self, df: usize) -> Store {
         self.selection_df = df;
         self
+    }
+
+    /// How many candidates the threshold may let through ([`CANDIDATE_CAP`]).
+    pub fn with_candidate_cap(mut self, cap: usize) -> Store {
+        self.candidate_cap = cap.max(1);
+        self
+    }
+
+    /// How the BM25 candidates of the queries so far were chosen.
+    pub fn choices(&self) -> Choices {
+        self.choices.lock().map(|c| *c).unwrap_or_default()
+    }
+
+    fn count(&self, f: impl FnOnce(&mut Choices)) {
+        if let Ok(mut c) = self.choices.lock() {
+            f(&mut c);
+        }
     }
 
     pub fn tenant_name(&self) -> &str {
@@ -358,7 +506,7 @@ impl Store {
             e => e.into(),
         })?;
         let found = rows.first().and_then(|r| r.first()).and_then(Value::int).unwrap_or(0);
-        if found != SCHEMA_VERSION {
+        if !(1..=SCHEMA_VERSION).contains(&found) {
             return Err(StoreError::Schema { found });
         }
         let rows = self.sql.query(
@@ -371,6 +519,7 @@ impl Store {
             .map_err(|e| StoreError::Row(format!("kb_tenants.info: {e}")))?;
         let t = Tenant {
             id: row.first().and_then(Value::int).ok_or_else(bad)?,
+            schema: found,
             generation: row.get(1).and_then(Value::big).ok_or_else(bad)?,
             chunks: row.get(2).and_then(Value::int).and_then(|n| usize::try_from(n).ok()).ok_or_else(bad)?,
             avg_len: row.get(3).and_then(Value::real).ok_or_else(bad)?,
@@ -388,7 +537,7 @@ impl Store {
     /// Which of the analysed `terms` some chunk of the tenant has.
     pub fn known_terms(&self, terms: &[String]) -> Result<HashSet<String>, StoreError> {
         let t = self.tenant()?;
-        let rows = self.sql.query(TERMS, &[Value::Int(t.id), Value::TextArray(terms.to_vec())])?;
+        let rows = self.sql.query(t.terms_statement(), &[Value::Int(t.id), Value::TextArray(terms.to_vec())])?;
         Ok(rows.iter().filter_map(|r| r.get(3).and_then(Value::text)).map(str::to_string).collect())
     }
 
@@ -430,7 +579,7 @@ impl Store {
         }
         wanted.sort();
         wanted.dedup();
-        let rows = self.sql.query(TERMS, &[Value::Int(t.id), Value::TextArray(wanted)])?;
+        let rows = self.sql.query(t.terms_statement(), &[Value::Int(t.id), Value::TextArray(wanted)])?;
         let first = rows.first().ok_or_else(|| StoreError::NoTenant(self.name.clone()))?;
         if first.first().and_then(Value::big) != Some(t.generation) {
             // A publish landed since the tenant was read: its settings may differ.
@@ -439,12 +588,16 @@ impl Store {
         let bad = || StoreError::Row("kb_terms".into());
         let chunks = first.get(1).and_then(Value::int).and_then(|n| usize::try_from(n).ok()).ok_or_else(bad)?;
         let avg_len = first.get(2).and_then(Value::real).ok_or_else(bad)?;
-        let mut vocab: HashMap<String, (i32, usize)> = HashMap::new();
+        let mut vocab: HashMap<String, Term> = HashMap::new();
         for r in &rows {
-            if let (Some(Value::Text(term)), Some(id), Some(df)) =
-                (r.get(3), r.get(4).and_then(Value::int), r.get(5).and_then(Value::int))
-            {
-                vocab.insert(term.clone(), (id, usize::try_from(df).unwrap_or(0)));
+            if let (Some(Value::Text(term)), Some(id), Some(df), Some(ub), Some(ub_avg)) = (
+                r.get(3),
+                r.get(4).and_then(Value::int),
+                r.get(5).and_then(Value::int),
+                r.get(6).and_then(Value::real),
+                r.get(7).and_then(Value::real),
+            ) {
+                vocab.insert(term.clone(), Term { id, df: usize::try_from(df).unwrap_or(0), ub, ub_avg });
             }
         }
         let snapshot = Snapshot { chunks, avg_len, vocab: &vocab, completions: &completions };
@@ -466,36 +619,85 @@ impl Store {
             }
         };
 
-        let sparse_rows = if qterms.iter().any(|q| vocab.contains_key(q)) {
-            let mut known: Vec<(i32, usize)> = qterms.iter().filter_map(|q| vocab.get(q).copied()).collect();
-            let ids: Vec<i32> = known.iter().map(|k| k.0).collect();
+        let ids: HashMap<&str, i32> = qterms.iter().filter_map(|q| vocab.get(q).map(|v| (q.as_str(), v.id))).collect();
+        let rescore = |postings: HashMap<u32, Vec<(i32, f32, f32)>>, norms: &HashMap<u32, f32>| {
+            bm25::rescore(
+                &snapshot,
+                qterms.clone(),
+                postings.into_iter().map(|(d, list)| {
+                    let lookup: HashMap<i32, (f32, f32)> =
+                        list.into_iter().map(|(t, tf, len)| (t, (tf, len))).collect();
+                    (d, lookup)
+                }),
+                |term, doc_terms: &HashMap<i32, (f32, f32)>| ids.get(term).and_then(|id| doc_terms.get(id)).copied(),
+                |d| norms.get(&d).copied().unwrap_or(1.0),
+                p.k1,
+                p.b,
+            )
+        };
+
+        let mut postings: HashMap<u32, Vec<(i32, f32, f32)>> = HashMap::new();
+        if !ids.is_empty() {
+            let mut known: Vec<(i32, usize)> =
+                qterms.iter().filter_map(|q| vocab.get(q)).map(|v| (v.id, v.df)).collect();
+            known.sort_unstable();
+            known.dedup();
+            let all: Vec<i32> = known.iter().map(|k| k.0).collect();
             let select = selecting_terms(&mut known, chunks, self.selection_df);
-            self.sql.query(
-                BM25,
-                &[
+            let params = |select: Vec<i32>| {
+                vec![
                     Value::Int(t.id),
                     Value::Double(chunks as f64),
                     Value::IntArray(select),
-                    Value::IntArray(ids),
+                    Value::IntArray(all.clone()),
                     Value::Double(p.k1.into()),
                     Value::Double(p.b.into()),
                     Value::Double(f64::from(avg_len).max(1e-9)),
-                    Value::Int((depth + BM25_MARGIN) as i32),
-                ],
-            )?
-        } else {
-            Vec::new()
-        };
-        // (doc, term id, tf, len) → per doc, its postings.
-        let mut postings: HashMap<u32, Vec<(i32, f32, f32)>> = HashMap::new();
-        for r in &sparse_rows {
-            if let (Some(d), Some(term), Some(tf), Some(len)) = (
-                r.first().and_then(Value::int),
-                r.get(1).and_then(Value::int),
-                r.get(2).and_then(Value::real),
-                r.get(3).and_then(Value::real),
-            ) {
-                postings.entry(d as u32).or_default().push((term, tf, len));
+                ]
+            };
+            if select.len() == all.len() {
+                let mut v = params(select);
+                v.push(Value::Int((depth + BM25_MARGIN) as i32));
+                postings = postings_of(&self.sql.query(BM25, &v)?);
+                self.count(|c| c.all_terms += 1);
+            } else {
+                // What the terms left out of the choice can add to a chunk at most.
+                let stored = p.k1 == t.info.bm25.k1 && p.b == t.info.bm25.b;
+                let left_out: f64 = vocab
+                    .values()
+                    .filter(|v| all.contains(&v.id) && !select.contains(&v.id))
+                    .map(|v| weight_bound(v, chunks, avg_len, p.k1, stored))
+                    .sum();
+                let mut v = params(select);
+                v.extend([
+                    Value::Int((2 * depth) as i32),
+                    Value::Int(depth as i32),
+                    Value::Double(left_out),
+                    Value::Int(self.candidate_cap.min(i32::MAX as usize) as i32),
+                ]);
+                let found = postings_of(&self.sql.query(BM25_BOUNDED, &v)?);
+                // Proven exact when the threshold let fewer than the cap through
+                // and θ, now in exact f32, is above what a chunk with only
+                // left-out terms can score.
+                let capped = found.len() >= self.candidate_cap;
+                let theta = if !capped && found.len() >= depth {
+                    let scored = rescore(found.clone(), &HashMap::new());
+                    scored.get(depth - 1).map(|s| f64::from(s.1))
+                } else {
+                    None
+                };
+                if theta.is_some_and(|theta| left_out < theta) {
+                    postings = found;
+                    self.count(|c| c.bounded += 1);
+                } else {
+                    let mut v = params(all.clone());
+                    v.push(Value::Int((depth + BM25_MARGIN) as i32));
+                    postings = postings_of(&self.sql.query(BM25, &v)?);
+                    self.count(|c| {
+                        c.fell_back += 1;
+                        c.capped += usize::from(capped);
+                    });
+                }
             }
         }
 
@@ -538,19 +740,7 @@ impl Store {
         dense.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         dense.truncate(depth);
 
-        let ids: HashMap<&str, i32> = qterms.iter().filter_map(|q| vocab.get(q).map(|v| (q.as_str(), v.0))).collect();
-        let mut sparse = bm25::rescore(
-            &snapshot,
-            qterms.clone(),
-            postings.into_iter().map(|(d, list)| {
-                let lookup: HashMap<i32, (f32, f32)> = list.into_iter().map(|(t, tf, len)| (t, (tf, len))).collect();
-                (d, lookup)
-            }),
-            |term, doc_terms: &HashMap<i32, (f32, f32)>| ids.get(term).and_then(|id| doc_terms.get(id)).copied(),
-            |d| norms.get(&d).copied().unwrap_or(1.0),
-            p.k1,
-            p.b,
-        );
+        let mut sparse = rescore(postings, &norms);
         sparse.truncate(depth);
         Ok((Candidates { dense, sparse }, side))
     }
@@ -629,6 +819,23 @@ impl Store {
     }
 }
 
+/// Rows of (doc, term id, tf, len), as [`BM25`] and [`BM25_BOUNDED`] return
+/// them, per doc.
+fn postings_of(rows: &[Vec<Value>]) -> HashMap<u32, Vec<(i32, f32, f32)>> {
+    let mut postings: HashMap<u32, Vec<(i32, f32, f32)>> = HashMap::new();
+    for r in rows {
+        if let (Some(d), Some(term), Some(tf), Some(len)) = (
+            r.first().and_then(Value::int),
+            r.get(1).and_then(Value::int),
+            r.get(2).and_then(Value::real),
+            r.get(3).and_then(Value::real),
+        ) {
+            postings.entry(d as u32).or_default().push((term, tf, len));
+        }
+    }
+    postings
+}
+
 /// Parameters for a query that cannot be read its tenant's settings (the
 /// database is down): the build's defaults, for a query that will fail anyway
 /// with the reason.
@@ -673,7 +880,7 @@ pub fn vector_text(v: &[f32]) -> String {
 struct Snapshot<'s> {
     chunks: usize,
     avg_len: f32,
-    vocab: &'s HashMap<String, (i32, usize)>,
+    vocab: &'s HashMap<String, Term>,
     completions: &'s HashMap<String, Option<String>>,
 }
 
@@ -692,7 +899,7 @@ impl Postings for Snapshot<'_> {
     }
 
     fn postings(&self, term: &str) -> Option<(usize, Self::List<'_>)> {
-        self.vocab.get(term).map(|&(_, df)| (df, std::iter::empty()))
+        self.vocab.get(term).map(|t| (t.df, std::iter::empty()))
     }
 
     fn doc_norm(&self, _doc: u32) -> f32 {
@@ -719,6 +926,35 @@ mod tests {
         let mut q = [(1, 300_000), (2, 150_000), (3, 90_000)];
         assert_eq!(selecting_terms(&mut q, 1_000_000, SELECTION_DF), vec![3, 2]);
         assert_eq!(selecting_terms(&mut [(1, 300_000)], 1_000_000, usize::MAX), vec![1]);
+    }
+
+    #[test]
+    fn a_weight_bound_taken_at_one_mean_length_bounds_every_posting_at_another() {
+        let (k1, b, chunks) = (1.2f32, 0.75f32, 1000);
+        let postings = [(1.0f32, 3.0f32), (2.0, 40.0), (7.5, 120.0), (1.0, 400.0), (30.0, 35.0)];
+        for then in [20.0f32, 80.0, 300.0] {
+            let ub =
+                postings.iter().map(|&(tf, len)| bm25::bm25_tf(tf, len, then, k1, b) / (k1 + 1.0)).fold(0.0, f32::max);
+            let t = Term { id: 1, df: postings.len(), ub, ub_avg: then };
+            for now in [5.0f32, 20.0, 79.0, 81.0, 300.0, 5000.0] {
+                let bound = weight_bound(&t, chunks, now, k1, true);
+                let idf = bm25::idf(t.df, chunks);
+                for &(tf, len) in &postings {
+                    let w = f64::from(idf * bm25::bm25_tf(tf, len, now, k1, b));
+                    assert!(w <= bound, "tf {tf} len {len} at {now} (bound from {then}): {w} > {bound}");
+                }
+                // Never looser than the weight's own ceiling, idf (k1 + 1).
+                assert!(bound <= f64::from(idf * (k1 + 1.0)) * 1.001, "{bound}");
+            }
+        }
+        // A bound computed for other k1 and b, or never computed, is the ceiling.
+        let unknown = Term { id: 1, df: 5, ub: 0.1, ub_avg: 0.0 };
+        let ceiling = f64::from(bm25::idf(5, chunks) * (k1 + 1.0));
+        let near = |x: f64| (x / ceiling - 1.0).abs() < 1e-3;
+        assert!(near(weight_bound(&unknown, chunks, 50.0, k1, true)));
+        let other = Term { ub_avg: 50.0, ..unknown };
+        assert!(near(weight_bound(&other, chunks, 50.0, k1, false)));
+        assert!(weight_bound(&other, chunks, 50.0, k1, true) < ceiling / 5.0);
     }
 
     #[test]

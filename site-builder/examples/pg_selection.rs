@@ -1,16 +1,20 @@
-//! How far the BM25 candidate choice of the PostgreSQL backend
-//! (`search_core::pg::SELECTION_DF`) moves the `bm25` ranking from the exact
-//! choice (every term summed), and what each costs, on a published tenant.
+//! Whether the BM25 candidate choice of the PostgreSQL backend (common terms
+//! left out of the choice, `search_core::pg::SELECTION_DF`, and the threshold
+//! that proves the choice exact or falls back) gives the `bm25` ranking of the
+//! exact choice (every term summed), and what each costs, on a published tenant.
 //!
 //!     cargo run --release -p site-builder --example pg_selection -- URL TENANT QUERIES.txt [N] [PASSAGES]
 //!
 //! PASSAGES: for a scale_corpus tenant, the number of distinct passages (its
 //! log says it): chunk i is a variant of passage i mod PASSAGES, and its 32-odd
 //! variants nearly tie, so overlap is also counted by passage.
-//! A sixth argument sets the cutoff (default `SELECTION_DF`).
+//! A sixth argument sets the cutoff (default `SELECTION_DF`), a seventh the
+//! candidate cap (default `CANDIDATE_CAP`).
 //!
 //! QUERIES.txt: one `/api/search?q=…` path per line (scale_corpus writes them).
-//! Prints the mean top-10 overlap and the median / p90 time of both, per query.
+//! Prints how many of the 100-deep rankings are identical (chunks and scores
+//! to the bit), the mean top-10 overlap, how the choices went (all terms,
+//! proven by the threshold, fell back) and the median / p90 time of both.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -27,9 +31,10 @@ fn main() -> Result<(), String> {
     let client = Arc::new(Client::new(url, None).map_err(|e| e.to_string())?);
     let exact = Store::new(Box::new(Shared(client.clone())), tenant).with_selection_df(usize::MAX);
     let cutoff: usize = a.get(6).map_or(search_core::pg::SELECTION_DF, |s| s.parse().unwrap_or(usize::MAX));
-    let chosen = Store::new(Box::new(Shared(client)), tenant).with_selection_df(cutoff);
-    println!("selection df: max({cutoff}, N / 20)");
-    let mut p = exact.default_params(10).map_err(|e| e.to_string())?;
+    let cap: usize = a.get(7).map_or(search_core::pg::CANDIDATE_CAP, |s| s.parse().unwrap_or(usize::MAX));
+    let chosen = Store::new(Box::new(Shared(client)), tenant).with_selection_df(cutoff).with_candidate_cap(cap);
+    println!("selection df: max({cutoff}, N / 20), candidate cap {cap}");
+    let mut p = exact.default_params(100).map_err(|e| e.to_string())?;
     p.mode = Mode::Bm25;
     let queries: Vec<String> = std::fs::read_to_string(file)
         .map_err(|e| e.to_string())?
@@ -41,6 +46,7 @@ fn main() -> Result<(), String> {
         .take(n)
         .collect();
     let (mut overlap, mut by_passage, mut top1, mut te, mut tc) = (0.0, 0.0, 0, Vec::new(), Vec::new());
+    let mut identical = 0;
     for q in &queries {
         let t = Instant::now();
         let e = exact.search(q, None, &p).map_err(|e| e.to_string())?;
@@ -55,6 +61,9 @@ fn main() -> Result<(), String> {
         let cp: std::collections::HashSet<u32> = c.iter().take(10).map(|h| h.doc % passages).collect();
         by_passage += ep.intersection(&cp).count() as f64 / ep.len().max(1) as f64;
         top1 += usize::from(e.first().map(|h| h.doc) == c.first().map(|h| h.doc));
+        let key =
+            |h: &[search_core::index::Hit]| h.iter().map(|h| (h.doc, h.bm25.map(f32::to_bits))).collect::<Vec<_>>();
+        identical += usize::from(key(&e) == key(&c));
     }
     let med = |v: &mut Vec<f64>| {
         v.sort_by(f64::total_cmp);
@@ -62,6 +71,7 @@ fn main() -> Result<(), String> {
     };
     let (em, ep) = med(&mut te);
     let (cm, cp) = med(&mut tc);
+    println!("{identical} of {} rankings identical 100 deep; choices {:?}", queries.len(), chosen.choices());
     println!(
         "{} queries: top-10 overlap {:.3} (by passage {:.3}), same top result {:.3}; exact p50 {em:.1} ms p90 {ep:.1} ms; chosen p50 {cm:.1} ms p90 {cp:.1} ms",
         queries.len(),

@@ -288,8 +288,13 @@ pub fn publish(o: &PublishOptions<'_>) -> Result<PublishReport, PublishError> {
 
     let mut tx = db.transaction()?;
     // One publisher per tenant at a time; readers are not blocked.
-    let generation: i64 =
-        tx.query_one("SELECT generation FROM kb_tenants WHERE id = $1 FOR UPDATE", &[&tenant])?.get(0);
+    let row = tx.query_one("SELECT generation, info FROM kb_tenants WHERE id = $1 FOR UPDATE", &[&tenant])?;
+    let generation: i64 = row.get(0);
+    // The weight bounds of untouched terms hold for the BM25 parameters they
+    // were computed with; other parameters need every term's afresh.
+    let bm25 = idx.info().bm25;
+    let same_bm25 = serde_json::from_str::<search_core::index::IndexInfo>(row.get(1))
+        .is_ok_and(|old| old.bm25.k1 == bm25.k1 && old.bm25.b == bm25.b);
     let mut existing: HashMap<String, (i32, Vec<u8>, String)> = HashMap::new();
     for r in tx.query(&format!("SELECT chunk_id, doc, digest, page_id FROM {part}"), &[])? {
         existing.insert(r.get(0), (r.get(1), r.get(2), r.get(3)));
@@ -478,14 +483,24 @@ pub fn publish(o: &PublishOptions<'_>) -> Result<PublishReport, PublishError> {
     }
     bar.finish_and_clear();
 
-    // Document frequencies recounted for the touched terms; terms left without
-    // postings go.
+    // The BM25 statistics: the index's own mean length when the tenant now holds
+    // exactly the index (so scores equal the bundled ones to the bit), else the
+    // mean over what the tenant holds.
+    let avg_len: f32 = if report.kept_stale == 0 {
+        idx.avg_len_value()
+    } else {
+        let r = tx.query_one(&format!("SELECT avg(len)::float8 FROM {part}"), &[])?;
+        r.get::<_, Option<f64>>(0).unwrap_or(0.0) as f32
+    };
+    // Document frequencies and weight bounds recounted for the touched terms
+    // (for all of them when k1 or b changed); terms left without postings go.
+    if !same_bm25 {
+        for r in tx.query("SELECT id FROM kb_terms WHERE tenant = $1", &[&tenant])? {
+            touched.insert(r.get(0));
+        }
+    }
     let touched: Vec<i32> = touched.into_iter().collect();
-    tx.execute(
-        "UPDATE kb_terms t SET df = c.n FROM (SELECT term, count(*)::int4 AS n FROM kb_postings WHERE term = ANY($1) GROUP BY term) c \
-         WHERE t.id = c.term AND t.df IS DISTINCT FROM c.n",
-        &[&touched],
-    )?;
+    recount(&mut tx, &touched, bm25.k1, bm25.b, avg_len)?;
     tx.execute(
         "DELETE FROM kb_terms t WHERE t.id = ANY($1) AND NOT EXISTS (SELECT 1 FROM kb_postings p WHERE p.term = t.id)",
         &[&touched],
@@ -499,15 +514,6 @@ pub fn publish(o: &PublishOptions<'_>) -> Result<PublishReport, PublishError> {
              (greatest(pg_size_bytes(current_setting('maintenance_work_mem')), pg_size_bytes('1GB')) / 1024)::text || 'kB', true); \
          CREATE INDEX IF NOT EXISTS {part}_embedding ON {part} USING hnsw (embedding halfvec_ip_ops) WITH (m = 16, ef_construction = 64)"
     ))?;
-    // The BM25 statistics: the index's own mean length when the tenant now holds
-    // exactly the index (so scores equal the bundled ones to the bit), else the
-    // mean over what the tenant holds.
-    let avg_len: f32 = if report.kept_stale == 0 {
-        idx.avg_len_value()
-    } else {
-        let r = tx.query_one(&format!("SELECT avg(len)::float8 FROM {part}"), &[])?;
-        r.get::<_, Option<f64>>(0).unwrap_or(0.0) as f32
-    };
     let info = serde_json::to_string(idx.info()).map_err(|e| read_err(e.to_string()))?;
     let chunks = report.chunks as i32;
     let generation: i64 = tx
@@ -539,6 +545,7 @@ fn ensure_schema(db: &mut postgres::Client) -> Result<(), PublishError> {
         let found: Option<i32> = db.query_opt("SELECT version FROM kb_schema", &[])?.map(|r| r.get(0));
         return match found {
             Some(SCHEMA_VERSION) => Ok(()),
+            Some(1) => migrate_from_1(db),
             found => Err(PublishError::Schema { found: found.unwrap_or(0) }),
         };
     }
@@ -553,6 +560,42 @@ fn ensure_schema(db: &mut postgres::Client) -> Result<(), PublishError> {
     tx.batch_execute(SCHEMA)?;
     tx.execute("INSERT INTO kb_schema (version) VALUES ($1)", &[&SCHEMA_VERSION])?;
     tx.commit()?;
+    Ok(())
+}
+
+/// Version 1 to 2: the terms' weight bounds, computed for every tenant from its
+/// postings, in one transaction (readers of `kb_terms` wait for it; the edge
+/// function reads either version, so it can be deployed first).
+fn migrate_from_1(db: &mut postgres::Client) -> Result<(), PublishError> {
+    let mut tx = db.transaction()?;
+    // A second publisher migrating at the same time waits here, then finds it done.
+    let version: i32 = tx.query_one("SELECT version FROM kb_schema FOR UPDATE", &[])?.get(0);
+    if version != 1 {
+        return Ok(());
+    }
+    tx.batch_execute(pg::MIGRATE_FROM_1)?;
+    for r in tx.query("SELECT id, info, avg_len FROM kb_tenants", &[])? {
+        let (tenant, info, avg_len): (i32, String, f32) = (r.get(0), r.get(1), r.get(2));
+        let bm25 = serde_json::from_str::<search_core::index::IndexInfo>(&info).map(|i| i.bm25).unwrap_or_default();
+        let ids: Vec<i32> =
+            tx.query("SELECT id FROM kb_terms WHERE tenant = $1", &[&tenant])?.iter().map(|r| r.get(0)).collect();
+        recount(&mut tx, &ids, bm25.k1, bm25.b, avg_len)?;
+    }
+    tx.execute("UPDATE kb_schema SET version = $1", &[&SCHEMA_VERSION])?;
+    tx.commit()?;
+    Ok(())
+}
+
+/// [`pg::RECOUNT`] over `terms`.
+fn recount(
+    tx: &mut postgres::Transaction<'_>,
+    terms: &[i32],
+    k1: f32,
+    b: f32,
+    avg_len: f32,
+) -> Result<(), PublishError> {
+    let (k1, b, avg) = (f64::from(k1), f64::from(b), f64::from(avg_len).max(1e-9));
+    tx.execute(pg::RECOUNT, &[&terms, &k1, &b, &avg])?;
     Ok(())
 }
 

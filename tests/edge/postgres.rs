@@ -5,8 +5,12 @@
 //! compared with the bundled component's over the same index.
 
 use std::process::Command;
+use std::sync::Arc;
 
+use search_core::index::Mode;
+use search_core::pg::{Choices, Store};
 use serde_json::Value;
+use site_builder::pg::{Client, Shared};
 
 use crate::support::postgres::Server;
 use crate::support::{build_component, built, demo, get, request, start_over, Demo};
@@ -90,6 +94,48 @@ fn assert_same(a: &[(String, f64, Option<f64>)], b: &[(String, f64, Option<f64>)
     }
 }
 
+/// Questions whose common words (the demo's "student", "campus", "course", …)
+/// a store with no selection cutoff leaves out of the BM25 candidate choice.
+const COMMON_WORD_QUERIES: &[&str] = &[
+    "how do I pay my tuition fees online",
+    "student account password reset",
+    "library opening hours during exams",
+    "parking permit for students on campus",
+    "course registration deadline for the semester",
+    "campus wifi network for students and staff",
+    "request an official transcript",
+    "financial aid application for students",
+    "international student visa letter",
+    "when is the exam schedule published",
+    "drop a course and get a refund",
+    "student services office contact",
+];
+
+/// The `bm25` ranking, `depth` deep, of a store whose common terms only score
+/// (selection cutoff 0: every term in more than N / 20 chunks, past the two
+/// rarest, is left out of the candidate choice) equals the exact choice's
+/// (every term chooses), chunk for chunk and score for score, on every query.
+/// Returns how the bounded store's choices went.
+fn assert_bounded_choice_is_exact(url: &str, tenant: &str, depth: usize) -> Choices {
+    let client = Arc::new(Client::new(url, None).unwrap());
+    let exact = Store::new(Box::new(Shared(client.clone())), tenant).with_selection_df(usize::MAX);
+    let bounded = Store::new(Box::new(Shared(client)), tenant).with_selection_df(0);
+    let mut p = exact.default_params(depth).unwrap();
+    (p.mode, p.depth) = (Mode::Bm25, depth);
+    for q in COMMON_WORD_QUERIES {
+        let a = exact.search(q, None, &p).unwrap();
+        let b = bounded.search(q, None, &p).unwrap();
+        assert!(!a.is_empty(), "{q}");
+        let key =
+            |h: &[search_core::index::Hit]| h.iter().map(|h| (h.doc, h.bm25.map(f32::to_bits))).collect::<Vec<_>>();
+        assert_eq!(key(&a), key(&b), "{q}");
+    }
+    assert_eq!(exact.choices().all_terms, COMMON_WORD_QUERIES.len());
+    let c = bounded.choices();
+    assert_eq!(c.all_terms + c.bounded + c.fell_back, COMMON_WORD_QUERIES.len(), "{c:?}");
+    c
+}
+
 #[test]
 fn publish_is_incremental_and_the_postgres_backend_ranks_as_the_bundled_index() {
     let server = Server::start();
@@ -127,6 +173,10 @@ fn publish_is_incremental_and_the_postgres_backend_ranks_as_the_bundled_index() 
         assert!(!a.is_empty(), "{qs}: the bundled index found nothing");
         assert_same(&a, &b, qs);
     }
+    // Common terms left out of the candidate choice, the threshold proves the
+    // choice exact on most questions and falls back to the exact choice on the rest.
+    let c = assert_bounded_choice_is_exact(&server.url(), "demo", 5);
+    assert!(c.bounded >= COMMON_WORD_QUERIES.len() / 2, "{c:?}");
 
     // The chat answers from the same sources on both backends, and declines the
     // same way (the word no page uses is looked up in the tenant's kb_terms).
@@ -228,6 +278,9 @@ fn a_changed_knowledge_base_is_published_incrementally() {
     };
     assert!(urls("q=zanzibarquux&mode=bm25&k=3").first().is_some_and(|u| u.contains("buying-a-parking-permit")));
     assert!(urls("q=Northbridge+Loop+shuttle&k=5").iter().any(|u| u.contains("shuttle-bus")), "kept without --prune");
+    // The weight bounds of terms this publish did not touch were computed at the
+    // old mean length, and still bound (and prove) the choice.
+    assert!(assert_bounded_choice_is_exact(&server.url(), "demo", 5).bounded > 0);
     // --prune removes the deleted page; the tenant then holds exactly the edited
     // index, and ranks as that index file does.
     let r = publish(&server.url(), &index, "demo", &["--prune"]).unwrap();
@@ -401,9 +454,20 @@ fn failures_say_what_to_do_and_never_half_answer() {
     server.client().batch_execute("CREATE DATABASE old").unwrap();
     publish(&server.url_of("old"), &index, "demo", &[]).unwrap();
     let mut old = postgres::Client::connect(&server.url_of("old"), postgres::NoTls).unwrap();
+    // A database of schema version 1 (no weight bounds) is read as it is, its
+    // bounds unknown, and the next publish migrates it without rewriting a chunk.
+    let fresh = assert_bounded_choice_is_exact(&server.url_of("old"), "demo", 5);
+    old.batch_execute("ALTER TABLE kb_terms DROP COLUMN ub, DROP COLUMN ub_avg; UPDATE kb_schema SET version = 1")
+        .unwrap();
+    assert_bounded_choice_is_exact(&server.url_of("old"), "demo", 5);
+    let r = publish(&server.url_of("old"), &index, "demo", &[]).unwrap();
+    assert_eq!((r["unchanged"].as_u64(), r["generation"].as_i64()), (r["chunks"].as_u64(), Some(1)), "{r}");
+    let version: i32 = old.query_one("SELECT version FROM kb_schema", &[]).unwrap().get(0);
+    assert_eq!(version, 2);
+    assert_eq!(assert_bounded_choice_is_exact(&server.url_of("old"), "demo", 5), fresh);
     old.batch_execute("UPDATE kb_schema SET version = 99").unwrap();
     let e = publish(&server.url_of("old"), &index, "demo", &[]).unwrap_err();
-    assert!(e.contains("schema version 99") && e.contains("version 1"), "{e}");
+    assert!(e.contains("schema version 99") && e.contains("version 2"), "{e}");
 
     publish(&server.url(), &index, "demo", &[]).unwrap();
     let component = encoder_only();
