@@ -324,22 +324,50 @@ const COMPLETIONS: &str = "SELECT p, (SELECT c.term FROM (SELECT term, df FROM k
      WHERE NOT starts_with(c.term, '=') ORDER BY c.df DESC, c.term LIMIT 1) \
      FROM unnest($2::text[]) AS p";
 
+/// The tenant's statistics, and each known query term's id, df and the two
+/// weight-bound columns named (`kb_terms.ub, ub_avg` from schema version 2 on).
+macro_rules! terms {
+    ($bounds:literal) => {
+        concat!(
+            "SELECT k.generation, k.chunks, k.avg_len, t.term, t.id, t.df, ",
+            $bounds,
+            " FROM kb_tenants k LEFT JOIN kb_terms t ON t.tenant = k.id AND t.term = ANY($2::text[]) WHERE k.id = $1::int4"
+        )
+    };
+}
+
 /// The tenant's statistics, and each known query term's id, df and weight bound.
-const TERMS: &str = "SELECT k.generation, k.chunks, k.avg_len, t.term, t.id, t.df, t.ub, t.ub_avg FROM kb_tenants k \
-     LEFT JOIN kb_terms t ON t.tenant = k.id AND t.term = ANY($2::text[]) WHERE k.id = $1::int4";
+const TERMS: &str = terms!("t.ub, t.ub_avg");
 
 /// [`TERMS`] on a database of schema version 1, which has no bounds: each
 /// reads as unknown, so a function of this version can be deployed before
 /// `site-builder publish` migrates the database.
-const TERMS_V1: &str =
-    "SELECT k.generation, k.chunks, k.avg_len, t.term, t.id, t.df, 1::float4, 0::float4 FROM kb_tenants k \
-     LEFT JOIN kb_terms t ON t.tenant = k.id AND t.term = ANY($2::text[]) WHERE k.id = $1::int4";
+const TERMS_V1: &str = terms!("1::float4, 0::float4");
 
 /// One term's BM25 weight in a chunk, in SQL (`p` a posting; `$5` k1, `$6` b,
 /// `$7` the mean length), as [`BM25`] sums it.
 macro_rules! weight {
     () => {
         "p.tf * ($5::float8 + 1) / (p.tf + $5::float8 * (1 - $6::float8 + $6::float8 * p.len / $7::float8))"
+    };
+}
+
+/// The postings of the query terms `$4` of each chunk of `from` (a CTE with a
+/// `doc` column), looked up chunk by chunk. The lateral subquery's `OFFSET 0`
+/// keeps the planner from flattening it: it cannot see how few chunks `from`
+/// holds (its estimate is the `LIMIT`) nor how many postings a term has (an
+/// array's terms are unknown to it), and at a million chunks it chose to hash
+/// every posting of every query term, 300,000 rows, for 132 chunks.
+macro_rules! postings_of {
+    ($from:literal) => {
+        concat!(
+            "SELECT p.doc, p.term, p.tf, p.len FROM ",
+            $from,
+            " CROSS JOIN LATERAL (SELECT p.doc, p.term, p.tf, p.len FROM kb_postings p \
+             WHERE p.doc = ",
+            $from,
+            ".doc AND p.term = ANY($4::int4[]) OFFSET 0) p"
+        )
     };
 }
 
@@ -350,22 +378,42 @@ macro_rules! weight {
 const BM25: &str = concat!(
     "WITH q AS MATERIALIZED (SELECT id, ln(1 + ($2::float8 - df::float8 + 0.5) / (df::float8 + 0.5)) AS w \
          FROM kb_terms WHERE tenant = $1::int4 AND id = ANY($3::int4[])), \
-     top AS (SELECT p.doc FROM q JOIN kb_postings p ON p.term = q.id GROUP BY p.doc \
+     top AS MATERIALIZED (SELECT p.doc FROM q JOIN kb_postings p ON p.term = q.id GROUP BY p.doc \
          ORDER BY sum(q.w * ",
     weight!(),
-    ") DESC, p.doc LIMIT $8::int4) \
-     SELECT p.doc, p.term, p.tf, p.len FROM top JOIN kb_postings p ON p.doc = top.doc AND p.term = ANY($4::int4[])"
+    ") DESC, p.doc LIMIT $8::int4) ",
+    postings_of!("top")
 );
+
+/// What the terms left out of the choice add to chunk `$doc` of a CTE, in
+/// float8: each looked up by (term, chunk) in the postings' key, the way the
+/// threshold's few hundred or few thousand chunks are cheapest to score.
+macro_rules! left_out_sum {
+    ($from:literal) => {
+        concat!(
+            "coalesce((SELECT sum(q.w * ",
+            weight!(),
+            ") FROM q JOIN kb_postings p ON p.term = q.id WHERE NOT q.sel AND p.doc = ",
+            $from,
+            ".doc), 0)"
+        )
+    };
+}
 
 /// BM25 candidates when some query terms (the common ones) do not choose: a
 /// threshold algorithm in one statement, after MaxScore. `agg` sums the
-/// choosing terms `$3` per chunk; the best `$8` of it are scored over every
-/// query term `$4`, and the `$9`-th of those full scores is θ, a lower bound on
-/// the exact `$9`-th score. A chunk whose choosing sum is below θ − `$10` (`$10`
-/// bounds what the other terms can add) cannot reach θ, so the candidates are
-/// the chunks of `agg` at or above that line, at most `$11` of them, returned
-/// with their postings of every query term for the exact rescoring. Whether the
-/// choice is proven exact is decided by the caller ([`Store::candidates`]).
+/// choosing terms `$3` per chunk (`s`); the best `$8` of it are scored in full
+/// (`s` plus what the left-out terms add), and the `$9`-th of those full scores
+/// is θ, a lower bound on the exact `$9`-th score. A chunk whose `s` is below
+/// θ − `$10` (`$10` bounds what the left-out terms can add) cannot reach θ, so
+/// the candidates are the chunks of `agg` at or above that line (`keep`, at
+/// most `$11` of them). They are scored in full the same way, and only the
+/// best `$12` come back, with their postings of every query term `$4` for the
+/// exact rescoring and, on every row, how many chunks `keep` held: a proven
+/// choice needs no more than the bundled ranking reads, so the rows, the side
+/// data and the rescoring stay `depth`-sized however many chunks the threshold
+/// let through. Whether the choice is proven exact is decided by the caller
+/// ([`Store::candidates`]).
 const BM25_BOUNDED: &str = concat!(
     "WITH q AS MATERIALIZED (SELECT id, id = ANY($3::int4[]) AS sel, \
          ln(1 + ($2::float8 - df::float8 + 0.5) / (df::float8 + 0.5)) AS w \
@@ -373,13 +421,20 @@ const BM25_BOUNDED: &str = concat!(
      agg AS MATERIALIZED (SELECT p.doc, sum(q.w * ",
     weight!(),
     ") AS s FROM q JOIN kb_postings p ON p.term = q.id WHERE q.sel GROUP BY p.doc), \
-     top AS (SELECT doc FROM agg ORDER BY s DESC, doc LIMIT $8::int4), \
-     theta AS MATERIALIZED (SELECT coalesce((SELECT sum(q.w * ",
-    weight!(),
-    ") AS f FROM top JOIN kb_postings p ON p.doc = top.doc AND p.term = ANY($4::int4[]) JOIN q ON q.id = p.term \
-         GROUP BY top.doc ORDER BY f DESC OFFSET $9::int4 - 1 LIMIT 1), 0) AS v), \
-     keep AS (SELECT doc FROM agg WHERE s >= (SELECT v FROM theta) - $10::float8 ORDER BY s DESC, doc LIMIT $11::int4) \
-     SELECT p.doc, p.term, p.tf, p.len FROM keep JOIN kb_postings p ON p.doc = keep.doc AND p.term = ANY($4::int4[])"
+     top AS MATERIALIZED (SELECT doc, s FROM agg ORDER BY s DESC, doc LIMIT $8::int4), \
+     theta AS MATERIALIZED (SELECT coalesce((SELECT f FROM (SELECT top.s + ",
+    left_out_sum!("top"),
+    " AS f FROM top) t ORDER BY f DESC OFFSET $9::int4 - 1 LIMIT 1), 0) AS v), \
+     keep AS MATERIALIZED (SELECT doc, s FROM agg WHERE s >= (SELECT v FROM theta) - $10::float8 \
+         ORDER BY s DESC, doc LIMIT $11::int4), \
+     scored AS (SELECT keep.doc, keep.s + ",
+    left_out_sum!("keep"),
+    " AS f FROM keep), \
+     best AS MATERIALIZED (SELECT doc FROM scored ORDER BY f DESC, doc LIMIT $12::int4), \
+     n AS MATERIALIZED (SELECT count(*)::int4 AS kept FROM keep) \
+     SELECT c.doc, c.term, c.tf, c.len, n.kept FROM n CROSS JOIN (",
+    postings_of!("best"),
+    ") c"
 );
 
 /// At most this many candidates does [`BM25_BOUNDED`] return by default
@@ -620,13 +675,12 @@ impl Store {
         };
 
         let ids: HashMap<&str, i32> = qterms.iter().filter_map(|q| vocab.get(q).map(|v| (q.as_str(), v.id))).collect();
-        let rescore = |postings: HashMap<u32, Vec<(i32, f32, f32)>>, norms: &HashMap<u32, f32>| {
+        let rescore = |postings: &HashMap<u32, Vec<(i32, f32, f32)>>, norms: &HashMap<u32, f32>| {
             bm25::rescore(
                 &snapshot,
                 qterms.clone(),
-                postings.into_iter().map(|(d, list)| {
-                    let lookup: HashMap<i32, (f32, f32)> =
-                        list.into_iter().map(|(t, tf, len)| (t, (tf, len))).collect();
+                postings.iter().map(|(&d, list)| {
+                    let lookup: HashMap<i32, (f32, f32)> = list.iter().map(|&(t, tf, len)| (t, (tf, len))).collect();
                     (d, lookup)
                 }),
                 |term, doc_terms: &HashMap<i32, (f32, f32)>| ids.get(term).and_then(|id| doc_terms.get(id)).copied(),
@@ -662,10 +716,11 @@ impl Store {
                 self.count(|c| c.all_terms += 1);
             } else {
                 // What the terms left out of the choice can add to a chunk at most.
+                let others: Vec<i32> = all.iter().copied().filter(|id| !select.contains(id)).collect();
                 let stored = p.k1 == t.info.bm25.k1 && p.b == t.info.bm25.b;
                 let left_out: f64 = vocab
                     .values()
-                    .filter(|v| all.contains(&v.id) && !select.contains(&v.id))
+                    .filter(|v| others.contains(&v.id))
                     .map(|v| weight_bound(v, chunks, avg_len, p.k1, stored))
                     .sum();
                 let mut v = params(select);
@@ -674,14 +729,19 @@ impl Store {
                     Value::Int(depth as i32),
                     Value::Double(left_out),
                     Value::Int(self.candidate_cap.min(i32::MAX as usize) as i32),
+                    Value::Int((depth + BM25_MARGIN) as i32),
                 ]);
-                let found = postings_of(&self.sql.query(BM25_BOUNDED, &v)?);
+                let rows = self.sql.query(BM25_BOUNDED, &v)?;
+                let passed = rows.first().and_then(|r| r.get(4)).and_then(Value::int).unwrap_or(0);
+                let found = postings_of(&rows);
                 // Proven exact when the threshold let fewer than the cap through
                 // and θ, now in exact f32, is above what a chunk with only
-                // left-out terms can score.
-                let capped = found.len() >= self.candidate_cap;
+                // left-out terms can score. θ is the `depth`-th exact score of
+                // the best candidates returned, so it is at most the
+                // `depth`-th of all chunks: a lower bound, as the proof needs.
+                let capped = usize::try_from(passed).unwrap_or(0) >= self.candidate_cap;
                 let theta = if !capped && found.len() >= depth {
-                    let scored = rescore(found.clone(), &HashMap::new());
+                    let scored = rescore(&found, &HashMap::new());
                     scored.get(depth - 1).map(|s| f64::from(s.1))
                 } else {
                     None
@@ -740,7 +800,7 @@ impl Store {
         dense.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         dense.truncate(depth);
 
-        let mut sparse = rescore(postings, &norms);
+        let mut sparse = rescore(&postings, &norms);
         sparse.truncate(depth);
         Ok((Candidates { dense, sparse }, side))
     }
@@ -819,8 +879,8 @@ impl Store {
     }
 }
 
-/// Rows of (doc, term id, tf, len), as [`BM25`] and [`BM25_BOUNDED`] return
-/// them, per doc.
+/// Rows of (doc, term id, tf, len, …), as [`BM25`] and [`BM25_BOUNDED`]
+/// return them, per doc.
 fn postings_of(rows: &[Vec<Value>]) -> HashMap<u32, Vec<(i32, f32, f32)>> {
     let mut postings: HashMap<u32, Vec<(i32, f32, f32)>> = HashMap::new();
     for r in rows {

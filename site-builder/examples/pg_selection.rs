@@ -9,19 +9,45 @@
 //! log says it): chunk i is a variant of passage i mod PASSAGES, and its 32-odd
 //! variants nearly tie, so overlap is also counted by passage.
 //! A sixth argument sets the cutoff (default `SELECTION_DF`), a seventh the
-//! candidate cap (default `CANDIDATE_CAP`).
+//! candidate cap (default `CANDIDATE_CAP`), an eighth how deep the rankings are
+//! read and compared (default 100).
+//!
+//! With `KB_EXPLAIN=N`, the plan of the chosen store's BM25 statements
+//! (`EXPLAIN ANALYZE`, run beside each) is printed for the first N queries.
 //!
 //! QUERIES.txt: one `/api/search?q=…` path per line (scale_corpus writes them).
-//! Prints how many of the 100-deep rankings are identical (chunks and scores
+//! Prints how many of the rankings are identical (chunks and scores
 //! to the bit), the mean top-10 overlap, how the choices went (all terms,
 //! proven by the threshold, fell back) and the median / p90 time of both.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
 use search_core::index::Mode;
-use search_core::pg::Store;
+use search_core::pg::{Sql, SqlError, Store, Value};
 use site_builder::pg::{Client, Shared};
+
+/// A client that also explains the BM25 statements (those that start `WITH`)
+/// while `left` is above zero.
+struct Explain {
+    sql: Shared,
+    left: Arc<AtomicUsize>,
+}
+
+impl Sql for Explain {
+    fn query(&self, statement: &str, params: &[Value]) -> Result<Vec<Vec<Value>>, SqlError> {
+        if statement.starts_with("WITH") && self.left.load(Ordering::Relaxed) > 0 {
+            let plan = self.sql.query(&format!("EXPLAIN (ANALYZE, BUFFERS) {statement}"), params)?;
+            for row in plan {
+                if let Some(Value::Text(line)) = row.first() {
+                    println!("{line}");
+                }
+            }
+        }
+        self.sql.query(statement, params)
+    }
+}
 
 fn main() -> Result<(), String> {
     let a: Vec<String> = std::env::args().collect();
@@ -32,10 +58,15 @@ fn main() -> Result<(), String> {
     let exact = Store::new(Box::new(Shared(client.clone())), tenant).with_selection_df(usize::MAX);
     let cutoff: usize = a.get(6).map_or(search_core::pg::SELECTION_DF, |s| s.parse().unwrap_or(usize::MAX));
     let cap: usize = a.get(7).map_or(search_core::pg::CANDIDATE_CAP, |s| s.parse().unwrap_or(usize::MAX));
-    let chosen = Store::new(Box::new(Shared(client)), tenant).with_selection_df(cutoff).with_candidate_cap(cap);
+    let explain: usize = std::env::var("KB_EXPLAIN").ok().and_then(|s| s.parse().ok()).unwrap_or(0);
+    let left = Arc::new(AtomicUsize::new(explain));
+    let chosen = Store::new(Box::new(Explain { sql: Shared(client), left: left.clone() }), tenant)
+        .with_selection_df(cutoff)
+        .with_candidate_cap(cap);
     println!("selection df: max({cutoff}, N / 20), candidate cap {cap}");
-    let mut p = exact.default_params(100).map_err(|e| e.to_string())?;
-    p.mode = Mode::Bm25;
+    let depth: usize = a.get(8).map_or(100, |s| s.parse().unwrap_or(100));
+    let mut p = exact.default_params(depth).map_err(|e| e.to_string())?;
+    (p.mode, p.depth) = (Mode::Bm25, depth);
     let queries: Vec<String> = std::fs::read_to_string(file)
         .map_err(|e| e.to_string())?
         .lines()
@@ -54,6 +85,10 @@ fn main() -> Result<(), String> {
         let t = Instant::now();
         let c = chosen.search(q, None, &p).map_err(|e| e.to_string())?;
         tc.push(t.elapsed().as_secs_f64() * 1e3);
+        if left.load(Ordering::Relaxed) > 0 {
+            left.fetch_sub(1, Ordering::Relaxed);
+            println!("-- {q}: {:?}", chosen.choices());
+        }
         let es: std::collections::HashSet<u32> = e.iter().take(10).map(|h| h.doc).collect();
         let shared = c.iter().take(10).filter(|h| es.contains(&h.doc)).count();
         overlap += shared as f64 / es.len().max(1) as f64;
@@ -71,7 +106,7 @@ fn main() -> Result<(), String> {
     };
     let (em, ep) = med(&mut te);
     let (cm, cp) = med(&mut tc);
-    println!("{identical} of {} rankings identical 100 deep; choices {:?}", queries.len(), chosen.choices());
+    println!("{identical} of {} rankings identical {depth} deep; choices {:?}", queries.len(), chosen.choices());
     println!(
         "{} queries: top-10 overlap {:.3} (by passage {:.3}), same top result {:.3}; exact p50 {em:.1} ms p90 {ep:.1} ms; chosen p50 {cm:.1} ms p90 {cp:.1} ms",
         queries.len(),

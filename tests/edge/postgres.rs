@@ -115,24 +115,36 @@ const COMMON_WORD_QUERIES: &[&str] = &[
 /// (selection cutoff 0: every term in more than N / 20 chunks, past the two
 /// rarest, is left out of the candidate choice) equals the exact choice's
 /// (every term chooses), chunk for chunk and score for score, on every query.
-/// Returns how the bounded store's choices went.
+/// A store whose threshold may let a single candidate through (every chunk
+/// the threshold keeps counts, not only the best ones it returns), so each
+/// bounded choice is capped and falls back to the exact one: that ranks the
+/// same too. Returns how the bounded store's choices went.
 fn assert_bounded_choice_is_exact(url: &str, tenant: &str, depth: usize) -> Choices {
     let client = Arc::new(Client::new(url, None).unwrap());
     let exact = Store::new(Box::new(Shared(client.clone())), tenant).with_selection_df(usize::MAX);
-    let bounded = Store::new(Box::new(Shared(client)), tenant).with_selection_df(0);
+    let bounded = Store::new(Box::new(Shared(client.clone())), tenant).with_selection_df(0);
+    let capped = Store::new(Box::new(Shared(client)), tenant).with_selection_df(0).with_candidate_cap(1);
     let mut p = exact.default_params(depth).unwrap();
     (p.mode, p.depth) = (Mode::Bm25, depth);
     for q in COMMON_WORD_QUERIES {
         let a = exact.search(q, None, &p).unwrap();
         let b = bounded.search(q, None, &p).unwrap();
+        let c = capped.search(q, None, &p).unwrap();
         assert!(!a.is_empty(), "{q}");
         let key =
             |h: &[search_core::index::Hit]| h.iter().map(|h| (h.doc, h.bm25.map(f32::to_bits))).collect::<Vec<_>>();
         assert_eq!(key(&a), key(&b), "{q}");
+        assert_eq!(key(&a), key(&c), "{q}, capped at one candidate");
     }
     assert_eq!(exact.choices().all_terms, COMMON_WORD_QUERIES.len());
     let c = bounded.choices();
     assert_eq!(c.all_terms + c.bounded + c.fell_back, COMMON_WORD_QUERIES.len(), "{c:?}");
+    let one = capped.choices();
+    assert_eq!(
+        (one.all_terms, one.bounded, one.fell_back, one.capped),
+        (c.all_terms, 0, c.bounded + c.fell_back, c.bounded + c.fell_back),
+        "a cap of one candidate leaves no bounded choice standing: {one:?}"
+    );
     c
 }
 
