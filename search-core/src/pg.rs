@@ -412,7 +412,11 @@ macro_rules! left_out_sum {
 /// exact rescoring and, on every row, how many chunks `keep` held: a proven
 /// choice needs no more than the bundled ranking reads, so the rows, the side
 /// data and the rescoring stay `depth`-sized however many chunks the threshold
-/// let through. Whether the choice is proven exact is decided by the caller
+/// let through. When `keep` reaches the cap, the same statement makes the
+/// exact choice instead (`whole`: `agg`'s sums plus every posting of the
+/// left-out terms, so the choosing terms are not summed twice; the branch not
+/// taken is never executed, its filter being a one-time one). Whether the
+/// choice is proven exact otherwise is decided by the caller
 /// ([`Store::candidates`]).
 const BM25_BOUNDED: &str = concat!(
     "WITH q AS MATERIALIZED (SELECT id, id = ANY($3::int4[]) AS sel, \
@@ -430,8 +434,15 @@ const BM25_BOUNDED: &str = concat!(
      scored AS (SELECT keep.doc, keep.s + ",
     left_out_sum!("keep"),
     " AS f FROM keep), \
-     best AS MATERIALIZED (SELECT doc FROM scored ORDER BY f DESC, doc LIMIT $12::int4), \
-     n AS MATERIALIZED (SELECT count(*)::int4 AS kept FROM keep) \
+     n AS MATERIALIZED (SELECT count(*)::int4 AS kept FROM keep), \
+     whole AS (SELECT d.doc, sum(d.x) AS f FROM (SELECT doc, s AS x FROM agg UNION ALL \
+         SELECT p.doc, q.w * ",
+    weight!(),
+    " FROM q JOIN kb_postings p ON p.term = q.id WHERE NOT q.sel) d GROUP BY d.doc), \
+     best AS MATERIALIZED ( \
+         (SELECT doc FROM scored WHERE (SELECT kept FROM n) < $11::int4 ORDER BY f DESC, doc LIMIT $12::int4) \
+         UNION ALL \
+         (SELECT doc FROM whole WHERE (SELECT kept FROM n) >= $11::int4 ORDER BY f DESC, doc LIMIT $12::int4)) \
      SELECT c.doc, c.term, c.tf, c.len, n.kept FROM n CROSS JOIN (",
     postings_of!("best"),
     ") c"
@@ -439,7 +450,7 @@ const BM25_BOUNDED: &str = concat!(
 
 /// At most this many candidates does [`BM25_BOUNDED`] return by default
 /// ([`Store::with_candidate_cap`]); a query whose threshold lets more through is
-/// answered by the exact choice instead.
+/// answered by the exact choice instead, made in the same statement.
 pub const CANDIDATE_CAP: usize = 8192;
 
 /// How a query's BM25 candidates were chosen (see [`Store::choices`]).
@@ -451,7 +462,8 @@ pub struct Choices {
     pub bounded: usize,
     /// Common terms left out, the proof failed, and the exact choice ran after.
     pub fell_back: usize,
-    /// Of those, how many because more than the cap of candidates passed the threshold.
+    /// Of those, how many because more than the cap of candidates passed the
+    /// threshold (the exact choice then made in the same statement).
     pub capped: usize,
 }
 
@@ -746,17 +758,21 @@ impl Store {
                 } else {
                     None
                 };
-                if theta.is_some_and(|theta| left_out < theta) {
+                if capped {
+                    // The statement made the exact choice itself.
+                    postings = found;
+                    self.count(|c| {
+                        c.fell_back += 1;
+                        c.capped += 1;
+                    });
+                } else if theta.is_some_and(|theta| left_out < theta) {
                     postings = found;
                     self.count(|c| c.bounded += 1);
                 } else {
                     let mut v = params(all.clone());
                     v.push(Value::Int((depth + BM25_MARGIN) as i32));
                     postings = postings_of(&self.sql.query(BM25, &v)?);
-                    self.count(|c| {
-                        c.fell_back += 1;
-                        c.capped += usize::from(capped);
-                    });
+                    self.count(|c| c.fell_back += 1);
                 }
             }
         }
