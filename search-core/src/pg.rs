@@ -358,7 +358,7 @@ macro_rules! weight {
 /// holds (its estimate is the `LIMIT`) nor how many postings a term has (an
 /// array's terms are unknown to it), and at a million chunks it chose to hash
 /// every posting of every query term, 300,000 rows, for 132 chunks.
-macro_rules! postings_of {
+macro_rules! chunk_postings {
     ($from:literal) => {
         concat!(
             "SELECT p.doc, p.term, p.tf, p.len FROM ",
@@ -382,11 +382,11 @@ const BM25: &str = concat!(
          ORDER BY sum(q.w * ",
     weight!(),
     ") DESC, p.doc LIMIT $8::int4) ",
-    postings_of!("top")
+    chunk_postings!("top")
 );
 
-/// What the terms left out of the choice add to chunk `$doc` of a CTE, in
-/// float8: each looked up by (term, chunk) in the postings' key, the way the
+/// What the terms left out of the choice (`q.sel` false) add to the chunk
+/// `from.doc` of a CTE `from`, in float8: each looked up by (term, chunk) in the postings' key, the way the
 /// threshold's few hundred or few thousand chunks are cheapest to score.
 macro_rules! left_out_sum {
     ($from:literal) => {
@@ -444,7 +444,7 @@ const BM25_BOUNDED: &str = concat!(
          UNION ALL \
          (SELECT doc FROM whole WHERE (SELECT kept FROM n) >= $11::int4 ORDER BY f DESC, doc LIMIT $12::int4)) \
      SELECT c.doc, c.term, c.tf, c.len, n.kept FROM n CROSS JOIN (",
-    postings_of!("best"),
+    chunk_postings!("best"),
     ") c"
 );
 
@@ -460,7 +460,8 @@ pub struct Choices {
     pub all_terms: usize,
     /// Common terms left out, and the threshold proved the choice exact.
     pub bounded: usize,
-    /// Common terms left out, the proof failed, and the exact choice ran after.
+    /// Common terms left out, and the exact choice made instead: the proof
+    /// failed (a second statement), or the threshold reached the cap.
     pub fell_back: usize,
     /// Of those, how many because more than the cap of candidates passed the
     /// threshold (the exact choice then made in the same statement).
@@ -752,11 +753,9 @@ impl Store {
                 // the best candidates returned, so it is at most the
                 // `depth`-th of all chunks: a lower bound, as the proof needs.
                 let capped = usize::try_from(passed).unwrap_or(0) >= self.candidate_cap;
-                let theta = if !capped && found.len() >= depth {
-                    let scored = rescore(&found, &HashMap::new());
-                    scored.get(depth - 1).map(|s| f64::from(s.1))
-                } else {
-                    None
+                let proven = || {
+                    found.len() >= depth
+                        && rescore(&found, &HashMap::new()).get(depth - 1).is_some_and(|s| left_out < f64::from(s.1))
                 };
                 if capped {
                     // The statement made the exact choice itself.
@@ -765,7 +764,7 @@ impl Store {
                         c.fell_back += 1;
                         c.capped += 1;
                     });
-                } else if theta.is_some_and(|theta| left_out < theta) {
+                } else if proven() {
                     postings = found;
                     self.count(|c| c.bounded += 1);
                 } else {

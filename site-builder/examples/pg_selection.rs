@@ -13,7 +13,8 @@
 //! read and compared (default 100).
 //!
 //! With `KB_EXPLAIN=N`, the plan of the chosen store's BM25 statements
-//! (`EXPLAIN ANALYZE`, run beside each) is printed for the first N queries.
+//! (`EXPLAIN ANALYZE`, run beside each) is printed for the first N queries;
+//! their chosen times then include the explained run, so time without it.
 //!
 //! QUERIES.txt: one `/api/search?q=…` path per line (scale_corpus writes them).
 //! Prints how many of the rankings are identical (chunks and scores

@@ -117,8 +117,8 @@ const COMMON_WORD_QUERIES: &[&str] = &[
 /// (every term chooses), chunk for chunk and score for score, on every query.
 /// A store whose threshold may let a single candidate through (every chunk
 /// the threshold keeps counts, not only the best ones it returns), so each
-/// bounded choice is capped and falls back to the exact one: that ranks the
-/// same too. Returns how the bounded store's choices went.
+/// bounded choice is capped and its statement makes the exact choice instead:
+/// that ranks the same too. Returns how the bounded store's choices went.
 fn assert_bounded_choice_is_exact(url: &str, tenant: &str, depth: usize) -> Choices {
     let client = Arc::new(Client::new(url, None).unwrap());
     let exact = Store::new(Box::new(Shared(client.clone())), tenant).with_selection_df(usize::MAX);
