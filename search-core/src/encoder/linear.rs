@@ -293,6 +293,13 @@ impl Epilogue<'_> {
 #[allow(clippy::too_many_arguments)]
 fn product(u: &[u8], n: usize, cols: usize, panel: &[i8], e: &Epilogue, out: &mut [f32], stride: usize, o0: usize) {
     #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx512vnni") && std::arch::is_x86_feature_detected!("avx512f") {
+        // SAFETY: the CPU supports AVX-512F and AVX-512 VNNI (checked here), all
+        // `product_vnni` requires.
+        unsafe { product_vnni(u, n, cols, panel, e, out, stride, o0) };
+        return;
+    }
+    #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU supports AVX2 (checked here), all `product_avx2` requires.
         unsafe { product_avx2(u, n, cols, panel, e, out, stride, o0) };
@@ -304,25 +311,27 @@ fn product(u: &[u8], n: usize, cols: usize, panel: &[i8], e: &Epilogue, out: &mu
     product_portable(u, n, cols, panel, e, out, stride, o0);
 }
 
-/// Walks the `$n` tokens in blocks of at most `$mr` (≤ 4) and hands the integer
-/// sums of the micro-kernel `$micro::<height>` (`T` tokens, `cols` bytes apart, ×
-/// one panel → `[[i32; NR]; T]`) to the epilogue: one driver for every integer
-/// kernel. A macro, as `kernels`' `row_blocks!`: block heights must be
-/// compile-time constants, and the AVX2 kernel must be called from a function
-/// compiled for AVX2 to be inlined there.
+/// Walks the `$n` tokens in blocks of at most `$mr` and hands the integer sums
+/// of the micro-kernel `$micro::<height>` (`T` tokens, `cols` bytes apart, × one
+/// panel → `[[i32; NR]; T]`) to the epilogue: one driver for every integer
+/// kernel. `[$h, …]` lists the block heights, `$mr` first, down to 1. A macro,
+/// as `kernels`' `row_blocks!`: block heights must be compile-time constants,
+/// and the AVX2 and VNNI kernels must be called from a function compiled for
+/// them to be inlined there.
 macro_rules! token_blocks {
-    ($mr:expr, $micro:ident; $u:expr, $n:expr, $cols:expr, $panel:expr, $e:expr, $out:expr, $stride:expr, $o0:expr) => {{
+    ([$mr:literal $(, $h:literal)*], $micro:ident; $u:expr, $n:expr, $cols:expr, $panel:expr, $e:expr, $out:expr, $stride:expr, $o0:expr) => {
+        token_blocks!([$mr $(, $h)*], $micro, store; $u, $n, $cols, $panel, $e, $out, $stride, $o0)
+    };
+    ([$mr:literal $(, $h:literal)*], $micro:ident, $store:ident; $u:expr, $n:expr, $cols:expr, $panel:expr, $e:expr, $out:expr, $stride:expr, $o0:expr) => {{
         let mut t = 0;
         while t < $n {
             let m = ($n - t).min($mr);
             let xs = &$u[t * $cols..];
             let dst = &mut $out[t * $stride..];
             match m {
-                4 => $e.store(&$micro::<4>($panel, xs, $cols), t, dst, $stride, $o0),
-                3 => $e.store(&$micro::<3>($panel, xs, $cols), t, dst, $stride, $o0),
-                2 => $e.store(&$micro::<2>($panel, xs, $cols), t, dst, $stride, $o0),
-                1 => $e.store(&$micro::<1>($panel, xs, $cols), t, dst, $stride, $o0),
-                _ => unreachable!("micro-kernel height {m} > 4"),
+                $mr => $e.$store(&$micro::<$mr>($panel, xs, $cols), t, dst, $stride, $o0),
+                $($h => $e.$store(&$micro::<$h>($panel, xs, $cols), t, dst, $stride, $o0),)*
+                _ => unreachable!("micro-kernel height {m} > {}", $mr),
             }
             t += m;
         }
@@ -343,7 +352,7 @@ fn product_portable(
     stride: usize,
     o0: usize,
 ) {
-    token_blocks!(3, micro_portable; u, n, cols, panel, e, out, stride, o0);
+    token_blocks!([3, 2, 1], micro_portable; u, n, cols, panel, e, out, stride, o0);
 }
 
 #[cfg_attr(all(target_arch = "wasm32", target_feature = "relaxed-simd"), allow(dead_code))]
@@ -365,7 +374,7 @@ fn micro_portable<const T: usize>(panel: &[i8], u: &[u8], cols: usize) -> [[i32;
     acc
 }
 
-/// AVX2: blocks of [`AVX2_MR`] tokens.
+/// AVX2: blocks of up to 4 tokens.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 #[allow(clippy::too_many_arguments)]
@@ -379,13 +388,11 @@ unsafe fn product_avx2(
     stride: usize,
     o0: usize,
 ) {
-    token_blocks!(AVX2_MR, micro_avx2; u, n, cols, panel, e, out, stride, o0);
+    token_blocks!([4, 3, 2, 1], micro_avx2; u, n, cols, panel, e, out, stride, o0);
 }
 
-/// Tokens per AVX2 micro-kernel call, and 8-row vectors per pass over the panel:
-/// 4 tokens × 16 rows = 8 accumulators, in registers with the loads beside them.
-#[cfg(target_arch = "x86_64")]
-const AVX2_MR: usize = 4;
+/// 8-row vectors per AVX2 pass over the panel: 4 tokens × 16 rows = 8
+/// accumulators, in registers with the loads beside them.
 #[cfg(target_arch = "x86_64")]
 const AVX2_P: usize = 2;
 
@@ -436,6 +443,119 @@ fn micro_avx2<const T: usize>(panel: &[i8], u: &[u8], cols: usize) -> [[i32; NR]
     out
 }
 
+/// AVX-512 VNNI: blocks of up to 8 tokens.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512vnni")]
+#[allow(clippy::too_many_arguments)]
+unsafe fn product_vnni(
+    u: &[u8],
+    n: usize,
+    cols: usize,
+    panel: &[i8],
+    e: &Epilogue,
+    out: &mut [f32],
+    stride: usize,
+    o0: usize,
+) {
+    token_blocks!([8, 7, 6, 5, 4, 3, 2, 1], micro_vnni, store_avx512; u, n, cols, panel, e, out, stride, o0);
+}
+
+impl Epilogue<'_> {
+    /// [`Epilogue::store`] in AVX-512, the same operations in the same order
+    /// (separate multiplies and adds, never fused), so the outputs are equal to
+    /// the bit. Written out because the compiler kept the generic version's
+    /// outlier sums in memory, a store and a reload per outlier: with VNNI's
+    /// cheap products that round trip had become a fifth of a layer's time.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f")]
+    #[inline]
+    fn store_avx512<const T: usize>(
+        &self,
+        acc: &[[i32; NR]; T],
+        t: usize,
+        out: &mut [f32],
+        out_stride: usize,
+        o0: usize,
+    ) {
+        use std::arch::x86_64::{
+            __m512, _mm512_add_ps, _mm512_cvtepi32_ps, _mm512_loadu_ps, _mm512_loadu_si512, _mm512_mul_ps,
+            _mm512_mullo_epi32, _mm512_set1_epi32, _mm512_set1_ps, _mm512_setzero_ps, _mm512_sll_epi32,
+            _mm512_srai_epi32, _mm512_storeu_ps, _mm512_sub_epi32, _mm_cvtsi32_si128,
+        };
+        assert!(self.wscale.len() >= NR && self.row_sums.len() >= NR && self.bias.len() >= NR);
+        for m in 0..T {
+            let (s, z) = (self.scale[t + m], self.zero[t + m]);
+            let mut extra: [__m512; 2] = [_mm512_setzero_ps(); 2];
+            for &(c, v) in &self.outliers[(t + m) * OUTLIERS..(t + m + 1) * OUTLIERS] {
+                let (g, j) = (c as usize / KG, c as usize % KG);
+                let Some(group) = self.panel.get(g * NR * KG..(g + 1) * NR * KG) else { continue };
+                let shift = _mm_cvtsi32_si128(24 - 8 * j as i32);
+                let vv = _mm512_set1_ps(v);
+                for (h, e) in extra.iter_mut().enumerate() {
+                    // SAFETY: `group` is 128 bytes; each load reads 64 at `64·h`.
+                    let words = unsafe { _mm512_loadu_si512(group.as_ptr().add(64 * h).cast()) };
+                    let q = _mm512_srai_epi32::<24>(_mm512_sll_epi32(words, shift));
+                    *e = _mm512_add_ps(*e, _mm512_mul_ps(vv, _mm512_cvtepi32_ps(q)));
+                }
+            }
+            let dst = &mut out[m * out_stride + o0..m * out_stride + o0 + NR];
+            for (h, e) in extra.iter().enumerate() {
+                // SAFETY: every slice read here holds NR ≥ 16·h + 16 values (the
+                // assert above, and `acc[m]` and `dst` are NR long).
+                unsafe {
+                    let a = _mm512_loadu_si512(acc[m][16 * h..].as_ptr().cast());
+                    let rs = _mm512_loadu_si512(self.row_sums[16 * h..].as_ptr().cast());
+                    let sum = _mm512_sub_epi32(a, _mm512_mullo_epi32(_mm512_set1_epi32(z), rs));
+                    let y = _mm512_add_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(sum), _mm512_set1_ps(s)), *e);
+                    let y = _mm512_mul_ps(y, _mm512_loadu_ps(self.wscale[16 * h..].as_ptr()));
+                    let y = _mm512_add_ps(y, _mm512_loadu_ps(self.bias[16 * h..].as_ptr()));
+                    _mm512_storeu_ps(dst[16 * h..].as_mut_ptr(), y);
+                }
+            }
+        }
+    }
+}
+
+/// `vpdpbusd` does in one instruction what `vpmaddubsw` + `vpmaddwd` + `vpaddd`
+/// do in three: each 32-bit lane adds the four products of the broadcast
+/// activation bytes (unsigned) and one row's four weight bytes (signed), summed
+/// in 32 bits without saturation, so the sums are the portable loop's exactly.
+/// A group's 32 rows are two 64-byte vectors; 8 tokens × 2 = 16 accumulators
+/// stay in registers (AVX-512 has 32), and each weight load feeds 8 products.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512vnni")]
+#[inline]
+fn micro_vnni<const T: usize>(panel: &[i8], u: &[u8], cols: usize) -> [[i32; NR]; T] {
+    use std::arch::x86_64::{
+        __m512i, _mm512_dpbusd_epi32, _mm512_loadu_si512, _mm512_set1_epi32, _mm512_setzero_si512, _mm512_storeu_si512,
+    };
+    let groups = cols / KG;
+    assert!(panel.len() >= groups * NR * KG && u.len() >= (T - 1) * cols + groups * KG);
+    let mut acc: [[__m512i; 2]; T] = [[_mm512_setzero_si512(); 2]; T];
+    for g in 0..groups {
+        // SAFETY: the assert above keeps every load in bounds: two 64-byte loads
+        // at `g·128` in the panel, and four bytes at `m·cols + 4g` per token.
+        unsafe {
+            let wp = panel.as_ptr().add(g * NR * KG);
+            let w0 = _mm512_loadu_si512(wp.cast());
+            let w1 = _mm512_loadu_si512(wp.add(64).cast());
+            for m in 0..T {
+                let a = _mm512_set1_epi32(u.as_ptr().add(m * cols + g * KG).cast::<i32>().read_unaligned());
+                acc[m][0] = _mm512_dpbusd_epi32(acc[m][0], a, w0);
+                acc[m][1] = _mm512_dpbusd_epi32(acc[m][1], a, w1);
+            }
+        }
+    }
+    let mut out = [[0i32; NR]; T];
+    for m in 0..T {
+        for v in 0..2 {
+            // SAFETY: `out[m]` is 32 i32s; each store writes 16 at `16·v`.
+            unsafe { _mm512_storeu_si512(out[m][v * 16..].as_mut_ptr().cast(), acc[m][v]) };
+        }
+    }
+    out
+}
+
 /// wasm32 with relaxed SIMD: `i32x4.relaxed_dot_i8x16_i7x16_add_s`, four rows ×
 /// four columns per instruction (wasmtime lowers it to `pmaddubsw` + `pmaddwd` +
 /// `paddd` on x86, `sdot` or `smull` pairs on Arm).
@@ -469,7 +589,7 @@ mod wasm {
         stride: usize,
         o0: usize,
     ) {
-        token_blocks!(2, micro_relaxed; u, n, cols, panel, e, out, stride, o0);
+        token_blocks!([2, 1], micro_relaxed; u, n, cols, panel, e, out, stride, o0);
     }
 
     /// `T` tokens × 32 rows in passes of `4·V` rows, `U` groups per loop turn.
@@ -560,6 +680,25 @@ mod tests {
         y
     }
 
+    type Kernel = fn(&[u8], usize, usize, &[i8], &Epilogue, &mut [f32], usize, usize);
+
+    /// The portable kernel and each x86 kernel the CPU running the tests has.
+    fn kernels() -> Vec<(&'static str, Kernel)> {
+        let mut all: Vec<(&'static str, Kernel)> = vec![("portable", product_portable)];
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx2") {
+                // SAFETY (of the call): only listed when the CPU has AVX2.
+                all.push(("avx2", |u, n, c, p, e, o, s, o0| unsafe { product_avx2(u, n, c, p, e, o, s, o0) }));
+            }
+            if std::arch::is_x86_feature_detected!("avx512f") && std::arch::is_x86_feature_detected!("avx512vnni") {
+                // SAFETY (of the call): only listed when the CPU has AVX-512F and VNNI.
+                all.push(("vnni", |u, n, c, p, e, o, s, o0| unsafe { product_vnni(u, n, c, p, e, o, s, o0) }));
+            }
+        }
+        all
+    }
+
     fn layer(rows: usize, cols: usize, seed: u32) -> (Vec<i8>, Vec<f32>, Vec<f32>) {
         let (q, s) = quantize_rows(&pseudo(rows * cols, seed), cols);
         (q, s, pseudo(rows, seed + 1))
@@ -567,7 +706,17 @@ mod tests {
 
     #[test]
     fn the_kernel_computes_the_exact_integer_product_on_every_shape() {
-        for &(n, rows, cols) in &[(1, 32, 8), (2, 64, 16), (3, 32, 40), (4, 96, 12), (7, 64, 384), (100, 32, 1536)] {
+        for &(n, rows, cols) in &[
+            (1, 32, 8),
+            (2, 64, 16),
+            (3, 32, 40),
+            (4, 96, 12),
+            (7, 64, 384),
+            (13, 32, 20),
+            (14, 64, 8),
+            (15, 32, 20),
+            (100, 32, 1536),
+        ] {
             let (q, s, b) = layer(rows, cols, 1);
             let x: Vec<f32> = pseudo(n * cols, 7).iter().map(|v| v * 6.0).collect();
             let mut qx = Quantized::default();
@@ -580,13 +729,15 @@ mod tests {
             lin.forward_quantized(&qx, n, &mut got);
             // Same integers, same float epilogue: equal to the bit.
             assert_eq!(got, want, "{n}x{rows}x{cols}");
-            // And the portable kernel agrees with whatever `product` picked.
-            let mut portable = vec![0.0; n * rows];
-            for p in 0..rows / NR {
-                let e = lin.epilogue(&qx, 0..n, p);
-                product_portable(&qx.u, n, cols, e.panel, &e, &mut portable, rows, p * NR);
+            // And every kernel this CPU can run agrees, whichever `product` picked.
+            for (name, kernel) in kernels() {
+                let mut each = vec![0.0; n * rows];
+                for p in 0..rows / NR {
+                    let e = lin.epilogue(&qx, 0..n, p);
+                    kernel(&qx.u, n, cols, e.panel, &e, &mut each, rows, p * NR);
+                }
+                assert_eq!(each, want, "{name} {n}x{rows}x{cols}");
             }
-            assert_eq!(portable, want, "portable {n}x{rows}x{cols}");
         }
     }
 

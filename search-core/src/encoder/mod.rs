@@ -244,6 +244,11 @@ impl<'a> Encoder<'a> {
     /// token by token, so a batch costs exactly the tokens it has.
     pub fn embed_tokens(&self, seqs: &[Vec<u32>]) -> Vec<f32> {
         #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx512f") && std::arch::is_x86_feature_detected!("avx512bw") {
+            // SAFETY: the CPU supports AVX-512F and BW (checked here), all the function requires.
+            return unsafe { self.embed_tokens_avx512(seqs) };
+        }
+        #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: the CPU supports AVX2 (checked here), all the function requires.
             return unsafe { self.embed_tokens_avx2(seqs) };
@@ -258,6 +263,13 @@ impl<'a> Encoder<'a> {
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     unsafe fn embed_tokens_avx2(&self, seqs: &[Vec<u32>]) -> Vec<f32> {
+        self.forward(seqs)
+    }
+
+    /// The same, 16 wide, where the CPU has AVX-512.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512bw,avx2")]
+    unsafe fn embed_tokens_avx512(&self, seqs: &[Vec<u32>]) -> Vec<f32> {
         self.forward(seqs)
     }
 
@@ -410,6 +422,26 @@ mod tests {
             // Longer than the model's 12 tokens: truncated, no panic.
             assert_eq!(e.tokenize(&"wifi ".repeat(50)).len(), 12);
             assert_eq!(e.embed(&"wifi ".repeat(50)).len(), DIM);
+        }
+    }
+
+    /// LayerNorm, GELU, softmax and the quantisation compiled for SSE2, AVX2 and
+    /// AVX-512 (the products pick their kernel at run time whatever the caller's
+    /// features): nothing is reassociated or fused, so the vectors are equal.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn every_x86_build_of_the_forward_pass_gives_the_same_vectors() {
+        let b = tiny(1);
+        let e = Encoder::open(b.as_slice()).unwrap();
+        let seqs = vec![e.tokenize("Reset the WiFi passwords"), e.tokenize("eduroam wifi")];
+        let portable = e.forward(&seqs);
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2.
+            assert_eq!(unsafe { e.embed_tokens_avx2(&seqs) }, portable);
+        }
+        if std::arch::is_x86_feature_detected!("avx512f") && std::arch::is_x86_feature_detected!("avx512bw") {
+            // SAFETY: the CPU has AVX-512F and BW.
+            assert_eq!(unsafe { e.embed_tokens_avx512(&seqs) }, portable);
         }
     }
 
