@@ -153,18 +153,19 @@ fn pages_together(idx: &Index<'_>, hits: &[Hit], n: usize) -> Vec<Hit> {
 /// that several chunks match beats one lucky chunk), each page's first `per_page`
 /// chunks together in that order, the rest after in their own order.
 fn page_sum(idx: &Index<'_>, hits: &[Hit], delta: f32, per_page: usize) -> Vec<Hit> {
-    let mut tops: HashMap<u32, (f32, f32, usize)> = HashMap::new();
+    page_by(idx, hits, per_page, |s| s[0] + delta * s.get(1).copied().unwrap_or(0.0).max(0.0))
+}
+
+/// Pages ranked by `score` of their chunks' fused scores (best first), each
+/// page's first `per_page` chunks together in that order, the rest after.
+fn page_by(idx: &Index<'_>, hits: &[Hit], per_page: usize, score: impl Fn(&[f32]) -> f32) -> Vec<Hit> {
+    let mut all: HashMap<u32, (Vec<f32>, usize)> = HashMap::new();
     for (i, h) in hits.iter().enumerate() {
-        let e = tops.entry(idx.page_of(h.doc)).or_insert((f32::MIN, 0.0, i));
-        if e.0 == f32::MIN {
-            e.0 = h.score;
-        } else if e.1 == 0.0 {
-            e.1 = h.score.max(0.0);
-        }
+        all.entry(idx.page_of(h.doc)).or_insert((Vec::new(), i)).0.push(h.score);
     }
-    let score = |p: u32| tops[&p].0 + delta * tops[&p].1;
+    let tops: HashMap<u32, (f32, usize)> = all.iter().map(|(p, (s, i))| (*p, (score(s), *i))).collect();
     let mut pages: Vec<u32> = tops.keys().copied().collect();
-    pages.sort_by(|a, b| score(*b).total_cmp(&score(*a)).then(tops[a].2.cmp(&tops[b].2)));
+    pages.sort_by(|a, b| tops[b].0.total_cmp(&tops[a].0).then(tops[a].1.cmp(&tops[b].1)));
     let mut head = Vec::new();
     let mut tail = Vec::new();
     let mut taken: HashMap<u32, usize> = HashMap::new();
@@ -642,6 +643,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let c: Candidates = idx.candidates(&q.question, Some(&qv), &pp);
             let dense_of = |d: u32| Some(idx.dense_score(&qv, d));
             let fused = fusion::fuse(&pp, &c.dense, &c.sparse, dense_of);
+            for tau in [0.05f32, 0.1, 0.2, 0.3, 0.5, 1.0] {
+                for top in [2usize, 3, 100] {
+                    let lse = |s: &[f32]| {
+                        let m = s[0];
+                        m + tau * s.iter().take(top).map(|&x| ((x - m) / tau).exp()).sum::<f32>().ln()
+                    };
+                    record(
+                        format!("page lse a{alpha} t{tau} top{top}"),
+                        &q.category,
+                        &page_by(idx, &fused, 1, lse),
+                        &target,
+                    );
+                }
+            }
             for delta in [0.0f32, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0] {
                 record(
                     format!("page sum a{alpha} d{delta} m1"),
