@@ -20,7 +20,11 @@
 //! - `pages together nN`: the first N chunks reordered so that each page's chunks
 //!   sit together; `page sum aA dD m1`: pages ranked by best + D · second best
 //!   chunk, each page's best chunk first (what `Order::Pages` now does in the
-//!   product), at convex α A;
+//!   product), at convex α A; `page lse aA tT topN`: pages ranked by a
+//!   log-sum-exp (temperature T) of their N best chunks' scores, a soft maximum
+//!   in which a second chunk counts as much as it is close to the best;
+//!   `page sum aA d1 second in topN`: best + second, the second counted only
+//!   when it is among the first N fused chunks;
 //! - `convex aA`, `bm25 kK bB`: the fusion weight and BM25's k1 and b;
 //! - `maxp`, `blend+maxp w`: with `--windows FILE`, every 256-token window of every
 //!   chunk is embedded (and kept in FILE for the next run), and the dense side
@@ -656,6 +660,23 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                         &target,
                     );
                 }
+            }
+            for n in [5usize, 10, 20] {
+                // A page's second chunk counts only when it is among the first n.
+                let mut seconds: HashMap<u32, usize> = HashMap::new();
+                let capped: Vec<Hit> = fused
+                    .iter()
+                    .enumerate()
+                    .map(|(i, h)| {
+                        let k = seconds.entry(idx.page_of(h.doc)).or_insert(0);
+                        *k += 1;
+                        Hit { score: if *k > 1 && i >= n { 0.0 } else { h.score }, ..h.clone() }
+                    })
+                    .collect();
+                let mut order = page_sum(idx, &capped, 1.0, 1);
+                let own: HashMap<u32, f32> = fused.iter().map(|h| (h.doc, h.score)).collect();
+                order.iter_mut().for_each(|h| h.score = own[&h.doc]);
+                record(format!("page sum a{alpha} d1 second in top{n}"), &q.category, &order, &target);
             }
             for delta in [0.0f32, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0] {
                 record(

@@ -6,8 +6,8 @@
 //!
 //! On x86_64 the panel product is compiled for AVX-512 and for AVX2 + FMA and
 //! picked at run time, plain otherwise; the rest is inlined into the encoder's
-//! forward pass, which is itself compiled for AVX2 and for baseline x86_64
-//! (`Encoder::embed_tokens`). wasm builds use SIMD128 when compiled with
+//! forward pass, which is itself compiled for AVX-512, for AVX2 and for baseline
+//! x86_64 (`Encoder::embed_tokens`). wasm builds use SIMD128 when compiled with
 //! `+simd128`.
 
 // Index loops over fixed-size lanes are what LLVM vectorises most reliably here.
