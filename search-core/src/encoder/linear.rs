@@ -684,6 +684,7 @@ mod tests {
 
     /// The portable kernel and each x86 kernel the CPU running the tests has.
     fn kernels() -> Vec<(&'static str, Kernel)> {
+        #[cfg_attr(not(target_arch = "x86_64"), allow(unused_mut))]
         let mut all: Vec<(&'static str, Kernel)> = vec![("portable", product_portable)];
         #[cfg(target_arch = "x86_64")]
         {

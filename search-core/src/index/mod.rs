@@ -542,6 +542,9 @@ impl<'a> Index<'a> {
 
     /// The `depth` chunks closest to `q`, best first (exact scan).
     pub fn dense_top(&self, q: &[f32], depth: usize) -> Vec<(u32, f32)> {
+        if let Vectors::F16(v) = self.vectors {
+            return top_f16(q, v, self.info.dim, depth);
+        }
         let mut top = TopK::new(depth);
         for d in 0..self.info.chunks as u32 {
             top.push(d, self.dense_score(q, d));
@@ -658,32 +661,61 @@ impl bm25::Postings for Index<'_> {
 /// on wasm32 with simd128: the scan stays a single pass over half the bytes).
 #[inline]
 pub(crate) fn dot_f16(q: &[f32], row: &[u16]) -> f32 {
+    dot_widened(q, row, f16_to_f32)
+}
+
+/// A query vector multiplied by 2^112 once, so that a scan over half-float rows
+/// skips the widening's own ×2^112 ([`f16_to_f32`]) on every component.
+/// Scaling by a power of two is exact here (|q| ≤ 1), and `(q·2^112)·b` and
+/// `q·(b·2^112)` are the same real number rounded once, so the scores are
+/// [`dot_f16`]'s to the bit (a test checks it, subnormal halves included).
+pub(crate) struct F16Query(Vec<f32>);
+
+impl F16Query {
+    pub(crate) fn new(q: &[f32]) -> F16Query {
+        F16Query(q.iter().map(|x| x * F16_SCALE).collect())
+    }
+
+    /// `q · row`, as [`dot_f16`].
+    #[inline]
+    pub(crate) fn dot(&self, row: &[u16]) -> f32 {
+        dot_widened(&self.0, row, f16_unscaled)
+    }
+}
+
+/// 2^112: what the bits of a half, moved into f32 position, are short of.
+const F16_SCALE: f32 = f32::from_bits(0x7780_0000);
+
+/// `Σ q[i] · widen(row[i])` in eight lanes, the one loop both scans share.
+#[inline(always)]
+fn dot_widened(q: &[f32], row: &[u16], widen: impl Fn(u16) -> f32) -> f32 {
     let mut acc = [0f32; 8];
     for (x, h) in q.chunks_exact(8).zip(row.chunks_exact(8)) {
         for l in 0..8 {
-            acc[l] += x[l] * f16_to_f32(h[l]);
+            acc[l] += x[l] * widen(h[l]);
         }
     }
-    let tail: f32 = q
-        .chunks_exact(8)
-        .remainder()
-        .iter()
-        .zip(row.chunks_exact(8).remainder())
-        .map(|(x, &h)| x * f16_to_f32(h))
-        .sum();
+    let tail: f32 =
+        q.chunks_exact(8).remainder().iter().zip(row.chunks_exact(8).remainder()).map(|(x, &h)| x * widen(h)).sum();
     acc.iter().sum::<f32>() + tail
 }
 
 /// IEEE half → f32, exact for every finite half (zeros and subnormals included),
-/// branch-free so that it vectorises: the sign-extended bits shifted into f32
-/// position (sign at bit 31, exponent and mantissa at bits 13–27) read as an f32
-/// whose exponent is 112 too small, then scaled by 2^112, which also normalises
-/// subnormals. Infinities and NaN (never written: vectors are unit length) come
-/// out as large finite numbers, so a corrupt file gives wrong scores, not a panic.
+/// branch-free so that it vectorises: [`f16_unscaled`], scaled by 2^112, which
+/// also normalises subnormals. Infinities and NaN (never written: vectors are
+/// unit length) come out as large finite numbers, so a corrupt file gives wrong
+/// scores, not a panic.
 #[inline(always)]
 fn f16_to_f32(h: u16) -> f32 {
-    let bits = ((h as i16 as i32) << 13) as u32 & 0x8FFF_E000;
-    f32::from_bits(bits) * f32::from_bits(0x7780_0000)
+    f16_unscaled(h) * F16_SCALE
+}
+
+/// The sign-extended bits of a half shifted into f32 position (sign at bit 31,
+/// exponent and mantissa at bits 13–27), read as an f32 whose exponent is 112
+/// too small.
+#[inline(always)]
+fn f16_unscaled(h: u16) -> f32 {
+    f32::from_bits(((h as i16 as i32) << 13) as u32 & 0x8FFF_E000)
 }
 
 /// f32 → IEEE half bits, rounded to nearest, ties to even. Values beyond the half
@@ -722,12 +754,13 @@ fn dot(a: &[f32], b: &[f32]) -> f32 {
 }
 
 /// The `depth` rows of `rows` (`dim` half floats each, `dim` > 0) closest to
-/// `q`, best first: [`Index::dense_top`]'s exact scan over rows held outside an
-/// index file (the browser engine's vectors), with the same scores and ties.
+/// `q`, best first: the exact scan of [`Index::dense_top`] over half floats,
+/// whether the rows are an index file's or the browser engine's.
 pub(crate) fn top_f16(q: &[f32], rows: &[u16], dim: usize, depth: usize) -> Vec<(u32, f32)> {
     let mut top = TopK::new(depth);
+    let q = F16Query::new(q);
     for (d, row) in rows.chunks_exact(dim.max(1)).enumerate() {
-        top.push(d as u32, dot_f16(q, row));
+        top.push(d as u32, q.dot(row));
     }
     top.into_sorted()
 }
@@ -900,6 +933,33 @@ mod tests {
         assert_eq!(f16_bits(-1e6), 0xFBFF);
         assert_eq!(f16_bits(f32::INFINITY), 0x7BFF);
         assert_eq!(f16_bits(1e-9), 0);
+    }
+
+    #[test]
+    fn the_prescaled_scan_gives_the_same_scores_to_the_bit() {
+        // Every half (subnormals, zeros, both signs) against query components
+        // from tiny to one: (q·2^112)·b is q·(b·2^112) to the bit.
+        let xs = [1.0f32, -1.0, 0.05, -0.0371, 3.1e-5, -7.7e-9, 1e-30, 0.999_999_9, 0.0];
+        let scaled = F16Query::new(&xs);
+        for h in 0..=u16::MAX {
+            if h & 0x7C00 == 0x7C00 {
+                continue; // infinities and NaN: never written
+            }
+            for (x, sx) in xs.iter().zip(&scaled.0) {
+                assert_eq!((sx * f16_unscaled(h)).to_bits(), (x * f16_to_f32(h)).to_bits(), "{h:#06x} × {x:e}");
+            }
+        }
+        // And whole rows, the scan's way, with subnormal and zero components.
+        let mut seed = 5u32;
+        let mut next = || {
+            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            seed
+        };
+        for _ in 0..200 {
+            let q: Vec<f32> = (0..389).map(|_| (next() >> 8) as f32 / (1u32 << 24) as f32 - 0.5).collect();
+            let row: Vec<u16> = (0..389).map(|_| (next() >> 16) as u16 & 0xBFFF).collect();
+            assert_eq!(F16Query::new(&q).dot(&row).to_bits(), dot_f16(&q, &row).to_bits());
+        }
     }
 
     #[test]
