@@ -14,7 +14,7 @@ use std::collections::HashSet;
 use std::sync::Mutex;
 
 use crate::encoder::{Encoder, EncoderError};
-use crate::index::{analyzer, highlight, ChunkMeta, Hit, Index, IndexError, Mode, SearchParams};
+use crate::index::{analyzer, fusion, highlight, ChunkMeta, Hit, Index, IndexError, Mode, SearchParams};
 use crate::pg::{Store, StoreError};
 use crate::query_cache::QueryCache;
 
@@ -352,7 +352,7 @@ impl<'a> Service<'a> {
         let wanted = q.offset + q.params.k;
         // One result further tells whether a next page exists; only pages ask,
         // since a deeper read can add a candidate to the fusion.
-        let deep = SearchParams { k: wanted + usize::from(q.count_more), ..q.params };
+        let deep = fusion::for_query(&SearchParams { k: wanted + usize::from(q.count_more), ..q.params }, q.text);
         let t0 = clock();
         let (embedded, encode_cached) = match q.vector {
             None if q.params.mode != Mode::Bm25 => {

@@ -24,7 +24,9 @@
 //!   log-sum-exp (temperature T) of their N best chunks' scores, a soft maximum
 //!   in which a second chunk counts as much as it is close to the best;
 //!   `page sum aA d1 second in topN`: best + second, the second counted only
-//!   when it is among the first N fused chunks;
+//!   when it is among the first N fused chunks; `ident aA page sum d1`: queries
+//!   that name an identifier fused at α A (the product's `fusion::for_query`
+//!   uses 0.4), the rest at 0.5;
 //! - `convex aA`, `bm25 kK bB`: the fusion weight and BM25's k1 and b;
 //! - `maxp`, `blend+maxp w`: with `--windows FILE`, every 256-token window of every
 //!   chunk is embedded (and kept in FILE for the next run), and the dense side
@@ -641,6 +643,22 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             record(format!("pages together n{n}"), &q.category, &pages_together(idx, &base, n), &target);
             let g = page_group(idx, &base, 0.1);
             record(format!("page g0.1 + together n{n}"), &q.category, &pages_together(idx, &g, n), &target);
+        }
+        // Queries with an identifier (an exact `=` term: letters or digits with
+        // identifier punctuation) fused with more weight on BM25.
+        // (The analyzer's exact terms as the detector also caught every hyphenated
+        // word: 0.867–0.880 over the same grid.)
+        let has_ident = analyzer::names_identifier(&q.question);
+        for a_id in [0.2f32, 0.3, 0.4, 0.45] {
+            let alpha = if has_ident { a_id } else { 0.5 };
+            let pp = SearchParams { alpha, ..p };
+            let c: Candidates = idx.candidates(&q.question, Some(&qv), &pp);
+            let dense_of = |d: u32| Some(idx.dense_score(&qv, d));
+            let fused = fusion::fuse(&pp, &c.dense, &c.sparse, dense_of);
+            record(format!("ident a{a_id} page sum d1"), &q.category, &page_sum(idx, &fused, 1.0, 1), &target);
+        }
+        if has_ident {
+            record("(queries with an identifier)".into(), &q.category, &base, &target);
         }
         for alpha in [0.5f32, 0.55, 0.6] {
             let pp = SearchParams { alpha, ..p };

@@ -165,6 +165,20 @@ fn base_terms(text: &str) -> Vec<String> {
 
 const IDENT_PUNCT: &[char] = &['-', '_', '=', ':', '.', '/', '@', '#'];
 
+/// Whether `text` names an identifier: something in backticks, or a word with
+/// `_ = / # @ :` in it, a leading `-` (an option), or letters and digits together
+/// (`sm_80`, `q_fiqci`, `v0.18`). Hyphenated words ("read-only", "multi-node")
+/// are prose here, though [`terms`] also keeps them whole for exact matching.
+pub fn names_identifier(text: &str) -> bool {
+    text.contains('`')
+        || text.split_whitespace().any(|w| {
+            let w = w.trim_matches(|c: char| !c.is_alphanumeric() && c != '-' && c != '_');
+            w.contains(['_', '=', '/', '#', '@', ':'])
+                || w.starts_with('-')
+                || (w.chars().any(|c| c.is_ascii_digit()) && w.chars().any(char::is_alphabetic))
+        })
+}
+
 /// The terms of `text`, in order, with repetitions (term frequency matters).
 pub fn terms(text: &str) -> Vec<String> {
     let mut out = base_terms(text);
@@ -193,6 +207,23 @@ pub fn terms(text: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn identifiers_are_named_and_hyphenated_prose_is_not() {
+        for q in [
+            "What does `NOSIZE` mean?",
+            "feature_flags -d JOB_SERVER Maestro",
+            "reserve scratch with --gres=nvme on Roihu",
+            "nvcc -gencode arch=compute_80 Mahti",
+            "module load spack/v0.18-user",
+        ] {
+            assert!(names_identifier(q), "{q}");
+        }
+        // Product names written with a hyphen are words too.
+        for q in ["Can I mount a read-only bucket on a multi-node job?", "8 GPUs on 2 nodes", "Amber on LUMI-G"] {
+            assert!(!names_identifier(q), "{q}");
+        }
+    }
 
     fn has(text: &str, term: &str) -> bool {
         terms(text).iter().any(|t| t == term)

@@ -482,7 +482,7 @@ impl Engine {
         let page = page.max(1);
         let offset = (page - 1) * k;
         let wanted = offset + k;
-        let p = SearchParams { k: wanted + 1, ..p };
+        let p = fusion::for_query(&SearchParams { k: wanted + 1, ..p }, query);
         let depth = p.depth.max(p.k);
         let terms = if p.partial { bm25::partial_terms(self, query) } else { analyzer::terms(query) };
         let (dense_list, mut sparse) = match &dense {

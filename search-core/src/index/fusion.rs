@@ -90,6 +90,26 @@ fn rrf(p: &SearchParams, dense: &[(u32, f32)], sparse: &[(u32, f32, f32)]) -> Ha
     score
 }
 
+/// The share of the dense side's convex weight a query that names an identifier
+/// keeps ([`analyzer::names_identifier`]): such strings are word pieces to
+/// MiniLM and exact terms to BM25, so the exact side is the better evidence for
+/// them. 0.8 turns the default α 0.5 into 0.4; any share from 0.4 to 0.9 gave
+/// the same or better on both CSC dev sets (BENCHMARKS.md, "Queries that name an
+/// identifier").
+pub const IDENTIFIER_DENSE_SHARE: f32 = 0.8;
+
+/// `p` as `query` is fused with it: convex α scaled by
+/// [`IDENTIFIER_DENSE_SHARE`] when the query names an identifier. Every caller
+/// that fuses a query's lists (the service, the index's own search, the browser
+/// engine) weighs it here, so they agree.
+pub fn for_query(p: &SearchParams, query: &str) -> SearchParams {
+    if p.mode == Mode::Convex && super::analyzer::names_identifier(query) {
+        SearchParams { alpha: p.alpha * IDENTIFIER_DENSE_SHARE, ..*p }
+    } else {
+        *p
+    }
+}
+
 /// Fuses `dense` (chunk, cosine) and `sparse` (chunk, BM25, normalised sparse dot),
 /// both best first. `dense_of` gives the exact cosine of any chunk when the query
 /// has a vector. Returns every candidate, best first.
@@ -328,6 +348,25 @@ mod tests {
         assert_eq!(order, vec![1, 3, 2, 4]);
         assert!((hits[0].score - 0.7).abs() < 1e-6 && (hits[1].score - 0.3).abs() < 1e-6);
         assert!(hits[2].score < 0.0 && hits[3].score < 0.0);
+    }
+
+    #[test]
+    fn a_query_naming_an_identifier_leans_on_its_exact_terms() {
+        // α 0.55: doc 1 tops dense (0.55) and doc 3 tops BM25 (0.45) when the query
+        // is prose; scaled by 0.8 for `--gres=nvme` (α 0.44), BM25's top wins.
+        let prose = fusion_order(&for_query(&SearchParams { alpha: 0.55, ..params(Mode::Convex) }, "fast local disk"));
+        let ident = for_query(&SearchParams { alpha: 0.55, ..params(Mode::Convex) }, "what is --gres=nvme");
+        assert!((ident.alpha - 0.55 * IDENTIFIER_DENSE_SHARE).abs() < 1e-6);
+        assert_eq!(prose[0], 1);
+        assert_eq!(fusion_order(&ident)[0], 3);
+        // Only convex has an α to move.
+        for mode in [Mode::Rrf, Mode::Dot, Mode::Dense, Mode::Bm25] {
+            assert_eq!(for_query(&params(mode), "what is --gres=nvme"), params(mode));
+        }
+    }
+
+    fn fusion_order(p: &SearchParams) -> Vec<u32> {
+        fuse(p, &DENSE, &SPARSE, exact).into_iter().map(|h| h.doc).collect()
     }
 
     #[test]

@@ -592,6 +592,7 @@ impl<'a> Index<'a> {
 
     /// Searches with the query's text and (for the modes that use it) its vector.
     pub fn search(&self, query: &str, qvec: Option<&[f32]>, p: &SearchParams) -> Vec<Hit> {
+        let p = &fusion::for_query(p, query);
         let c = self.candidates(query, qvec, p);
         self.fuse(c, qvec, p)
     }
