@@ -10,7 +10,8 @@
 //! ```
 //!
 //! `HOST_DIR` is preopened as `/model` in the guest; `ARGS` follow the program
-//! name. With `--epoch`, a thread ticks the epoch every 50 ms, as the host's does;
+//! name; the guest sees the host's environment (`QUERY=… run_command …` gives
+//! `encoder_bench` its query). With `--epoch`, a thread ticks the epoch every 50 ms, as the host's does;
 //! with `--async-support` too, the guest yields to the executor at every tick, as
 //! in the host; without it, the deadline is only re-armed (the cost measured is
 //! then the checks compiled into every loop). `--no-cow` copies the data segments
@@ -85,6 +86,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let ctx = WasiCtx::builder()
         .inherit_stdout()
         .inherit_stderr()
+        .inherit_env()
         .args(&argv)
         .preopened_dir(dir, "/model", FsPerms::ReadOnly)?
         .build();

@@ -1,7 +1,8 @@
 //! Times the encoder:
 //! `cargo run --release -p search-core --example encoder_bench -- MODEL_DIR [RUNS] [batch]`.
-//! Prints the p50 / p90 of embedding a 12-word-piece query as a JSON line, and with
-//! `batch` also the throughput on 32 texts of 256 tokens.
+//! Prints the p50 / p90 of embedding a 12-word-piece query (or the text in the
+//! `QUERY` environment variable) as a JSON line, and with `batch` also the
+//! throughput on 32 texts of 256 tokens.
 
 use std::time::Instant;
 
@@ -27,7 +28,9 @@ fn main() {
     let t = Instant::now();
     let enc = Encoder::open(bytes.as_slice()).expect("open");
     let open_us = t.elapsed().as_secs_f64() * 1e6;
-    let query = "how many GPU hours does my project have left this month";
+    let query =
+        std::env::var("QUERY").unwrap_or_else(|_| "how many GPU hours does my project have left this month".into());
+    let query = query.as_str();
     let ids = enc.tokenize(query);
     let mut times = Vec::with_capacity(runs);
     for _ in 0..runs {
