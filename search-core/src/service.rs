@@ -142,7 +142,7 @@ pub struct IndexHealth {
     pub pages: usize,
     pub terms: usize,
     pub dim: usize,
-    /// "f16", "f32" or "int8".
+    /// "i16", "f16", "f32" or "int8".
     pub vectors: String,
     /// Whether dense search walks an HNSW graph rather than scanning.
     pub graph: bool,

@@ -8,7 +8,7 @@
 //! | `info` | JSON | [`IndexInfo`]: counts, parameters, encoder fingerprint, build time |
 //! | `meta.off`, `meta` | u32[n+1], bytes | one JSON [`ChunkMeta`] per chunk, parsed only for results |
 //! | `doc.page` | u32[n] | page ordinal of each chunk (collapsing to one hit per page) |
-//! | `vec.f16`, `vec.f32` or `vec.i8` + `vec.scale` | u16[n·384] (IEEE half) / f32[n·384] / i8[n·384], f32[n] | unit-length dense vectors |
+//! | `vec.i16`, `vec.f16`, `vec.f32` or `vec.i8` + `vec.scale` | i16[n·384] (fixed point, ±1 = ±32767) / u16[n·384] (IEEE half) / f32[n·384] / i8[n·384], f32[n] | unit-length dense vectors |
 //! | `terms.off`, `terms` | u32[t+1], bytes | the BM25 vocabulary, sorted (term id = position) |
 //! | `post.off`, `post.doc`, `post.tf` | u32[t+1], u32[p], f32[p] | postings: chunk and field-weighted term frequency |
 //! | `doc.len`, `doc.norm` | f32[n], f32[n] | field-weighted length; norm of the BM25 document vector |
@@ -78,6 +78,14 @@ pub enum VectorStorage {
     F32,
     /// int8 with one scale per vector.
     Int8,
+    /// Fixed point, 15 fraction bits (`round(x · 32767)`): the bytes of f16 and at
+    /// least its precision for every component of a unit vector above 2^-5 in
+    /// magnitude (an absolute error of 1.5·10^-5 throughout, where a half's grows
+    /// with the value), and a scan of exact integer products: `i32x4.dot_i16x8_s`
+    /// in wasm, `pmaddwd` on x86, eight products in one instruction where a half
+    /// takes a widening per component first (BENCHMARKS.md, "Vectors in fixed
+    /// point").
+    I16,
 }
 
 /// The `info` section.
@@ -246,6 +254,10 @@ pub fn build(chunks: &[Chunk], vectors: &[f32], dim: usize, p: &BuildParams) -> 
             w.add("vec.f16", bytemuck::cast_slice(&h).to_vec());
         }
         VectorStorage::F32 => w.add_f32("vec.f32", vectors),
+        VectorStorage::I16 => {
+            let q: Vec<i16> = vectors.iter().map(|&x| q15(x)).collect();
+            w.add("vec.i16", bytemuck::cast_slice(&q).to_vec());
+        }
         VectorStorage::Int8 => {
             let (q, s) = crate::encoder::kernels::quantize_rows(vectors, dim.max(1));
             w.add_i8("vec.i8", &q);
@@ -266,8 +278,10 @@ pub fn build(chunks: &[Chunk], vectors: &[f32], dim: usize, p: &BuildParams) -> 
     w.finish()
 }
 
+#[derive(Clone, Copy)]
 enum Vectors<'a> {
     F16(&'a [u16]),
+    I16(&'a [i16]),
     F32(&'a [f32]),
     Int8(&'a [i8], &'a [f32]),
 }
@@ -384,6 +398,7 @@ impl<'a> Index<'a> {
         let vectors = match info.vectors {
             VectorStorage::F16 => Vectors::F16(c.exact("vec.f16", product("vec.f16", n, info.dim)?)?),
             VectorStorage::F32 => Vectors::F32(c.exact("vec.f32", product("vec.f32", n, info.dim)?)?),
+            VectorStorage::I16 => Vectors::I16(c.exact("vec.i16", product("vec.i16", n, info.dim)?)?),
             VectorStorage::Int8 => {
                 Vectors::Int8(c.exact("vec.i8", product("vec.i8", n, info.dim)?)?, c.exact("vec.scale", n)?)
             }
@@ -459,7 +474,7 @@ impl<'a> Index<'a> {
     /// has one and `exact` is false, else by the exact scan.
     pub fn dense_candidates(&self, q: &[f32], depth: usize, exact: bool, ef: usize) -> Vec<(u32, f32)> {
         match (&self.graph, exact) {
-            (Some(g), false) => g.search(depth, if ef == 0 { g.ef } else { ef }, |d| self.dense_score(q, d)),
+            (Some(g), false) => g.search(depth, if ef == 0 { g.ef } else { ef }, self.dense_scorer(q)),
             _ => self.dense_top(q, depth),
         }
     }
@@ -505,6 +520,7 @@ impl<'a> Index<'a> {
         let d = doc as usize;
         match self.vectors {
             Vectors::F16(v) => self.row(v, d).iter().map(|&h| f16_to_f32(h)).collect(),
+            Vectors::I16(v) => self.row(v, d).iter().map(|&x| f32::from(x) / Q15).collect(),
             Vectors::F32(v) => self.row(v, d).to_vec(),
             Vectors::Int8(v, s) => {
                 let scale = s.get(d).copied().unwrap_or(0.0);
@@ -520,11 +536,30 @@ impl<'a> Index<'a> {
         d.checked_mul(dim).and_then(|a| v.get(a..a.checked_add(dim)?)).unwrap_or(&[])
     }
 
-    /// Cosine similarity of chunk `doc` with the unit query vector `q`.
+    /// Cosine similarity of chunk `doc` with the unit query vector `q`. Scoring
+    /// many chunks against one query: [`Index::dense_scorer`], which prepares the
+    /// query once.
     pub fn dense_score(&self, q: &[f32], doc: u32) -> f32 {
+        self.dense_scorer(q)(doc)
+    }
+
+    /// [`Index::dense_score`] of `q` for any chunk, the query converted once for
+    /// the storage (fixed point) rather than at every call; the scores are the
+    /// exact scan's ([`Index::dense_top`]) to the bit.
+    pub fn dense_scorer<'s>(&'s self, q: &'s [f32]) -> impl Fn(u32) -> f32 + 's {
+        let fixed = matches!(self.vectors, Vectors::I16(_)).then(|| I16Query::new(q));
+        move |doc| match (&fixed, self.vectors) {
+            (Some(fq), Vectors::I16(v)) => fq.dot(self.row(v, doc as usize)),
+            _ => self.plain_score(q, doc),
+        }
+    }
+
+    fn plain_score(&self, q: &[f32], doc: u32) -> f32 {
         let d = doc as usize;
         match self.vectors {
             Vectors::F16(v) => dot_f16(q, self.row(v, d)),
+            // Only reached without a prepared query: a fresh one per call.
+            Vectors::I16(v) => I16Query::new(q).dot(self.row(v, d)),
             Vectors::F32(v) => dot(q, self.row(v, d)),
             Vectors::Int8(v, s) => {
                 let Some(&scale) = s.get(d) else { return 0.0 };
@@ -542,12 +577,22 @@ impl<'a> Index<'a> {
 
     /// The `depth` chunks closest to `q`, best first (exact scan).
     pub fn dense_top(&self, q: &[f32], depth: usize) -> Vec<(u32, f32)> {
-        if let Vectors::F16(v) = self.vectors {
-            return top_f16(q, v, self.info.dim, depth);
+        match self.vectors {
+            Vectors::F16(v) => return top_f16(q, v, self.info.dim, depth),
+            Vectors::I16(v) => {
+                let fq = I16Query::new(q);
+                let mut top = TopK::new(depth);
+                for (d, row) in v.chunks_exact(self.info.dim.max(1)).enumerate() {
+                    top.push(d as u32, fq.dot(row));
+                }
+                return top.into_sorted();
+            }
+            _ => {}
         }
+        let score = self.dense_scorer(q);
         let mut top = TopK::new(depth);
         for d in 0..self.info.chunks as u32 {
-            top.push(d, self.dense_score(q, d));
+            top.push(d, score(d));
         }
         top.into_sorted()
     }
@@ -617,7 +662,8 @@ impl<'a> Index<'a> {
 
     /// The second stage of [`Index::search`]: the two lists fused into the top `p.k`.
     pub fn fuse(&self, c: Candidates, qvec: Option<&[f32]>, p: &SearchParams) -> Vec<Hit> {
-        let dense_of = |d: u32| qvec.filter(|q| q.len() == self.info.dim).map(|q| self.dense_score(q, d));
+        let scorer = qvec.filter(|q| q.len() == self.info.dim).map(|q| self.dense_scorer(q));
+        let dense_of = |d: u32| scorer.as_ref().map(|s| s(d));
         let hits = fusion::fuse(p, &c.dense, &c.sparse, dense_of);
         fusion::finish(p, hits, |d| self.page_of(d))
     }
@@ -681,6 +727,54 @@ impl F16Query {
     #[inline]
     pub(crate) fn dot(&self, row: &[u16]) -> f32 {
         dot_widened(&self.0, row, f16_unscaled)
+    }
+}
+
+/// The fixed-point unit of [`VectorStorage::I16`]: ±1 is ±32767.
+const Q15: f32 = 32767.0;
+
+/// `x` in fixed point, rounded to nearest and clamped to ±1 (NaN as 0).
+fn q15(x: f32) -> i16 {
+    if x.is_nan() {
+        return 0;
+    }
+    (x.clamp(-1.0, 1.0) * Q15).round() as i16
+}
+
+/// A query for a scan over fixed-point rows: its direction in fixed point (unit
+/// length, so that no sum of products can overflow 32 bits for unit rows: |Σ q·d|
+/// ≤ 32767²) and the factor that turns the integer sum back into `q · row`.
+pub(crate) struct I16Query {
+    q: Vec<i16>,
+    scale: f32,
+}
+
+impl I16Query {
+    pub(crate) fn new(q: &[f32]) -> I16Query {
+        let norm = q.iter().map(|x| x * x).sum::<f32>().sqrt();
+        if !(norm.is_finite() && norm > 0.0) {
+            return I16Query { q: vec![0; q.len()], scale: 0.0 };
+        }
+        I16Query { q: q.iter().map(|&x| q15(x / norm)).collect(), scale: norm / (Q15 * Q15) }
+    }
+
+    /// `q · row`: the exact integer sum of products, scaled once. Wrapping adds:
+    /// rows of a corrupt file (not unit length) give wrong scores, not a panic;
+    /// the sum is the same in any order, so LLVM is free to use `pmaddwd` and
+    /// `i32x4.dot_i16x8_s`, and every target gives the same score.
+    #[inline]
+    pub(crate) fn dot(&self, row: &[i16]) -> f32 {
+        let mut acc = [0i32; 8];
+        for (x, y) in self.q.chunks_exact(8).zip(row.chunks_exact(8)) {
+            for l in 0..8 {
+                acc[l] = acc[l].wrapping_add(i32::from(x[l]) * i32::from(y[l]));
+            }
+        }
+        let rest = self.q.chunks_exact(8).remainder().iter().zip(row.chunks_exact(8).remainder());
+        let sum = rest.fold(acc.iter().fold(0i32, |a, &b| a.wrapping_add(b)), |a, (&x, &y)| {
+            a.wrapping_add(i32::from(x) * i32::from(y))
+        });
+        sum as f32 * self.scale
     }
 }
 
@@ -880,7 +974,7 @@ mod tests {
 
     #[test]
     fn round_trip_reads_back_what_was_written() {
-        for storage in [VectorStorage::F16, VectorStorage::F32, VectorStorage::Int8] {
+        for storage in [VectorStorage::F16, VectorStorage::I16, VectorStorage::F32, VectorStorage::Int8] {
             let (chunks, bytes) = sample(storage);
             let idx = Index::open(bytes.as_slice()).unwrap();
             assert_eq!(idx.len(), 4);
@@ -961,6 +1055,49 @@ mod tests {
             let row: Vec<u16> = (0..389).map(|_| (next() >> 16) as u16 & 0xBFFF).collect();
             assert_eq!(F16Query::new(&q).dot(&row).to_bits(), dot_f16(&q, &row).to_bits());
         }
+    }
+
+    #[test]
+    fn fixed_point_scores_are_closer_to_f32_than_halves_and_the_scan_agrees_to_the_bit() {
+        // Unit vectors of the shape MiniLM gives (384 components around ±0.05).
+        let dim = 384;
+        let mut seed = 3u32;
+        let mut next = || {
+            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (seed >> 8) as f32 / (1u32 << 24) as f32 - 0.5
+        };
+        let q = unit(&(0..dim).map(|_| next()).collect::<Vec<_>>());
+        let fq = I16Query::new(&q);
+        let (mut worst_fixed, mut worst_half) = (0f32, 0f32);
+        let mut rows = Vec::new();
+        for _ in 0..200 {
+            let v = unit(&(0..dim).map(|_| next()).collect::<Vec<_>>());
+            let fixed: Vec<i16> = v.iter().map(|&x| q15(x)).collect();
+            let half: Vec<u16> = v.iter().map(|&x| f16_bits(x)).collect();
+            let exact = dot(&q, &v);
+            worst_fixed = worst_fixed.max((fq.dot(&fixed) - exact).abs());
+            worst_half = worst_half.max((dot_f16(&q, &half) - exact).abs());
+            rows.extend(fixed);
+        }
+        assert!(worst_fixed < 1e-4 && worst_fixed <= worst_half, "fixed {worst_fixed} vs half {worst_half}");
+        // The scan of an index and the per-chunk score give the same numbers.
+        let chunks: Vec<Chunk> = (0..200).map(|i| chunk(&format!("p{i}_0"), &format!("p{i}"), "T", "text")).collect();
+        let vecs: Vec<f32> = rows.iter().map(|&x| f32::from(x) / Q15).collect();
+        let bytes = AlignedBytes::new(&build(&chunks, &vecs, dim, &params(VectorStorage::I16)));
+        let idx = Index::open(bytes.as_slice()).unwrap();
+        let top = idx.dense_top(&q, 200);
+        assert_eq!(top.len(), 200);
+        for (d, score) in top {
+            assert_eq!(score.to_bits(), idx.dense_score(&q, d).to_bits());
+            assert_eq!(score.to_bits(), fq.dot(&rows[d as usize * dim..][..dim]).to_bits());
+        }
+        // Rows no unit vector gives (a corrupt file) wrap around: wrong scores, no panic;
+        // a zero or non-finite query scores 0.
+        let ones = I16Query::new(&vec![1.0; dim]);
+        let _ = ones.dot(&vec![i16::MIN; dim]);
+        assert_eq!(I16Query::new(&vec![0.0; dim]).dot(&rows[..dim]), 0.0);
+        assert_eq!(I16Query::new(&vec![f32::NAN; dim]).dot(&rows[..dim]), 0.0);
+        assert_eq!((q15(1.5), q15(-2.0), q15(f32::NAN), q15(0.5)), (32767, -32767, 0, 16384));
     }
 
     #[test]
