@@ -529,6 +529,15 @@ impl<'a> Index<'a> {
         }
     }
 
+    /// The fixed-point rows of an [`VectorStorage::I16`] index, as stored (what
+    /// the browser's `vectors.bin` carries for it).
+    pub(crate) fn fixed_rows(&self) -> Option<&'a [i16]> {
+        match self.vectors {
+            Vectors::I16(v) => Some(v),
+            _ => None,
+        }
+    }
+
     /// Row `d` of the `n × dim` vectors (`open` checked the section holds exactly
     /// that many values, so only an id beyond the chunks gives the empty row).
     fn row<'v, T>(&self, v: &'v [T], d: usize) -> &'v [T] {
@@ -579,14 +588,7 @@ impl<'a> Index<'a> {
     pub fn dense_top(&self, q: &[f32], depth: usize) -> Vec<(u32, f32)> {
         match self.vectors {
             Vectors::F16(v) => return top_f16(q, v, self.info.dim, depth),
-            Vectors::I16(v) => {
-                let fq = I16Query::new(q);
-                let mut top = TopK::new(depth);
-                for (d, row) in v.chunks_exact(self.info.dim.max(1)).enumerate() {
-                    top.push(d as u32, fq.dot(row));
-                }
-                return top.into_sorted();
-            }
+            Vectors::I16(v) => return top_i16(q, v, self.info.dim, depth),
             _ => {}
         }
         let score = self.dense_scorer(q);
@@ -854,6 +856,16 @@ fn dot(a: &[f32], b: &[f32]) -> f32 {
 pub(crate) fn top_f16(q: &[f32], rows: &[u16], dim: usize, depth: usize) -> Vec<(u32, f32)> {
     let mut top = TopK::new(depth);
     let q = F16Query::new(q);
+    for (d, row) in rows.chunks_exact(dim.max(1)).enumerate() {
+        top.push(d as u32, q.dot(row));
+    }
+    top.into_sorted()
+}
+
+/// [`top_f16`] over fixed-point rows ([`VectorStorage::I16`]).
+pub(crate) fn top_i16(q: &[f32], rows: &[i16], dim: usize, depth: usize) -> Vec<(u32, f32)> {
+    let mut top = TopK::new(depth);
+    let q = I16Query::new(q);
     for (d, row) in rows.chunks_exact(dim.max(1)).enumerate() {
         top.push(d as u32, q.dot(row));
     }

@@ -6,7 +6,7 @@
 //! | file | holds |
 //! | --- | --- |
 //! | `encoder.bin` | the query encoder, the build's own `encoder.bin` as it is |
-//! | `vectors.bin` | a [`crate::container`] file (magic `KBVECTS`): the index's `info` record, every chunk's vector as half floats (`vec.f16`, the edge's default storage) and the norms of the `dot` mode's sparse side (`norms`) |
+//! | `vectors.bin` | a [`crate::container`] file (magic `KBVECTS`): the index's `info` record, every chunk's vector as the index stores it (`vec.i16` fixed point, the default, or `vec.f16` half floats; f32 and int8 indexes are rounded to halves) and the norms of the `dot` mode's sparse side (`norms`) |
 //!
 //! Unlike the lexical fragments these are all-or-nothing (a dense scan reads
 //! every vector, and the encoder is one model), so a page fetches them in the
@@ -20,7 +20,7 @@ use std::cell::RefCell;
 use super::{bad, Engine, FragmentError, Step};
 use crate::container::{AlignedBytes, Container, Writer};
 use crate::encoder::Encoder;
-use crate::index::{bm25, dot_f16, f16_bits, top_f16, Index, IndexInfo, Mode, SearchParams};
+use crate::index::{bm25, dot_f16, f16_bits, top_f16, top_i16, I16Query, Index, IndexInfo, Mode, SearchParams};
 use crate::query_cache::QueryCache;
 
 /// Fragment names of the semantic side.
@@ -32,18 +32,22 @@ const VERSION: u32 = 1;
 /// suggestions just answered, and each round of fetching records asks again.
 const CACHE: usize = 64;
 
-/// `vectors.bin` for `idx`: its info record, its vectors as half floats (the
-/// bits an f16 index stores; f32 and int8 indexes are rounded to them) and its
-/// sparse norms.
+/// `vectors.bin` for `idx`: its info record, its vectors (the bits an i16 or
+/// f16 index stores, so the browser scores as the edge does to the bit; f32 and
+/// int8 indexes are rounded to half floats) and its sparse norms.
 pub fn vectors_file(idx: &Index<'_>) -> Result<Vec<u8>, crate::index::IndexError> {
     let n = idx.len();
     let mut w = Writer::new(MAGIC, VERSION);
     w.add("info", serde_json::to_vec(idx.info()).map_err(|e| crate::index::IndexError::Invalid(e.to_string()))?);
-    let mut halves: Vec<u8> = Vec::with_capacity(n * idx.info().dim * 2);
-    for d in 0..n as u32 {
-        halves.extend(idx.vector(d).into_iter().flat_map(|x| f16_bits(x).to_le_bytes()));
+    if let Some(fixed) = idx.fixed_rows() {
+        w.add("vec.i16", fixed.iter().flat_map(|x| x.to_le_bytes()).collect());
+    } else {
+        let mut halves: Vec<u8> = Vec::with_capacity(n * idx.info().dim * 2);
+        for d in 0..n as u32 {
+            halves.extend(idx.vector(d).into_iter().flat_map(|x| f16_bits(x).to_le_bytes()));
+        }
+        w.add("vec.f16", halves);
     }
-    w.add("vec.f16", halves);
     let norms: Vec<f32> = (0..n as u32).map(|d| bm25::Postings::doc_norm(idx, d)).collect();
     w.add_f32("norms", &norms);
     Ok(w.finish())
@@ -56,7 +60,7 @@ pub struct Semantic {
     /// well under a millisecond next to the forward pass), which keeps this
     /// struct free of self-references.
     encoder: AlignedBytes,
-    vectors: Vec<u16>,
+    vectors: Rows,
     norms: Vec<f32>,
     cache: RefCell<QueryCache>,
 }
@@ -74,7 +78,12 @@ impl Semantic {
             return Err(bad(VECTORS, format!("{} chunks of {} values for an index of {n}", info.chunks, info.dim)));
         }
         let values = n.checked_mul(info.dim).ok_or_else(|| bad(VECTORS, "too many vectors"))?;
-        let vectors = c.exact::<u16>("vec.f16", values).map_err(|e| bad(VECTORS, e))?.to_vec();
+        // The file names its storage by its section; an f16 file stays readable.
+        let vectors = if c.bytes("vec.i16").is_ok() {
+            Rows::I16(c.exact::<i16>("vec.i16", values).map_err(|e| bad(VECTORS, e))?.to_vec())
+        } else {
+            Rows::F16(c.exact::<u16>("vec.f16", values).map_err(|e| bad(VECTORS, e))?.to_vec())
+        };
         let norms = c.exact::<f32>("norms", n).map_err(|e| bad(VECTORS, e))?.to_vec();
         let encoder = AlignedBytes::new(encoder);
         let e = Encoder::open(encoder.as_slice()).map_err(|e| bad(ENCODER, e))?;
@@ -137,27 +146,49 @@ impl Engine {
         if q.len() != sem.info.dim {
             return self.search(query, k, page, partial);
         }
-        self.rank_page(query, sem.params(mode, partial), k, page, Some(Dense { sem, q: &q }))
+        self.rank_page(query, sem.params(mode, partial), k, page, Some(Dense::new(sem, &q)))
     }
+}
+
+/// The chunks' vectors, in the storage of the index they came from.
+enum Rows {
+    F16(Vec<u16>),
+    I16(Vec<i16>),
 }
 
 /// A query's vector against the chunks' vectors.
 pub(super) struct Dense<'a> {
     sem: &'a Semantic,
     q: &'a [f32],
+    /// The query in fixed point, for fixed-point rows (converted once).
+    fixed: Option<I16Query>,
 }
 
-impl Dense<'_> {
+impl<'a> Dense<'a> {
+    fn new(sem: &'a Semantic, q: &'a [f32]) -> Dense<'a> {
+        Dense { sem, q, fixed: matches!(sem.vectors, Rows::I16(_)).then(|| I16Query::new(q)) }
+    }
+
     /// The `depth` closest chunks, best first (the exact scan).
     pub(super) fn top(&self, depth: usize) -> Vec<(u32, f32)> {
-        top_f16(self.q, &self.sem.vectors, self.sem.info.dim, depth)
+        match &self.sem.vectors {
+            Rows::F16(v) => top_f16(self.q, v, self.sem.info.dim, depth),
+            Rows::I16(v) => top_i16(self.q, v, self.sem.info.dim, depth),
+        }
     }
 
     /// The cosine of chunk `doc` (0 for a chunk the index does not have).
     pub(super) fn score(&self, doc: u32) -> f32 {
         let dim = self.sem.info.dim;
-        let row = (doc as usize).checked_mul(dim).and_then(|a| self.sem.vectors.get(a..a.checked_add(dim)?));
-        row.map_or(0.0, |r| dot_f16(self.q, r))
+        let range = (doc as usize).checked_mul(dim).and_then(|a| Some(a..a.checked_add(dim)?));
+        match (&self.sem.vectors, range) {
+            (Rows::F16(v), Some(r)) => v.get(r).map_or(0.0, |row| dot_f16(self.q, row)),
+            (Rows::I16(v), Some(r)) => match (&self.fixed, v.get(r)) {
+                (Some(fq), Some(row)) => fq.dot(row),
+                _ => 0.0,
+            },
+            (_, None) => 0.0,
+        }
     }
 
     pub(super) fn norms(&self) -> &[f32] {
@@ -209,6 +240,11 @@ mod tests {
     /// An index of 40 chunks on 10 pages embedded with the synthetic encoder
     /// (f16 vectors, `convex` by default), and that encoder.
     fn corpus() -> (AlignedBytes, AlignedBytes) {
+        corpus_in(VectorStorage::F16)
+    }
+
+    /// [`corpus`] with its vectors stored as `storage`.
+    fn corpus_in(storage: VectorStorage) -> (AlignedBytes, AlignedBytes) {
         let words = ["parking", "permit", "the", "password", "reset", "a", "of", "storage", "quota", "gpu", "job"];
         let chunks: Vec<_> = (0..40usize)
             .map(|i| {
@@ -217,7 +253,7 @@ mod tests {
                 chunk(&format!("{page}_{i}"), &page, words[i % words.len()], &text.join(" "))
             })
             .collect();
-        files_with(&chunks, 1, VectorStorage::F16, Mode::Convex)
+        files_with(&chunks, 1, storage, Mode::Convex)
     }
 
     fn run(
@@ -240,12 +276,21 @@ mod tests {
 
     #[test]
     fn the_browser_ranks_every_mode_as_the_edge_does() {
-        let (index, enc) = corpus();
+        for storage in [VectorStorage::I16, VectorStorage::F16] {
+            ranks_as_the_edge(storage);
+        }
+    }
+
+    fn ranks_as_the_edge(storage: VectorStorage) {
+        let (index, enc) = corpus_in(storage);
         let idx = Index::open(index.as_slice()).unwrap();
         let files: HashMap<String, Vec<u8>> = split(&idx, 256).unwrap().files.into_iter().collect();
         let vectors = vectors_file(&idx).unwrap();
         let mut e = Engine::open(&files[MANIFEST]).unwrap();
         let sem = Semantic::open(&e, enc.as_slice(), &vectors).unwrap();
+        // Fixed point travels as it is stored, halves as they are.
+        let fixed = storage == VectorStorage::I16;
+        assert_eq!(matches!(sem.vectors, Rows::I16(_)), fixed, "{storage:?}");
         assert_eq!(sem.default_mode(), Mode::Convex);
         let svc = Service::open(index.as_slice(), enc.as_slice()).unwrap();
         for q in ["parking permit", "reset the password", "gpu job quota", "zebra", "stor", "the"] {
@@ -255,7 +300,7 @@ mod tests {
                     let p = SearchParams { mode, partial, ..svc.default_params(5) };
                     let want = svc.search(q, &p, page, &|| 0.0).unwrap();
                     assert_eq!(got.mode, mode);
-                    assert_eq!(got.results, want.results, "{q:?} {mode:?} page {page} partial {partial}");
+                    assert_eq!(got.results, want.results, "{q:?} {storage:?} {mode:?} page {page} partial {partial}");
                     assert_eq!(got.has_more, want.has_more, "{q:?} {mode:?}");
                 }
             }
