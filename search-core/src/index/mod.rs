@@ -762,22 +762,60 @@ impl I16Query {
 
     /// `q · row`: the exact integer sum of products, scaled once. Wrapping adds:
     /// rows of a corrupt file (not unit length) give wrong scores, not a panic;
-    /// the sum is the same in any order, so LLVM is free to use `pmaddwd` and
-    /// `i32x4.dot_i16x8_s`, and every target gives the same score.
+    /// the sum is the same in any order, so every target gives the same score.
     #[inline]
     pub(crate) fn dot(&self, row: &[i16]) -> f32 {
-        let mut acc = [0i32; 8];
-        for (x, y) in self.q.chunks_exact(8).zip(row.chunks_exact(8)) {
-            for l in 0..8 {
-                acc[l] = acc[l].wrapping_add(i32::from(x[l]) * i32::from(y[l]));
-            }
-        }
-        let rest = self.q.chunks_exact(8).remainder().iter().zip(row.chunks_exact(8).remainder());
-        let sum = rest.fold(acc.iter().fold(0i32, |a, &b| a.wrapping_add(b)), |a, (&x, &y)| {
-            a.wrapping_add(i32::from(x) * i32::from(y))
-        });
-        sum as f32 * self.scale
+        dot_i16(&self.q, row) as f32 * self.scale
     }
+}
+
+/// The wrapping integer dot product of two i16 slices (over the shorter's
+/// length). Natively LLVM turns the eight-lane loop into `pmaddwd`; in wasm it
+/// does not (it widens each lane and multiplies, which measured slower than the
+/// half-float scan), so wasm gets `i32x4.dot_i16x8_s` by hand: eight products
+/// and their pairwise sums in one instruction. Both give the same sum: a pair of
+/// products of values within ±32768 × ±32767 fits in an i32, and wrapping adds
+/// do not depend on order.
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+fn dot_i16(q: &[i16], row: &[i16]) -> i32 {
+    use core::arch::wasm32::{i32x4_add, i32x4_dot_i16x8, i32x4_extract_lane, i32x4_splat, v128, v128_load};
+    let n = q.len().min(row.len());
+    let (mut a0, mut a1) = (i32x4_splat(0), i32x4_splat(0));
+    let mut i = 0;
+    while i + 16 <= n {
+        // SAFETY: i + 16 <= n keeps both 16-byte loads of each slice in bounds;
+        // `v128_load` has no alignment requirement.
+        unsafe {
+            let (x, y) = (q.as_ptr().add(i), row.as_ptr().add(i));
+            a0 = i32x4_add(a0, i32x4_dot_i16x8(v128_load(x.cast::<v128>()), v128_load(y.cast::<v128>())));
+            a1 = i32x4_add(a1, i32x4_dot_i16x8(v128_load(x.add(8).cast::<v128>()), v128_load(y.add(8).cast::<v128>())));
+        }
+        i += 16;
+    }
+    let a = i32x4_add(a0, a1);
+    let lanes = [
+        i32x4_extract_lane::<0>(a),
+        i32x4_extract_lane::<1>(a),
+        i32x4_extract_lane::<2>(a),
+        i32x4_extract_lane::<3>(a),
+    ];
+    let sum = lanes.iter().fold(0i32, |s, &l| s.wrapping_add(l));
+    q[i..n].iter().zip(&row[i..n]).fold(sum, |s, (&x, &y)| s.wrapping_add(i32::from(x) * i32::from(y)))
+}
+
+/// [`dot_i16`] elsewhere: eight lanes LLVM vectorises (`pmaddwd` on x86).
+#[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+fn dot_i16(q: &[i16], row: &[i16]) -> i32 {
+    let mut acc = [0i32; 8];
+    for (x, y) in q.chunks_exact(8).zip(row.chunks_exact(8)) {
+        for l in 0..8 {
+            acc[l] = acc[l].wrapping_add(i32::from(x[l]) * i32::from(y[l]));
+        }
+    }
+    let rest = q.chunks_exact(8).remainder().iter().zip(row.chunks_exact(8).remainder());
+    rest.fold(acc.iter().fold(0i32, |a, &b| a.wrapping_add(b)), |a, (&x, &y)| {
+        a.wrapping_add(i32::from(x) * i32::from(y))
+    })
 }
 
 /// 2^112: what the bits of a half, moved into f32 position, are short of.
@@ -1066,6 +1104,25 @@ mod tests {
             let q: Vec<f32> = (0..389).map(|_| (next() >> 8) as f32 / (1u32 << 24) as f32 - 0.5).collect();
             let row: Vec<u16> = (0..389).map(|_| (next() >> 16) as u16 & 0xBFFF).collect();
             assert_eq!(F16Query::new(&q).dot(&row).to_bits(), dot_f16(&q, &row).to_bits());
+        }
+    }
+
+    #[test]
+    fn the_integer_dot_product_is_the_scalar_sum_on_every_target() {
+        // Extremes and odd lengths: the wasm kernel's 16-lane blocks, its tail,
+        // and pairs whose products come near the i32 limit.
+        let mut seed = 11u32;
+        let mut next = || {
+            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (seed >> 16) as u16 as i16
+        };
+        for n in [0, 1, 7, 8, 15, 16, 17, 383, 384, 385] {
+            for extreme in [false, true] {
+                let q: Vec<i16> = (0..n).map(|i| if extreme { [32767, -32767][i % 2] } else { next() }).collect();
+                let r: Vec<i16> = (0..n).map(|i| if extreme { [-32768, 32767][i % 2] } else { next() }).collect();
+                let want = q.iter().zip(&r).fold(0i32, |s, (&x, &y)| s.wrapping_add(i32::from(x) * i32::from(y)));
+                assert_eq!(dot_i16(&q, &r), want, "n {n} extreme {extreme}");
+            }
         }
     }
 
