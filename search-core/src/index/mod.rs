@@ -557,18 +557,15 @@ impl<'a> Index<'a> {
     /// exact scan's ([`Index::dense_top`]) to the bit.
     pub fn dense_scorer<'s>(&'s self, q: &'s [f32]) -> impl Fn(u32) -> f32 + 's {
         let fixed = matches!(self.vectors, Vectors::I16(_)).then(|| I16Query::new(q));
-        move |doc| match (&fixed, self.vectors) {
-            (Some(fq), Vectors::I16(v)) => fq.dot(self.row(v, doc as usize)),
-            _ => self.plain_score(q, doc),
-        }
+        move |doc| self.score_prepared(q, fixed.as_ref(), doc)
     }
 
-    fn plain_score(&self, q: &[f32], doc: u32) -> f32 {
+    /// The score of chunk `doc`; `fixed` is `q` in fixed point for an i16 index.
+    fn score_prepared(&self, q: &[f32], fixed: Option<&I16Query>, doc: u32) -> f32 {
         let d = doc as usize;
         match self.vectors {
             Vectors::F16(v) => dot_f16(q, self.row(v, d)),
-            // Only reached without a prepared query: a fresh one per call.
-            Vectors::I16(v) => I16Query::new(q).dot(self.row(v, d)),
+            Vectors::I16(v) => fixed.map_or(0.0, |fq| fq.dot(self.row(v, d))),
             Vectors::F32(v) => dot(q, self.row(v, d)),
             Vectors::Int8(v, s) => {
                 let Some(&scale) = s.get(d) else { return 0.0 };
@@ -588,7 +585,10 @@ impl<'a> Index<'a> {
     pub fn dense_top(&self, q: &[f32], depth: usize) -> Vec<(u32, f32)> {
         match self.vectors {
             Vectors::F16(v) => return top_f16(q, v, self.info.dim, depth),
-            Vectors::I16(v) => return top_i16(q, v, self.info.dim, depth),
+            Vectors::I16(v) => {
+                let fq = I16Query::new(q);
+                return top_rows(v, self.info.dim, depth, |row| fq.dot(row));
+            }
             _ => {}
         }
         let score = self.dense_scorer(q);
@@ -892,20 +892,16 @@ fn dot(a: &[f32], b: &[f32]) -> f32 {
 /// `q`, best first: the exact scan of [`Index::dense_top`] over half floats,
 /// whether the rows are an index file's or the browser engine's.
 pub(crate) fn top_f16(q: &[f32], rows: &[u16], dim: usize, depth: usize) -> Vec<(u32, f32)> {
-    let mut top = TopK::new(depth);
     let q = F16Query::new(q);
-    for (d, row) in rows.chunks_exact(dim.max(1)).enumerate() {
-        top.push(d as u32, q.dot(row));
-    }
-    top.into_sorted()
+    top_rows(rows, dim, depth, |row| q.dot(row))
 }
 
-/// [`top_f16`] over fixed-point rows ([`VectorStorage::I16`]).
-pub(crate) fn top_i16(q: &[f32], rows: &[i16], dim: usize, depth: usize) -> Vec<(u32, f32)> {
+/// The `depth` rows of `rows` (`dim` values each) that `score` ranks highest,
+/// best first: the exact scan, whatever the storage.
+pub(crate) fn top_rows<T>(rows: &[T], dim: usize, depth: usize, score: impl Fn(&[T]) -> f32) -> Vec<(u32, f32)> {
     let mut top = TopK::new(depth);
-    let q = I16Query::new(q);
     for (d, row) in rows.chunks_exact(dim.max(1)).enumerate() {
-        top.push(d as u32, q.dot(row));
+        top.push(d as u32, score(row));
     }
     top.into_sorted()
 }
@@ -1126,21 +1122,30 @@ mod tests {
         }
     }
 
+    /// Unit vectors of `dim` components of the shape MiniLM gives (around
+    /// ±0.05), one per call, from a fixed seed.
+    fn unit_vectors(dim: usize, mut seed: u32) -> impl FnMut() -> Vec<f32> {
+        move || {
+            let v: Vec<f32> = (0..dim)
+                .map(|_| {
+                    seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+                    (seed >> 8) as f32 / (1u32 << 24) as f32 - 0.5
+                })
+                .collect();
+            unit(&v)
+        }
+    }
+
     #[test]
     fn fixed_point_scores_are_closer_to_f32_than_halves_and_the_scan_agrees_to_the_bit() {
-        // Unit vectors of the shape MiniLM gives (384 components around ±0.05).
         let dim = 384;
-        let mut seed = 3u32;
-        let mut next = || {
-            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-            (seed >> 8) as f32 / (1u32 << 24) as f32 - 0.5
-        };
-        let q = unit(&(0..dim).map(|_| next()).collect::<Vec<_>>());
+        let mut next = unit_vectors(dim, 3);
+        let q = next();
         let fq = I16Query::new(&q);
         let (mut worst_fixed, mut worst_half) = (0f32, 0f32);
         let mut rows = Vec::new();
         for _ in 0..200 {
-            let v = unit(&(0..dim).map(|_| next()).collect::<Vec<_>>());
+            let v = next();
             let fixed: Vec<i16> = v.iter().map(|&x| q15(x)).collect();
             let half: Vec<u16> = v.iter().map(|&x| f16_bits(x)).collect();
             let exact = dot(&q, &v);
@@ -1171,16 +1176,10 @@ mod tests {
 
     #[test]
     fn f16_scores_match_f32_scores() {
-        // Unit vectors of the shape MiniLM gives (384 components around ±0.05).
-        let dim = 384;
-        let mut seed = 1u32;
-        let mut next = || {
-            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-            (seed >> 8) as f32 / (1u32 << 24) as f32 - 0.5
-        };
-        let q = unit(&(0..dim).map(|_| next()).collect::<Vec<_>>());
+        let mut next = unit_vectors(384, 1);
+        let q = next();
         for _ in 0..50 {
-            let v = unit(&(0..dim).map(|_| next()).collect::<Vec<_>>());
+            let v = next();
             let h: Vec<u16> = v.iter().map(|&x| f16_bits(x)).collect();
             let (exact, half) = (dot(&q, &v), dot_f16(&q, &h));
             assert!((exact - half).abs() < 1e-3, "{exact} vs {half}");

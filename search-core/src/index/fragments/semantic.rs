@@ -20,7 +20,7 @@ use std::cell::RefCell;
 use super::{bad, Engine, FragmentError, Step};
 use crate::container::{AlignedBytes, Container, Writer};
 use crate::encoder::Encoder;
-use crate::index::{bm25, dot_f16, f16_bits, top_f16, top_i16, I16Query, Index, IndexInfo, Mode, SearchParams};
+use crate::index::{bm25, dot_f16, f16_bits, top_f16, top_rows, I16Query, Index, IndexInfo, Mode, SearchParams};
 use crate::query_cache::QueryCache;
 
 /// Fragment names of the semantic side.
@@ -160,34 +160,40 @@ enum Rows {
 pub(super) struct Dense<'a> {
     sem: &'a Semantic,
     q: &'a [f32],
-    /// The query in fixed point, for fixed-point rows (converted once).
-    fixed: Option<I16Query>,
+    rows: Prepared<'a>,
+}
+
+/// The rows, with the query converted once for fixed-point ones.
+enum Prepared<'a> {
+    F16(&'a [u16]),
+    I16(&'a [i16], I16Query),
 }
 
 impl<'a> Dense<'a> {
     fn new(sem: &'a Semantic, q: &'a [f32]) -> Dense<'a> {
-        Dense { sem, q, fixed: matches!(sem.vectors, Rows::I16(_)).then(|| I16Query::new(q)) }
+        let rows = match &sem.vectors {
+            Rows::F16(v) => Prepared::F16(v),
+            Rows::I16(v) => Prepared::I16(v, I16Query::new(q)),
+        };
+        Dense { sem, q, rows }
     }
 
     /// The `depth` closest chunks, best first (the exact scan).
     pub(super) fn top(&self, depth: usize) -> Vec<(u32, f32)> {
-        match &self.sem.vectors {
-            Rows::F16(v) => top_f16(self.q, v, self.sem.info.dim, depth),
-            Rows::I16(v) => top_i16(self.q, v, self.sem.info.dim, depth),
+        let dim = self.sem.info.dim;
+        match &self.rows {
+            Prepared::F16(v) => top_f16(self.q, v, dim, depth),
+            Prepared::I16(v, fq) => top_rows(v, dim, depth, |row| fq.dot(row)),
         }
     }
 
     /// The cosine of chunk `doc` (0 for a chunk the index does not have).
     pub(super) fn score(&self, doc: u32) -> f32 {
         let dim = self.sem.info.dim;
-        let range = (doc as usize).checked_mul(dim).and_then(|a| Some(a..a.checked_add(dim)?));
-        match (&self.sem.vectors, range) {
-            (Rows::F16(v), Some(r)) => v.get(r).map_or(0.0, |row| dot_f16(self.q, row)),
-            (Rows::I16(v), Some(r)) => match (&self.fixed, v.get(r)) {
-                (Some(fq), Some(row)) => fq.dot(row),
-                _ => 0.0,
-            },
-            (_, None) => 0.0,
+        let Some(r) = (doc as usize).checked_mul(dim).and_then(|a| Some(a..a.checked_add(dim)?)) else { return 0.0 };
+        match &self.rows {
+            Prepared::F16(v) => v.get(r).map_or(0.0, |row| dot_f16(self.q, row)),
+            Prepared::I16(v, fq) => v.get(r).map_or(0.0, |row| fq.dot(row)),
         }
     }
 
