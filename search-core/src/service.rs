@@ -14,7 +14,8 @@ use std::collections::HashSet;
 use std::sync::Mutex;
 
 use crate::encoder::{Encoder, EncoderError};
-use crate::index::{analyzer, fusion, highlight, ChunkMeta, Hit, Index, IndexError, Mode, SearchParams};
+use crate::index::highlight::Highlighter;
+use crate::index::{analyzer, fusion, ChunkMeta, Hit, Index, IndexError, Mode, SearchParams};
 use crate::pg::{Store, StoreError};
 use crate::query_cache::QueryCache;
 
@@ -77,13 +78,14 @@ pub struct SearchResult {
 }
 
 impl SearchResult {
-    /// Chunk `m`, hit `h`, rendered as the result at `rank` for `query` (the edge
-    /// and the browser engine both render results here).
-    pub fn from_chunk(rank: usize, m: ChunkMeta, h: &Hit, query: &str) -> SearchResult {
+    /// Chunk `m`, hit `h`, rendered as the result at `rank`, its snippet cut by
+    /// `hl` (one [`Highlighter`] for the query's page of results; the edge and the
+    /// browser engine both render results here).
+    pub fn from_chunk(rank: usize, m: ChunkMeta, h: &Hit, hl: &mut Highlighter) -> SearchResult {
         SearchResult {
             rank,
             url: if m.anchor.is_empty() { m.url.clone() } else { format!("{}#{}", m.url, m.anchor) },
-            snippet: highlight::snippet(&m.text, query),
+            snippet: hl.snippet(&m.text),
             chunk_id: m.id,
             page_id: m.page_id,
             title: m.title,
@@ -409,11 +411,12 @@ impl<'a> Service<'a> {
         let offset = (page - 1) * p.k;
         let ranked = self.rank(&Query { text: query, params: *p, offset, vector: None, count_more: true }, clock)?;
         let t = clock();
+        let mut hl = Highlighter::new(query);
         let results = ranked
             .hits
             .iter()
             .enumerate()
-            .map(|(i, h)| self.result(offset + i + 1, h, query))
+            .map(|(i, h)| self.result(offset + i + 1, h, &mut hl))
             .collect::<Result<Vec<_>, _>>()?;
         let render = clock() - t;
         Ok(SearchResponse {
@@ -432,9 +435,9 @@ impl<'a> Service<'a> {
         })
     }
 
-    /// Renders one hit as a result at `rank`.
-    pub fn result(&self, rank: usize, h: &Hit, query: &str) -> Result<SearchResult, ServiceError> {
-        Ok(SearchResult::from_chunk(rank, self.chunk(h.doc)?, h, query))
+    /// Renders one hit as a result at `rank`, its snippet cut by `hl` (the query's).
+    pub fn result(&self, rank: usize, h: &Hit, hl: &mut Highlighter) -> Result<SearchResult, ServiceError> {
+        Ok(SearchResult::from_chunk(rank, self.chunk(h.doc)?, h, hl))
     }
 
     /// What `GET /api/health` reports (for PostgreSQL, read from the tenant's row).

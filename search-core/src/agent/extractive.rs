@@ -21,7 +21,8 @@
 use std::collections::{BTreeSet, HashSet};
 
 use super::{ChatRequest, ChatTimings, Done, Event, Hit, Role, SearchStep, Source};
-use crate::index::{analyzer, highlight, Mode, Order};
+use crate::index::highlight::{self, Highlighter};
+use crate::index::{analyzer, Mode, Order};
 use crate::service::{Query, Service};
 
 /// Tuning of the extractive agent.
@@ -211,10 +212,11 @@ fn search(svc: &Service, query: &str, qvec: &[f32], judge: &[f32], k: usize, emi
             Vec::new()
         }
     };
+    let mut hl = Highlighter::new(query);
     let hits: Vec<_> = ranked
         .into_iter()
         .enumerate()
-        .filter_map(|(i, h)| svc.result(i + 1, &h, query).ok().map(|r| (h.doc, r)))
+        .filter_map(|(i, h)| svc.result(i + 1, &h, &mut hl).ok().map(|r| (h.doc, r)))
         .collect();
     let docs: Vec<u32> = hits.iter().map(|(doc, _)| *doc).collect();
     // The judge is the query's own vector on the first search: those cosines are

@@ -23,6 +23,7 @@ use serde_json::{json, Value};
 
 use super::openai::{self, Reply, StreamParser, TOOL_NAME};
 use super::{extractive, ChatRequest, ChatTimings, Done, Event, Hit, Role, SearchStep, Source};
+use crate::index::highlight::Highlighter;
 use crate::index::Mode;
 use crate::service::{Query, Service};
 
@@ -222,10 +223,11 @@ impl<'a> React<'a> {
                 return format!("error: the search is unavailable ({e}); answer that you cannot search right now");
             }
         };
+        let mut hl = Highlighter::new(&query);
         let results: Vec<_> = hits
             .iter()
             .enumerate()
-            .filter_map(|(i, h)| self.svc.result(i + 1, h, &query).ok().map(|r| (h, r)))
+            .filter_map(|(i, h)| self.svc.result(i + 1, h, &mut hl).ok().map(|r| (h, r)))
             .collect();
         self.search_ms += clock() - t;
         emit(Event::Search(SearchStep {

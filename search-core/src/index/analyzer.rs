@@ -163,7 +163,7 @@ fn base_terms(text: &str) -> Vec<String> {
         .collect()
 }
 
-const IDENT_PUNCT: &[char] = &['-', '_', '=', ':', '.', '/', '@', '#'];
+pub(crate) const IDENT_PUNCT: &[char] = &['-', '_', '=', ':', '.', '/', '@', '#'];
 
 /// Whether `text` names an identifier: something in backticks, or a word with
 /// `_ = / # @ :` in it, a leading `-` (an option), or letters and digits together

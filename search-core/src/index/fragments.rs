@@ -30,6 +30,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use serde::{Deserialize, Serialize};
 
+use super::highlight::Highlighter;
 use super::{analyzer, bm25, fusion, ChunkMeta, Index, IndexError, Mode, SearchParams};
 use crate::container::{check_offsets, AlignedBytes, Container, ContainerError, Writer};
 use crate::service::{SearchResponse, SearchResult, Timings};
@@ -503,11 +504,12 @@ impl Engine {
         if !missing.is_empty() {
             return Step::Need(missing);
         }
+        let mut hl = Highlighter::new(query);
         let results = hits
             .iter()
             .enumerate()
             .filter_map(|(i, h)| {
-                Some(SearchResult::from_chunk(offset + i + 1, self.records.get(&h.doc)?.clone(), h, query))
+                Some(SearchResult::from_chunk(offset + i + 1, self.records.get(&h.doc)?.clone(), h, &mut hl))
             })
             .collect();
         Step::Done(SearchResponse {

@@ -43,30 +43,134 @@ fn escape(s: &str) -> String {
 }
 
 /// A snippet of `text` for `query`: at most 40 words, `…` where cut, matches marked.
+/// For several texts and one query (a page of results), [`Highlighter`] does
+/// the query's work once.
+pub fn snippet(text: &str, query: &str) -> String {
+    Highlighter::new(query).snippet(text)
+}
+
+/// Cuts snippets for one query: the query analysed once, and every word met in
+/// any of its texts judged once.
 ///
 /// Snippets are most of what a BM25 query costs at the edge (ten per page of
-/// results), so each distinct word is analysed once however often it occurs,
-/// and the window is found in one sliding pass over counts rather than a set
-/// built per window.
-pub fn snippet(text: &str, query: &str) -> String {
-    let q: HashSet<String> = analyzer::terms(query).into_iter().collect();
-    let plain = plain_text(text);
-    let words = plain_words(&plain);
-    // Each word that matches the query gets the number of its spelling among the
-    // matching ones (windows count distinct matching words).
-    let mut known: HashMap<&str, Option<usize>> = HashMap::new();
-    let mut spellings = 0;
-    let mut hit: Vec<Option<usize>> = Vec::with_capacity(words.len());
-    for &w in &words {
-        let id = *known.entry(w).or_insert_with(|| {
-            analyzer::terms(w).iter().any(|t| q.contains(t)).then(|| {
-                spellings += 1;
-                spellings - 1
-            })
-        });
-        hit.push(id);
+/// results, each word of each chunk through the analyzer and its stemmer), and
+/// the chunks of one page share most of their words, so whether a word matches
+/// is remembered across the page. The window is found in one sliding pass over
+/// counts rather than a set built per window.
+pub struct Highlighter {
+    query: HashSet<String>,
+    /// How the query's ASCII terms begin.
+    heads: Heads,
+    /// Whether the query has exact (identifier) terms, `=` and the piece.
+    exact: bool,
+    /// Whether a word, as written, yields a query term.
+    judged: HashMap<String, bool>,
+}
+
+impl Highlighter {
+    pub fn new(query: &str) -> Highlighter {
+        let query: HashSet<String> = analyzer::terms(query).into_iter().collect();
+        let mut heads = Heads { single: [false; 128], pairs: [0; 256] };
+        for t in query.iter().map(|t| t.as_bytes()) {
+            match *t {
+                [a] if a.is_ascii() => heads.single[usize::from(a)] = true,
+                [a, b, ..] if a.is_ascii() && b.is_ascii() => {
+                    heads.add(a, b);
+                    // Snowball's exceptions spell "dying" "die" (also lying, tying).
+                    if b == b'i' {
+                        heads.add(a, b'y');
+                    }
+                }
+                _ => {}
+            }
+        }
+        let exact = query.iter().any(|t| t.starts_with('='));
+        Highlighter { query, heads, exact, judged: HashMap::new() }
     }
-    let start = best_window(&hit, spellings);
+
+    /// False when `word` cannot yield a query term, judged without the analyzer.
+    ///
+    /// Most words of a page match nothing, and the analyzer (folding, the word
+    /// rules, the stemmer) is most of a snippet's cost. For an ASCII word every
+    /// term the analyzer makes begins at a word start (the first character, or
+    /// one after a character that is not a letter or digit) with that word's
+    /// first two characters, lowercased: the word rules never start a word
+    /// inside a run of letters and digits, and Snowball leaves words of two
+    /// letters alone and only rewrites a longer word's end (its initial `y` is
+    /// marked and restored; but "dying", "lying" and "tying" are exceptions
+    /// stemmed "die", "lie", "tie"). A term of one character is looked for as one.
+    /// Exact terms (`=` and the whole piece) are left to the analyzer whenever
+    /// the word has identifier punctuation, and non-ASCII words always are. A
+    /// unit test checks this against the analyzer on random words.
+    fn may_match(&self, word: &str) -> bool {
+        let b = word.as_bytes();
+        if !word.is_ascii() || (self.exact && b.iter().any(|c| analyzer::IDENT_PUNCT.contains(&char::from(*c)))) {
+            return true;
+        }
+        (0..b.len()).any(|i| {
+            let c = b[i].to_ascii_lowercase();
+            (c.is_ascii_alphanumeric() || c == b'_')
+                && (i == 0 || !b[i - 1].is_ascii_alphanumeric())
+                && (self.heads.single[usize::from(c)]
+                    || b.get(i + 1).is_some_and(|&d| self.heads.pair(c, d.to_ascii_lowercase())))
+        })
+    }
+
+    fn matches(&mut self, word: &str) -> bool {
+        if !self.may_match(word) {
+            return false;
+        }
+        if let Some(&m) = self.judged.get(word) {
+            return m;
+        }
+        let m = analyzer::terms(word).iter().any(|t| self.query.contains(t));
+        self.judged.insert(word.to_string(), m);
+        m
+    }
+
+    /// A snippet of `text`: at most 40 words, `…` where cut, matches marked.
+    pub fn snippet(&mut self, text: &str) -> String {
+        let plain = plain_text(text);
+        let words = plain_words(&plain);
+        // Each word that matches the query gets the number of its spelling among
+        // the matching ones (windows count distinct matching words).
+        let mut spelling: HashMap<&str, usize> = HashMap::new();
+        let hit: Vec<Option<usize>> = words
+            .iter()
+            .map(|&w| {
+                self.matches(w).then(|| {
+                    let next = spelling.len();
+                    *spelling.entry(w).or_insert(next)
+                })
+            })
+            .collect();
+        let spellings = spelling.len();
+        render(&words, &hit, spellings)
+    }
+}
+
+/// The first characters of a query's ASCII terms: terms of one character, and
+/// the first two of longer ones (a bit per pair of ASCII characters).
+struct Heads {
+    single: [bool; 128],
+    pairs: [u64; 256],
+}
+
+impl Heads {
+    fn add(&mut self, a: u8, b: u8) {
+        let i = usize::from(a & 0x7f) << 7 | usize::from(b & 0x7f);
+        self.pairs[i / 64] |= 1 << (i % 64);
+    }
+
+    fn pair(&self, a: u8, b: u8) -> bool {
+        let i = usize::from(a & 0x7f) << 7 | usize::from(b & 0x7f);
+        self.pairs[i / 64] & (1 << (i % 64)) != 0
+    }
+}
+
+/// The best window of `words` as HTML, its matching words marked.
+fn render(words: &[&str], hit: &[Option<usize>], spellings: usize) -> String {
+    let start = best_window(hit, spellings);
     let end = (start + WINDOW).min(words.len());
     let mut out = String::new();
     if start > 0 {
@@ -161,6 +265,66 @@ mod tests {
                 }
             }
             assert_eq!(best_window(&hit, spellings), want.0, "{hit:?}");
+        }
+    }
+
+    #[test]
+    fn the_quick_judgement_never_drops_a_match() {
+        // Every term the analyzer makes of a word must pass the quick check of
+        // a query made of that term alone. Words from letters (with the
+        // stemmer's favourite endings), digits and the punctuation the word
+        // rules care about, and a few non-ASCII ones.
+        let pieces = [
+            "a", "e", "i", "y", "s", "t", "n", "x", "z", "ies", "ied", "ing", "ly", "ed", "'s", "'", "sses", "eed",
+            "ation", "ness", "7", "0", "_", "-", "=", ":", ".", "/", "@", "#", ",", ";", "(", ")", "\"", "é", "ß", "’",
+            "日", "Y", "Sk", "Dy", "gen", "tly", "o'", "ab", "ss", "us", "L", "T", "be", "id", "ug", "ear", "on",
+            "sing",
+        ];
+        let mut seed = 11u32;
+        let mut next = |m: u32| {
+            seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            (seed >> 16) % m
+        };
+        let mut checked = 0;
+        for _ in 0..60_000 {
+            let n = next(5) + 1;
+            let word: String = (0..n).map(|_| pieces[next(pieces.len() as u32) as usize]).collect();
+            for t in analyzer::terms(&word) {
+                let h = Highlighter::new(&t);
+                // A term the analyzer changes when analysed again (a stem that is
+                // a stop word, say) cannot be a query term on its own.
+                if h.query.contains(&t) {
+                    assert!(h.may_match(&word), "{word:?} yields {t:?}");
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 10_000, "{checked}");
+        // And the words of real prose, each against its own terms.
+        let prose = "Skies dying lying tying early only gently ugly news yelling Yes you're don't e.g. \
+            3.14 1,000 q_fiqci --gres=nvme:100 (virtual) permit. Permits re-run __init__ _private";
+        for word in prose.split_whitespace() {
+            for t in analyzer::terms(word) {
+                let h = Highlighter::new(&t);
+                if h.query.contains(&t) {
+                    assert!(h.may_match(word), "{word:?} yields {t:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn one_highlighter_cuts_what_a_snippet_each_cuts() {
+        let texts = [
+            "Every car needs a valid permit. Permits (virtual) are read daily.",
+            "## Set up\n\nConnect to **eduroam** with your [NetID](id.md) <b>now</b>.",
+            "Use `--gres=nvme:100` to get a permit for local disk on the nodes",
+        ];
+        for q in ["permit virtual", "eduroam netid", "--gres=nvme:100 disk", "daily permits now"] {
+            let mut h = Highlighter::new(q);
+            for t in texts {
+                assert_eq!(h.snippet(t), snippet(t, q), "{q} / {t}");
+            }
         }
     }
 
