@@ -52,11 +52,12 @@ pub fn snippet(text: &str, query: &str) -> String {
 /// Cuts snippets for one query: the query analysed once, and every word met in
 /// any of its texts judged once.
 ///
-/// Snippets are most of what a BM25 query costs at the edge (ten per page of
-/// results, each word of each chunk through the analyzer and its stemmer), and
-/// the chunks of one page share most of their words, so whether a word matches
-/// is remembered across the page. The window is found in one sliding pass over
-/// counts rather than a set built per window.
+/// Snippets were most of what a BM25 query cost at the edge (ten per page of
+/// results, each word of each chunk through the analyzer and its stemmer), so
+/// most words are dismissed without the analyzer (`may_match`),
+/// and whether a word matches is remembered across the page. The window is
+/// found in one sliding pass over counts rather than a set built per window.
+/// (BENCHMARKS.md, "Snippets judged before the analyzer".)
 pub struct Highlighter {
     query: HashSet<String>,
     /// How the query's ASCII terms begin.
