@@ -330,6 +330,24 @@ mod tests {
     }
 
     #[test]
+    fn hostile_queries_and_texts_stay_text() {
+        // Markup in a matched word (the quick judgement lets `<script>…` through
+        // to the analyzer), in the query, and in the rest of the window.
+        let text = "Never paste <script>alert(1)</script> or \"><img src=x onerror=alert(1)> into the form.";
+        for q in ["<script>alert(1)</script>", "script onerror", "\"><img src=x>", "paste"] {
+            let s = snippet(text, q);
+            assert!(s.contains("<mark>"), "{q}: {s}");
+            let bare = s.replace("<mark>", "").replace("</mark>", "");
+            assert!(!bare.contains('<') && !bare.contains('>') && !bare.contains('"'), "{q}: {s}");
+        }
+        // Malformed and oversized queries cut a plain snippet.
+        for q in ["", "\u{0}\u{1b}[31m", "\u{fffd}\u{200b}", &"a".repeat(10_000), &"é日-_=".repeat(500)] {
+            let s = snippet(text, q);
+            assert!(!s.contains("<mark>") && s.starts_with("Never paste &lt;script&gt;"), "{s}");
+        }
+    }
+
+    #[test]
     fn marks_query_terms_and_escapes() {
         let s = snippet("## Set up\n\nConnect to **eduroam** with your [NetID](id.md) <b>now</b>.", "eduroam netid");
         assert_eq!(s, "Set up Connect to <mark>eduroam</mark> with your <mark>NetID</mark> &lt;b&gt;now&lt;/b&gt;.");
