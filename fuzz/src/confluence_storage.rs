@@ -10,7 +10,7 @@ use std::collections::{HashMap, HashSet};
 
 use ingest::storage::{to_markdown, TitleLinks};
 use kb_common::slug;
-use site_builder::mkdocs::{normalize, Target};
+use kb_dialect::{normalize, Dialects, NoResolver, Target};
 use site_builder::render::{render, LinkContext};
 
 pub fn run(data: &[u8]) {
@@ -18,9 +18,9 @@ pub fn run(data: &[u8]) {
     // A body that is not well-formed XML is a typed error: the page is skipped.
     let Ok(markdown) = to_markdown(body, &TitleLinks) else { return };
 
-    let html_md = normalize(&markdown, Target::Html, &|_| None);
+    let html_md = normalize(&markdown, Target::Html, Dialects::detect("space/page.md", &markdown), &NoResolver);
     let pages: HashMap<String, String> = HashMap::new();
-    let ctx = LinkContext { pages: &pages, asset_exists: &|_| false };
+    let ctx = LinkContext::new(&pages, &|_| false);
     let rendered = render(&html_md, "space/page.md", "space/page.html", "Page", 1, &ctx);
     let heading_ids: HashSet<String> = slug::headings(&html_md.text).into_iter().map(|h| h.id).collect();
     crate::page::assert_inert(&rendered.html, &heading_ids);

@@ -42,6 +42,7 @@ fn genuine() -> &'static HashMap<String, Vec<u8>> {
                 page_id: format!("p{}", i / 2),
                 n: i as u32,
                 title: format!("Page {}", i / 2),
+                aliases: Vec::new(),
                 path: vec!["KB".into()],
                 headers: vec!["Section".into()],
                 url: format!("p{}.html", i / 2),

@@ -14,8 +14,8 @@
 use std::collections::{HashMap, HashSet};
 
 use kb_common::{safe_url, slug};
+use kb_dialect::{normalize, Dialects, Resolver, Target};
 use site_builder::chunk::{chunk_page, ChunkOptions};
-use site_builder::mkdocs::{normalize, Target};
 use site_builder::parse::parse_page;
 use site_builder::render::{render, LinkContext, USER_ID_PREFIX};
 
@@ -27,19 +27,41 @@ const SITE: [(&str, &str); 4] = [
     ("a b/é.md", "a b/é.html"),
 ];
 
+/// The rest of the knowledge base as the dialect passes see it: one snippet,
+/// wikilinks to the pages of [`SITE`], and a page body that embeds itself.
+struct FuzzSite;
+
+impl Resolver for FuzzSite {
+    fn source(&self) -> &str {
+        "dir/page.md"
+    }
+    fn snippet(&self, name: &str) -> Option<String> {
+        (name == "snip.md").then(|| "Included **text** with [a link](javascript:alert(1)).\n".to_string())
+    }
+    fn page(&self, target: &str) -> Option<String> {
+        SITE.iter().map(|(s, _)| *s).find(|s| s.trim_end_matches(".md").ends_with(target)).map(str::to_string)
+    }
+    fn asset(&self, target: &str) -> Option<String> {
+        (target == "a.png").then(|| "img/a.png".to_string())
+    }
+    fn body(&self, path: &str) -> Option<String> {
+        SITE.iter().any(|(s, _)| *s == path).then(|| "# Embedded\n\n![[page]] and [[other#Top]]\n".to_string())
+    }
+}
+
 pub fn run(data: &[u8]) {
     let Ok(page) = parse_page("dir/page.md", data) else { return };
     // The build drops an unsafe `original_url`; the check itself must not panic.
     let _ = page.original_url.as_deref().map(safe_url::check);
 
-    let snippets =
-        |name: &str| (name == "snip.md").then(|| "Included **text** with [a link](javascript:alert(1)).\n".to_string());
-    let html_md = normalize(&page.body, Target::Html, &snippets);
-    let text_md = normalize(&page.body, Target::Text, &snippets);
+    // Every dialect on, whatever the page looks like: each pass is fuzzed.
+    let all = Dialects { mkdocs: true, obsidian: true, gfm: true, mdx: true, hugo: true };
+    let html_md = normalize(&page.body, Target::Html, all, &FuzzSite);
+    let text_md = normalize(&page.body, Target::Text, all, &FuzzSite);
 
     let pages: HashMap<String, String> = SITE.iter().map(|(s, u)| (s.to_string(), u.to_string())).collect();
     let exists = |p: &str| p == "img/a.png";
-    let ctx = LinkContext { pages: &pages, asset_exists: &exists };
+    let ctx = LinkContext::new(&pages, &exists);
     let rendered = render(&html_md, &page.source, "dir/page.html", &page.title, page.body_line, &ctx);
 
     let heading_ids: HashSet<String> = slug::headings(&html_md.text).into_iter().map(|h| h.id).collect();

@@ -26,6 +26,9 @@ pub struct Chunk {
     pub n: u32,
     /// Title of the page.
     pub title: String,
+    /// Other names of the page (Obsidian `aliases`): indexed with the title.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub aliases: Vec<String>,
     /// Ancestor chain of the page, root first, the page's own title last.
     pub path: Vec<String>,
     /// Header trail of the section (`H1 > H2`), empty for text before any header.
@@ -102,6 +105,7 @@ mod tests {
             page_id: "42".into(),
             n,
             title: "Wi-Fi".into(),
+            aliases: Vec::new(),
             path: vec!["Help".into(), "Wi-Fi".into()],
             headers: vec!["Wi-Fi".into(), "Set up \"eduroam\"".into()],
             url: "it/wifi.html".into(),

@@ -14,6 +14,7 @@ pub fn chunk(id: &str, page: &str, title: &str, text: &str) -> Chunk {
         page_id: page.into(),
         n: 0,
         title: title.into(),
+        aliases: Vec::new(),
         path: vec![title.into()],
         headers: vec![],
         url: format!("{page}.html"),

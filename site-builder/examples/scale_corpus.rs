@@ -92,6 +92,7 @@ fn main() -> Result<(), String> {
             n: (i % 4) as u32,
             path: vec![faculty, title.clone()],
             title,
+            aliases: Vec::new(),
             headers: Vec::new(),
             url: format!("{page_id}.html"),
             anchor: String::new(),

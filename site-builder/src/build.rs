@@ -1,7 +1,7 @@
 //! `site-builder build`: the pipeline from a content folder to `OUT/`.
 //!
 //! ```text
-//! content/**/*.md ─parse─▶ pages ─normalize─▶ (Html, Text) Markdown
+//! content/**/*.{md,mdx} ─parse─▶ pages ─normalize (kb-dialect)─▶ (Html, Text) Markdown
 //!      Html ─render─▶ sanitised HTML ─templates─▶ OUT/site/
 //!      Text ─chunk─▶ chunks ─filter─▶ chunks ─enrich─▶ OUT/chunks.jsonl
 //! everything skipped, dropped or broken ─▶ OUT/report.json
@@ -20,15 +20,15 @@ use search_core::chunk::{encode_jsonl, Chunk, CHUNKS_FORMAT_VERSION};
 use crate::chunk::{chunk_page, ChunkOptions, OptionsError};
 use crate::embed::{embed_all, EmbedCache, EncoderFile, LongText};
 use crate::filter::{self, HeuristicJudge, Rule, StubJudge};
-use crate::mkdocs::{normalize, Target};
 use crate::output::{write_atomic, Staging, WriteError};
-use crate::parse::{parse_page, Page, PageError};
+use crate::parse::{is_page_file, parse_page, strip_page_extension, Page, PageError};
 use crate::render::{self, root_prefix, LinkContext, Rendered};
 use crate::report::*;
 use crate::site::{TemplateError, Templates};
 use crate::tree::{NavTree, PageRef, HOME_URL};
 use crate::{enrich, summary};
 use kb_common::safe_url;
+use kb_dialect::{normalize, Dialect, Dialects, Target};
 use search_core::encoder::DIM;
 use search_core::index::{self as hybrid, Bm25Params, Mode, VectorStorage};
 
@@ -65,6 +65,11 @@ pub struct BuildOptions {
     /// Write browser search into the site (`OUT/site/_search/`; needs the index);
     /// `None` leaves it out.
     pub browser: Option<crate::browser::BrowserOptions>,
+    /// Read every page in this dialect (`--dialect`); `None` detects it per page.
+    pub dialect: Option<Dialect>,
+    /// The path the source site served the pages under (`/docs`), for links
+    /// written site-root-relative (`/docs/setup/setup.md`); `None` detects it.
+    pub base_path: Option<String>,
 }
 
 /// How the hybrid index is built.
@@ -93,8 +98,10 @@ pub enum BuildError {
     ContentMissing(PathBuf),
     #[error("{0} is not a folder; --content takes the folder that holds the Markdown pages")]
     ContentNotDir(PathBuf),
-    #[error("no Markdown pages (*.md) under {0}")]
+    #[error("no Markdown pages (*.md, *.mdx) under {0}")]
     NoPages(PathBuf),
+    #[error("{read} page(s) read under {content} and none could be rendered: {reason} (see {report})")]
+    NothingRendered { read: usize, content: PathBuf, reason: String, report: PathBuf },
     #[error(transparent)]
     Options(#[from] OptionsError),
     #[error(transparent)]
@@ -175,84 +182,16 @@ pub fn build(opts: &BuildOptions) -> Result<Report, BuildError> {
         return Err(BuildError::NoPages(opts.content.clone()));
     }
     report.pages.read = sources.len() + report.skipped.len();
-    let mut pages: Vec<Page> = Vec::with_capacity(sources.len());
-    let mut ids: HashMap<String, String> = HashMap::new();
-    for source in &sources {
-        let parsed = std::fs::read(opts.content.join(source))
-            .map_err(|e| PageError::Io { file: source.clone(), message: e.to_string() })
-            .and_then(|bytes| {
-                let mut page = parse_page(source, &bytes)?;
-                drop_unsafe_original_url(&mut page, &bytes, &mut report);
-                Ok(page)
-            })
-            .and_then(|page| match ids.get(&page.id) {
-                Some(first) => {
-                    Err(PageError::DuplicateId { file: source.clone(), id: page.id.clone(), first: first.clone() })
-                }
-                None => Ok(page),
-            });
-        match parsed {
-            Ok(page) => {
-                ids.insert(page.id.clone(), source.clone());
-                pages.push(page);
-            }
-            Err(e) => report.skipped.push(Skipped {
-                file: source.clone(),
-                line: e.line(),
-                reason: e.kind().to_string(),
-                message: e.to_string(),
-            }),
-        }
+    let pages = read_pages(&opts.content, &sources, &mut report);
+    report.pages.unpublished = report.unpublished.len();
+    report.pages.skipped = report.skipped.len();
+    if pages.is_empty() && !report.skipped.is_empty() {
+        return Err(nothing_rendered(opts, &mut report, started));
     }
-    let chains = resolve_chains(&pages);
-    let urls: Vec<String> = pages.iter().map(|p| page_url(&p.source)).collect();
-    let page_urls: HashMap<String, String> =
-        pages.iter().zip(&urls).map(|(p, u)| (p.source.clone(), u.clone())).collect();
 
     // Normalise and render.
-    let asset_exists = |rel: &str| assets.contains(rel);
-    let ctx = LinkContext { pages: &page_urls, asset_exists: &asset_exists };
-    let snippets = SnippetDir::new(&opts.content);
-    let bar = progress(opts.progress, pages.len() as u64, "render");
-    let mut built: Vec<Built> = Vec::with_capacity(pages.len());
-    for ((page, url), chain) in pages.into_iter().zip(urls).zip(chains) {
-        bar.set_message(page.source.clone());
-        let resolve = |name: &str| snippets.get(name);
-        let html_md = normalize(&page.body, Target::Html, &resolve);
-        let text_md = normalize(&page.body, Target::Text, &resolve);
-        for (line, name) in &html_md.missing_snippets {
-            report.warnings.push(Warning {
-                file: page.source.clone(),
-                line: Some(page.body_line + line),
-                message: format!("snippet include \"{name}\" not found in the content folder; the line was left out"),
-            });
-        }
-        let rendered = render::render(&html_md, &page.source, &url, &page.title, page.body_line, &ctx);
-        for l in &rendered.broken_links {
-            report.broken_links.push(LinkProblem { file: page.source.clone(), line: l.line, target: l.target.clone() });
-        }
-        for l in &rendered.missing_assets {
-            report.missing_assets.push(LinkProblem {
-                file: page.source.clone(),
-                line: l.line,
-                target: l.target.clone(),
-            });
-        }
-        for b in &rendered.blocked_urls {
-            report.blocked_urls.push(BlockedUrl {
-                file: page.source.clone(),
-                line: b.line,
-                url: b.url.clone(),
-                reason: b.reason.clone(),
-            });
-        }
-        let summary = summary::first_sentence(&text_md.text, 180);
-        built.push(Built { page, url, chain, text_md: text_md.text, rendered, summary });
-        bar.inc(1);
-    }
-    bar.finish_and_clear();
+    let built = render_pages(pages, &assets, opts, &mut report);
     report.pages.rendered = built.len();
-    report.pages.skipped = report.skipped.len();
 
     // Chunk, filter, enrich.
     let chunks = chunk_filter_enrich(&built, &chunk_opts, opts.filters, judge.as_ref(), opts.progress, &mut report);
@@ -261,12 +200,16 @@ pub fn build(opts: &BuildOptions) -> Result<Report, BuildError> {
     let tree = NavTree::build(
         &built
             .iter()
-            .map(|b| PageRef { chain: b.chain.iter().map(String::as_str).collect(), url: &b.url })
+            .map(|b| PageRef { chain: b.chain.iter().map(String::as_str).collect(), url: &b.url, order: b.page.order })
             .collect::<Vec<_>>(),
     );
     let site_dir = opts.out.join("site");
     let staging = Staging::new(&site_dir)?;
     write_site(&staging, &templates, &tree, &built, &assets_used(&built), opts, &mut report)?;
+    report.warnings.extend(crate::assets::active_content(
+        &opts.content,
+        built.iter().map(|b| (b.page.source.as_str(), &b.rendered.assets)),
+    ));
 
     report.seconds = started.elapsed().as_secs_f64();
     let report_path = opts.out.join("report.json");
@@ -293,6 +236,7 @@ pub fn build(opts: &BuildOptions) -> Result<Report, BuildError> {
             });
         }
     }
+    crate::assets::write_manifest(&staging, &assets_used(&built))?;
     staging.commit()?;
     write_atomic(&opts.out.join("chunks.jsonl"), encode_jsonl(&chunks).as_bytes())?;
     if let Some((index, encoder)) = index_files {
@@ -302,6 +246,206 @@ pub fn build(opts: &BuildOptions) -> Result<Report, BuildError> {
     report.seconds = started.elapsed().as_secs_f64();
     write_atomic(&report_path, &report_json(&report))?;
     Ok(report)
+}
+
+/// Writes the report and says why a build that read pages renders none.
+fn nothing_rendered(opts: &BuildOptions, report: &mut Report, started: Instant) -> BuildError {
+    let mut reasons: BTreeMap<&str, usize> = BTreeMap::new();
+    for s in &report.skipped {
+        *reasons.entry(s.reason.as_str()).or_default() += 1;
+    }
+    let reason = match report.skipped.first() {
+        Some(first) if reasons.len() == 1 => {
+            format!("every page was skipped ({}), e.g. {}", first.reason, first.message)
+        }
+        _ => {
+            let all: Vec<String> = reasons.iter().map(|(r, n)| format!("{n} {r}")).collect();
+            format!("every page was skipped: {}", all.join(", "))
+        }
+    };
+    report.seconds = started.elapsed().as_secs_f64();
+    let path = opts.out.join("report.json");
+    if let Err(e) = write_atomic(&path, &report_json(report)) {
+        return BuildError::Write(e);
+    }
+    BuildError::NothingRendered { read: report.pages.read, content: opts.content.clone(), reason, report: path }
+}
+
+/// Parses every page file; a bad one is skipped and reported, a draft or MDX
+/// partial is set aside and reported, a duplicate id is skipped.
+fn read_pages(content: &Path, sources: &[String], report: &mut Report) -> Vec<Page> {
+    let mut pages: Vec<Page> = Vec::with_capacity(sources.len());
+    let mut ids: HashMap<String, String> = HashMap::new();
+    for source in sources {
+        if is_mdx_partial(source) {
+            report.unpublished.push(Unpublished { file: source.clone(), reason: "partial".into() });
+            continue;
+        }
+        let parsed = std::fs::read(content.join(source))
+            .map_err(|e| PageError::Io { file: source.clone(), message: e.to_string() })
+            .and_then(|bytes| {
+                let mut page = parse_page(source, &bytes)?;
+                drop_unsafe_original_url(&mut page, &bytes, report);
+                Ok(page)
+            })
+            .and_then(|page| match ids.get(&page.id) {
+                Some(first) => {
+                    Err(PageError::DuplicateId { file: source.clone(), id: page.id.clone(), first: first.clone() })
+                }
+                None => Ok(page),
+            });
+        match parsed {
+            Ok(page) if page.draft => {
+                report.unpublished.push(Unpublished { file: source.clone(), reason: "draft".into() })
+            }
+            Ok(page) => {
+                ids.insert(page.id.clone(), source.clone());
+                pages.push(page);
+            }
+            Err(e) => report.skipped.push(Skipped {
+                file: source.clone(),
+                line: e.line(),
+                reason: e.kind().to_string(),
+                message: e.to_string(),
+            }),
+        }
+    }
+    pages
+}
+
+/// Docusaurus does not route `_name.mdx` files: other pages import them.
+fn is_mdx_partial(source: &str) -> bool {
+    let name = source.rsplit('/').next().unwrap_or(source);
+    name.starts_with('_') && name.to_ascii_lowercase().ends_with(".mdx")
+}
+
+/// Normalises every page from its dialects to CommonMark and renders it,
+/// reporting what did not resolve or render.
+fn render_pages(pages: Vec<Page>, assets: &HashSet<String>, opts: &BuildOptions, report: &mut Report) -> Vec<Built> {
+    let chains = resolve_chains(&pages);
+    let urls: Vec<String> = pages.iter().map(|p| page_url(&p.source)).collect();
+    let mut page_urls: HashMap<String, String> =
+        pages.iter().zip(&urls).map(|(p, u)| (p.source.clone(), u.clone())).collect();
+    // Tag pages are written for tags without a page of their own: links to them resolve.
+    let refs: Vec<&Page> = pages.iter().collect();
+    let tag_pages: Vec<String> = crate::tags::listings(&refs)
+        .into_keys()
+        .map(|t| crate::tags::source(&t))
+        .filter(|s| !page_urls.contains_key(s))
+        .collect();
+    for source in &tag_pages {
+        page_urls.insert(source.clone(), page_url(source));
+    }
+    let addresses = addresses(&pages, &urls);
+    let asset_exists = |rel: &str| assets.contains(rel);
+    let kb =
+        crate::resolve::KnowledgeBase::new(&pages, &tag_pages, assets, crate::resolve::SnippetDir::new(&opts.content));
+    let bar = progress(opts.progress, pages.len() as u64, "render");
+    let mut built: Vec<Built> = Vec::with_capacity(pages.len());
+    for (i, (url, chain)) in urls.into_iter().zip(chains).enumerate() {
+        let page = &pages[i];
+        bar.set_message(page.source.clone());
+        let dialects = opts.dialect.map_or_else(|| Dialects::detect(&page.source, &page.body), Dialect::dialects);
+        count_dialects(dialects, report);
+        let resolver = kb.for_page(&page.source);
+        let by_name = |target: &str| {
+            use kb_dialect::Resolver;
+            resolver.page(target).or_else(|| resolver.asset(target))
+        };
+        let ctx = LinkContext {
+            pages: &page_urls,
+            addresses: &addresses,
+            base_path: opts.base_path.as_deref(),
+            asset_exists: &asset_exists,
+            by_name: dialects.obsidian.then_some(&by_name as render::ByName<'_>),
+            from_root: dialects.mdx,
+        };
+        let html_md = normalize(&page.body, Target::Html, dialects, &resolver);
+        let text_md = normalize(&page.body, Target::Text, dialects, &resolver);
+        report_normalized(page, &html_md, report);
+        let rendered = render::render(&html_md, &page.source, &url, &page.title, page.body_line, &ctx);
+        report_rendered(page, &rendered, &html_md.text, &text_md.text, report);
+        let summary = page.description.clone().or_else(|| summary::first_sentence(&text_md.text, 180));
+        built.push(Built { page: page.clone(), url, chain, text_md: text_md.text, rendered, summary });
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    built
+}
+
+/// Every page's other addresses (`slug`, `permalink`, old URLs), without their
+/// leading `/`, → its URL. The first page to claim an address keeps it.
+fn addresses(pages: &[Page], urls: &[String]) -> HashMap<String, String> {
+    let mut map = HashMap::new();
+    for (p, u) in pages.iter().zip(urls) {
+        for a in &p.addresses {
+            map.entry(a.trim_matches('/').to_string()).or_insert_with(|| u.clone());
+        }
+    }
+    map
+}
+
+fn count_dialects(d: Dialects, report: &mut Report) {
+    let on = [("mkdocs", d.mkdocs), ("obsidian", d.obsidian), ("gfm", d.gfm), ("mdx", d.mdx), ("hugo", d.hugo)];
+    for (name, _) in on.iter().filter(|(_, on)| *on) {
+        *report.dialects.pages.entry((*name).to_string()).or_default() += 1;
+    }
+}
+
+/// Missing snippets and the dialect passes' notices, with their file lines.
+fn report_normalized(page: &Page, md: &kb_dialect::Normalized, report: &mut Report) {
+    for (line, name) in &md.missing_snippets {
+        report.warnings.push(Warning {
+            file: page.source.clone(),
+            line: Some(page.body_line + line),
+            message: format!("snippet include \"{name}\" not found in the content folder; the line was left out"),
+        });
+    }
+    for n in &md.notices {
+        report.dialects.notices.push(DialectNotice {
+            file: page.source.clone(),
+            line: page.body_line + n.line,
+            kind: n.kind.name().to_string(),
+            message: n.message.clone(),
+        });
+    }
+}
+
+/// Broken links, missing assets, refused URLs, and dialect syntax left raw.
+fn report_rendered(page: &Page, rendered: &Rendered, html_md: &str, text_md: &str, report: &mut Report) {
+    let file = || page.source.clone();
+    for l in &rendered.broken_links {
+        report.broken_links.push(LinkProblem { file: file(), line: l.line, target: l.target.clone() });
+    }
+    for l in &rendered.missing_assets {
+        report.missing_assets.push(LinkProblem { file: file(), line: l.line, target: l.target.clone() });
+    }
+    for l in &rendered.outside_links {
+        report.outside_links.push(LinkProblem { file: file(), line: l.line, target: l.target.clone() });
+    }
+    for b in &rendered.blocked_urls {
+        report.blocked_urls.push(BlockedUrl {
+            file: file(),
+            line: b.line,
+            url: b.url.clone(),
+            reason: b.reason.clone(),
+        });
+    }
+    // Counted in the Markdown the HTML is rendered from, where an author's
+    // escaped `\[\[` (meant to show the brackets) can be told from raw syntax.
+    let in_html = kb_dialect::raw::in_markdown(html_md);
+    let in_text = kb_dialect::raw::in_markdown(text_md);
+    if !in_html.is_empty() || !in_text.is_empty() {
+        report.dialects.raw_in_html += in_html.len();
+        report.dialects.raw_in_chunks += in_text.len();
+        let examples = in_html.iter().chain(&in_text).take(3).map(|r| r.context.clone()).collect();
+        report.dialects.raw_syntax.push(RawSyntax {
+            file: file(),
+            html: in_html.len(),
+            chunks: in_text.len(),
+            examples,
+        });
+    }
 }
 
 /// Embeds the chunks and writes the index; returns (index bytes, encoder bytes).
@@ -428,8 +572,7 @@ fn discover(content: &Path, report: &mut Report) -> (Vec<String>, HashSet<String
             continue;
         }
         let rel = rel_path(content, entry.path());
-        let lower = rel.to_ascii_lowercase();
-        if lower.ends_with(".md") || lower.ends_with(".markdown") {
+        if is_page_file(&rel) {
             pages.push(rel);
         } else {
             assets.insert(rel);
@@ -466,10 +609,23 @@ fn drop_unsafe_original_url(page: &mut Page, bytes: &[u8], report: &mut Report) 
     page.original_url = None;
 }
 
-/// `it/wifi.md` → `it/wifi.html`.
+/// `it/wifi.md` → `it/wifi.html`; a Hugo section's `_index.md` is its folder's
+/// `index.html`.
 pub fn page_url(source: &str) -> String {
-    let stem = source.strip_suffix(".md").or_else(|| source.strip_suffix(".markdown")).unwrap_or(source);
+    let stem = strip_page_extension(source);
+    let stem = match stem.rsplit_once('/') {
+        Some((dir, "_index")) => format!("{dir}/index"),
+        None if stem == "_index" => "index".to_string(),
+        _ => stem.to_string(),
+    };
     format!("{stem}.html")
+}
+
+/// Whether a page is its folder's own page (`index.md`, Hugo's `_index.md`,
+/// `README.md`).
+fn is_folder_page(source: &str) -> bool {
+    let stem = strip_page_extension(source.rsplit('/').next().unwrap_or(source));
+    stem == "index" || stem == "_index" || stem.eq_ignore_ascii_case("readme")
 }
 
 /// Each page's chain (ancestors, then its own title). A page without frontmatter
@@ -479,7 +635,7 @@ fn resolve_chains(pages: &[Page]) -> Vec<Vec<String>> {
     let index_of: HashMap<&str, usize> = pages
         .iter()
         .enumerate()
-        .filter(|(_, p)| p.source == "index.md" || p.source.ends_with("/index.md"))
+        .filter(|(_, p)| is_folder_page(&p.source))
         .map(|(i, p)| (p.source.rsplit_once('/').map_or("", |(d, _)| d), i))
         .collect();
     let mut memo: HashMap<String, Vec<String>> = HashMap::new();
@@ -490,7 +646,7 @@ fn resolve_chains(pages: &[Page]) -> Vec<Vec<String>> {
                 Some(a) => a.clone(),
                 None => {
                     let dir = p.source.rsplit_once('/').map_or("", |(d, _)| d);
-                    let is_index = p.source == "index.md" || p.source.ends_with("/index.md");
+                    let is_index = is_folder_page(&p.source);
                     match (is_index, dir) {
                         (true, "") => Vec::new(),
                         (true, d) => folder_chain(parent_dir(d), pages, &index_of, &mut memo, 0),
@@ -542,25 +698,6 @@ fn folder_chain(
     chain
 }
 
-/// Looks up `--8<--` snippets in the places MkDocs projects keep them.
-struct SnippetDir {
-    dirs: Vec<PathBuf>,
-}
-
-impl SnippetDir {
-    fn new(content: &Path) -> SnippetDir {
-        let dirs = ["snippets", "_snippets", "includes", "_includes", ""].iter().map(|d| content.join(d)).collect();
-        SnippetDir { dirs }
-    }
-
-    fn get(&self, name: &str) -> Option<String> {
-        if name.contains("..") || name.starts_with('/') {
-            return None;
-        }
-        self.dirs.iter().find_map(|d| std::fs::read_to_string(d.join(name)).ok())
-    }
-}
-
 fn chunk_filter_enrich(
     built: &[Built],
     opts: &ChunkOptions,
@@ -583,6 +720,7 @@ fn chunk_filter_enrich(
                 page_id: b.page.id.clone(),
                 n: rc.n,
                 title: b.page.title.clone(),
+                aliases: b.page.aliases.clone(),
                 path: b.chain.clone(),
                 headers: rc.headers.clone(),
                 url: b.url.clone(),
@@ -641,8 +779,14 @@ fn chunk_filter_enrich(
         per_page.iter().filter(|(_, k)| *k == 0).map(|(pi, _)| built[*pi].page.source.clone()).collect();
 
     for c in &mut chunks {
-        c.index_text =
-            enrich::index_text(&c.path, &c.headers, c.version.as_deref(), c.last_updated.as_deref(), &c.text);
+        c.index_text = enrich::index_text(
+            &c.path,
+            &c.aliases,
+            &c.headers,
+            c.version.as_deref(),
+            c.last_updated.as_deref(),
+            &c.text,
+        );
     }
     chunks
 }
@@ -673,7 +817,7 @@ fn write_site(
 ) -> Result<(), BuildError> {
     use crate::site::{
         Child, Frame, HomeContext, HomeSection, Link, NotFoundContext, PageContext, PageView, SearchContext,
-        SectionContext, SectionView, SiteInfo, SitemapContext, SitemapUrl, TreeNode,
+        SectionContext, SectionView, SiteInfo, SitemapContext, SitemapUrl, TagLink, TreeNode,
     };
     let site_title =
         if tree.nodes[0].title.is_empty() { "Knowledge base".to_string() } else { tree.nodes[0].title.clone() };
@@ -703,11 +847,10 @@ fn write_site(
     let child_list = |node: usize| -> Vec<Child> { tree.nodes[node].children.iter().map(|&c| child(c)).collect() };
     let page_view = |pi: usize, node: usize| {
         let b = &built[pi];
-        let tags: Vec<String> = match b.page.meta.get("tags") {
-            Some(serde_json::Value::Array(a)) => a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect(),
-            Some(serde_json::Value::String(s)) => vec![s.clone()],
-            _ => Vec::new(),
-        };
+        let tags: Vec<TagLink> = crate::tags::of(&b.page)
+            .into_iter()
+            .map(|name| TagLink { url: page_url(&crate::tags::source(&name)), name })
+            .collect();
         PageView {
             title: &b.page.title,
             title_id: b.rendered.title_id.as_deref(),
@@ -719,6 +862,7 @@ fn write_site(
             original_url: b.page.original_url.as_deref(),
             tags,
             source: &b.page.source,
+            description: b.page.description.as_deref(),
         }
     };
 
@@ -754,6 +898,26 @@ fn write_site(
         sitemap.push((&n.url, None));
     }
 
+    // Tag pages, where a tag has no page of its own.
+    let page_urls: HashSet<&str> = built.iter().map(|b| b.url.as_str()).collect();
+    let refs: Vec<&Page> = built.iter().map(|b| &b.page).collect();
+    let tag_pages: Vec<(String, String, Vec<usize>)> = crate::tags::listings(&refs)
+        .into_iter()
+        .map(|(tag, listed)| (page_url(&crate::tags::source(&tag)), tag, listed))
+        .filter(|(url, _, _)| !page_urls.contains(url.as_str()))
+        .collect();
+    for (url, tag, listed) in &tag_pages {
+        let title = format!("Tag: {tag}");
+        let children = listed.iter().map(|&pi| child(tree.page_node[pi])).collect();
+        let ctx = SectionContext {
+            frame: frame(root_prefix(url)),
+            section: SectionView { title: &title, breadcrumbs: vec![link(0)], children },
+        };
+        staging.write(url, templates.render(&ctx)?.as_bytes())?;
+        report.site.tag_pages += 1;
+        sitemap.push((url, None));
+    }
+
     // Home: the root page's introduction (if any) and the first level of the tree.
     let sections: Vec<HomeSection> = tree.nodes[0]
         .children
@@ -786,6 +950,7 @@ fn write_site(
     for (dest, content) in templates.statics() {
         staging.write(dest, content.as_bytes())?;
     }
+    report.site.redirects = write_redirects(staging, built)?;
     for asset in assets {
         let from = opts.content.join(asset);
         let to = staging.path(asset);
@@ -796,6 +961,39 @@ fn write_site(
         report.site.assets_copied += 1;
     }
     Ok(())
+}
+
+/// A page's other addresses (`slug`, `permalink`, old URLs) answered with a
+/// redirect to its page: `ADDRESS/index.html`, which every static host serves
+/// for `/ADDRESS/` (and most for `/ADDRESS`). An address that is already a file
+/// of the site, or that is not a plain relative path, is left alone.
+fn write_redirects(staging: &Staging, built: &[Built]) -> Result<usize, BuildError> {
+    let mut taken: HashSet<String> = built.iter().map(|b| b.url.clone()).collect();
+    let mut written = 0;
+    for b in built {
+        for address in &b.page.addresses {
+            let clean = address.trim_matches('/');
+            let plain = !clean.is_empty()
+                && clean.split('/').all(|s| !s.is_empty() && s != "." && s != ".." && !s.contains(['\\', '?', '#']))
+                && !clean.chars().any(char::is_control);
+            let file = format!("{clean}/index.html");
+            if !plain || !taken.insert(file.clone()) {
+                continue;
+            }
+            let to = html_escape(&render::relative_url(&file, &b.url));
+            let title = html_escape(&b.page.title);
+            let html = format!(
+                "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{title}</title>\n<link rel=\"canonical\" href=\"{to}\"><meta http-equiv=\"refresh\" content=\"0; url={to}\"></head>\n<body><p>This page moved to <a href=\"{to}\">{title}</a>.</p></body></html>\n"
+            );
+            staging.write(&file, html.as_bytes())?;
+            written += 1;
+        }
+    }
+    Ok(written)
+}
+
+fn html_escape(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
 /// Today's date (UTC) as `YYYY-MM-DD`, from the system clock.
@@ -813,6 +1011,10 @@ mod tests {
     fn urls_mirror_sources() {
         assert_eq!(page_url("it/wifi.md"), "it/wifi.html");
         assert_eq!(page_url("index.md"), "index.html");
+        assert_eq!(page_url("guides/tabs.mdx"), "guides/tabs.html");
+        assert_eq!(page_url("concepts/_index.md"), "concepts/index.html");
+        assert!(is_folder_page("a/README.md") && is_folder_page("_index.md") && !is_folder_page("a/indexes.md"));
+        assert!(is_mdx_partial("a/_partial.mdx") && !is_mdx_partial("a/_index.md"));
     }
 
     #[test]
@@ -832,6 +1034,11 @@ mod tests {
             version: None,
             last_updated: None,
             meta: Default::default(),
+            aliases: Vec::new(),
+            addresses: Vec::new(),
+            description: None,
+            draft: false,
+            order: None,
             body: String::new(),
             body_line: 1,
         }

@@ -78,7 +78,7 @@ pub struct RawChunk {
     pub section_offset: usize,
 }
 
-/// Splits one page's Markdown (the [`crate::mkdocs::Target::Text`] form).
+/// Splits one page's Markdown (the [`kb_dialect::Target::Text`] form).
 pub fn chunk_page(markdown: &str, opts: &ChunkOptions) -> Vec<RawChunk> {
     let mut out = Vec::new();
     for section in sections(markdown, opts.header_levels) {

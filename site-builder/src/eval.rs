@@ -262,6 +262,7 @@ pub fn load_beir(dir: &Path) -> Result<Beir, EvalError> {
             page_id: id,
             n: 0,
             title,
+            aliases: Vec::new(),
             path: Vec::new(),
             headers: Vec::new(),
             url: String::new(),

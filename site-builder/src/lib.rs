@@ -2,7 +2,8 @@
 //! the chunk set that search is built from.
 //!
 //! The modules are the pipeline's stages, in order: [`parse`] (a file → a page),
-//! [`mkdocs`] (MkDocs Material syntax → CommonMark), [`render`] (Markdown → safe
+//! the `kb-dialect` crate (every dialect's syntax → CommonMark, asking
+//! [`resolve`] about the rest of the knowledge base), [`render`] (Markdown → safe
 //! HTML), [`chunk`] (sections → bounded chunks), [`filter`] (drop what carries
 //! nothing), [`enrich`] (the text to index), [`tree`] + [`site`] (templates → HTML
 //! files), with [`build`] running them and [`report`] saying what happened. The
@@ -17,19 +18,22 @@ pub mod chunk;
 pub mod embed;
 pub mod enrich;
 pub mod eval;
-pub mod fence;
 pub mod filter;
 pub mod hnsw;
 pub mod insights;
 pub mod insights_html;
 pub mod llm;
-pub mod mkdocs;
 pub mod output;
 pub mod parse;
 pub mod pg;
 pub mod render;
 pub mod report;
+pub mod resolve;
 pub mod search;
 pub mod site;
 pub mod summary;
+pub mod tags;
 pub mod tree;
+
+/// What counts as a fenced code block, shared with every line-based reader.
+pub use kb_dialect::fence;

@@ -281,6 +281,15 @@ struct BuildArgs {
     /// Fail (exit 1) if any page is skipped or any internal link is broken.
     #[arg(long)]
     strict: bool,
+    /// Read every page in this dialect instead of detecting it per page:
+    /// commonmark, mkdocs, obsidian, gfm, docusaurus or hugo.
+    #[arg(long, value_name = "NAME", value_parser = parse_dialect)]
+    dialect: Option<kb_dialect::Dialect>,
+    /// The path the pages' own site served them under (`/docs`), for links
+    /// written from that site's root (`/docs/setup/setup.md`); detected per
+    /// link when not given.
+    #[arg(long, value_name = "PATH")]
+    base_path: Option<String>,
     /// Use the templates in this folder instead of the built-in ones.
     #[arg(long, value_name = "DIR")]
     templates: Option<PathBuf>,
@@ -624,6 +633,12 @@ macro_rules! outln {
 
 // After the macro: the commands use it.
 mod commands;
+
+/// `--dialect NAME`, with the accepted names in the message when it is not one.
+fn parse_dialect(name: &str) -> Result<kb_dialect::Dialect, String> {
+    kb_dialect::Dialect::parse(name)
+        .ok_or_else(|| format!("unknown dialect `{name}`; use one of {}", kb_dialect::Dialect::NAMES.join(", ")))
+}
 
 fn main() -> ExitCode {
     let cli = Cli::parse();

@@ -1,11 +1,23 @@
 //! Parse stage: one Markdown file of the knowledge base → one [`Page`].
 //!
-//! A page is either scraped (YAML frontmatter in the scraper's schema: `title`,
-//! `parent`, `path`, `original_url`, `page_id`, `version`, `last_updated`, plus any
-//! other keys kept as metadata) or plain Markdown (title from the first H1, else the
-//! file name; id from the path; ancestors filled in later from the folders by the
-//! build). Everything that can be wrong with a file is a [`PageError`] naming the file
-//! and, where there is one, the line: the build reports it and skips the page.
+//! A page's frontmatter is read in the schemas the tools that write knowledge
+//! bases use, so that no page is lost for lacking one key:
+//!
+//! | what | keys (case-insensitive), first present wins | else |
+//! | --- | --- | --- |
+//! | title | `title` | the first `# heading`, else the file name |
+//! | ancestors | `path` (`A / B / Page`), `parent` (the scraper's schema) | the folders (the build) |
+//! | id | `page_id` | the path |
+//! | summary | `description`, `MetaDescription`, `summary` | the first sentence (the build) |
+//! | other names | `aliases` (Obsidian; a `/`-rooted one is an old address, as in Hugo) | |
+//! | other addresses | `slug`, `permalink`, `url`, `/`-rooted `aliases` | |
+//! | not published | `draft: true`, `publish: false` | |
+//! | navigation order | `sidebar_position`, `weight`, `nav_order`, `order` | the title |
+//!
+//! plus `original_url`, `version`, `last_updated`, and any other keys kept as
+//! metadata (`tags`). Everything that can be wrong with a file is a [`PageError`]
+//! naming the file and, where there is one, the line: the build reports it and
+//! skips the page.
 
 use std::collections::BTreeMap;
 
@@ -29,6 +41,19 @@ pub struct Page {
     pub last_updated: Option<String>,
     /// Every other frontmatter key (e.g. `tags`), as JSON values.
     pub meta: BTreeMap<String, Value>,
+    /// Other names the page goes by (Obsidian `aliases`): search matches them
+    /// and wikilinks resolve them.
+    pub aliases: Vec<String>,
+    /// Other site-root addresses of the page (`slug`, `permalink`, Hugo's
+    /// `aliases`), without their leading `/`: links to them resolve, and the
+    /// site answers them with a redirect.
+    pub addresses: Vec<String>,
+    /// The author's summary (`description`, `MetaDescription`).
+    pub description: Option<String>,
+    /// `draft: true` or `publish: false`: read, reported, not published.
+    pub draft: bool,
+    /// Place among its siblings in the navigation (`sidebar_position`, `weight`).
+    pub order: Option<f64>,
     /// The Markdown after the frontmatter.
     pub body: String,
     /// 1-based line of the file on which `body` starts.
@@ -48,8 +73,6 @@ pub enum PageError {
     BadYaml { file: String, line: usize, message: String },
     #[error("{file}:{line}: frontmatter must be a mapping of `key: value` lines")]
     FrontmatterNotMapping { file: String, line: usize },
-    #[error("{file}:{line}: frontmatter has no `title`; add `title: …` (or remove the frontmatter to take the title from the first `# heading`)")]
-    MissingTitle { file: String, line: usize },
     #[error("{file}:{line}: frontmatter key `{key}` must be a single value, not a list or mapping")]
     NotScalar { file: String, line: usize, key: String },
     #[error("{file}: page_id `{id}` is already used by {first}; page ids must be unique")]
@@ -67,7 +90,6 @@ impl PageError {
             PageError::UnclosedFrontmatter { .. } => "unclosed_frontmatter",
             PageError::BadYaml { .. } => "malformed_yaml",
             PageError::FrontmatterNotMapping { .. } => "frontmatter_not_mapping",
-            PageError::MissingTitle { .. } => "missing_title",
             PageError::NotScalar { .. } => "frontmatter_not_scalar",
             PageError::DuplicateId { .. } => "duplicate_page_id",
             PageError::Io { .. } => "io",
@@ -80,7 +102,6 @@ impl PageError {
             PageError::NotUtf8 { line, .. }
             | PageError::BadYaml { line, .. }
             | PageError::FrontmatterNotMapping { line, .. }
-            | PageError::MissingTitle { line, .. }
             | PageError::NotScalar { line, .. } => Some(*line),
             PageError::UnclosedFrontmatter { .. } => Some(1),
             _ => None,
@@ -88,7 +109,8 @@ impl PageError {
     }
 }
 
-/// Frontmatter keys with a meaning of their own; the rest goes to [`Page::meta`].
+/// Frontmatter keys read as one text each; the rest goes to [`Page::meta`] (and
+/// [`Identity`] reads what it knows from there).
 const KNOWN_KEYS: [&str; 7] = ["title", "parent", "path", "original_url", "page_id", "version", "last_updated"];
 
 /// Parses the bytes of the file at `source` (relative path, `/`-separated).
@@ -155,7 +177,7 @@ pub fn parse_page(source: &str, bytes: &[u8]) -> Result<Page, PageError> {
     }
     let get = |k: &str| fields.get(k).cloned().flatten();
 
-    let title = get("title").ok_or(PageError::MissingTitle { file: file.clone(), line: 1 })?;
+    let title = get("title").unwrap_or_else(|| title_from_body_or_name(source, body));
     let ancestors = match (get("path"), get("parent")) {
         (Some(path), _) => {
             let mut chain: Vec<String> =
@@ -168,6 +190,7 @@ pub fn parse_page(source: &str, bytes: &[u8]) -> Result<Page, PageError> {
         (None, Some(parent)) => Some(vec![parent]),
         (None, None) => None,
     };
+    let identity = Identity::read(&meta);
     Ok(Page {
         id: get("page_id").unwrap_or_else(|| id_from_path(source)),
         source: file,
@@ -177,9 +200,70 @@ pub fn parse_page(source: &str, bytes: &[u8]) -> Result<Page, PageError> {
         version: get("version"),
         last_updated: get("last_updated"),
         meta,
+        aliases: identity.aliases,
+        addresses: identity.addresses,
+        description: identity.description,
+        draft: identity.draft,
+        order: identity.order,
         body: body.to_string(),
         body_line,
     })
+}
+
+/// What the tools' own frontmatter keys say about a page (see the module table).
+#[derive(Debug, Default)]
+struct Identity {
+    aliases: Vec<String>,
+    addresses: Vec<String>,
+    description: Option<String>,
+    draft: bool,
+    order: Option<f64>,
+}
+
+impl Identity {
+    fn read(meta: &BTreeMap<String, Value>) -> Identity {
+        let lower: BTreeMap<String, &Value> = meta.iter().map(|(k, v)| (k.to_ascii_lowercase(), v)).collect();
+        let first = |keys: &[&str]| keys.iter().find_map(|k| lower.get(*k).copied());
+        let text = |v: &Value| match v {
+            Value::String(s) => Some(s.trim().to_string()).filter(|s| !s.is_empty()),
+            Value::Number(n) => Some(n.to_string()),
+            _ => None,
+        };
+        let mut id = Identity {
+            description: first(&["description", "metadescription", "summary"]).and_then(text),
+            draft: matches!(lower.get("draft"), Some(Value::Bool(true)))
+                || matches!(lower.get("draft").and_then(|v| v.as_str()), Some("true" | "yes"))
+                || matches!(lower.get("publish"), Some(Value::Bool(false))),
+            order: first(&["sidebar_position", "weight", "nav_order", "order"]).and_then(|v| match v {
+                Value::Number(n) => n.as_f64(),
+                Value::String(s) => s.trim().parse().ok(),
+                _ => None,
+            }),
+            ..Identity::default()
+        };
+        let names = |v: &Value| -> Vec<String> {
+            match v {
+                Value::Array(a) => a.iter().filter_map(text).collect(),
+                other => text(other).into_iter().collect(),
+            }
+        };
+        for alias in lower.get("aliases").map(|v| names(v)).unwrap_or_default() {
+            // Hugo's `aliases` are old URLs (`/docs/old/`); Obsidian's are names.
+            match alias.strip_prefix('/') {
+                Some(address) => id.addresses.push(address.trim_end_matches('/').to_string()),
+                None => id.aliases.push(alias),
+            }
+        }
+        for key in ["slug", "permalink", "url"] {
+            if let Some(address) = lower.get(key).and_then(|v| text(v)) {
+                let address = address.trim_matches('/').to_string();
+                if !address.is_empty() && !address.contains("://") {
+                    id.addresses.push(address);
+                }
+            }
+        }
+        id
+    }
 }
 
 /// Splits `---\n yaml \n---\n body`; `Ok(None)` when the file has no frontmatter.
@@ -202,9 +286,14 @@ fn split_frontmatter<'a>(text: &'a str, file: &str) -> Result<Option<(&'a str, &
     Err(PageError::UnclosedFrontmatter { file: file.to_string() })
 }
 
+/// A page's title when its frontmatter names none: the first H1, else the file name.
+fn title_from_body_or_name(source: &str, body: &str) -> String {
+    first_h1(body).unwrap_or_else(|| title_from_file_name(source))
+}
+
 /// A page without frontmatter: title from the first H1, else the file name.
 fn plain_page(source: &str, text: &str) -> Page {
-    let title = first_h1(text).unwrap_or_else(|| title_from_file_name(source));
+    let title = title_from_body_or_name(source, text);
     Page {
         source: source.to_string(),
         id: id_from_path(source),
@@ -214,6 +303,11 @@ fn plain_page(source: &str, text: &str) -> Page {
         version: None,
         last_updated: None,
         meta: BTreeMap::new(),
+        aliases: Vec::new(),
+        addresses: Vec::new(),
+        description: None,
+        draft: false,
+        order: None,
         body: text.to_string(),
         body_line: 1,
     }
@@ -254,7 +348,7 @@ pub fn strip_heading_attrs(h: &str) -> &str {
 /// `it-services/vpn-setup.md` → `Vpn setup`.
 fn title_from_file_name(source: &str) -> String {
     let stem = source.rsplit('/').next().unwrap_or(source);
-    let stem = stem.strip_suffix(".md").unwrap_or(stem);
+    let stem = strip_page_extension(stem);
     let words = stem.replace(['-', '_'], " ");
     let mut chars = words.trim().chars();
     match chars.next() {
@@ -265,10 +359,24 @@ fn title_from_file_name(source: &str) -> String {
 
 /// `it-services/vpn.md` → `it-services-vpn`; stable as long as the file keeps its path.
 pub fn id_from_path(source: &str) -> String {
-    let stem = source.strip_suffix(".md").unwrap_or(source);
+    let stem = strip_page_extension(source);
     stem.chars()
         .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c.to_ascii_lowercase() } else { '-' })
         .collect()
+}
+
+/// The extensions a page file may have (`.md`, `.markdown`, `.mdx`), any case.
+pub const PAGE_EXTENSIONS: [&str; 3] = [".md", ".markdown", ".mdx"];
+
+/// `a/b.mdx` → `a/b`; a path without a page extension is returned as it is.
+pub fn strip_page_extension(path: &str) -> &str {
+    let lower = path.to_ascii_lowercase();
+    PAGE_EXTENSIONS.iter().find(|e| lower.ends_with(*e)).map_or(path, |e| &path[..path.len() - e.len()])
+}
+
+/// Whether a file is a page by its name.
+pub fn is_page_file(path: &str) -> bool {
+    strip_page_extension(path).len() < path.len()
 }
 
 fn scalar_to_string(v: &serde_norway::Value) -> Option<String> {
@@ -348,11 +456,10 @@ mod tests {
 
     #[test]
     fn every_bad_input_is_a_typed_error() {
-        let cases: [(&[u8], &str, Option<usize>); 6] = [
+        let cases: [(&[u8], &str, Option<usize>); 5] = [
             (b"", "empty_file", None),
             (b"  \n\n", "empty_file", None),
             (b"---\ntitle: x\nbody without end\n", "unclosed_frontmatter", Some(1)),
-            (b"---\nparent: y\n---\nbody\n", "missing_title", Some(1)),
             (b"---\n- a\n- b\n---\nbody\n", "frontmatter_not_mapping", Some(2)),
             (b"---\ntitle: x\nversion: [1, 2]\n---\n", "frontmatter_not_scalar", Some(3)),
         ];
@@ -368,6 +475,37 @@ mod tests {
     fn non_utf8_reports_line() {
         let err = parse_page("p.md", b"# T\nok\nbad \xff here\n").unwrap_err();
         assert_eq!(err, PageError::NotUtf8 { file: "p.md".into(), line: 3, byte: 11 });
+    }
+
+    #[test]
+    fn a_page_is_never_lost_for_lacking_a_title() {
+        let p =
+            parse_page("guide/setup.mdx", b"---\nslug: /setup\nsidebar_position: 2\n---\n# Set up {#setup}\n\nText\n")
+                .unwrap();
+        assert_eq!(
+            (p.title.as_str(), p.addresses.as_slice(), p.order),
+            ("Set up", &["setup".to_string()][..], Some(2.0))
+        );
+        assert_eq!(p.id, "guide-setup");
+        let p = parse_page("features/Docker Support.md", b"---\ntags: [x]\n---\nNo heading.\n").unwrap();
+        assert_eq!(p.title, "Docker Support");
+        let p = parse_page("a.md", b"---\nparent: y\n---\nbody\n").unwrap();
+        assert_eq!(p.title, "A");
+    }
+
+    #[test]
+    fn the_tools_own_keys_are_read() {
+        let md = b"---\nMetaDescription: Learn the editor.\naliases: [Quick start, /docs/old/]\ndraft: true\nweight: 30\n---\nx\n";
+        let p = parse_page("a.md", md).unwrap();
+        assert_eq!(p.description.as_deref(), Some("Learn the editor."));
+        assert_eq!(p.aliases, vec!["Quick start".to_string()]);
+        assert_eq!(p.addresses, vec!["docs/old".to_string()]);
+        assert!(p.draft);
+        assert_eq!(p.order, Some(30.0));
+        assert!(parse_page("a.md", b"---\npublish: false\n---\nx\n").unwrap().draft);
+        assert!(!parse_page("a.md", b"---\ndraft: false\n---\nx\n").unwrap().draft);
+        assert_eq!(strip_page_extension("a/B.MDX"), "a/B");
+        assert!(is_page_file("x.markdown") && !is_page_file("x.png"));
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! Render stage: a page's Markdown (the [`crate::mkdocs::Target::Html`] form) →
+//! Render stage: a page's Markdown (the [`kb_dialect::Target::Html`] form) →
 //! sanitised HTML, its table of contents, and the links that lead nowhere.
 //!
 //! pulldown-cmark parses; heading ids come from [`crate::slug`] (the same ids the
@@ -27,9 +27,9 @@ use std::sync::Arc;
 
 use pulldown_cmark::{CowStr, Event, LinkType, Parser, Tag, TagEnd};
 
-use crate::mkdocs::Normalized;
 use kb_common::safe_url;
 use kb_common::slug::{self, Heading};
+use kb_dialect::Normalized;
 
 /// Prefix of every id that page content sets (GitHub uses the same one), so that
 /// `<div id="forms">` cannot shadow `document.forms` and the like.
@@ -98,18 +98,52 @@ pub struct Rendered {
     pub title_id: Option<String>,
     pub broken_links: Vec<BadLink>,
     pub missing_assets: Vec<BadLink>,
+    /// Site-root links to pages of the source site that are not in this
+    /// knowledge base (`/api/…` beside `/docs/…`): kept as words, not broken.
+    pub outside_links: Vec<BadLink>,
     /// Content-relative paths of assets the page uses (copied into the site).
     pub assets: BTreeSet<String>,
     /// Links, images and raw-HTML URLs removed as unsafe.
     pub blocked_urls: Vec<BlockedUrl>,
 }
 
+/// A link as written → the source path of the file it names by name alone.
+pub type ByName<'a> = &'a dyn Fn(&str) -> Option<String>;
+
 /// What the renderer knows about the rest of the site.
 pub struct LinkContext<'a> {
     /// Content-relative source path (`it/wifi.md`) → site-relative URL (`it/wifi.html`).
     pub pages: &'a HashMap<String, String>,
+    /// Other addresses of pages (`slug`, `permalink`, old URLs; no leading `/`)
+    /// → site-relative URL.
+    pub addresses: &'a HashMap<String, String>,
+    /// The path the source site served the content under (`/docs`), for links
+    /// written from the site's root; `None` finds it per link (below).
+    pub base_path: Option<&'a str>,
     /// Whether a content-relative asset path (`img/map.png`) exists.
     pub asset_exists: &'a dyn Fn(&str) -> bool,
+    /// For pages whose tool resolves a relative link that leads nowhere by the
+    /// file's name anywhere in the knowledge base (Obsidian and Quartz's
+    /// "shortest path"): the link as written → the page's source path.
+    pub by_name: Option<ByName<'a>>,
+    /// For pages whose tool also reads a relative file link from the content
+    /// root when it leads nowhere from the page's folder (Docusaurus).
+    pub from_root: bool,
+}
+
+impl<'a> LinkContext<'a> {
+    /// A site of these pages and assets, with no other addresses.
+    pub fn new(pages: &'a HashMap<String, String>, asset_exists: &'a dyn Fn(&str) -> bool) -> LinkContext<'a> {
+        static NONE: std::sync::OnceLock<HashMap<String, String>> = std::sync::OnceLock::new();
+        LinkContext {
+            pages,
+            addresses: NONE.get_or_init(HashMap::new),
+            base_path: None,
+            asset_exists,
+            by_name: None,
+            from_root: false,
+        }
+    }
 }
 
 /// Where a relative link leads.
@@ -121,6 +155,9 @@ enum Resolved {
     Asset(String),
     BrokenPage,
     MissingAsset,
+    /// A page of the source site outside this knowledge base: the link's path
+    /// shares no folder with the content.
+    Outside,
 }
 
 /// The sanitiser for one page. `heading_ids` are the ids [`render`] gave the page's
@@ -133,6 +170,8 @@ pub fn sanitizer(heading_ids: Arc<HashSet<String>>) -> ammonia::Builder<'static>
         .add_tag_attributes("aside", ["role"])
         .add_tag_attributes("details", ["open"])
         .add_tag_attributes("div", ["id"])
+        // Obsidian `^block` ids become `<span id>` anchors (prefixed like every content id).
+        .add_tag_attributes("span", ["id"])
         .add_tag_attributes("td", ["align"])
         .add_tag_attributes("th", ["align"])
         // Ammonia's default list also allows tel:, sms:, magnet:, …; ours is the one
@@ -391,6 +430,10 @@ fn rewrite(
             out.missing_assets.push(BadLink { line, target: dest.to_string() });
             Some(CowStr::from(""))
         }
+        Resolved::Outside => {
+            out.outside_links.push(BadLink { line, target: dest.to_string() });
+            Some(CowStr::from(""))
+        }
     }
 }
 
@@ -561,31 +604,109 @@ fn resolve(path: &str, source: &str, ctx: &LinkContext<'_>) -> Resolved {
     let is_scheme = path.split_once(':').is_some_and(|(scheme, _)| {
         !scheme.is_empty() && scheme.chars().all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
     });
-    if path.is_empty() || is_scheme || path.starts_with("//") || path.starts_with('/') {
+    if path.is_empty() || is_scheme || path.starts_with("//") {
         return Resolved::External;
+    }
+    if path.starts_with('/') {
+        return resolve_site_root(path, ctx);
     }
     let decoded = percent_decode(path);
     let dir = source.rsplit_once('/').map_or("", |(d, _)| d);
-    let Some(joined) = join(dir, &decoded) else {
+    let found = match join(dir, &decoded) {
+        Some(joined) => resolve_in_content(&joined, decoded.ends_with('/'), ctx),
         // Climbs above the content root: it cannot be a page of ours.
-        return if decoded.ends_with(".md") { Resolved::BrokenPage } else { Resolved::External };
+        None if is_page_file(&decoded) => None,
+        None => return Resolved::External,
     };
-    let last = joined.rsplit('/').next().unwrap_or("");
-    let candidates: Vec<String> = if joined.ends_with(".md") {
-        vec![joined.clone()]
-    } else if decoded.ends_with('/') || joined.is_empty() {
-        vec![format!("{}index.md", with_slash(&joined)), format!("{}.md", joined.trim_end_matches('/'))]
-    } else if !last.contains('.') {
-        vec![format!("{joined}.md"), format!("{joined}/index.md")]
-    } else {
-        return if (ctx.asset_exists)(&joined) { Resolved::Asset(joined) } else { Resolved::MissingAsset };
-    };
-    for c in &candidates {
-        if let Some(url) = ctx.pages.get(c) {
-            return Resolved::Page(url.clone());
+    let found = found.or_else(|| {
+        let from_root = ctx.from_root && is_page_file(&decoded);
+        from_root.then(|| join("", &decoded)).flatten().and_then(|j| resolve_in_content(&j, false, ctx))
+    });
+    match found {
+        Some(found) if found != Resolved::MissingAsset => found,
+        missing => {
+            let by_name = ctx.by_name.and_then(|by_name| by_name(&decoded));
+            match by_name {
+                Some(path) if ctx.pages.contains_key(&path) => Resolved::Page(ctx.pages[&path].clone()),
+                Some(path) if (ctx.asset_exists)(&path) => Resolved::Asset(path),
+                _ => missing.unwrap_or(Resolved::BrokenPage),
+            }
         }
     }
-    Resolved::BrokenPage
+}
+
+/// A content-relative path → the page or asset it names; `None` when it names
+/// no page (`Some(MissingAsset)` for a file name that is not there).
+fn resolve_in_content(joined: &str, folder: bool, ctx: &LinkContext<'_>) -> Option<Resolved> {
+    let last = joined.rsplit('/').next().unwrap_or("");
+    let candidates: Vec<String> = if is_page_file(joined) {
+        vec![joined.to_string()]
+    } else if folder || joined.is_empty() {
+        let base = with_slash(joined);
+        ["index.md", "_index.md", "index.mdx", "README.md"]
+            .iter()
+            .map(|i| format!("{base}{i}"))
+            .chain([format!("{}.md", joined.trim_end_matches('/')), format!("{}.mdx", joined.trim_end_matches('/'))])
+            .collect()
+    } else if !last.contains('.') {
+        vec![
+            format!("{joined}.md"),
+            format!("{joined}.mdx"),
+            format!("{joined}/index.md"),
+            format!("{joined}/_index.md"),
+            format!("{joined}/index.mdx"),
+        ]
+    } else {
+        return Some(if (ctx.asset_exists)(joined) {
+            Resolved::Asset(joined.to_string())
+        } else {
+            Resolved::MissingAsset
+        });
+    };
+    if let Some(url) = candidates.iter().find_map(|c| ctx.pages.get(c)) {
+        return Some(Resolved::Page(url.clone()));
+    }
+    ctx.addresses.get(joined.trim_matches('/')).map(|url| Resolved::Page(url.clone()))
+}
+
+/// A link written from the source site's root (`/docs/setup/setup.md`,
+/// `/markdown-features/admonitions`): the base path removed (`--base-path`, else
+/// each leading folder in turn, the way the pages' tool served them), then
+/// looked up as a page, an address or an asset. What names nothing of ours is
+/// left alone (the site may serve it), unless it names a Markdown file.
+fn resolve_site_root(path: &str, ctx: &LinkContext<'_>) -> Resolved {
+    let decoded = percent_decode(path);
+    let folder = decoded.ends_with('/');
+    let Some(rooted) = join("", decoded.trim_start_matches('/')) else { return Resolved::External };
+    let tails: Vec<&str> = match ctx.base_path.map(|b| b.trim_matches('/')) {
+        Some(base) => vec![rooted.strip_prefix(base).map_or(rooted.as_str(), |r| r.trim_start_matches('/'))],
+        None => {
+            std::iter::once(rooted.as_str()).chain(rooted.match_indices('/').map(|(i, _)| &rooted[i + 1..])).collect()
+        }
+    };
+    for tail in &tails {
+        if let Some(found) = resolve_in_content(tail, folder, ctx).filter(|r| *r != Resolved::MissingAsset) {
+            return found;
+        }
+    }
+    if !is_page_file(&rooted) {
+        Resolved::External
+    } else if tails.iter().any(|t| t.split_once('/').is_some_and(|(dir, _)| is_content_folder(dir, ctx))) {
+        Resolved::BrokenPage
+    } else {
+        // `/api/references/commands.md` where the content has no `api` or
+        // `references` folder: another part of the source site, not a broken link.
+        Resolved::Outside
+    }
+}
+
+/// Whether some page lives under the top-level folder `dir`.
+fn is_content_folder(dir: &str, ctx: &LinkContext<'_>) -> bool {
+    ctx.pages.keys().any(|p| p.strip_prefix(dir).is_some_and(|rest| rest.starts_with('/')))
+}
+
+fn is_page_file(path: &str) -> bool {
+    crate::parse::is_page_file(path)
 }
 
 fn with_slash(s: &str) -> String {
@@ -643,7 +764,7 @@ pub fn root_prefix(url: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mkdocs::{normalize, Target};
+    use kb_dialect::{normalize, Dialects, NoResolver, Target};
 
     fn site() -> HashMap<String, String> {
         [
@@ -660,10 +781,62 @@ mod tests {
     fn go(md: &str, source: &str) -> Rendered {
         let pages = site();
         let exists = |p: &str| p == "img/map.png";
-        let ctx = LinkContext { pages: &pages, asset_exists: &exists };
-        let n = normalize(md, Target::Html, &|_| None);
+        let ctx = LinkContext::new(&pages, &exists);
+        let n = normalize(md, Target::Html, Dialects::detect(source, md), &NoResolver);
         let url = source.replace(".md", ".html");
         render(&n, source, &url, "Title", 10, &ctx)
+    }
+
+    #[test]
+    fn site_root_links_resolve_through_the_base_path_or_addresses() {
+        let pages = site();
+        let addresses: HashMap<String, String> =
+            [("guides/wifi".to_string(), "it/wifi.html".to_string())].into_iter().collect();
+        let exists = |p: &str| p == "img/map.png";
+        let with = |base: Option<&'static str>| LinkContext {
+            pages: &pages,
+            addresses: &addresses,
+            base_path: base,
+            asset_exists: &exists,
+            by_name: None,
+            from_root: false,
+        };
+        let ctx = with(None);
+        let url = |dest: &str| match resolve(dest, "it/vpn.md", &ctx) {
+            Resolved::Page(u) | Resolved::Asset(u) => u,
+            other => format!("{other:?}"),
+        };
+        assert_eq!(url("/docs/it/wifi.md"), "it/wifi.html");
+        assert_eq!(url("/docs/it/wifi"), "it/wifi.html");
+        assert_eq!(url("/it/"), "it/index.html");
+        assert_eq!(url("/guides/wifi"), "it/wifi.html");
+        assert_eq!(url("/docs/img/map.png"), "img/map.png");
+        assert_eq!(url("/docs/it/gone.md"), "BrokenPage");
+        assert_eq!(url("/api/references/commands.md"), "Outside");
+        assert_eq!(url("/api/health"), "External");
+        let strict = with(Some("/docs"));
+        assert_eq!(resolve("/docs/it/wifi.md", "x.md", &strict), Resolved::Page("it/wifi.html".into()));
+        let r = go("[Wi-Fi](/handbook/it/wifi.md#setup) and [API](/api/search)\n", "it/vpn.md");
+        assert!(r.html.contains("href=\"wifi.html#setup\""), "{}", r.html);
+        assert!(r.html.contains("href=\"/api/search\""), "{}", r.html);
+    }
+
+    #[test]
+    fn a_vault_resolves_a_dead_relative_link_by_name() {
+        let pages = site();
+        let exists = |_: &str| false;
+        let by_name = |target: &str| (target == "wifi.md").then(|| "it/wifi.md".to_string());
+        let ctx = LinkContext { by_name: Some(&by_name), ..LinkContext::new(&pages, &exists) };
+        assert_eq!(resolve("wifi.md", "advising/x.md", &ctx), Resolved::Page("it/wifi.html".into()));
+        assert_eq!(resolve("gone.md", "advising/x.md", &ctx), Resolved::BrokenPage);
+        let exists = |p: &str| p == "img/map.png";
+        let by_name = |target: &str| (target == "map.png").then(|| "img/map.png".to_string());
+        let vault = LinkContext { by_name: Some(&by_name), ..LinkContext::new(&pages, &exists) };
+        assert_eq!(resolve("map.png", "advising/x.md", &vault), Resolved::Asset("img/map.png".into()));
+        assert_eq!(resolve("lost.png", "advising/x.md", &vault), Resolved::MissingAsset);
+        assert_eq!(resolve("wifi.md", "advising/x.md", &LinkContext::new(&pages, &exists)), Resolved::BrokenPage);
+        let docusaurus = LinkContext { from_root: true, ..LinkContext::new(&pages, &exists) };
+        assert_eq!(resolve("it/wifi.md", "advising/x.md", &docusaurus), Resolved::Page("it/wifi.html".into()));
     }
 
     #[test]

@@ -20,6 +20,11 @@ pub struct Report {
     pub pages: PageCounts,
     /// Pages that were not rendered, with the reason.
     pub skipped: Vec<Skipped>,
+    /// Pages read and deliberately not published (`draft: true`, `publish:
+    /// false`; MDX partials, `_name.mdx`, which other pages import).
+    pub unpublished: Vec<Unpublished>,
+    /// The dialect each page was read in, and what of it was kept as text.
+    pub dialects: DialectReport,
     pub chunks: ChunkCounts,
     /// Every chunk the filters dropped.
     pub dropped: Vec<Dropped>,
@@ -27,6 +32,9 @@ pub struct Report {
     pub broken_links: Vec<LinkProblem>,
     /// Links and images to files that are not in the content folder.
     pub missing_assets: Vec<LinkProblem>,
+    /// Site-root links to pages of the source site outside this knowledge base
+    /// (no folder in common with the content): kept as words, not counted broken.
+    pub outside_links: Vec<LinkProblem>,
     /// URLs removed because they could run script in a reader's browser
     /// (`javascript:`, `data:`, …; see `safe_url`): frontmatter `original_url`,
     /// Markdown links and images, raw HTML attributes.
@@ -77,6 +85,49 @@ pub struct PageCounts {
     pub read: usize,
     pub rendered: usize,
     pub skipped: usize,
+    /// Drafts and partials: read, not published (`unpublished`).
+    pub unpublished: usize,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct Unpublished {
+    pub file: String,
+    /// `draft` or `partial`.
+    pub reason: String,
+}
+
+/// What the dialect passes did, over the whole build.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct DialectReport {
+    /// Pages read with each dialect's syntax on (a page may count in several).
+    pub pages: std::collections::BTreeMap<String, usize>,
+    /// What was kept as text or left out instead of rendered, with file and line.
+    pub notices: Vec<DialectNotice>,
+    /// Dialect syntax still raw in a page's text outside code: `[[`, `]]`,
+    /// `[!type]`, a line starting `:::`, `{{<`, `{{%`, `%%`. Zero is the goal;
+    /// any page listed here shows its author what did not render.
+    pub raw_syntax: Vec<RawSyntax>,
+    /// Raw tokens over all pages: in the site's HTML, and in the chunks.
+    pub raw_in_html: usize,
+    pub raw_in_chunks: usize,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct DialectNotice {
+    pub file: String,
+    pub line: usize,
+    pub kind: String,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct RawSyntax {
+    pub file: String,
+    /// Raw tokens in the page's HTML text, and in its chunks.
+    pub html: usize,
+    pub chunks: usize,
+    /// The first few, as they appear, to find them.
+    pub examples: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
@@ -146,6 +197,10 @@ pub struct SiteCounts {
     pub html_pages: usize,
     pub section_pages: usize,
     pub assets_copied: usize,
+    /// Redirect pages written for the pages' other addresses (`slug`, `permalink`).
+    pub redirects: usize,
+    /// Listing pages written for tags without a page of their own (`tags/<tag>.html`).
+    pub tag_pages: usize,
 }
 
 impl Report {
@@ -155,7 +210,26 @@ impl Report {
         let mut s = String::new();
         let p = &self.pages;
         let _ = writeln!(s, "Built {} in {:.1}s", self.out, self.seconds);
-        let _ = writeln!(s, "  pages    {} read, {} rendered, {} skipped", p.read, p.rendered, p.skipped);
+        let _ = writeln!(
+            s,
+            "  pages    {} read, {} rendered, {} skipped, {} not published (drafts, partials)",
+            p.read, p.rendered, p.skipped, p.unpublished
+        );
+        let d = &self.dialects;
+        if !d.pages.is_empty() {
+            let read: Vec<String> = d.pages.iter().map(|(k, v)| format!("{k} {v}")).collect();
+            let _ =
+                writeln!(s, "  dialects {}; {} notice(s) (report.json: dialects)", read.join(", "), d.notices.len());
+        }
+        if d.raw_in_html + d.raw_in_chunks > 0 {
+            let _ = writeln!(
+                s,
+                "  raw      {} dialect token(s) left raw in the HTML, {} in chunks, on {} page(s)",
+                d.raw_in_html,
+                d.raw_in_chunks,
+                d.raw_syntax.len()
+            );
+        }
         for sk in self.skipped.iter().take(5) {
             let _ = writeln!(s, "           skipped {}", sk.message);
         }
@@ -175,8 +249,13 @@ impl Report {
             "  site     {} pages, {} section pages, {} assets",
             self.site.html_pages, self.site.section_pages, self.site.assets_copied
         );
-        let _ =
-            writeln!(s, "  links    {} broken, {} missing assets", self.broken_links.len(), self.missing_assets.len());
+        let _ = writeln!(
+            s,
+            "  links    {} broken, {} missing assets, {} to pages outside the knowledge base",
+            self.broken_links.len(),
+            self.missing_assets.len(),
+            self.outside_links.len()
+        );
         for l in self.broken_links.iter().take(5) {
             let _ = writeln!(s, "           {}:{}: no page at {}", l.file, l.line, l.target);
         }

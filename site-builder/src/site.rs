@@ -204,9 +204,12 @@ pub struct PageView<'a> {
     pub version: Option<&'a str>,
     /// Only a URL that passed `safe_url`.
     pub original_url: Option<&'a str>,
-    pub tags: Vec<String>,
+    /// The page's tags, each with its listing page (`tags/<tag>.html`).
+    pub tags: Vec<TagLink>,
     /// The content file, relative to the content folder.
     pub source: &'a str,
+    /// The author's summary (`description`, `MetaDescription`): the meta description.
+    pub description: Option<&'a str>,
 }
 
 /// The fields every page of the site has: the path back to the root, the site,
@@ -231,6 +234,13 @@ pub struct PageContext<'a> {
 
 impl Context for PageContext<'_> {
     const TEMPLATE: &'static str = "page.html";
+}
+
+/// A tag of a page, and the page that lists every page with it.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct TagLink {
+    pub name: String,
+    pub url: String,
 }
 
 /// `section`: a folder of pages without a page of its own.

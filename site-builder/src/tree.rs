@@ -12,7 +12,7 @@ use std::collections::{HashMap, HashSet};
 use kb_common::slug::slugify;
 
 /// One node of the tree.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Node {
     pub title: String,
     pub parent: Option<usize>,
@@ -21,6 +21,9 @@ pub struct Node {
     pub page: Option<usize>,
     /// Site-relative URL: the page's, or a generated section page's.
     pub url: String,
+    /// Place among its siblings, from the page's frontmatter (`sidebar_position`,
+    /// `weight`); nodes without one follow those with one.
+    pub order: Option<f64>,
 }
 
 /// The tree. Node 0 is the home page.
@@ -36,15 +39,25 @@ pub struct PageRef<'a> {
     /// Ancestors root first, then the page's own title.
     pub chain: Vec<&'a str>,
     pub url: &'a str,
+    /// `sidebar_position` / `weight` from the frontmatter.
+    pub order: Option<f64>,
 }
 
 pub const HOME_URL: &str = "index.html";
 
 impl NavTree {
-    /// Builds the tree. Children are ordered sections first, then by title.
+    /// Builds the tree. Children are ordered by their pages' `order` where the
+    /// frontmatter gives one (those first), then sections before pages, then by
+    /// title.
     pub fn build(pages: &[PageRef<'_>]) -> NavTree {
-        let mut nodes =
-            vec![Node { title: String::new(), parent: None, children: Vec::new(), page: None, url: HOME_URL.into() }];
+        let mut nodes = vec![Node {
+            title: String::new(),
+            parent: None,
+            children: Vec::new(),
+            page: None,
+            url: HOME_URL.into(),
+            order: None,
+        }];
         let mut by_chain: HashMap<Vec<&str>, usize> = HashMap::new();
         let mut page_node = Vec::with_capacity(pages.len());
         for (pi, page) in pages.iter().enumerate() {
@@ -69,6 +82,7 @@ impl NavTree {
                             children: Vec::new(),
                             page: None,
                             url: String::new(),
+                            order: None,
                         });
                         nodes[parent].children.push(n);
                         by_chain.entry(key).or_insert(n);
@@ -78,6 +92,7 @@ impl NavTree {
                 if last {
                     nodes[n].page = Some(pi);
                     nodes[n].url = page.url.to_string();
+                    nodes[n].order = page.order;
                 }
                 parent = n;
             }
@@ -135,7 +150,14 @@ impl NavTree {
     fn sort_children(&mut self) {
         for i in 0..self.nodes.len() {
             let mut children = std::mem::take(&mut self.nodes[i].children);
-            children.sort_by_cached_key(|&c| (self.nodes[c].children.is_empty(), self.nodes[c].title.to_lowercase()));
+            let key = |c: usize| {
+                let n = &self.nodes[c];
+                (n.order.unwrap_or(f64::INFINITY), n.children.is_empty(), n.title.to_lowercase())
+            };
+            children.sort_by(|&a, &b| {
+                let (ka, kb) = (key(a), key(b));
+                ka.0.total_cmp(&kb.0).then(ka.1.cmp(&kb.1)).then(ka.2.cmp(&kb.2))
+            });
             self.nodes[i].children = children;
         }
     }
@@ -169,8 +191,10 @@ mod tests {
     use super::*;
 
     fn tree(pages: &[(&str, &str)]) -> NavTree {
-        let refs: Vec<PageRef> =
-            pages.iter().map(|(chain, url)| PageRef { chain: chain.split(" / ").collect(), url }).collect();
+        let refs: Vec<PageRef> = pages
+            .iter()
+            .map(|(chain, url)| PageRef { chain: chain.split(" / ").collect(), url, order: None })
+            .collect();
         NavTree::build(&refs)
     }
 

@@ -188,9 +188,12 @@ pub fn build(chunks: &[Chunk], vectors: &[f32], dim: usize, p: &BuildParams) -> 
     for (d, c) in chunks.iter().enumerate() {
         let mut tf: HashMap<String, f32> = HashMap::new();
         let mut len = 0.0;
+        // A page's other names (aliases) weigh as its title does.
+        let titles =
+            if c.aliases.is_empty() { c.title.clone() } else { format!("{} {}", c.title, c.aliases.join(" ")) };
         let fields = [
             (c.index_text.as_str(), 1.0),
-            (c.title.as_str(), p.bm25.title_weight),
+            (titles.as_str(), p.bm25.title_weight),
             (&*c.headers.join(" "), p.bm25.header_weight),
         ];
         for (text, w) in fields {
@@ -968,6 +971,7 @@ mod tests {
             page_id: page.into(),
             n: 0,
             title: title.into(),
+            aliases: Vec::new(),
             path: vec!["KB".into(), title.into()],
             headers: vec![title.into()],
             url: format!("{page}.html"),

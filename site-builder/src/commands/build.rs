@@ -19,6 +19,8 @@ pub(crate) fn run_build(args: BuildArgs) -> ExitCode {
         out: args.out,
         chunk: ChunkOptions { header_levels: args.header_levels, chunk_size: args.chunk_size, overlap: args.overlap },
         strict: args.strict,
+        dialect: args.dialect,
+        base_path: args.base_path,
         templates: args.templates,
         site_url: args.site_url,
         judge: match args.stub_judge {

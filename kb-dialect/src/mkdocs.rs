@@ -19,86 +19,49 @@
 //! that later stages can report a file line.
 
 use crate::fence::Fence;
+use crate::{Line, Resolver, Target};
 
-/// What the normalised Markdown is for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Target {
-    /// Rendered to HTML for the site: containers become HTML wrappers.
-    Html,
-    /// Chunk text for search and display in results: containers become bold labels.
-    Text,
-}
-
-/// Normalised Markdown and where each of its lines came from.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Normalized {
-    pub text: String,
-    /// `line_map[i]` is the 0-based body line of output line `i`.
-    pub line_map: Vec<usize>,
-    /// Snippet includes that could not be resolved: (0-based body line, file name).
-    pub missing_snippets: Vec<(usize, String)>,
-}
-
-impl Normalized {
-    /// 0-based body line of the byte `offset` of [`Normalized::text`].
-    pub fn source_line(&self, offset: usize) -> usize {
-        let out_line = self.text.as_bytes()[..offset.min(self.text.len())].iter().filter(|&&b| b == b'\n').count();
-        self.line_map.get(out_line).copied().unwrap_or(0)
-    }
-}
-
-/// Looks up the text of a `--8<--` snippet by the name written in the page.
-pub type SnippetResolver<'a> = &'a dyn Fn(&str) -> Option<String>;
-
-/// Rewrites MkDocs Material syntax in `body` for `target`.
-pub fn normalize(body: &str, target: Target, snippets: SnippetResolver<'_>) -> Normalized {
-    let mut lines: Vec<(usize, String)> = Vec::new();
-    let mut missing = Vec::new();
-    let mut include = |i: usize, name: String, lines: &mut Vec<(usize, String)>| match snippets(&name) {
-        Some(text) => lines.extend(text.lines().map(|l| (i, l.to_string()))),
+/// Inlines `--8<--` snippet includes (one line `--8<-- "file.md"`, or a block of
+/// file names between two `--8<--` lines), outside fenced code; a name the
+/// resolver does not know is left out and recorded in `missing`.
+pub fn include_snippets(lines: Vec<Line>, resolver: &dyn Resolver, missing: &mut Vec<(usize, String)>) -> Vec<Line> {
+    let mut out: Vec<Line> = Vec::with_capacity(lines.len());
+    let mut include = |i: usize, name: String, out: &mut Vec<Line>| match resolver.snippet(&name) {
+        Some(text) => out.extend(text.lines().map(|l| (i, l.to_string()))),
         None => missing.push((i, name)),
     };
     let mut fence: Option<Fence> = None;
-    let mut block: Option<usize> = None; // inside a `--8<--` … `--8<--` block
-    for (i, line) in body.lines().enumerate() {
+    let mut block = false; // inside a `--8<--` … `--8<--` block
+    for (i, line) in lines {
         if let Some(f) = fence {
-            if f.closes(line) {
+            if f.closes(&line) {
                 fence = None;
             }
-            lines.push((i, line.to_string()));
+            out.push((i, line));
             continue;
         }
-        if block.is_some() {
+        if block {
             // Block form: one file name per line until the closing `--8<--`.
             if line.trim() == "--8<--" {
-                block = None;
+                block = false;
             } else if !line.trim().is_empty() {
-                include(i, line.trim().to_string(), &mut lines);
+                include(i, line.trim().to_string(), &mut out);
             }
             continue;
         }
         if line.trim() == "--8<--" {
-            block = Some(i);
+            block = true;
             continue;
         }
-        match snippet_name(line) {
-            Some(name) => include(i, name, &mut lines),
+        match snippet_name(&line) {
+            Some(name) => include(i, name, &mut out),
             None => {
-                fence = Fence::open(line);
-                lines.push((i, line.to_string()));
+                fence = Fence::open(&line);
+                out.push((i, line));
             }
         }
     }
-    let mut out = Vec::with_capacity(lines.len());
-    process(&lines, target, &mut out);
-    let mut text = String::with_capacity(body.len());
-    let mut line_map = Vec::with_capacity(out.len());
-    for (src, line) in out {
-        text.push_str(&line);
-        text.push('\n');
-        line_map.push(src);
-    }
-    Normalized { text, line_map, missing_snippets: missing }
+    out
 }
 
 /// `--8<-- "file.md"` → `file.md`.
@@ -205,7 +168,10 @@ fn escape_html(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
-fn process(lines: &[(usize, String)], target: Target, out: &mut Vec<(usize, String)>) {
+/// Rewrites MkDocs containers (and the containers the other passes translated
+/// into their syntax) for `target`; with `inline`, also MkDocs's inline syntax
+/// (attribute lists, icons, `[TOC]`).
+pub fn process(lines: &[Line], target: Target, inline: bool, out: &mut Vec<Line>) {
     let mut i = 0;
     while i < lines.len() {
         let (src, line) = &lines[i];
@@ -262,17 +228,17 @@ fn process(lines: &[(usize, String)], target: Target, out: &mut Vec<(usize, Stri
                     end += 1;
                 }
             }
-            emit_container(*src, ind, &container, &body, target, out);
+            emit_container(*src, ind, &container, &body, target, inline, out);
             i = end;
             continue;
         }
 
-        if trimmed.trim_end() == "[TOC]" {
+        if inline && trimmed.trim_end() == "[TOC]" {
             // Python-Markdown's table-of-contents marker: the template has its own.
             i += 1;
             continue;
         }
-        out.push((*src, clean_inline(line, trimmed)));
+        out.push((*src, if inline { clean_inline(line, trimmed) } else { line.clone() }));
         i += 1;
     }
 }
@@ -281,12 +247,13 @@ fn emit_container(
     src: usize,
     ind: usize,
     c: &Container,
-    body: &[(usize, String)],
+    body: &[Line],
     target: Target,
-    out: &mut Vec<(usize, String)>,
+    inline: bool,
+    out: &mut Vec<Line>,
 ) {
     let pad = " ".repeat(ind);
-    let title = c.title.as_deref().map(|t| clean_inline(t, t));
+    let title = c.title.as_deref().map(|t| if inline { clean_inline(t, t) } else { t.to_string() });
     match target {
         Target::Html => {
             let (open, close) = match c.kind {
@@ -312,7 +279,7 @@ fn emit_container(
                 out.push((src, format!("{pad}{label}")));
             }
             out.push((src, String::new()));
-            process(body, target, out);
+            process(body, target, inline, out);
             out.push((src, String::new()));
             out.push((src, format!("{pad}{close}")));
             out.push((src, String::new()));
@@ -327,7 +294,7 @@ fn emit_container(
                 // heading in this form only (found by the `page` fuzz target).
                 out.push((src, String::new()));
             }
-            process(body, target, out);
+            process(body, target, inline, out);
             out.push((src, String::new()));
         }
     }
@@ -411,24 +378,38 @@ fn remove_icons(line: &str) -> String {
 mod tests {
     use super::*;
 
-    fn none(_: &str) -> Option<String> {
-        None
+    use crate::{Dialects, NoResolver};
+
+    fn none() -> NoResolver {
+        NoResolver
+    }
+
+    struct Snippets<F: Fn(&str) -> Option<String>>(F);
+    impl<F: Fn(&str) -> Option<String>> Resolver for Snippets<F> {
+        fn snippet(&self, name: &str) -> Option<String> {
+            (self.0)(name)
+        }
+    }
+
+    fn normalize(md: &str, target: Target, resolver: &dyn Resolver) -> crate::Normalized {
+        let only = Dialects { mkdocs: true, obsidian: false, gfm: false, mdx: false, hugo: false };
+        crate::normalize(md, target, only, resolver)
     }
 
     #[test]
     fn admonition_becomes_aside_or_label() {
         let md = "Intro\n\n!!! warning \"Deadline\"\n    Pay by **May 1**.\n\n    Second para.\n\nAfter\n";
-        let html = normalize(md, Target::Html, &none);
+        let html = normalize(md, Target::Html, &none());
         assert!(html.text.contains("<aside class=\"admonition warning\" role=\"note\">\n<p class=\"admonition-title\">Deadline</p>\n\nPay by **May 1**.\n\nSecond para.\n\n</aside>"), "{}", html.text);
         assert!(html.text.contains("\nAfter\n"));
-        let text = normalize(md, Target::Text, &none);
+        let text = normalize(md, Target::Text, &none());
         assert!(text.text.contains("**Deadline**\n\nPay by **May 1**.\n\nSecond para.\n"), "{}", text.text);
         assert!(!text.text.contains("    Pay"));
     }
 
     #[test]
     fn untitled_and_collapsible_admonitions() {
-        let html = normalize("!!! info\n    Body\n??? tip \"More\"\n    Hidden\n", Target::Html, &none);
+        let html = normalize("!!! info\n    Body\n??? tip \"More\"\n    Hidden\n", Target::Html, &none());
         assert!(html.text.contains("<p class=\"admonition-title\">Info</p>"));
         assert!(html
             .text
@@ -439,7 +420,7 @@ mod tests {
     fn tabs_become_sections_and_nest() {
         let md =
             "=== \"Puhti\"\n    ```bash\n    module load x\n    ```\n\n=== \"Mahti\"\n    !!! note\n        Nested\n";
-        let html = normalize(md, Target::Html, &none);
+        let html = normalize(md, Target::Html, &none());
         assert_eq!(html.text.matches("<section class=\"tab\">").count(), 2);
         assert!(html.text.contains("<p class=\"tab-title\">Puhti</p>\n\n```bash\nmodule load x\n```"), "{}", html.text);
         assert!(html.text.contains("<aside class=\"admonition note\""));
@@ -448,7 +429,7 @@ mod tests {
 
     #[test]
     fn sloppy_admonitions_are_understood() {
-        let n = normalize("!!!! Note:\nUnindented body.\n\nAfter.\n", Target::Html, &none);
+        let n = normalize("!!!! Note:\nUnindented body.\n\nAfter.\n", Target::Html, &none());
         assert!(n.text.contains("<aside class=\"admonition note\" role=\"note\">\n<p class=\"admonition-title\">Note</p>\n\nUnindented body.\n\n</aside>"), "{}", n.text);
         assert!(n.text.ends_with("After.\n"));
     }
@@ -456,7 +437,7 @@ mod tests {
     #[test]
     fn unclosed_fence_ends_with_its_admonition() {
         let md = "!!! note\n    ```text\n    never closed\n\n!!! tip\n    Tip body\n";
-        let n = normalize(md, Target::Html, &none);
+        let n = normalize(md, Target::Html, &none());
         let aside_close = n.text.find("</aside>").unwrap();
         assert!(n.text[..aside_close].contains("never closed\n```\n"), "{}", n.text);
         assert!(n.text.contains("<aside class=\"admonition tip\""));
@@ -465,20 +446,20 @@ mod tests {
     #[test]
     fn code_fences_are_left_alone() {
         let md = "```\n!!! note\n    not an admonition { target=_blank }\n```\n";
-        let n = normalize(md, Target::Html, &none);
+        let n = normalize(md, Target::Html, &none());
         assert_eq!(n.text, md);
     }
 
     #[test]
     fn attr_lists_and_icons_removed_but_not_shell() {
         let md = "[Docs](https://x.example){ target=_blank } :material-arrow-right:\n[TOC]\necho ${#array[*]} {not attrs}\n## Title {#keep}\n";
-        let n = normalize(md, Target::Text, &none);
+        let n = normalize(md, Target::Text, &none());
         assert_eq!(n.text, "[Docs](https://x.example)\necho ${#array[*]} {not attrs}\n## Title {#keep}\n");
     }
 
     #[test]
     fn snippets_inline_or_report() {
-        let resolver = |name: &str| (name == "a.md").then(|| "Included line".to_string());
+        let resolver = Snippets(|name: &str| (name == "a.md").then(|| "Included line".to_string()));
         let n = normalize("x\n--8<-- \"a.md\"\n--8<-- \"missing.md\"\ny\n", Target::Text, &resolver);
         assert_eq!(n.text, "x\nIncluded line\ny\n");
         assert_eq!(n.missing_snippets, vec![(2, "missing.md".to_string())]);
@@ -492,7 +473,7 @@ mod tests {
 
     #[test]
     fn line_map_points_at_body_lines() {
-        let n = normalize("a\n!!! note \"T\"\n    b\nc\n", Target::Html, &none);
+        let n = normalize("a\n!!! note \"T\"\n    b\nc\n", Target::Html, &none());
         let off = n.text.find("\nb\n").unwrap() + 1;
         assert_eq!(n.source_line(off), 2);
         let off = n.text.find("c\n").unwrap();
