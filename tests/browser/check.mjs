@@ -510,6 +510,12 @@ async function semanticSite() {
   // The settled query was answered by words while the model loaded, and asked
   // again once it was in.
   await page.waitForFunction(() => /not reachable\.$/.test((document.querySelector('#search-suggest .search-status__engine') || {}).textContent || ''), null, { timeout: 30000 });
+  // The list on screen may still be the last keystroke's answer (by words, as
+  // typing is) when the status turns: on a loaded machine the settled query's
+  // answer by meaning lands a moment later. Wait for it, then read.
+  await page
+    .waitForFunction((w) => ((document.querySelector('#search-suggest a.search-option') || {}).getAttribute?.('href') || '').includes(w), want, { timeout: 30000 })
+    .catch(() => {});
   const suggested = await page.locator('#search-suggest a.search-option').first().getAttribute('href');
   assert.ok(suggested && suggested.includes(want), `the suggestions, by meaning, lead with ${want}: ${suggested}`);
   // The results page: words first while the model loads again (a new page;
