@@ -138,43 +138,13 @@ struct Built {
 pub fn build(opts: &BuildOptions) -> Result<Report, BuildError> {
     let started = Instant::now();
     let chunk_opts = opts.chunk.validate()?;
-    if !opts.content.exists() {
-        return Err(BuildError::ContentMissing(opts.content.clone()));
-    }
-    if !opts.content.is_dir() {
-        return Err(BuildError::ContentNotDir(opts.content.clone()));
-    }
-    if let Some(bo) = opts.browser.as_ref().filter(|b| b.required) {
-        // Before any work: a missing engine should not cost a whole build first.
-        crate::browser::check_engine(bo)?;
-    }
+    check_inputs(opts)?;
     let templates = match &opts.templates {
         Some(dir) => Templates::from_dir(dir)?,
         None => Templates::embedded()?,
     };
-    let judge: Box<dyn StubJudge> = match (opts.judge, &opts.llm) {
-        (JudgeChoice::Llm, None) => return Err(BuildError::NoLlm),
-        (JudgeChoice::Heuristic, _) | (JudgeChoice::Auto, None) => Box::new(HeuristicJudge::default()),
-        (_, Some(cfg)) => Box::new(
-            crate::llm::LlmJudge::new(cfg.clone(), std::time::Duration::from_secs(60))
-                .map_err(BuildError::LlmClient)?,
-        ),
-    };
-
-    let mut report = Report {
-        format: REPORT_FORMAT_VERSION,
-        chunks_format: CHUNKS_FORMAT_VERSION,
-        content: opts.content.display().to_string(),
-        out: opts.out.display().to_string(),
-        options: ReportOptions {
-            header_levels: chunk_opts.header_levels,
-            chunk_size: chunk_opts.chunk_size,
-            overlap: chunk_opts.overlap,
-            strict: opts.strict,
-            stub_judge: judge.name().to_string(),
-        },
-        ..Report::default()
-    };
+    let judge = stub_judge(opts)?;
+    let mut report = new_report(opts, &chunk_opts, judge.name());
 
     // Parse.
     let (sources, assets) = discover(&opts.content, &mut report);
@@ -185,7 +155,7 @@ pub fn build(opts: &BuildOptions) -> Result<Report, BuildError> {
     let pages = read_pages(&opts.content, &sources, &mut report);
     report.pages.unpublished = report.unpublished.len();
     report.pages.skipped = report.skipped.len();
-    if pages.is_empty() && !report.skipped.is_empty() {
+    if pages.is_empty() {
         return Err(nothing_rendered(opts, &mut report, started));
     }
 
@@ -246,6 +216,50 @@ pub fn build(opts: &BuildOptions) -> Result<Report, BuildError> {
     report.seconds = started.elapsed().as_secs_f64();
     write_atomic(&report_path, &report_json(&report))?;
     Ok(report)
+}
+
+/// The content folder exists and is a folder; a required browser engine is
+/// there, before any work (a missing engine should not cost a whole build).
+fn check_inputs(opts: &BuildOptions) -> Result<(), BuildError> {
+    if !opts.content.exists() {
+        return Err(BuildError::ContentMissing(opts.content.clone()));
+    }
+    if !opts.content.is_dir() {
+        return Err(BuildError::ContentNotDir(opts.content.clone()));
+    }
+    if let Some(bo) = opts.browser.as_ref().filter(|b| b.required) {
+        crate::browser::check_engine(bo)?;
+    }
+    Ok(())
+}
+
+/// Who judges stub candidates (`--stub-judge`).
+fn stub_judge(opts: &BuildOptions) -> Result<Box<dyn StubJudge>, BuildError> {
+    Ok(match (opts.judge, &opts.llm) {
+        (JudgeChoice::Llm, None) => return Err(BuildError::NoLlm),
+        (JudgeChoice::Heuristic, _) | (JudgeChoice::Auto, None) => Box::new(HeuristicJudge::default()),
+        (_, Some(cfg)) => Box::new(
+            crate::llm::LlmJudge::new(cfg.clone(), std::time::Duration::from_secs(60))
+                .map_err(BuildError::LlmClient)?,
+        ),
+    })
+}
+
+fn new_report(opts: &BuildOptions, chunk_opts: &ChunkOptions, judge: &str) -> Report {
+    Report {
+        format: REPORT_FORMAT_VERSION,
+        chunks_format: CHUNKS_FORMAT_VERSION,
+        content: opts.content.display().to_string(),
+        out: opts.out.display().to_string(),
+        options: ReportOptions {
+            header_levels: chunk_opts.header_levels,
+            chunk_size: chunk_opts.chunk_size,
+            overlap: chunk_opts.overlap,
+            strict: opts.strict,
+            stub_judge: judge.to_string(),
+        },
+        ..Report::default()
+    }
 }
 
 /// Writes the report and says why a build that read pages renders none.
@@ -867,6 +881,7 @@ fn write_site(
     };
 
     let mut sitemap: Vec<(&str, Option<&str>)> = Vec::new();
+    let mut tag_urls: Vec<String> = Vec::new();
     let bar = progress(opts.progress, built.len() as u64, "write");
     // The content's root `index.md` is the home page's introduction, not a page of its own.
     let home_page = built.iter().position(|b| b.url == HOME_URL);
@@ -898,25 +913,18 @@ fn write_site(
         sitemap.push((&n.url, None));
     }
 
-    // Tag pages, where a tag has no page of its own.
-    let page_urls: HashSet<&str> = built.iter().map(|b| b.url.as_str()).collect();
-    let refs: Vec<&Page> = built.iter().map(|b| &b.page).collect();
-    let tag_pages: Vec<(String, String, Vec<usize>)> = crate::tags::listings(&refs)
-        .into_iter()
-        .map(|(tag, listed)| (page_url(&crate::tags::source(&tag)), tag, listed))
-        .filter(|(url, _, _)| !page_urls.contains(url.as_str()))
-        .collect();
-    for (url, tag, listed) in &tag_pages {
-        let title = format!("Tag: {tag}");
-        let children = listed.iter().map(|&pi| child(tree.page_node[pi])).collect();
-        let ctx = SectionContext {
-            frame: frame(root_prefix(url)),
-            section: SectionView { title: &title, breadcrumbs: vec![link(0)], children },
+    for (url, title, children) in tag_pages(built, tree) {
+        let section = SectionView {
+            title: &title,
+            breadcrumbs: vec![link(0)],
+            children: children.into_iter().map(&child).collect(),
         };
-        staging.write(url, templates.render(&ctx)?.as_bytes())?;
+        let ctx = SectionContext { frame: frame(root_prefix(&url)), section };
+        staging.write(&url, templates.render(&ctx)?.as_bytes())?;
         report.site.tag_pages += 1;
-        sitemap.push((url, None));
+        tag_urls.push(url);
     }
+    sitemap.extend(tag_urls.iter().map(|u| (u.as_str(), None)));
 
     // Home: the root page's introduction (if any) and the first level of the tree.
     let sections: Vec<HomeSection> = tree.nodes[0]
@@ -961,6 +969,21 @@ fn write_site(
         report.site.assets_copied += 1;
     }
     Ok(())
+}
+
+/// The listing pages of tags without a page of their own: (URL, title, the
+/// tree nodes of the pages listed).
+fn tag_pages(built: &[Built], tree: &NavTree) -> Vec<(String, String, Vec<usize>)> {
+    let page_urls: HashSet<&str> = built.iter().map(|b| b.url.as_str()).collect();
+    let refs: Vec<&Page> = built.iter().map(|b| &b.page).collect();
+    crate::tags::listings(&refs)
+        .into_iter()
+        .map(|(tag, listed)| {
+            let url = page_url(&crate::tags::source(&tag));
+            (url, format!("Tag: {tag}"), listed.iter().map(|&pi| tree.page_node[pi]).collect())
+        })
+        .filter(|(url, _, _)| !page_urls.contains(url.as_str()))
+        .collect()
 }
 
 /// A page's other addresses (`slug`, `permalink`, old URLs) answered with a
