@@ -6,7 +6,13 @@
 //! The statements run through [`Sqlite`], the native twin of the component's
 //! `spin:sqlite` client. The report may write too: the schema if the file predates
 //! it, and the question vectors it computes (kept so the next report reuses them).
+//!
+//! What readers typed reaches the terminal (the gaps `insights` prints, its JSON on
+//! standard output, a server's error message): [`terminal_safe`],
+//! [`terminal_line`] and [`terminal_json`] take out what a terminal would obey
+//! rather than show.
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use rusqlite::types::{Value as V, ValueRef};
@@ -64,6 +70,8 @@ pub fn fetch(from: &str, since: &str, token: &str) -> Result<Report, InsightsErr
             .ok()
             .and_then(|v| v["error"]["message"].as_str().map(str::to_string))
             .unwrap_or_else(|| String::from_utf8_lossy(&body).chars().take(200).collect());
+        // The server's words go to the terminal.
+        let message = terminal_line(&message).into_owned();
         return Err(InsightsError::Refused { url, status, message });
     }
     serde_json::from_slice(&body)
@@ -157,5 +165,131 @@ pub fn rebase(report: &mut Report, base: &str) {
     }
     for f in &mut report.feedback {
         f.citations.iter_mut().for_each(fix);
+    }
+}
+
+/// Whether a terminal would act on `c` rather than show it: C0 controls (but
+/// `\n` and `\t`), DEL, C1 controls, and Unicode's bidirectional controls
+/// (which reorder what is shown around them).
+fn is_terminal_control(c: char) -> bool {
+    (c.is_control() && c != '\n' && c != '\t') || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+/// `s` as a terminal should get it: escape sequences removed whole (CSI
+/// `ESC [ … final`, the string sequences OSC, DCS, SOS, PM and APC up to their
+/// terminator, two-character escapes; their C1 forms too), and every other control
+/// character dropped ([`is_terminal_control`]); newlines and tabs stay.
+pub fn terminal_safe(s: &str) -> Cow<'_, str> {
+    if !s.chars().any(is_terminal_control) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    // Skips a control string up to BEL or ST (ESC \ or U+009C).
+    fn skip_string(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
+        while let Some(c) = chars.next() {
+            match c {
+                '\u{7}' | '\u{9c}' => return,
+                '\u{1b}' if chars.peek() == Some(&'\\') => {
+                    chars.next();
+                    return;
+                }
+                _ => {}
+            }
+        }
+    }
+    // Skips a CSI's parameter and intermediate bytes and its final byte.
+    fn skip_csi(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
+        while let Some(&c) = chars.peek() {
+            chars.next();
+            if !('\u{20}'..='\u{3f}').contains(&c) {
+                return;
+            }
+        }
+    }
+    while let Some(c) = chars.next() {
+        match c {
+            '\u{1b}' => match chars.peek().copied() {
+                Some('[') => {
+                    chars.next();
+                    skip_csi(&mut chars);
+                }
+                Some(']' | 'P' | 'X' | '^' | '_') => {
+                    chars.next();
+                    skip_string(&mut chars);
+                }
+                Some(n) if ('\u{20}'..='\u{7e}').contains(&n) => {
+                    chars.next();
+                }
+                _ => {}
+            },
+            '\u{9b}' => skip_csi(&mut chars),
+            '\u{9d}' | '\u{90}' | '\u{98}' | '\u{9e}' | '\u{9f}' => skip_string(&mut chars),
+            c if is_terminal_control(c) => {}
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// [`terminal_safe`] for text shown on one line: newlines and tabs become spaces,
+/// so a question cannot start a line that looks like the tool's own.
+pub fn terminal_line(s: &str) -> Cow<'_, str> {
+    match terminal_safe(s) {
+        Cow::Borrowed(b) if !b.contains(['\n', '\t']) => Cow::Borrowed(b),
+        other => Cow::Owned(other.replace(['\n', '\t'], " ")),
+    }
+}
+
+/// JSON text as a terminal should get it: the same document, with the control
+/// characters JSON leaves raw (C1, DEL, the bidirectional controls) written as
+/// `\uXXXX` escapes. (serde_json already escapes C0, so ESC never appears raw;
+/// outside strings JSON text is ASCII, so only strings change, and not in value.)
+pub fn terminal_json(json: &str) -> Cow<'_, str> {
+    if !json.chars().any(is_terminal_control) {
+        return Cow::Borrowed(json);
+    }
+    let mut out = String::with_capacity(json.len() + 16);
+    for c in json.chars() {
+        if is_terminal_control(c) {
+            out.push_str(&format!("\\u{:04x}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escape_sequences_and_controls_do_not_reach_the_terminal() {
+        let hostile = concat!(
+            "how do I \u{1b}[2J\u{1b}[1;31mreset\u{1b}[0m my password",
+            "\u{1b}]0;pwned title\u{7}",
+            "\u{1b}]8;;https://evil.example/\u{1b}\\click\u{1b}]8;;\u{1b}\\",
+            "\u{9b}31m c1\u{9d}osc\u{9c}",
+            "\r\u{8}\u{7f}\u{0}\u{7} \u{202e}gnp.exe",
+            "\u{1b}Pdcs\u{1b}\\\u{1b}c\u{1b}"
+        );
+        let safe = terminal_safe(hostile);
+        assert!(!safe.chars().any(|c| c.is_control() || ('\u{202a}'..='\u{2069}').contains(&c)), "{safe:?}");
+        assert_eq!(safe, "how do I reset my passwordclick c1 gnp.exe");
+        assert_eq!(terminal_safe("plain\ttext\nand more"), "plain\ttext\nand more");
+        assert!(matches!(terminal_safe("nothing to do"), Cow::Borrowed(_)));
+        assert_eq!(terminal_line("two\nlines\tand a tab"), "two lines and a tab");
+        assert_eq!(terminal_safe("ünïcödé, 中文, emoji 🙂"), "ünïcödé, 中文, emoji 🙂");
+    }
+
+    #[test]
+    fn json_keeps_its_value_and_loses_raw_controls() {
+        let value = serde_json::json!({ "label": "a\u{1b}[2J b\u{9b}31m c\u{202e}d\u{7f}", "n": 1 });
+        let text = serde_json::to_string_pretty(&value).unwrap();
+        let safe = terminal_json(&text);
+        assert!(!safe.chars().any(|c| c.is_control() && c != '\n'), "{safe}");
+        let back: serde_json::Value = serde_json::from_str(&safe).unwrap();
+        assert_eq!(back, value, "the same document");
     }
 }

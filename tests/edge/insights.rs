@@ -299,3 +299,48 @@ fn llm_answers_are_recorded_streamed_or_not_and_a_failed_llm_counts_as_degraded(
     let cited = report["cited_pages"].as_array().unwrap();
     assert!(cited.iter().any(|p| p["url"].as_str().unwrap().contains("parking") && p["citations"].as_u64() >= Some(1)));
 }
+
+/// A question carrying terminal escape sequences (clear the screen, retitle the
+/// window, a hyperlink, colours, their C1 forms, a bidirectional override) is
+/// recorded as asked, but `site-builder insights` prints none of them: not in the
+/// gaps it lists on standard error, not raw in its JSON on standard output (the
+/// same value, as `\u` escapes).
+#[test]
+fn terminal_escapes_in_questions_reach_no_terminal() {
+    let h = host(|_| {});
+    let question = "\u{1b}[2J\u{1b}]0;pwned\u{7}airspeed of an \u{1b}[5munladen\u{1b}[0m swallow \
+                    \u{9b}31mc1 \u{1b}]8;;https://evil.example/\u{1b}\\click\u{1b}]8;;\u{1b}\\ \u{202e}txt.exe";
+    assert_eq!(ask(&h, question)["abstained"], true);
+    let index = demo().dist.join("index.bin");
+    let run = |extra: &[&str]| {
+        let o = Command::new(env!("CARGO_BIN_EXE_site-builder"))
+            .args(["insights", "--since", "1d", "--state"])
+            .arg(h.state())
+            .arg("--index")
+            .arg(&index)
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        o
+    };
+    // Raw control bytes: C0 but newline and tab, DEL, and C1 and the bidi
+    // overrides as UTF-8.
+    let raw = |bytes: &[u8]| -> Vec<String> {
+        let text = String::from_utf8_lossy(bytes);
+        text.chars()
+            .filter(|c| (c.is_control() && *c != '\n' && *c != '\t') || ('\u{202a}'..='\u{202e}').contains(c))
+            .map(|c| format!("U+{:04X}", c as u32))
+            .collect()
+    };
+    let out = h.state().join("report.html");
+    let o = run(&["--out", out.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(stderr.contains("answer next 1:") && stderr.contains("unladen swallow"), "{stderr}");
+    assert_eq!(raw(&o.stderr), Vec::<String>::new(), "control characters on standard error: {stderr:?}");
+    let o = run(&["--json"]);
+    assert_eq!(raw(&o.stdout), Vec::<String>::new(), "control characters on standard output");
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let label = v["gaps"][0]["label"].as_str().unwrap();
+    assert!(label.contains('\u{1b}') && label.contains("unladen"), "the data keeps what was asked: {label:?}");
+}

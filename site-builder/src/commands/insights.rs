@@ -1,4 +1,11 @@
 //! `site-builder insights`: the report as HTML (default) or JSON.
+//!
+//! Questions are what readers typed, escape sequences included: everything this
+//! command prints goes through `insights::terminal_line` (one-line text) or
+//! `insights::terminal_json` (the JSON on standard output). The files it writes
+//! keep the data as it is (the HTML escapes it as markup, not for a terminal).
+
+use site_builder::insights::{terminal_json, terminal_line};
 
 use crate::InsightsArgs;
 
@@ -45,7 +52,9 @@ pub(crate) fn run_insights(args: InsightsArgs) -> Result<(), String> {
         site_builder::insights::rebase(&mut report, base);
     }
     let (bytes, what) = if args.json {
-        (serde_json::to_vec_pretty(&report).map_err(|e| e.to_string())?, "JSON")
+        let json = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;
+        // To a terminal or a file alike: the same document, as escapes.
+        (terminal_json(&json).into_owned().into_bytes(), "JSON")
     } else {
         (site_builder::insights_html::render(&report).into_bytes(), "HTML")
     };
@@ -60,7 +69,7 @@ pub(crate) fn run_insights(args: InsightsArgs) -> Result<(), String> {
         (out, _) => {
             let path = out.clone().unwrap_or_else(|| "insights.html".into());
             kb_common::write::write_atomic(&path, &bytes).map_err(|e| e.to_string())?;
-            eprintln!("Wrote {} ({what})", path.display());
+            eprintln!("Wrote {} ({what})", terminal_line(&path.display().to_string()));
         }
     }
     let t = &report.totals;
@@ -71,10 +80,10 @@ pub(crate) fn run_insights(args: InsightsArgs) -> Result<(), String> {
         t.abstention_rate * 100.0,
         t.thumbs_down,
         report.gaps.len(),
-        report.period.since
+        terminal_line(&report.period.since)
     );
     for (i, g) in report.gaps.iter().take(5).enumerate() {
-        eprintln!("  answer next {}: {} ({}x)", i + 1, g.label, g.count);
+        eprintln!("  answer next {}: {} ({}x)", i + 1, terminal_line(&g.label), g.count);
     }
     Ok(())
 }
