@@ -190,7 +190,7 @@ pub fn parse_page(source: &str, bytes: &[u8]) -> Result<Page, PageError> {
         (None, Some(parent)) => Some(vec![parent]),
         (None, None) => None,
     };
-    let identity = Identity::read(&meta);
+    let identity = Identity::read(source, &meta);
     Ok(Page {
         id: get("page_id").unwrap_or_else(|| id_from_path(source)),
         source: file,
@@ -221,7 +221,7 @@ struct Identity {
 }
 
 impl Identity {
-    fn read(meta: &BTreeMap<String, Value>) -> Identity {
+    fn read(source: &str, meta: &BTreeMap<String, Value>) -> Identity {
         let lower: BTreeMap<String, &Value> = meta.iter().map(|(k, v)| (k.to_ascii_lowercase(), v)).collect();
         let first = |keys: &[&str]| keys.iter().find_map(|k| lower.get(*k).copied());
         let text = |v: &Value| match v {
@@ -261,6 +261,13 @@ impl Identity {
                     id.addresses.push(address);
                 }
             }
+        }
+        // Docusaurus names a doc's address by its `id` (in its folder) when it
+        // sets no `slug`; other schemas use `id` for database keys, so only MDX.
+        let mdx = source.to_ascii_lowercase().ends_with(".mdx");
+        if let Some(doc_id) = lower.get("id").and_then(|v| text(v)).filter(|_| mdx && !lower.contains_key("slug")) {
+            let dir = source.rsplit_once('/').map_or("", |(d, _)| d);
+            id.addresses.push(if dir.is_empty() { doc_id } else { format!("{dir}/{doc_id}") });
         }
         id
     }
@@ -503,6 +510,9 @@ mod tests {
         assert!(p.draft);
         assert_eq!(p.order, Some(30.0));
         assert!(parse_page("a.md", b"---\npublish: false\n---\nx\n").unwrap().draft);
+        let doc = parse_page("guides/a.mdx", b"---\nid: intro\n---\nx\n").unwrap();
+        assert_eq!(doc.addresses, vec!["guides/intro".to_string()]);
+        assert!(parse_page("guides/a.md", b"---\nid: 42\n---\nx\n").unwrap().addresses.is_empty());
         assert!(!parse_page("a.md", b"---\ndraft: false\n---\nx\n").unwrap().draft);
         assert_eq!(strip_page_extension("a/B.MDX"), "a/B");
         assert!(is_page_file("x.markdown") && !is_page_file("x.png"));
