@@ -15,7 +15,7 @@
 //! | `details summary="S"` | `??? note "S"` |
 //! | `table caption="C"` | `*C*` and the table |
 //! | `glossary_tooltip text="Pods" term_id="pod"` | `[Pods](…/glossary/pod.md)` when the glossary page is known, else `Pods` (the term's title without `text`) |
-//! | `glossary_definition term_id="pod" length="short\|long\|all" prepend="A Pod is"` | the glossary page's text: before `<!--more-->` for `short`, all of it otherwise |
+//! | `glossary_definition term_id="pod" length="short\|long\|all" prepend="A Pod is"` | the glossary page's text: before `<!--more-->` for `short`, all of it otherwise (the Html form); in the Text form a link to the glossary page, so the index keeps the definition on that page only |
 //! | `code_sample file="pods/simple-pod.yaml"` (also `codenew`, `code`) | `*Example: pods/simple-pod.yaml*` (the file is not a page: reported) |
 //! | `heading "prerequisites"` | `Before you begin` (and the other headings Hugo's English i18n gives) |
 //! | `feature-state for_k8s_version="v1.29" state="stable"` | `*FEATURE STATE: Kubernetes v1.29 [stable]*` (`feature_gate_name=X`: `feature gate X`) |
@@ -41,16 +41,16 @@ use std::collections::HashSet;
 
 use crate::fence::Fence;
 use crate::mdx::tree::{self, Block, Item, Kind, Text};
-use crate::{comments, Dialects, Line, Notice, NoticeKind, Resolver};
+use crate::{comments, Dialects, Line, Notice, NoticeKind, Resolver, Target};
 
 /// Translates one Hugo page's shortcodes.
-pub fn translate(lines: Vec<Line>, resolver: &dyn Resolver, notices: &mut Vec<Notice>) -> Vec<Line> {
+pub fn translate(lines: Vec<Line>, target: Target, resolver: &dyn Resolver, notices: &mut Vec<Notice>) -> Vec<Line> {
     // Every page is read for shortcodes: one without any is left as it is.
     if !lines.iter().any(|(_, l)| l.contains("{{<") || l.contains("{{%")) {
         return lines;
     }
     let mut reported = HashSet::new();
-    translate_at(lines, resolver, notices, &mut reported, 0)
+    translate_at(lines, target, resolver, notices, &mut reported, 0)
 }
 
 /// How deep included text (a glossary definition, an include) may nest.
@@ -58,6 +58,7 @@ const MAX_DEPTH: usize = 3;
 
 fn translate_at(
     lines: Vec<Line>,
+    target: Target,
     resolver: &dyn Resolver,
     notices: &mut Vec<Notice>,
     reported: &mut HashSet<String>,
@@ -65,8 +66,17 @@ fn translate_at(
 ) -> Vec<Line> {
     let lines = join_split_calls(lines);
     let paired = closed_names(&lines);
-    let mut scanner =
-        Scanner { resolver, notices, reported, depth, paired, block_open: Vec::new(), tabs: 0, items: Vec::new() };
+    let mut scanner = Scanner {
+        target,
+        resolver,
+        notices,
+        reported,
+        depth,
+        paired,
+        block_open: Vec::new(),
+        tabs: 0,
+        items: Vec::new(),
+    };
     scanner.scan(&lines);
     let root = tree::build(scanner.items);
     let mut out = Vec::with_capacity(lines.len());
@@ -391,6 +401,7 @@ enum Rendered {
 // The scanner.
 
 struct Scanner<'a> {
+    target: Target,
     resolver: &'a dyn Resolver,
     notices: &'a mut Vec<Notice>,
     /// Shortcode names reported on this page.
@@ -789,7 +800,16 @@ impl Scanner<'_> {
     /// cuts it.
     fn definition(&mut self, c: &Call, src: usize) -> Rendered {
         let term = c.get("term_id").unwrap_or("");
-        let body = self.glossary_page(term).and_then(|p| self.resolver.body(&p));
+        let page = self.glossary_page(term);
+        if let (Target::Text, Some(page)) = (self.target, &page) {
+            // The index keeps a definition on its glossary page only, as it
+            // keeps a transcluded note on its own page: a search then finds the
+            // source, not every page that repeats it (see `obsidian`).
+            let title = self.resolver.title(page).unwrap_or_else(|| term.to_string());
+            let link = crate::link_from(self.resolver.source(), page);
+            return Rendered::Lines(vec![format!("*Definition: [{title}]({link})*")]);
+        }
+        let body = page.and_then(|p| self.resolver.body(&p));
         let Some(body) = body else {
             self.notice(
                 src,
@@ -819,7 +839,7 @@ impl Scanner<'_> {
     fn expand(&mut self, lines: Vec<Line>, src: usize) -> Vec<Line> {
         let all = Dialects { mkdocs: true, obsidian: false, gfm: true, mdx: false, hugo: true };
         let lines = comments::strip(lines.into_iter().map(|(_, l)| (src, l)).collect(), all);
-        let mut out = translate_at(lines, self.resolver, self.notices, self.reported, self.depth + 1);
+        let mut out = translate_at(lines, self.target, self.resolver, self.notices, self.reported, self.depth + 1);
         while out.last().is_some_and(|(_, l)| l.trim().is_empty()) {
             out.pop();
         }
@@ -989,7 +1009,7 @@ mod tests {
     fn run_with(md: &str, resolver: &dyn Resolver) -> (Vec<Line>, Vec<Notice>) {
         let mut notices = Vec::new();
         let lines = md.lines().enumerate().map(|(i, l)| (i, l.to_string())).collect();
-        (translate(lines, resolver, &mut notices), notices)
+        (translate(lines, Target::Html, resolver, &mut notices), notices)
     }
 
     fn text_with(md: &str, resolver: &dyn Resolver) -> String {
@@ -1066,6 +1086,16 @@ mod tests {
         assert_eq!(out[1], (2, "#### Pod".to_string()));
         assert!(notices.is_empty());
         assert_eq!(text("{{< glossary_tooltip term_id=\"node\" >}}\n"), "node\n");
+    }
+
+    #[test]
+    fn the_index_keeps_a_definition_on_its_glossary_page_only() {
+        let mut notices = Vec::new();
+        let lines = vec![(0, "{{< glossary_definition term_id=\"pod\" length=\"all\" >}}".to_string())];
+        let text = translate(lines, Target::Text, &Kb, &mut notices);
+        let joined: Vec<&str> = text.iter().map(|(_, l)| l.as_str()).collect();
+        assert!(joined.iter().any(|l| l.starts_with("*Definition: [") && l.contains("pod.md")), "{joined:?}");
+        assert!(notices.is_empty(), "{notices:?}");
     }
 
     #[test]

@@ -292,7 +292,7 @@ pub fn normalize(body: &str, target: Target, dialects: Dialects, resolver: &dyn 
         lines = mdx::translate(lines, &mut notices);
     }
     if dialects.hugo {
-        lines = hugo::translate(lines, resolver, &mut notices);
+        lines = hugo::translate(lines, target, resolver, &mut notices);
     }
     if dialects.obsidian || dialects.gfm {
         lines = callout::translate(lines, dialects);
