@@ -22,6 +22,8 @@ pub const DECLARED: &[(&str, &str)] = &[
     ("llm_allowed_outbound_host", "https://api.openai.com"),
     ("chat_rate_limit", "20"),
     ("search_rate_limit", "600"),
+    ("feedback_rate_limit", "60"),
+    ("insights_rate_limit", "20"),
     ("query_cache_size", "512"),
     ("search_backend", "bundled"),
     ("postgres_url", ""),

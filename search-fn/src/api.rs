@@ -349,16 +349,15 @@ impl ApiError {
         }
     }
 
-    /// Too many requests from one client in the last minute.
+    /// Too many requests to one endpoint from one client in the last minute.
     pub fn rate_limited(bucket: Bucket, limit: u32, retry_after_secs: u64) -> ApiError {
-        let what = match bucket {
-            Bucket::Chat => "chat requests",
-            Bucket::Search => "searches",
-        };
         ApiError {
             status: 429,
             code: "rate_limited",
-            message: format!("more than {limit} {what} a minute from this address; try again in {retry_after_secs} s"),
+            message: format!(
+                "more than {limit} requests a minute to {} from this address; try again in {retry_after_secs} s",
+                bucket.path()
+            ),
             parameter: None,
             allow: None,
             retry_after: Some(retry_after_secs),
@@ -424,14 +423,23 @@ fn same_secret(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
+/// The token of an `Authorization: Bearer <token>` header, if the request has one.
+fn bearer<'r>(req: &Request<'r>) -> Option<&'r str> {
+    req.authorization.and_then(|a| {
+        let (scheme, value) = a.trim().split_once(' ')?;
+        scheme.eq_ignore_ascii_case("bearer").then(|| value.trim())
+    })
+}
+
+fn no_credentials() -> ApiError {
+    ApiError::unauthorized("send the insights token as `Authorization: Bearer <insights_token>`")
+}
+
 /// Who may read `GET /api/insights`: a request with `Authorization: Bearer
 /// <insights_token>`. Returns the period's first second (`since`, default 30d).
 pub fn insights_access(req: &Request, cfg: &Config, now: u64) -> Result<u64, ApiError> {
-    let Some(given) = req.authorization.and_then(|a| {
-        let (scheme, value) = a.trim().split_once(' ')?;
-        scheme.eq_ignore_ascii_case("bearer").then(|| value.trim())
-    }) else {
-        return Err(ApiError::unauthorized("send the insights token as `Authorization: Bearer <insights_token>`"));
+    let Some(given) = bearer(req) else {
+        return Err(no_credentials());
     };
     let Some(token) = &cfg.insights_token else {
         return Err(ApiError::forbidden(
@@ -441,13 +449,41 @@ pub fn insights_access(req: &Request, cfg: &Config, now: u64) -> Result<u64, Api
     if !same_secret(given.as_bytes(), token.as_bytes()) {
         return Err(ApiError::forbidden("the insights token is not right"));
     }
-    let mut since = "30d".to_string();
+    let mut since = None;
     for (k, v) in form_urlencoded::parse(req.query.as_bytes()) {
         if k == "since" {
-            since = v.into_owned();
+            if since.is_some() {
+                return Err(ApiError::param("since", "`since` is given more than once".into()));
+            }
+            since = Some(v.into_owned());
         }
     }
+    let since = since.unwrap_or_else(|| "30d".into());
+    // The API takes exactly what openapi.yaml spells (the command line's
+    // `--since` is more forgiving: spaces, `ALL`).
+    if !is_period(&since) && !is_date(&since) {
+        return Err(ApiError::param(
+            "since",
+            format!("`since` must be `all`, a period like 30d, 12h or 2w, or a date like 2026-11-01, got `{since}`"),
+        ));
+    }
     search_core::insights::parse_since(&since, now).map_err(|e| ApiError::param("since", e.to_string()))
+}
+
+/// `all` or `[1-9][0-9]{0,5}[hdw]`, as `since`'s first pattern in openapi.yaml.
+fn is_period(s: &str) -> bool {
+    if s == "all" {
+        return true;
+    }
+    let Some(n) = s.strip_suffix(['h', 'd', 'w']) else { return false };
+    (1..=6).contains(&n.len()) && !n.starts_with('0') && n.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// `YYYY-MM-DD` in ASCII digits: the shape of a `format: date` (`parse_since`
+/// then checks that the day exists).
+fn is_date(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() == 10 && b.iter().enumerate().all(|(i, c)| if i == 4 || i == 7 { *c == b'-' } else { c.is_ascii_digit() })
 }
 
 /// A validated `GET /api/search` query.
@@ -477,10 +513,8 @@ impl SearchQuery {
         }
         let [q, k, mode, page, partial] = values;
         let q = q.unwrap_or_default();
-        let q = q.trim();
-        if q.is_empty() {
-            return Err(ApiError::param("q", "the query `q` is missing or empty".into()));
-        }
+        // As openapi.yaml says it: at most MAX_QUERY_CHARS characters as sent, at
+        // least one of them not white space; the query searched is trimmed.
         let chars = q.chars().count();
         if chars > MAX_QUERY_CHARS {
             return Err(ApiError::param(
@@ -488,28 +522,51 @@ impl SearchQuery {
                 format!("the query `q` is {chars} characters long; the limit is {MAX_QUERY_CHARS}"),
             ));
         }
+        if is_blank(&q) {
+            return Err(ApiError::param("q", "the query `q` is missing, empty or only white space".into()));
+        }
+        let q = q.trim();
         let int = |name: &'static str, v: Option<String>, default: usize, max: usize| match v {
             None => Ok(default),
-            Some(s) => match s.trim().parse::<usize>() {
-                Ok(n) if (1..=max).contains(&n) => Ok(n),
+            Some(s) => match whole_number(&s) {
+                Some(n) if (1..=max).contains(&n) => Ok(n),
                 _ => Err(ApiError::param(name, format!("`{name}` must be a whole number from 1 to {max}, got `{s}`"))),
             },
         };
         let k = int("k", k, DEFAULT_K, MAX_K)?;
         let page = int("page", page, 1, MAX_PAGE)?;
-        let mode = match mode.as_deref().map(str::trim) {
+        // One of the modes, or empty (as an HTML form sends it), spelled exactly.
+        let mode = match mode.as_deref() {
             None | Some("") => None,
             Some(m) => Some(m.parse::<Mode>().map_err(|e| ApiError::param("mode", e))?),
         };
-        let partial = match partial.as_deref().map(str::trim) {
-            None | Some("" | "false" | "0") => false,
-            Some("true" | "1") => true,
+        // A boolean as OpenAPI spells one in a query: `true` or `false`, nothing else
+        // (not empty, not `1`, not `True`).
+        let partial = match partial.as_deref() {
+            None | Some("false") => false,
+            Some("true") => true,
             Some(other) => {
-                return Err(ApiError::param("partial", format!("`partial` must be true or false, got `{other}`")))
+                return Err(ApiError::param("partial", format!("`partial` must be `true` or `false`, got `{other}`")))
             }
         };
         Ok(SearchQuery { q: q.to_string(), k, mode, page, partial })
     }
+}
+
+/// Whether `s` is empty or only white space (what `str::trim` removes: Unicode's
+/// White_Space, the very characters the `pattern` of `q` and of a user's `content`
+/// in `openapi.yaml` names).
+pub fn is_blank(s: &str) -> bool {
+    s.trim().is_empty()
+}
+
+/// A whole number spelled as an integer query parameter is: ASCII digits only (no
+/// sign, no white space, no exponent); `None` if it is not one or does not fit.
+fn whole_number(s: &str) -> Option<usize> {
+    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    s.parse().ok()
 }
 
 /// A route of the API, once [`admit`] has let the request in.
@@ -523,12 +580,14 @@ pub enum Route {
 }
 
 impl Route {
-    /// The rate limit this route draws from (health checks are free).
+    /// The rate limit this route draws from: each limited endpoint its own
+    /// (health checks are free).
     pub fn bucket(self) -> Option<Bucket> {
         match self {
-            // The report is costly and its token worth guessing: the scarcer bucket.
-            Route::Chat | Route::Insights => Some(Bucket::Chat),
-            Route::Search | Route::Feedback => Some(Bucket::Search),
+            Route::Search => Some(Bucket::Search),
+            Route::Chat => Some(Bucket::Chat),
+            Route::Feedback => Some(Bucket::Feedback),
+            Route::Insights => Some(Bucket::Insights),
             Route::Health => None,
         }
     }
@@ -545,7 +604,8 @@ pub enum Admission {
 
 /// Everything that is checked before any work and without the index or the body:
 /// the route (404), the method (405), the CORS preflight (204), the `Origin`
-/// (403) and, for routes that read a body, its `Content-Type` (415).
+/// (403), for routes that read a body, its `Content-Type` (415), and for the
+/// report, whether credentials were sent at all (401).
 pub fn admit(req: &Request, cfg: &Config) -> Admission {
     let reject = |e: ApiError| Admission::Reply(with_cors(e.reply(), cfg, req.origin));
     let Some(&(path, methods)) = ROUTES.iter().find(|r| r.0 == req.path) else {
@@ -589,6 +649,12 @@ pub fn admit(req: &Request, cfg: &Config) -> Admission {
     };
     if matches!(route, Route::Chat | Route::Feedback) && !is_json(req.content_type) {
         return reject(ApiError::unsupported_media_type(req.content_type));
+    }
+    // A report request with no credentials at all is answered before the rate
+    // limit: it costs nothing and guesses nothing, and the 401 says what to send
+    // (a wrong token is counted, then refused).
+    if route == Route::Insights && bearer(req).is_none() {
+        return reject(no_credentials());
     }
     Admission::Route(route)
 }
@@ -1012,9 +1078,14 @@ mod tests {
         assert_eq!(q, SearchQuery { q: "reset my password".into(), k: DEFAULT_K, mode: None, page: 1, partial: false });
         let q = SearchQuery::parse("q=%C3%A9t%C3%A9&k=50&mode=bm25&page=20&partial=true").unwrap();
         assert_eq!((q.q.as_str(), q.k, q.mode, q.page, q.partial), ("été", 50, Some(Mode::Bm25), 20, true));
-        for (v, partial) in [("1", true), ("false", false), ("0", false), ("", false)] {
+        for (v, partial) in [("true", true), ("false", false)] {
             assert_eq!(SearchQuery::parse(&format!("q=a&partial={v}")).unwrap().partial, partial, "{v}");
         }
+        // Leading and trailing white space is not searched, and a character Rust
+        // does not call white space (U+001C, which Python's `\s` does) is a query.
+        assert_eq!(SearchQuery::parse("q=%20parking%E3%80%80").unwrap().q, "parking");
+        assert_eq!(SearchQuery::parse("q=%1C").unwrap().q, "\u{1c}");
+        assert_eq!(SearchQuery::parse("q=a&k=05&page=007").map(|q| (q.k, q.page)), Ok((5, 7)));
     }
 
     #[test]
@@ -1030,10 +1101,27 @@ mod tests {
             ("q=a&page=0", "page"),
             ("q=a&page=21", "page"),
             ("q=a&mode=semantic", "mode"),
+            ("q=a&mode=%20bm25", "mode"),
+            ("q=a&mode=%20", "mode"),
             ("q=a&q=b", "q"),
             ("q=a&k=1&k=2", "k"),
             ("q=a&partial=yes", "partial"),
             ("q=a&partial=true&partial=true", "partial"),
+            // A boolean is `true` or `false`, spelled exactly so.
+            ("q=a&partial=", "partial"),
+            ("q=a&partial=1", "partial"),
+            ("q=a&partial=0", "partial"),
+            ("q=a&partial=True", "partial"),
+            ("q=a&partial=%20true", "partial"),
+            // A whole number is digits: no sign, space or exponent.
+            ("q=a&k=%2B5", "k"),
+            ("q=a&k=%205", "k"),
+            ("q=a&k=5%20", "k"),
+            ("q=a&k=", "k"),
+            ("q=a&page=1e1", "page"),
+            ("q=a&page=99999999999999999999999", "page"),
+            // Blank is every character white space, Unicode's included.
+            ("q=%E3%80%80%C2%85%0B", "q"),
         ] {
             let e = err(qs);
             assert_eq!(
@@ -1046,11 +1134,30 @@ mod tests {
     }
 
     #[test]
-    fn query_length_is_counted_in_characters() {
+    fn query_length_is_counted_in_characters_as_sent() {
         let ok = "é".repeat(MAX_QUERY_CHARS);
         assert!(SearchQuery::parse(&format!("q={ok}")).is_ok());
         let e = err(&format!("q={ok}a"));
         assert!(e.message.contains("1001 characters"), "{}", e.message);
+        // White space counts: maxLength is of the parameter as sent.
+        let e = err(&format!("q=%20{}", "a".repeat(MAX_QUERY_CHARS)));
+        assert_eq!(e.parameter.as_deref(), Some("q"));
+        assert!(e.message.contains("1001 characters"), "{}", e.message);
+    }
+
+    #[test]
+    fn blank_is_what_trim_removes() {
+        for c in ['\t', '\n', '\u{b}', '\u{c}', '\r', ' ', '\u{85}', '\u{a0}', '\u{1680}', '\u{2000}', '\u{200a}'] {
+            assert!(is_blank(&c.to_string()), "{c:?}");
+        }
+        for c in ['\u{2028}', '\u{2029}', '\u{202f}', '\u{205f}', '\u{3000}'] {
+            assert!(is_blank(&c.to_string()), "{c:?}");
+        }
+        // Not white space to Rust, whatever a regex dialect's `\s` says.
+        for c in ['\u{1c}', '\u{1f}', '\u{feff}', '\u{200b}', '\u{180e}', '\0', 'a'] {
+            assert!(!is_blank(&c.to_string()), "{c:?}");
+        }
+        assert!(is_blank(""));
     }
 
     #[test]
@@ -1115,10 +1222,44 @@ mod tests {
         assert_eq!(insights_access(&with(ok, "since=7d"), &cfg, now), Ok(now - 7 * 86_400));
         let e = insights_access(&with(ok, "since=soon"), &cfg, now).unwrap_err();
         assert_eq!((e.status, e.parameter.as_deref()), (400, Some("since")));
+        // `since` exactly as openapi.yaml spells it: its pattern, or a date.
+        for good in ["all", "1h", "999999w", "2026-11-01", "2024-02-29", "1970-01-01"] {
+            assert!(insights_access(&with(ok, leak(format!("since={good}"))), &cfg, now).is_ok(), "{good}");
+        }
+        for bad in [
+            "",
+            "%2030d",
+            "30d%20",
+            "ALL",
+            "030d",
+            "0d",
+            "1234567d",
+            "30",
+            "30m",
+            "%2B202-01-01",
+            "2026-1-01",
+            "2026-02-30",
+            "2026-11-01T00:00:00Z",
+            "30d&since=7d",
+        ] {
+            let e = insights_access(&with(ok, leak(format!("since={bad}"))), &cfg, now).unwrap_err();
+            assert_eq!((e.status, e.parameter.as_deref()), (400, Some("since")), "{bad}");
+        }
         assert!(insights_token("short").unwrap_err().contains("at least 16"));
         assert!(insights_token("with space in the middle").is_err());
         assert_eq!(insights_token("  "), Ok(None));
-        assert_eq!(Route::Insights.bucket(), Some(Bucket::Chat));
+        assert_eq!(Route::Insights.bucket(), Some(Bucket::Insights));
+        // No credentials at all is refused at admission, before the rate limit
+        // counts the request; credentials, right or wrong, go on to be counted.
+        let (code, name, _) = status(admit(&with(None, ""), &cfg));
+        assert_eq!((code, name.as_deref()), (401, Some("unauthorized")));
+        assert_eq!(status(admit(&with(Some("Basic abc"), ""), &cfg)).0, 401);
+        assert_eq!(status(admit(&with(Some("Bearer wrong"), ""), &cfg)).1.as_deref(), Some("Insights"));
+    }
+
+    /// A query string for [`Request`], which borrows it (tests only).
+    fn leak(s: String) -> &'static str {
+        Box::leak(s.into_boxed_str())
     }
 
     #[test]
@@ -1201,14 +1342,36 @@ mod tests {
     }
 
     #[test]
-    fn rate_limit_errors_carry_retry_after() {
-        let r = ApiError::rate_limited(Bucket::Chat, 20, 7).reply();
-        assert_eq!((r.status, r.header("retry-after")), (429, Some("7")));
-        let v: serde_json::Value = serde_json::from_slice(&r.body).unwrap();
-        assert_eq!(v["error"]["code"], "rate_limited");
-        assert_eq!(Route::Chat.bucket(), Some(Bucket::Chat));
-        assert_eq!(Route::Feedback.bucket(), Some(Bucket::Search));
-        assert_eq!(Route::Health.bucket(), None);
+    fn rate_limit_errors_carry_retry_after_and_name_the_endpoint() {
+        for (bucket, path) in [
+            (Bucket::Search, "/api/search"),
+            (Bucket::Chat, "/api/chat"),
+            (Bucket::Feedback, "/api/feedback"),
+            (Bucket::Insights, "/api/insights"),
+        ] {
+            let r = ApiError::rate_limited(bucket, 20, 7).reply();
+            assert_eq!((r.status, r.header("retry-after")), (429, Some("7")));
+            let v: serde_json::Value = serde_json::from_slice(&r.body).unwrap();
+            assert_eq!((v["error"]["status"].as_u64(), v["error"]["code"].as_str()), (Some(429), Some("rate_limited")));
+            assert_eq!(
+                v["error"]["message"],
+                format!("more than 20 requests a minute to {path} from this address; try again in 7 s")
+            );
+        }
+        // Each limited route draws from its own bucket.
+        for (route, bucket) in [
+            (Route::Search, Some(Bucket::Search)),
+            (Route::Chat, Some(Bucket::Chat)),
+            (Route::Feedback, Some(Bucket::Feedback)),
+            (Route::Insights, Some(Bucket::Insights)),
+            (Route::Health, None),
+        ] {
+            assert_eq!(route.bucket(), bucket, "{route:?}");
+            if let Some(b) = bucket {
+                let path = ROUTES.iter().find(|(p, _)| *p == b.path()).map(|(p, _)| *p);
+                assert_eq!(path, Some(b.path()), "{route:?} is limited under a route that exists");
+            }
+        }
     }
 
     #[test]

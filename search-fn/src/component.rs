@@ -100,10 +100,10 @@ async fn config() -> Result<&'static Config, String> {
                 &variable("llm_timeout_secs").await?.unwrap_or_default(),
                 &variable("llm_max_total_secs").await?.unwrap_or_default(),
             )?;
-            let limits = limit::Limits::from_variables(
-                &variable("chat_rate_limit").await?.unwrap_or_default(),
-                &variable("search_rate_limit").await?.unwrap_or_default(),
-            )?;
+            let mut limits = limit::Limits::default();
+            for bucket in Bucket::ALL {
+                limits.set_from_variable(bucket, &variable(bucket.variable()).await?.unwrap_or_default())?;
+            }
             let query_cache = api::query_cache_size(&variable("query_cache_size").await?.unwrap_or_default())?;
             let backend = Backend::from_variables(
                 &variable("search_backend").await?.unwrap_or_default(),

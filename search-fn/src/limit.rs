@@ -23,57 +23,108 @@
 //! concurrent one may see its count and be refused too (conservative, and only
 //! when the client is already at its limit).
 
-/// Which allowance a request draws from.
+/// Which allowance a request draws from: each limited endpoint has its own, so
+/// one endpoint's traffic never spends another's budget.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Bucket {
+    /// `GET /api/search`.
+    Search,
     /// `POST /api/chat`: each may cost LLM calls.
     Chat,
-    /// `GET /api/search` and `POST /api/feedback`.
-    Search,
+    /// `POST /api/feedback`: each is a write to the insights store.
+    Feedback,
+    /// `GET /api/insights`: each computes the report, and its token is worth guessing.
+    Insights,
 }
 
 impl Bucket {
+    /// Every bucket, in the order of [`Limits`]' fields.
+    pub const ALL: [Bucket; 4] = [Bucket::Search, Bucket::Chat, Bucket::Feedback, Bucket::Insights];
+
+    /// The bucket's segment of a counter key.
     pub fn name(self) -> &'static str {
         match self {
-            Bucket::Chat => "chat",
             Bucket::Search => "search",
+            Bucket::Chat => "chat",
+            Bucket::Feedback => "feedback",
+            Bucket::Insights => "insights",
+        }
+    }
+
+    /// The endpoint it limits, as a 429's message names it.
+    pub fn path(self) -> &'static str {
+        match self {
+            Bucket::Search => "/api/search",
+            Bucket::Chat => "/api/chat",
+            Bucket::Feedback => "/api/feedback",
+            Bucket::Insights => "/api/insights",
+        }
+    }
+
+    /// The Spin variable that sets its limit (declared in `spin.toml`).
+    pub fn variable(self) -> &'static str {
+        match self {
+            Bucket::Search => "search_rate_limit",
+            Bucket::Chat => "chat_rate_limit",
+            Bucket::Feedback => "feedback_rate_limit",
+            Bucket::Insights => "insights_rate_limit",
         }
     }
 }
 
-/// Requests per minute per client for each bucket; `0` turns a limit off.
+/// Requests per minute per client for each endpoint; `0` turns a limit off.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
-    pub chat: u32,
     pub search: u32,
+    pub chat: u32,
+    pub feedback: u32,
+    pub insights: u32,
 }
 
 impl Default for Limits {
+    /// `spin.toml`'s defaults: searches are cheap and come as the reader types;
+    /// a chat may cost LLM calls; the widget sends at most a thumb and a comment
+    /// per answer; the report is for the knowledge-base team.
     fn default() -> Self {
-        Limits { chat: 20, search: 600 }
+        Limits { search: 600, chat: 20, feedback: 60, insights: 20 }
     }
 }
 
+/// The largest limit a variable may set.
+pub const MAX_LIMIT: u32 = 1_000_000;
+
 impl Limits {
-    /// From the variables `chat_rate_limit` and `search_rate_limit` (empty: the default).
-    pub fn from_variables(chat: &str, search: &str) -> Result<Limits, String> {
-        let d = Limits::default();
-        let parse = |name: &str, v: &str, default: u32| match v.trim() {
-            "" => Ok(default),
-            t => t.parse::<u32>().ok().filter(|n| *n <= 1_000_000).ok_or_else(|| {
-                format!("{name}: `{t}` is not a number of requests per minute from 0 (no limit) to 1000000")
-            }),
+    /// Sets `bucket`'s limit from its variable's value (empty: the default); an
+    /// error names the variable.
+    pub fn set_from_variable(&mut self, bucket: Bucket, value: &str) -> Result<(), String> {
+        let limit = match value.trim() {
+            "" => Limits::default().of(bucket),
+            t => t.parse::<u32>().ok().filter(|n| *n <= MAX_LIMIT).ok_or_else(|| {
+                format!(
+                    "{}: `{t}` is not a number of requests per minute from 0 (no limit) to {MAX_LIMIT}",
+                    bucket.variable()
+                )
+            })?,
         };
-        Ok(Limits {
-            chat: parse("chat_rate_limit", chat, d.chat)?,
-            search: parse("search_rate_limit", search, d.search)?,
-        })
+        *self.of_mut(bucket) = limit;
+        Ok(())
     }
 
     pub fn of(&self, bucket: Bucket) -> u32 {
         match bucket {
-            Bucket::Chat => self.chat,
             Bucket::Search => self.search,
+            Bucket::Chat => self.chat,
+            Bucket::Feedback => self.feedback,
+            Bucket::Insights => self.insights,
+        }
+    }
+
+    fn of_mut(&mut self, bucket: Bucket) -> &mut u32 {
+        match bucket {
+            Bucket::Search => &mut self.search,
+            Bucket::Chat => &mut self.chat,
+            Bucket::Feedback => &mut self.feedback,
+            Bucket::Insights => &mut self.insights,
         }
     }
 }
@@ -319,9 +370,55 @@ mod tests {
 
     #[test]
     fn limits_parse_with_defaults_and_name_the_variable() {
-        assert_eq!(Limits::from_variables("", "").unwrap(), Limits { chat: 20, search: 600 });
-        assert_eq!(Limits::from_variables(" 5 ", "0").unwrap(), Limits { chat: 5, search: 0 });
-        assert!(Limits::from_variables("-1", "").unwrap_err().contains("chat_rate_limit"));
-        assert!(Limits::from_variables("", "lots").unwrap_err().contains("search_rate_limit"));
+        let set = |pairs: &[(Bucket, &str)]| {
+            let mut limits = Limits::default();
+            for (bucket, value) in pairs {
+                limits.set_from_variable(*bucket, value)?;
+            }
+            Ok::<_, String>(limits)
+        };
+        assert_eq!(Limits::default(), Limits { search: 600, chat: 20, feedback: 60, insights: 20 });
+        assert_eq!(set(&[(Bucket::Chat, "")]), Ok(Limits::default()), "empty is the default");
+        assert_eq!(
+            set(&[
+                (Bucket::Chat, " 5 "),
+                (Bucket::Search, "0"),
+                (Bucket::Feedback, "7"),
+                (Bucket::Insights, "1000000")
+            ]),
+            Ok(Limits { search: 0, chat: 5, feedback: 7, insights: 1_000_000 })
+        );
+        for bucket in Bucket::ALL {
+            for bad in ["-1", "lots", "1000001", "1e3", "2.5"] {
+                let e = Limits::default().set_from_variable(bucket, bad).unwrap_err();
+                assert!(e.starts_with(bucket.variable()) && e.contains(bad), "{e}");
+            }
+        }
+    }
+
+    #[test]
+    fn every_endpoint_has_its_own_budget() {
+        let c = Map::default();
+        let t0 = 11_000 * WINDOW_MS + 1_000;
+        // Spending one endpoint's budget leaves every other's whole.
+        for spent in Bucket::ALL {
+            let c = Map::default();
+            for _ in 0..3 {
+                admit(&c, spent, "192.0.2.1", t0, 3).unwrap();
+            }
+            assert!(matches!(admit(&c, spent, "192.0.2.1", t0, 3), Ok(Decision::Deny { .. })));
+            for other in Bucket::ALL.into_iter().filter(|b| *b != spent) {
+                assert_eq!(admit(&c, other, "192.0.2.1", t0, 3), Ok(Decision::Allow), "{other:?} after {spent:?}");
+            }
+        }
+        // Each has its own key, variable and path, and no two share one.
+        for (i, a) in Bucket::ALL.iter().enumerate() {
+            admit(&c, *a, "192.0.2.1", t0, 3).unwrap();
+            assert_eq!(c.increment(&key(*a, "192.0.2.1", t0 / WINDOW_MS), 0), Ok(1));
+            assert!(a.path().ends_with(a.name()) && a.variable() == format!("{}_rate_limit", a.name()));
+            for b in &Bucket::ALL[i + 1..] {
+                assert!(a.name() != b.name() && a.path() != b.path() && a.variable() != b.variable());
+            }
+        }
     }
 }

@@ -167,4 +167,33 @@ fn openapi_documents_exactly_the_served_routes_and_limits() {
     let known: Vec<String> = search_core::index::Mode::ALL.iter().map(|m| m.name().to_string()).collect();
     assert_eq!(modes, known);
     assert!(Path::new(&repo().join("openapi.yaml")).is_file());
+    // Every limited endpoint answers 429 as documented, and the contract names its
+    // variable and default as the function has them.
+    let about = doc["info"]["description"].as_str().unwrap().split_whitespace().collect::<Vec<_>>().join(" ");
+    for bucket in search_fn::limit::Bucket::ALL {
+        let default = search_fn::limit::Limits::default().of(bucket);
+        let method = search_fn::api::ROUTES.iter().find(|r| r.0 == bucket.path()).unwrap().1[0].to_lowercase();
+        let op = &doc["paths"][bucket.path()][&method];
+        assert_eq!(op["responses"]["429"]["$ref"], "#/components/responses/RateLimited", "{}", bucket.path());
+        let said = format!("`{}` `{}` ({default}", bucket.path(), bucket.variable());
+        let said_first = format!("`{}` `{}` (default {default})", bucket.path(), bucket.variable());
+        assert!(about.contains(&said) || about.contains(&said_first), "openapi.yaml's description: {said}…");
+    }
+}
+
+/// Each endpoint's rate limit is a Spin variable the manifest declares, and the
+/// host, with the function's default.
+#[test]
+fn every_endpoint_limit_is_a_declared_variable_with_the_function_default() {
+    let m = manifest();
+    for bucket in search_fn::limit::Bucket::ALL {
+        let default = search_fn::limit::Limits::default().of(bucket).to_string();
+        let name = bucket.variable();
+        assert_eq!(m["variables"][name]["default"].as_str(), Some(default.as_str()), "spin.toml {name}");
+        let host = edge_host::variables::DECLARED.iter().find(|(n, _)| *n == name).map(|(_, d)| *d);
+        assert_eq!(host, Some(default.as_str()), "edge_host::variables::DECLARED {name}");
+    }
+    let limits: Vec<&str> =
+        edge_host::variables::DECLARED.iter().map(|(n, _)| *n).filter(|n| n.ends_with("_rate_limit")).collect();
+    assert_eq!(limits.len(), search_fn::limit::Bucket::ALL.len(), "a limit the function does not read: {limits:?}");
 }

@@ -26,6 +26,8 @@ pub const MAX_MESSAGES: usize = 40;
 pub const MAX_MESSAGE_CHARS: usize = 4000;
 /// Longest conversation, in characters (older turns beyond it are dropped first).
 pub const MAX_CONVERSATION_CHARS: usize = 24_000;
+/// Longest `visitor` id, in characters.
+pub const MAX_VISITOR_CHARS: usize = 64;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -65,13 +67,28 @@ pub struct RequestError {
 
 impl ChatRequest {
     /// Parses and bounds a request body: at most [`MAX_MESSAGES`] messages of at
-    /// most [`MAX_MESSAGE_CHARS`] characters, the last from the user; older turns
-    /// beyond [`MAX_CONVERSATION_CHARS`] are dropped.
+    /// most [`MAX_MESSAGE_CHARS`] characters, the user's never blank (only white
+    /// space), the last the user's; a `visitor` id, if sent, a string of at most
+    /// [`MAX_VISITOR_CHARS`]; older turns beyond [`MAX_CONVERSATION_CHARS`] are
+    /// dropped. (`openapi.yaml`'s `ChatRequest` says all of it but that the last
+    /// turn is the user's, which JSON Schema cannot address.)
     pub fn parse(body: &[u8]) -> Result<ChatRequest, RequestError> {
         let err = |field: &str, message: String| RequestError { field: field.into(), message };
-        let mut req: ChatRequest = serde_json::from_slice(body).map_err(|e| {
+        let not_chat = |e: &dyn std::fmt::Display| {
             err("body", format!("the body is not a chat request ({e}); send {{\"messages\":[{{\"role\":\"user\",\"content\":\"…\"}}],\"stream\":true}}"))
-        })?;
+        };
+        let value: serde_json::Value = serde_json::from_slice(body).map_err(|e| not_chat(&e))?;
+        // An optional field is omitted when unknown, never `null`.
+        if let Some(v) = value.get("visitor") {
+            match v.as_str() {
+                None => return Err(err("visitor", "`visitor` must be a string; omit it when there is none".into())),
+                Some(v) if v.chars().count() > MAX_VISITOR_CHARS => {
+                    return Err(err("visitor", format!("`visitor` is longer than {MAX_VISITOR_CHARS} characters")))
+                }
+                Some(_) => {}
+            }
+        }
+        let mut req: ChatRequest = serde_json::from_value(value).map_err(|e| not_chat(&e))?;
         if req.messages.is_empty() {
             return Err(err("messages", "`messages` is empty; send at least the user's question".into()));
         }
@@ -86,10 +103,12 @@ impl ChatRequest {
                     format!("message {i} is {n} characters long; the limit is {MAX_MESSAGE_CHARS}"),
                 ));
             }
+            if m.role == Role::User && m.content.trim().is_empty() {
+                return Err(err(&format!("messages[{i}].content"), format!("message {i}, the user's, is blank")));
+            }
         }
-        let last = req.messages.last().map(|m| (m.role, m.content.trim().is_empty()));
-        if last != Some((Role::User, false)) {
-            return Err(err("messages", "the last message must be the user's, and not empty".into()));
+        if req.messages.last().map(|m| m.role) != Some(Role::User) {
+            return Err(err("messages", "the last message must be the user's question".into()));
         }
         // Keep the newest turns within the budget (the last one always fits).
         let mut total = 0;
@@ -253,7 +272,11 @@ mod tests {
             (&b"not json"[..], "body"),
             (br#"{"messages":[]}"#, "messages"),
             (br#"{"messages":[{"role":"assistant","content":"hi"}]}"#, "messages"),
-            (br#"{"messages":[{"role":"user","content":"  "}]}"#, "messages"),
+            (br#"{"messages":[{"role":"user","content":"  "}]}"#, "messages[0].content"),
+            (br#"{"messages":[{"role":"user","content":""}]}"#, "messages[0].content"),
+            (br#"{"messages":[{"role":"user","content":"\u3000"},{"role":"assistant","content":"a"},{"role":"user","content":"b"}]}"#, "messages[0].content"),
+            (br#"{"messages":[{"role":"user","content":"a"}],"visitor":null}"#, "visitor"),
+            (br#"{"messages":[{"role":"user","content":"a"}],"visitor":7}"#, "visitor"),
             (br#"{"messages":[{"role":"system","content":"x"}]}"#, "body"),
             (br#"{"messages":[{"role":"user","content":"x"}],"extra":1}"#, "body"),
         ] {
@@ -261,6 +284,17 @@ mod tests {
         }
         let long = format!(r#"{{"messages":[{{"role":"user","content":"{}"}}]}}"#, "a".repeat(4001));
         assert_eq!(ChatRequest::parse(long.as_bytes()).unwrap_err().field, "messages[0].content");
+        let visitor =
+            |n: usize| format!(r#"{{"messages":[{{"role":"user","content":"a"}}],"visitor":"{}"}}"#, "v".repeat(n));
+        assert_eq!(ChatRequest::parse(visitor(65).as_bytes()).unwrap_err().field, "visitor");
+        assert_eq!(ChatRequest::parse(visitor(64).as_bytes()).unwrap().visitor.map(|v| v.len()), Some(64));
+        // An assistant's turn may be empty (an answer the client never got); a
+        // character Rust does not call white space (U+001C) is not blank.
+        let r = ChatRequest::parse(
+            br#"{"messages":[{"role":"user","content":"a"},{"role":"assistant","content":""},{"role":"user","content":"\u001c"}]}"#,
+        )
+        .unwrap();
+        assert_eq!(r.question(), "\u{1c}");
         // Old turns beyond the budget are dropped, the newest kept.
         let turn = "b".repeat(3000);
         let msgs: Vec<String> = (0..10)
