@@ -6,6 +6,8 @@
 //!   written by one resolves in the other.
 //! * [`safe_url`]: which URLs may reach an attribute of a served page.
 //! * [`percent`]: percent-encoding of the paths written into links.
+//! * [`path`]: content-relative paths: joining a link onto its page's folder, and
+//!   the way from one page to another.
 //! * [`write`]: files written atomically.
 //! * `http` (feature `http`): the one way the command line builds an HTTP client
 //!   (TLS set up once, a user agent, no hidden timeouts).
@@ -13,6 +15,7 @@
 
 #[cfg(feature = "http")]
 pub mod http;
+pub mod path;
 pub mod percent;
 #[cfg(feature = "pg-tls")]
 pub mod pg_tls;

@@ -318,19 +318,11 @@ pub fn normalize(body: &str, target: Target, dialects: Dialects, resolver: &dyn 
 /// characters a link destination cannot hold are percent-encoded; `#fragment`
 /// is the caller's to add.
 pub fn link_from(from: &str, to: &str) -> String {
-    let from_dir: Vec<&str> = from.split('/').collect();
-    let from_dir = &from_dir[..from_dir.len().saturating_sub(1)];
-    let to_parts: Vec<&str> = to.split('/').collect();
-    let common = from_dir.iter().zip(&to_parts).take_while(|(a, b)| a == b).count();
-    let common = common.min(to_parts.len().saturating_sub(1));
-    let mut out = String::new();
-    for _ in common..from_dir.len() {
-        out.push_str("../");
-    }
-    let rest: Vec<String> =
-        to_parts[common..].iter().map(|p| percent_encoding::utf8_percent_encode(p, LINK_PATH).to_string()).collect();
-    out.push_str(&rest.join("/"));
-    out
+    let parts: Vec<String> = kb_common::path::relative(from, to)
+        .into_iter()
+        .map(|p| percent_encoding::utf8_percent_encode(p, LINK_PATH).to_string())
+        .collect();
+    parts.join("/")
 }
 
 /// What a path segment of a Markdown link destination must escape.

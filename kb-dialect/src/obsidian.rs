@@ -986,18 +986,7 @@ impl Wanted {
 
 /// `a/b/page` + `../c/x` → `a/c/x`; `None` when it climbs above the root.
 fn join_relative(from: &str, rel: &str) -> Option<String> {
-    let mut parts: Vec<&str> = from.split('/').collect();
-    parts.pop();
-    for seg in rel.split('/') {
-        match seg {
-            "" | "." => {}
-            ".." => {
-                parts.pop()?;
-            }
-            s => parts.push(s),
-        }
-    }
-    Some(parts.join("/"))
+    kb_common::path::join(from.rsplit_once('/').map_or("", |(dir, _)| dir), rel)
 }
 
 fn parent(path: &str) -> &str {

@@ -717,19 +717,9 @@ fn with_slash(s: &str) -> String {
     }
 }
 
-/// Joins `rel` onto `dir` and resolves `.` and `..`; `None` if it leaves the root.
+/// Joins `rel` onto `dir` (see [`kb_common::path::join`]).
 fn join(dir: &str, rel: &str) -> Option<String> {
-    let mut parts: Vec<&str> = dir.split('/').filter(|s| !s.is_empty()).collect();
-    for seg in rel.split('/') {
-        match seg {
-            "" | "." => {}
-            ".." => {
-                parts.pop()?;
-            }
-            s => parts.push(s),
-        }
-    }
-    Some(parts.join("/"))
+    kb_common::path::join(dir, rel)
 }
 
 /// `%XX` escapes decoded (a `%` not followed by two hex digits stays as it is);
@@ -743,17 +733,7 @@ fn percent_decode(s: &str) -> String {
 
 /// The URL of `to` relative to the page at `from` (both site-relative).
 pub fn relative_url(from: &str, to: &str) -> String {
-    let from_dir: Vec<&str> = from.split('/').collect::<Vec<_>>();
-    let from_dir = &from_dir[..from_dir.len().saturating_sub(1)];
-    let to_parts: Vec<&str> = to.split('/').collect();
-    let common = from_dir.iter().zip(&to_parts).take_while(|(a, b)| a == b).count();
-    let common = common.min(to_parts.len().saturating_sub(1));
-    let mut out = String::new();
-    for _ in common..from_dir.len() {
-        out.push_str("../");
-    }
-    out.push_str(&to_parts[common..].join("/"));
-    out
+    kb_common::path::relative(from, to).join("/")
 }
 
 /// `../` repeated once per folder of `url`: the way from a page back to the root.
