@@ -32,7 +32,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
-pub use server::Server;
+pub use server::{Limits, Server};
 pub use variables::Variables;
 
 /// What to serve, and where.
@@ -60,6 +60,8 @@ pub struct HostConfig {
     pub sqlite_max_bytes: Option<u64>,
     /// A request the function has not answered by then gets a 504.
     pub request_timeout: Duration,
+    /// Header and body deadlines and the per-client cap on API requests in flight.
+    pub limits: Limits,
     /// One line per request on stderr.
     pub log: bool,
     /// PEM certificates trusted for PostgreSQL over TLS besides the system's
@@ -70,8 +72,8 @@ pub struct HostConfig {
 impl HostConfig {
     /// The host for `search-fn` as `spin.toml` describes it (its allowed outbound
     /// hosts, the `default` key-value store and the `default` SQLite database, no
-    /// size cap), on 127.0.0.1:3000 with a 60 s request timeout and no request
-    /// log; change the fields as needed.
+    /// size cap), on 127.0.0.1:3000 with a 60 s request timeout, the default
+    /// [`Limits`] and no request log; change the fields as needed.
     pub fn search_fn(site: PathBuf, component: PathBuf, variables: Variables, state: PathBuf) -> HostConfig {
         HostConfig {
             site,
@@ -84,6 +86,7 @@ impl HostConfig {
             sqlite_databases: vec!["default".into()],
             sqlite_max_bytes: None,
             request_timeout: Duration::from_secs(60),
+            limits: Limits::default(),
             log: false,
             postgres_ca: None,
         }

@@ -1,19 +1,30 @@
 //! The HTTP server: `/api/*` goes to the edge function, every other path to the
 //! static site, as `spin.toml` routes them.
+//!
+//! Slow clients cannot hold the function: a connection has [`Limits::header_timeout`]
+//! to send each request's headers (idle keep-alive connections included); an API
+//! request's body is read whole by the host, within [`Limits::body_timeout`] and
+//! [`MAX_BODY_BYTES`], before it takes an instance or one of the
+//! [`MAX_API_REQUESTS`] slots; and one address may have at most
+//! [`Limits::in_flight_per_client`] API requests in flight (body reading and
+//! streaming answers included), so no one client can take every slot.
 
+use std::collections::HashMap;
 use std::convert::Infallible;
 use std::future::Future;
-use std::net::SocketAddr;
+use std::net::{IpAddr, Ipv6Addr, SocketAddr};
 use std::path::PathBuf;
-use std::sync::Arc;
-use std::time::Instant;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use http::{header, Method, Request, Response, StatusCode};
 use http_body_util::{BodyExt, Full};
-use hyper::body::Incoming;
+use hyper::body::{Body, Frame, Incoming, SizeHint};
 use hyper::server::conn::http1;
-use tokio::sync::Semaphore;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use wasmtime_wasi_http::handler::{ExpirationError, ProxyHandler};
 use wasmtime_wasi_http::io::TokioIo;
 use wasmtime_wasi_http::WasiBody;
@@ -26,12 +37,46 @@ use crate::{HostConfig, HostError};
 
 /// Requests the function may hold at once; more wait for a slot. (The handler
 /// itself has no backpressure.)
-const MAX_API_REQUESTS: usize = 256;
+pub const MAX_API_REQUESTS: usize = 256;
+
+/// The largest API request body the host reads (twice the function's own limit,
+/// 512 KiB, so that the function stays the one to answer 413 for bodies between
+/// the two); a larger one is refused with 413 before it is read.
+pub const MAX_BODY_BYTES: usize = 1024 * 1024;
+
+/// How long and how much a client may take: the defences against slow clients.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// From the first byte a connection waits for (a new connection, or one kept
+    /// alive after a request) to the end of the request's headers; past it the
+    /// connection is closed.
+    pub header_timeout: Duration,
+    /// From the end of an API request's headers to the end of its body; past it
+    /// the answer is 408 and the connection is closed.
+    pub body_timeout: Duration,
+    /// API requests one client address (IPv6: its /64) may have in flight; more
+    /// are answered 429 at once.
+    pub in_flight_per_client: usize,
+}
+
+impl Default for Limits {
+    /// 10 s for headers, 10 s for a body (a 512 KiB body at 50 KB/s), 16 API
+    /// requests in flight per address (of [`MAX_API_REQUESTS`]).
+    fn default() -> Limits {
+        Limits {
+            header_timeout: Duration::from_secs(10),
+            body_timeout: Duration::from_secs(10),
+            in_flight_per_client: 16,
+        }
+    }
+}
 
 struct State {
     site: PathBuf,
     handler: ProxyHandler<Function>,
-    api_slots: Semaphore,
+    api_slots: Arc<Semaphore>,
+    clients: Arc<Mutex<HashMap<IpAddr, usize>>>,
+    limits: Limits,
     log: bool,
 }
 
@@ -69,7 +114,9 @@ impl Server {
         let state = State {
             site: cfg.site,
             handler: function.into_handler(),
-            api_slots: Semaphore::new(MAX_API_REQUESTS),
+            api_slots: Arc::new(Semaphore::new(MAX_API_REQUESTS)),
+            clients: Arc::default(),
+            limits: cfg.limits,
             log: cfg.log,
         };
         Ok(Server { listener, state: Arc::new(state) })
@@ -98,13 +145,20 @@ impl Server {
             // Small SSE frames must not wait for Nagle's algorithm.
             let _ = stream.set_nodelay(true);
             let state = self.state.clone();
+            let header_timeout = state.limits.header_timeout;
             tokio::spawn(async move {
                 let service = hyper::service::service_fn(move |req| {
                     let state = state.clone();
                     async move { Ok::<_, Infallible>(respond(&state, req, peer).await) }
                 });
-                // Connection errors (a client hanging up) are the client's business.
-                let _ = http1::Builder::new().keep_alive(true).serve_connection(TokioIo::new(stream), service).await;
+                // Connection errors (a client hanging up, or too slow with its
+                // headers) are the client's business.
+                let _ = http1::Builder::new()
+                    .keep_alive(true)
+                    .timer(hyper_util::rt::TokioTimer::new())
+                    .header_read_timeout(header_timeout)
+                    .serve_connection(TokioIo::new(stream), service)
+                    .await;
             });
         }
     }
@@ -115,7 +169,7 @@ async fn respond(state: &State, req: Request<Incoming>, peer: SocketAddr) -> Res
     let (method, target) = (req.method().clone(), req.uri().to_string());
     let path = req.uri().path();
     let resp = if path == "/api" || path.starts_with("/api/") {
-        api(state, spin_headers(req, peer)).await
+        api(state, spin_headers(req, peer), peer.ip()).await
     } else {
         site(state, &req).await
     };
@@ -152,15 +206,161 @@ fn spin_headers(mut req: Request<Incoming>, peer: SocketAddr) -> Request<Incomin
     req
 }
 
-async fn api(state: &State, req: Request<Incoming>) -> Response<WasiBody> {
-    let Ok(_slot) = state.api_slots.acquire().await else {
+/// Whose requests count together: an IPv4 address, or an IPv6 address's /64 (what
+/// one subscriber is usually given, as the function's rate limits count it).
+fn client_of(ip: IpAddr) -> IpAddr {
+    match ip {
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => IpAddr::V4(v4),
+            None => IpAddr::V6(Ipv6Addr::from(v6.to_bits() & !((1u128 << 64) - 1))),
+        },
+        v4 => v4,
+    }
+}
+
+/// One API request of a client, counted while it lives.
+struct InFlight {
+    clients: Arc<Mutex<HashMap<IpAddr, usize>>>,
+    client: IpAddr,
+}
+
+impl InFlight {
+    /// Counts one more request of `client`, unless it already has `cap` in flight.
+    fn enter(clients: &Arc<Mutex<HashMap<IpAddr, usize>>>, client: IpAddr, cap: usize) -> Option<InFlight> {
+        let mut map = clients.lock().unwrap_or_else(|e| e.into_inner());
+        let n = map.entry(client).or_insert(0);
+        if *n >= cap {
+            return None;
+        }
+        *n += 1;
+        Some(InFlight { clients: clients.clone(), client })
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        let mut map = self.clients.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(n) = map.get_mut(&self.client) {
+            *n -= 1;
+            if *n == 0 {
+                map.remove(&self.client);
+            }
+        }
+    }
+}
+
+/// A response body that keeps its request's slot and in-flight count until it has
+/// been sent (or the client has gone): a streamed answer is still the function's
+/// work.
+struct Held<B> {
+    body: B,
+    _slot: OwnedSemaphorePermit,
+    _in_flight: InFlight,
+}
+
+impl<B: Body + Unpin> Body for Held<B> {
+    type Data = B::Data;
+    type Error = B::Error;
+
+    fn poll_frame(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<B::Data>, B::Error>>> {
+        Pin::new(&mut self.body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.body.size_hint()
+    }
+}
+
+/// Why an API request's body was not read.
+enum BodyError {
+    TooLarge,
+    Timeout,
+    Broken,
+}
+
+/// Reads a request body whole, within `deadline` and [`MAX_BODY_BYTES`].
+async fn read_body(mut body: Incoming, deadline: Duration) -> Result<Bytes, BodyError> {
+    if body.size_hint().lower() > MAX_BODY_BYTES as u64 {
+        return Err(BodyError::TooLarge);
+    }
+    if body.is_end_stream() {
+        return Ok(Bytes::new());
+    }
+    let read = async move {
+        let mut buf = Vec::new();
+        while let Some(frame) = body.frame().await {
+            let frame = frame.map_err(|_| BodyError::Broken)?;
+            if let Some(data) = frame.data_ref() {
+                if buf.len() + data.len() > MAX_BODY_BYTES {
+                    return Err(BodyError::TooLarge);
+                }
+                buf.extend_from_slice(data);
+            }
+        }
+        Ok(Bytes::from(buf))
+    };
+    tokio::time::timeout(deadline, read).await.map_err(|_| BodyError::Timeout)?
+}
+
+async fn api(state: &State, req: Request<Incoming>, peer: IpAddr) -> Response<WasiBody> {
+    // The client's count first: a client over it waits for nothing.
+    let Some(in_flight) = InFlight::enter(&state.clients, client_of(peer), state.limits.in_flight_per_client) else {
+        let mut r = error(
+            StatusCode::TOO_MANY_REQUESTS,
+            "rate_limited",
+            &format!(
+                "this address already has {} requests in flight; wait for one to finish",
+                state.limits.in_flight_per_client
+            ),
+        );
+        r.headers_mut().insert(header::RETRY_AFTER, header::HeaderValue::from_static("1"));
+        // Its body (if any) is not read: the connection is done.
+        r.headers_mut().insert(header::CONNECTION, header::HeaderValue::from_static("close"));
+        return r;
+    };
+    // Then the body, whole, before the request takes a slot or an instance: a
+    // client that sends it slowly holds only its own connection.
+    let (mut parts, body) = req.into_parts();
+    let body = match read_body(body, state.limits.body_timeout).await {
+        Ok(b) => b,
+        Err(e) => {
+            let (status, code, message) = match e {
+                BodyError::TooLarge => (
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    "too_large",
+                    format!("the request body is over {MAX_BODY_BYTES} bytes"),
+                ),
+                BodyError::Timeout => (
+                    StatusCode::REQUEST_TIMEOUT,
+                    "timeout",
+                    format!("the request body did not arrive within {} s", state.limits.body_timeout.as_secs_f64()),
+                ),
+                BodyError::Broken => {
+                    (StatusCode::BAD_REQUEST, "invalid_parameter", "the request body could not be read".to_string())
+                }
+            };
+            let mut r = error(status, code, &message);
+            // The rest of the body is never read: this connection is done.
+            r.headers_mut().insert(header::CONNECTION, header::HeaderValue::from_static("close"));
+            return r;
+        }
+    };
+    if parts.headers.contains_key(header::TRANSFER_ENCODING) || !body.is_empty() {
+        parts.headers.remove(header::TRANSFER_ENCODING);
+        parts.headers.insert(header::CONTENT_LENGTH, header::HeaderValue::from(body.len()));
+    }
+    let Ok(slot) = state.api_slots.clone().acquire_owned().await else {
         return error(StatusCode::SERVICE_UNAVAILABLE, "unavailable", "the server is shutting down");
     };
-    let req = req.map(|body| body.map_err(Into::into).boxed_unsync());
+    let req = Request::from_parts(parts, full(body));
     let start = Instant::now();
     let timeout = state.handler.state().request_timeout();
     match state.handler.handle((), req).await {
-        Ok(resp) => resp,
+        Ok(resp) => resp.map(|body| Held { body, _slot: slot, _in_flight: in_flight }.boxed_unsync()),
         // An instance torn down at the deadline reports a trap; it was a timeout.
         Err(e) if e.is::<ExpirationError>() || start.elapsed() >= timeout => {
             let secs = state.handler.state().request_timeout().as_secs_f64();

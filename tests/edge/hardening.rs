@@ -1,8 +1,9 @@
 //! The public-internet defences, through the real component in the local host:
 //! origins refused on the server, bodies that must be JSON, per-client rate limits
 //! kept in the key-value store (shared by instances, surviving a restart, not
-//! fooled by a forged client header), body limits, and outbound requests only to
-//! the allowed LLM origin.
+//! fooled by a forged client header), body limits, outbound requests only to the
+//! allowed LLM origin, and slow clients (header and body deadlines, per-address
+//! requests in flight).
 
 use std::time::Duration;
 
@@ -162,4 +163,143 @@ fn the_function_reaches_only_the_allowed_llm_origin() {
     ]);
     assert_eq!(ask(&allowed)["degraded"], false);
     assert_eq!(llm.requests().len(), 1);
+}
+
+/// The first line of an HTTP response on `stream` (its status code), or `None` if
+/// the server closed the connection without one.
+fn status_line(stream: &mut std::net::TcpStream) -> Option<u16> {
+    use std::io::Read;
+    let mut got = Vec::new();
+    let mut buf = [0u8; 1024];
+    while !got.windows(2).any(|w| w == b"\r\n") {
+        match stream.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => got.extend_from_slice(&buf[..n]),
+        }
+    }
+    let line = String::from_utf8_lossy(&got).lines().next().unwrap_or("").to_string();
+    line.split_whitespace().nth(1).and_then(|s| s.parse().ok())
+}
+
+/// Whether the server closes `stream` within `within` (reads until end of file).
+fn closed_within(stream: &mut std::net::TcpStream, within: Duration) -> bool {
+    use std::io::Read;
+    let start = std::time::Instant::now();
+    stream.set_read_timeout(Some(within)).unwrap();
+    let mut buf = [0u8; 4096];
+    loop {
+        match stream.read(&mut buf) {
+            Ok(0) => return start.elapsed() <= within,
+            Ok(_) => continue,
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => return start.elapsed() <= within,
+            Err(_) => return false,
+        }
+    }
+}
+
+/// 256 slow POSTs from one address (headers, then 1 byte of a 100-byte body:
+/// enough to hold all 256 of the host's function slots before the host read
+/// bodies itself) beside a reader at another address: the reader's searches are
+/// all answered, each well within a second; the slow requests are answered 408
+/// when the body deadline passes (at most `in_flight_per_client` of them: the
+/// rest 429 at once); a connection that sends half its headers, or sits idle after
+/// a request, is closed at the header deadline.
+#[test]
+fn slow_clients_hold_neither_the_function_nor_other_readers() {
+    use std::io::Write;
+    use std::net::TcpStream;
+    let limits = edge_host::Limits {
+        header_timeout: Duration::from_secs(2),
+        body_timeout: Duration::from_secs(2),
+        ..edge_host::Limits::default()
+    };
+    // No chat limit: the function's own limit (20 a minute) would refuse most slow
+    // requests before reading their bodies; here only the host stands in the way.
+    let host = crate::support::start_configured(demo(), &[("chat_rate_limit", "0")], |c| c.limits = limits);
+    let addr = host.addr();
+    // The reader is another address: all of 127.0.0.0/8 is this machine.
+    let reader = kb_common::http::blocking_client()
+        .local_address(std::net::IpAddr::from([127, 0, 0, 2]))
+        .timeout(Duration::from_secs(60))
+        .build()
+        .unwrap();
+    let search = |q: &str| {
+        let t = std::time::Instant::now();
+        let r = reader.get(format!("{}/api/search?q={q}&mode=bm25", host.url())).send().unwrap();
+        (r.status().as_u16(), t.elapsed())
+    };
+    assert_eq!(search("warm+up").0, 200);
+
+    let attack_start = std::time::Instant::now();
+    let mut slow: Vec<TcpStream> = (0..edge_host::server::MAX_API_REQUESTS)
+        .map(|_| {
+            let mut s = TcpStream::connect(addr).unwrap();
+            write!(
+                s,
+                "POST /api/chat HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{{"
+            )
+            .unwrap();
+            s
+        })
+        .collect();
+    // Give the host a moment to take them all in.
+    std::thread::sleep(Duration::from_millis(300));
+    let mut times = Vec::new();
+    for q in ["parking+permit", "wifi", "library+hours", "student+id+card", "vpn", "printing", "email", "exam"] {
+        let (status, took) = search(q);
+        assert_eq!(status, 200, "{q} during the attack");
+        times.push(took);
+    }
+    let slowest = times.iter().max().unwrap();
+    assert!(*slowest < Duration::from_secs(1), "the reader waited {slowest:?} behind the slow bodies: {times:?}");
+
+    // The slow requests: 408 at the body deadline (those in flight), 429 at once
+    // (the rest); none waits for the function's request timeout.
+    let mut statuses = std::collections::BTreeMap::<u16, usize>::new();
+    for s in &mut slow {
+        s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+        *statuses.entry(status_line(s).unwrap_or(0)).or_default() += 1;
+    }
+    let took = attack_start.elapsed();
+    let in_flight = limits.in_flight_per_client;
+    assert_eq!(
+        statuses,
+        [(408, in_flight), (429, edge_host::server::MAX_API_REQUESTS - in_flight)].into_iter().collect(),
+        "slow bodies answered"
+    );
+    assert!(took < Duration::from_secs(10), "the slow bodies were held {took:?}");
+
+    // Headers: half a request line, or an idle kept-alive connection, is closed at
+    // the header deadline.
+    let mut half = TcpStream::connect(addr).unwrap();
+    half.write_all(b"GET /api/health HTTP/1.1\r\nhost: x").unwrap();
+    assert!(closed_within(&mut half, Duration::from_secs(5)), "half-sent headers kept the connection open");
+    let mut idle = TcpStream::connect(addr).unwrap();
+    idle.write_all(format!("GET /api/health HTTP/1.1\r\nhost: {addr}\r\n\r\n").as_bytes()).unwrap();
+    assert_eq!(status_line(&mut idle), Some(200));
+    assert!(closed_within(&mut idle, Duration::from_secs(5)), "an idle connection was kept past the header deadline");
+
+    // Bodies still arrive whole, declared by length or chunked.
+    let r = request("POST", &format!("{}/api/chat", host.url()), &[JSON], Some(&chat_body()));
+    assert_eq!(r.status, 200, "{}", r.text());
+    let mut chunked = TcpStream::connect(addr).unwrap();
+    let body = String::from_utf8(chat_body()).unwrap();
+    let (a, b) = body.split_at(10);
+    write!(
+        chunked,
+        "POST /api/chat HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n{:x}\r\n{a}\r\n{:x}\r\n{b}\r\n0\r\n\r\n",
+        a.len(),
+        b.len()
+    )
+    .unwrap();
+    chunked.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    assert_eq!(status_line(&mut chunked), Some(200));
+    // A body over the host's cap is refused before it is read.
+    let r = request(
+        "POST",
+        &format!("{}/api/chat", host.url()),
+        &[JSON],
+        Some(&vec![b' '; edge_host::server::MAX_BODY_BYTES + 1]),
+    );
+    assert_eq!((r.status, error_code(&r).as_str()), (413, "too_large"));
 }
