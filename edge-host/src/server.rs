@@ -77,6 +77,7 @@ struct State {
     api_slots: Arc<Semaphore>,
     clients: Arc<Mutex<HashMap<IpAddr, usize>>>,
     limits: Limits,
+    manifest: static_files::ManifestCache,
     log: bool,
 }
 
@@ -111,12 +112,20 @@ impl Server {
         let listener =
             std::net::TcpListener::bind(cfg.addr).map_err(|source| HostError::Bind { addr: cfg.addr, source })?;
         listener.set_nonblocking(true).map_err(|source| HostError::Bind { addr: cfg.addr, source })?;
+        if !cfg.site.join(static_files::MANIFEST).is_file() {
+            eprintln!(
+                "warning: {} has no {}, the list of the files the build wrote itself: every file is served as a user's file, so the site's own scripts will not run. Rebuild the site with this site-builder.",
+                cfg.site.display(),
+                static_files::MANIFEST
+            );
+        }
         let state = State {
             site: cfg.site,
             handler: function.into_handler(),
             api_slots: Arc::new(Semaphore::new(MAX_API_REQUESTS)),
             clients: Arc::default(),
             limits: cfg.limits,
+            manifest: static_files::ManifestCache::default(),
             log: cfg.log,
         };
         Ok(Server { listener, state: Arc::new(state) })
@@ -360,7 +369,14 @@ async fn api(state: &State, req: Request<Incoming>, peer: IpAddr) -> Response<Wa
     let start = Instant::now();
     let timeout = state.handler.state().request_timeout();
     match state.handler.handle((), req).await {
-        Ok(resp) => resp.map(|body| Held { body, _slot: slot, _in_flight: in_flight }.boxed_unsync()),
+        Ok(resp) => {
+            let mut resp = resp.map(|body| Held { body, _slot: slot, _in_flight: in_flight }.boxed_unsync());
+            let h = resp.headers_mut();
+            h.entry(header::X_CONTENT_TYPE_OPTIONS).or_insert(header::HeaderValue::from_static("nosniff"));
+            h.entry(header::CONTENT_SECURITY_POLICY)
+                .or_insert(header::HeaderValue::from_static(static_files::RESPONSE_CSP));
+            resp
+        }
         // An instance torn down at the deadline reports a trap; it was a timeout.
         Err(e) if e.is::<ExpirationError>() || start.elapsed() >= timeout => {
             let secs = state.handler.state().request_timeout().as_secs_f64();
@@ -386,7 +402,10 @@ fn error(status: StatusCode, code: &str, message: &str) -> Response<WasiBody> {
     let body = serde_json::json!({ "error": { "status": status.as_u16(), "code": code, "message": message } });
     let mut r = Response::new(full(Bytes::from(body.to_string())));
     *r.status_mut() = status;
-    r.headers_mut().insert(header::CONTENT_TYPE, header::HeaderValue::from_static("application/json"));
+    let h = r.headers_mut();
+    h.insert(header::CONTENT_TYPE, header::HeaderValue::from_static("application/json"));
+    h.insert(header::X_CONTENT_TYPE_OPTIONS, header::HeaderValue::from_static("nosniff"));
+    h.insert(header::CONTENT_SECURITY_POLICY, header::HeaderValue::from_static(static_files::RESPONSE_CSP));
     r
 }
 
@@ -396,40 +415,52 @@ fn full(b: Bytes) -> WasiBody {
 
 async fn site(state: &State, req: &Request<Incoming>) -> Response<WasiBody> {
     let head = req.method() == Method::HEAD;
-    if req.method() != Method::GET && !head {
-        let mut r = Response::new(full(Bytes::from_static(b"405 method not allowed\n")));
-        *r.status_mut() = StatusCode::METHOD_NOT_ALLOWED;
-        r.headers_mut().insert(header::ALLOW, header::HeaderValue::from_static("GET, HEAD"));
-        return r;
-    }
+    let text = |s: &'static str| Bytes::from_static(s.as_bytes());
+    let plain = || (header::CONTENT_TYPE, "text/plain; charset=utf-8".to_string());
     let (status, body, headers): (StatusCode, Bytes, Vec<(header::HeaderName, String)>) =
-        match static_files::lookup(&state.site, req.uri().path()) {
-            Lookup::File { path, status } => match tokio::fs::read(&path).await {
-                Ok(bytes) => (
-                    StatusCode::from_u16(status).unwrap_or(StatusCode::OK),
-                    Bytes::from(bytes),
-                    vec![
-                        (header::CONTENT_TYPE, static_files::content_type(&path)),
-                        (header::CACHE_CONTROL, static_files::cache_control(&path).to_string()),
-                    ],
-                ),
-                Err(e) => {
-                    eprintln!("cannot read {}: {e}", path.display());
-                    (StatusCode::INTERNAL_SERVER_ERROR, Bytes::from_static(b"cannot read the file\n"), vec![])
-                }
-            },
-            Lookup::Redirect(to) => (StatusCode::MOVED_PERMANENTLY, Bytes::new(), vec![(header::LOCATION, to)]),
-            Lookup::NotFound => (StatusCode::NOT_FOUND, Bytes::from_static(b"404 not found\n"), vec![]),
-            Lookup::BadPath => (StatusCode::BAD_REQUEST, Bytes::from_static(b"400 bad path\n"), vec![]),
+        if req.method() != Method::GET && !head {
+            (
+                StatusCode::METHOD_NOT_ALLOWED,
+                text("405 method not allowed\n"),
+                vec![plain(), (header::ALLOW, "GET, HEAD".into())],
+            )
+        } else {
+            match static_files::lookup(&state.site, req.uri().path()) {
+                Lookup::File { path, status } => match tokio::fs::read(&path).await {
+                    Ok(bytes) => {
+                        // Relative to the site, `/`-separated, as the manifest lists it.
+                        let rel = path.strip_prefix(&state.site).unwrap_or(&path);
+                        let rel: Vec<_> = rel.components().map(|c| c.as_os_str().to_string_lossy()).collect();
+                        let generated = state.manifest.get(&state.site).generated(&rel.join("/"));
+                        (
+                            StatusCode::from_u16(status).unwrap_or(StatusCode::OK),
+                            Bytes::from(bytes),
+                            static_files::headers(&path, generated),
+                        )
+                    }
+                    Err(e) => {
+                        eprintln!("cannot read {}: {e}", path.display());
+                        (StatusCode::INTERNAL_SERVER_ERROR, text("cannot read the file\n"), vec![plain()])
+                    }
+                },
+                Lookup::Redirect(to) => (StatusCode::MOVED_PERMANENTLY, Bytes::new(), vec![(header::LOCATION, to)]),
+                Lookup::NotFound => (StatusCode::NOT_FOUND, text("404 not found\n"), vec![plain()]),
+                Lookup::BadPath => (StatusCode::BAD_REQUEST, text("400 bad path\n"), vec![plain()]),
+            }
         };
     let len = body.len();
     let mut r = Response::new(full(if head { Bytes::new() } else { body }));
     *r.status_mut() = status;
+    // Whatever the answer, it is what it says it is, and (unless it is a file
+    // with a policy of its own) it loads and runs nothing.
+    let h = r.headers_mut();
+    h.insert(header::X_CONTENT_TYPE_OPTIONS, header::HeaderValue::from_static("nosniff"));
+    h.insert(header::CONTENT_SECURITY_POLICY, header::HeaderValue::from_static(static_files::RESPONSE_CSP));
     for (name, value) in headers {
         if let Ok(v) = header::HeaderValue::from_str(&value) {
-            r.headers_mut().insert(name, v);
+            h.insert(name, v);
         }
     }
-    r.headers_mut().insert(header::CONTENT_LENGTH, header::HeaderValue::from(len));
+    h.insert(header::CONTENT_LENGTH, header::HeaderValue::from(len));
     r
 }

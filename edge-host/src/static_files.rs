@@ -1,8 +1,24 @@
 //! The static site: files under `OUT/site/`, served the way Spin's static
 //! fileserver serves them (`index.html` for a directory, the site's own `404.html`
-//! for a miss), so that what a user sees locally is what a deployment shows.
+//! for a miss), so that what a user sees locally is what a deployment shows; and
+//! the headers every file is served with, which Spin's fileserver does not set
+//! (SECURITY.md, "Files a page links to").
+//!
+//! The site holds two kinds of file. What the build wrote itself (the pages
+//! rendered from its templates, their scripts and styles, the search fragments) is
+//! trusted: pages get their Content-Security-Policy as a header too, with
+//! `frame-ancestors 'self'`, which a `<meta>` cannot carry. What it copied from the
+//! content folder because a page links to it (an image, a PDF, but also an SVG with
+//! a `<script>` or an `.html` file) is the CMS's users' bytes: served under a CSP
+//! with `sandbox`, so nothing in it runs as the site, and an HTML or XML file as a
+//! download. The build lists the files it wrote in [`MANIFEST`]; anything not
+//! listed there is a user's file, so a site without the list is served as user
+//! files throughout (safe, but its own scripts do not run: rebuild it).
 
+use std::collections::HashSet;
 use std::path::{Component, Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
 
 /// What to send for a request path.
 #[derive(Debug, PartialEq, Eq)]
@@ -110,6 +126,130 @@ pub fn cache_control(path: &Path) -> &'static str {
     }
 }
 
+/// Where the build lists the files it wrote itself, relative to the site folder.
+pub const MANIFEST: &str = "_kb/site.json";
+/// The version of [`MANIFEST`]'s format.
+pub const MANIFEST_FORMAT: u64 = 1;
+
+/// The policy of every page the build rendered: the one its templates put in a
+/// `<meta>` (`templates/base.html`), plus what only a header can say:
+/// `frame-ancestors 'self'`, so no other site can frame a page (clickjacking, or
+/// planting searches through its visitors' browsers).
+pub const PAGE_CSP: &str = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; img-src 'self' https: data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'self'";
+/// The policy of a file copied from the content folder: no script (`sandbox`
+/// also gives it an opaque origin, so an SVG opened on its own cannot read the
+/// site or its API), no requests but its own images, inline styles allowed so
+/// drawings keep their look.
+pub const FILE_CSP: &str = "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; sandbox";
+/// The policy of everything else the host answers (errors, redirects, the API's
+/// JSON): nothing to load, nothing to run, framed by no one.
+pub const RESPONSE_CSP: &str = "default-src 'none'; frame-ancestors 'none'; sandbox";
+
+/// The build's [`MANIFEST`]: `generated` are the files it wrote itself,
+/// `copied` the ones it copied from the content folder. A path in both (an asset
+/// that overwrote a page) counts as copied.
+pub fn manifest_json(generated: &[String], copied: &[String]) -> String {
+    let v = serde_json::json!({ "format": MANIFEST_FORMAT, "generated": generated, "copied": copied });
+    format!("{v}\n")
+}
+
+/// The files of a site the build wrote itself (from its [`MANIFEST`]).
+#[derive(Debug, Default)]
+pub struct Manifest {
+    generated: HashSet<String>,
+}
+
+impl Manifest {
+    /// Reads a [`manifest_json`] document; `None` if it is not one.
+    pub fn parse(bytes: &[u8]) -> Option<Manifest> {
+        let v: serde_json::Value = serde_json::from_slice(bytes).ok()?;
+        if v["format"].as_u64() != Some(MANIFEST_FORMAT) {
+            return None;
+        }
+        let list = |key: &str| -> Option<HashSet<String>> {
+            v[key].as_array()?.iter().map(|p| p.as_str().map(str::to_string)).collect()
+        };
+        let copied = list("copied")?;
+        let mut generated = list("generated")?;
+        generated.retain(|p| !copied.contains(p));
+        Some(Manifest { generated })
+    }
+
+    /// Whether the build wrote `rel` (`/`-separated, relative to the site) itself.
+    pub fn generated(&self, rel: &str) -> bool {
+        self.generated.contains(rel)
+    }
+}
+
+/// A site folder's [`Manifest`], read again whenever the file changes (a rebuild
+/// swaps the whole site in while the host runs).
+#[derive(Default)]
+pub struct ManifestCache {
+    cached: Mutex<Option<(Stamp, Arc<Manifest>)>>,
+}
+
+type Stamp = (u64, Option<SystemTime>);
+
+impl ManifestCache {
+    /// The manifest of the site at `root`; an empty one (every file a user's) if
+    /// the site has none or it cannot be read.
+    pub fn get(&self, root: &Path) -> Arc<Manifest> {
+        let file = root.join(MANIFEST);
+        let Ok(meta) = std::fs::metadata(&file) else { return Arc::default() };
+        let stamp = (meta.len(), meta.modified().ok());
+        let mut cached = self.cached.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((s, m)) = cached.as_ref() {
+            if *s == stamp {
+                return m.clone();
+            }
+        }
+        let manifest = match std::fs::read(&file).ok().and_then(|b| Manifest::parse(&b)) {
+            Some(m) => Arc::new(m),
+            None => {
+                eprintln!("{} is not a site manifest of this version: every file is served as a user's file (rebuild the site)", file.display());
+                Arc::default()
+            }
+        };
+        *cached = Some((stamp, manifest.clone()));
+        manifest
+    }
+}
+
+/// The headers of a file of the site: its type and caching, `nosniff`, and the
+/// policy for what it is. A file the build wrote (`generated`) is served as a
+/// page of the site. A user's file gets [`FILE_CSP`]; if its type is one a
+/// browser would render as a document that can hold script (HTML, XHTML, XML:
+/// every `…xml` type but SVG), it is also a download (`Content-Disposition:
+/// attachment`). SVG stays inline, so that pages can show it as an image (where
+/// no browser runs its script anyway), and opened on its own it is sandboxed.
+pub fn headers(path: &Path, generated: bool) -> Vec<(http::HeaderName, String)> {
+    use http::header;
+    let ctype = content_type(path);
+    let mut h = vec![
+        (header::CONTENT_TYPE, ctype.clone()),
+        (header::CACHE_CONTROL, cache_control(path).to_string()),
+        (header::X_CONTENT_TYPE_OPTIONS, "nosniff".to_string()),
+    ];
+    if generated {
+        h.push((header::CONTENT_SECURITY_POLICY, PAGE_CSP.to_string()));
+        h.push((header::X_FRAME_OPTIONS, "SAMEORIGIN".to_string()));
+    } else {
+        h.push((header::CONTENT_SECURITY_POLICY, FILE_CSP.to_string()));
+        if renders_as_document(&ctype) {
+            h.push((header::CONTENT_DISPOSITION, "attachment".to_string()));
+        }
+    }
+    h
+}
+
+/// Whether a browser opening this type renders a document that may run script:
+/// HTML, XHTML, and XML of any kind (an XML document can carry XHTML `script`
+/// elements or an XSLT stylesheet that writes them), SVG aside (see [`headers`]).
+fn renders_as_document(content_type: &str) -> bool {
+    let essence = content_type.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+    essence == "text/html" || (essence.contains("xml") && essence != "image/svg+xml") || essence.contains("xsl")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -164,6 +304,63 @@ mod tests {
                 other => panic!("{request}: {other:?}"),
             }
         }
+    }
+
+    #[test]
+    fn generated_files_are_pages_and_copied_ones_are_sandboxed() {
+        let get = |h: &[(http::HeaderName, String)], n: http::HeaderName| {
+            h.iter().find(|(k, _)| *k == n).map(|(_, v)| v.clone())
+        };
+        use http::header::{CONTENT_DISPOSITION as CD, CONTENT_SECURITY_POLICY as CSP, X_FRAME_OPTIONS as XFO};
+        let page = headers(Path::new("it/wifi.html"), true);
+        assert_eq!(get(&page, CSP).as_deref(), Some(PAGE_CSP));
+        assert!(PAGE_CSP.ends_with("frame-ancestors 'self'"));
+        assert_eq!(get(&page, XFO).as_deref(), Some("SAMEORIGIN"));
+        assert_eq!(get(&page, CD), None);
+        for (file, download) in [
+            ("it/f.html", true),
+            ("it/f.htm", true),
+            ("it/f.xhtml", true),
+            ("it/f.xml", true),
+            ("it/f.xsl", true),
+            ("it/d.svg", false),
+            ("it/a.pdf", false),
+            ("it/a.png", false),
+            ("it/notes.txt", false),
+            ("it/x.js", false),
+        ] {
+            let h = headers(Path::new(file), false);
+            assert_eq!(get(&h, CSP).as_deref(), Some(FILE_CSP), "{file}");
+            assert!(FILE_CSP.contains("sandbox") && FILE_CSP.starts_with("default-src 'none'"));
+            assert_eq!(get(&h, CD).is_some(), download, "{file}");
+            assert_eq!(get(&h, http::header::X_CONTENT_TYPE_OPTIONS).as_deref(), Some("nosniff"), "{file}");
+        }
+    }
+
+    #[test]
+    fn the_manifest_names_what_the_build_wrote_and_a_copy_wins() {
+        let json = manifest_json(
+            &["index.html".into(), "it/f.html".into(), "assets/search.js".into()],
+            &["it/f.html".into(), "it/d.svg".into()],
+        );
+        let m = Manifest::parse(json.as_bytes()).unwrap();
+        assert!(m.generated("index.html") && m.generated("assets/search.js"));
+        // An asset that overwrote a page is the user's file.
+        assert!(!m.generated("it/f.html") && !m.generated("it/d.svg") && !m.generated("other.html"));
+        assert!(Manifest::parse(b"{\"format\": 2, \"generated\": [], \"copied\": []}").is_none());
+        assert!(Manifest::parse(b"[]").is_none());
+
+        // The cache reads the site's file, and again when a rebuild changes it.
+        let dir = tempfile::tempdir().unwrap();
+        let cache = ManifestCache::default();
+        assert!(!cache.get(dir.path()).generated("index.html"), "no manifest: nothing is trusted");
+        std::fs::create_dir_all(dir.path().join("_kb")).unwrap();
+        std::fs::write(dir.path().join(MANIFEST), manifest_json(&["index.html".into()], &[])).unwrap();
+        assert!(cache.get(dir.path()).generated("index.html"));
+        std::fs::write(dir.path().join(MANIFEST), manifest_json(&["search.html".into(), "404.html".into()], &[]))
+            .unwrap();
+        let m = cache.get(dir.path());
+        assert!(m.generated("search.html") && !m.generated("index.html"));
     }
 
     #[test]

@@ -11,6 +11,7 @@
 //! the `edge-host` crate. Heading ids, URL safety and atomic writes are
 //! `kb-common`'s, shared with the `ingest` crate that fills a content folder.
 
+pub mod assets;
 pub mod browser;
 pub mod build;
 pub mod chat;

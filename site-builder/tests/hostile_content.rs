@@ -3,9 +3,12 @@
 //! handlers, `javascript:` / `data:` / `vbscript:` URLs in every place a URL can
 //! appear, spelled with entities, whitespace and control characters, SVG, MathML,
 //! forms, `<base>`, `<meta refresh>`, `style`), to clobber globals with `id` /
-//! `name`, and to talk to the assistant in a voice that is not theirs. The real
-//! binary builds it; the site must come out inert and the report must name every
-//! URL it removed, by file and line.
+//! `name`, and to talk to the assistant in a voice that is not theirs; and files
+//! pages link to that carry script of their own (an SVG with `<script>` and
+//! `onload`, `.html`, `.htm` and XML documents; a PDF with JavaScript). The real
+//! binary builds it; the generated pages must come out inert, the report must name
+//! every URL it removed and every link to a file with active content, by file and
+//! line, and the site's manifest must tell the host which files are the build's.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -69,6 +72,17 @@ const EXPECTED_BLOCKED: &[(&str, usize)] = &[
     ("hostile/raw-html.md", 52),
     ("hostile/raw-html.md", 56),
     ("hostile/raw-html.md", 72),
+];
+
+/// Every link to a file a browser would run script in: (file, line, linked file).
+/// The drawing shown as an image and linked is named at its first line; the plain
+/// drawing and the PDF (whose script runs in the PDF viewer, not as the site) are
+/// not named.
+const EXPECTED_ACTIVE: &[(&str, usize, &str)] = &[
+    ("hostile/linked-files.md", 10, "hostile/files/diagram.svg"),
+    ("hostile/linked-files.md", 13, "hostile/files/form.html"),
+    ("hostile/linked-files.md", 14, "hostile/files/feed.xml"),
+    ("hostile/linked-files.md", 14, "hostile/files/old-page.htm"),
 ];
 
 /// Ids the templates themselves set (not content).
@@ -155,10 +169,45 @@ fn hostile_content_builds_inert_and_every_removed_url_is_reported() {
     assert_eq!(got, want, "report.json blocked_urls");
     assert_eq!(EXPECTED_BLOCKED.len(), 41);
 
+    // Links to files with script of their own, by file and line.
+    let mut active: Vec<(String, usize, String)> = report["warnings"]
+        .as_array()
+        .expect("warnings")
+        .iter()
+        .filter(|w| w["message"].as_str().is_some_and(|m| m.contains("would run its script as the site")))
+        .map(|w| {
+            let m = w["message"].as_str().unwrap_or("");
+            let linked = m.split('`').nth(1).unwrap_or("").to_string();
+            (w["file"].as_str().unwrap_or("").to_string(), w["line"].as_u64().unwrap_or(0) as usize, linked)
+        })
+        .collect();
+    active.sort();
+    let want: Vec<(String, usize, String)> =
+        EXPECTED_ACTIVE.iter().map(|(f, l, a)| (f.to_string(), *l, a.to_string())).collect();
+    assert_eq!(active, want, "report.json warnings: {:#}", report["warnings"]);
+
+    // The manifest: what the build wrote is listed as its own, what it copied is not.
     let site = out.path().join("site");
+    let manifest = fs::read(site.join(edge_host::static_files::MANIFEST)).expect("the site's manifest");
+    let manifest = edge_host::static_files::Manifest::parse(&manifest).expect("a manifest of this version");
+    for own in ["index.html", "search.html", "404.html", "hostile/linked-files.html", "assets/search.js"] {
+        assert!(manifest.generated(own), "{own} is not listed as the build's");
+    }
+    for copied in ["diagram.svg", "plain.svg", "form.html", "old-page.htm", "feed.xml", "manual.pdf"] {
+        let rel = format!("hostile/files/{copied}");
+        assert!(site.join(&rel).is_file(), "{rel} was not copied");
+        assert!(!manifest.generated(&rel), "{rel} is listed as the build's");
+    }
+
+    // Every page the build generated is inert (the copied `.html` file is the
+    // user's, served sandboxed and as a download: tests/edge/browser.rs).
     let mut files = Vec::new();
     html_files(&site, &mut files);
-    assert!(files.len() >= 5, "{files:?}");
+    files.retain(|f| {
+        let rel = f.strip_prefix(&site).unwrap_or(f).to_string_lossy().replace('\\', "/");
+        manifest.generated(&rel)
+    });
+    assert!(files.len() >= 6, "{files:?}");
     for file in &files {
         let html = fs::read_to_string(file).expect("page");
         let name = file.strip_prefix(&site).unwrap_or(file).display().to_string();

@@ -3,11 +3,13 @@
 // runs the host (the real component), a scripted LLM, and a foreign page that
 // embeds the widget from another origin:
 //
-//   node check.mjs SCENARIO        SCENARIO: search | widget | keyboard | hostile | extractive | hostile-site | static | semantic
+//   node check.mjs SCENARIO        SCENARIO: search | widget | keyboard | hostile | extractive | hostile-site | hostile-files | static | semantic
 //
 // Environment: KB_SITE (the host, http://127.0.0.1:PORT), KB_FOREIGN (the foreign
 // page), KB_ARTIFACTS (folder for screenshots), KB_CHROMIUM (default
-// /usr/bin/chromium), KB_PAGES (hostile-site: the site's pages, one per line). Exits non-zero with a message when a check fails.
+// /usr/bin/chromium), KB_PAGES (hostile-site: the site's pages, one per line),
+// KB_FILES (hostile-files: the files pages link to, one per line). Exits non-zero
+// with a message when a check fails.
 
 import assert from 'node:assert/strict';
 import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
@@ -576,8 +578,85 @@ async function semanticSite() {
   await old.close();
 }
 
+// ------------------------------------------------- files pages link to, opened
+// Each file the hostile pages link to (an SVG with <script> and onload, .html,
+// .htm and XML documents with script, a PDF with JavaScript) is opened on its
+// own, as a reader following the link would, and shown as an image on its page.
+// Their scripts fetch /__pwned/… and /api/health, alert, and retitle the
+// document: none of it may happen as the site. (The PDF's JavaScript runs in
+// Chromium's PDF viewer, outside the site's origin: its alert may show, but its
+// request to the site must not be sent.) Then another site frames the search
+// page with a query, as a site planting searches would: the frame must not load.
+async function hostileFiles() {
+  const b = await browser({ acceptDownloads: true });
+  const page = b.context.pages()[0] || (await b.context.newPage());
+  const origin = new URL(SITE).origin;
+  const ran = [];
+  const downloads = [];
+  let opening = '';
+  page.on('dialog', async (d) => {
+    if (!(opening.endsWith('.pdf') && d.message() === 'pdf script')) ran.push(`${opening}: dialog ${d.message()}`);
+    await d.dismiss().catch(() => {});
+  });
+  b.context.on('request', (r) => {
+    const u = new URL(r.url());
+    if (u.origin === origin && (u.pathname.startsWith('/__pwned') || u.pathname.startsWith('/api/'))) ran.push(`${opening}: request ${u.pathname}`);
+  });
+  page.on('download', (d) => downloads.push(new URL(d.url()).pathname));
+  const files = (process.env.KB_FILES || '').split('\n').filter(Boolean);
+  assert.ok(files.length >= 5, 'KB_FILES lists the linked files');
+  const seen = [];
+  for (const f of files) {
+    opening = f;
+    let how;
+    try {
+      const r = await page.goto(`${SITE}/${f}`, { waitUntil: 'load', timeout: 10000 });
+      how = `shown (${r && r.status()})`;
+    } catch (e) {
+      if (!/Download is starting/.test(String(e))) throw e;
+      how = 'downloaded';
+    }
+    await page.waitForTimeout(700);
+    const title = await page.title().catch(() => '');
+    if (title === 'pwned') ran.push(`${f}: retitled the document`);
+    seen.push(`${f} ${how}`);
+  }
+  // As images on their page, SVG never runs script (the browser's rule, not ours).
+  opening = 'the page showing them';
+  await page.goto(`${SITE}/hostile/linked-files.html`);
+  await page.waitForTimeout(500);
+  const shown = await page.evaluate(() => [...document.querySelectorAll('main img')].map((i) => [i.getAttribute('src'), i.naturalWidth]));
+  assert.ok(shown.length >= 2 && shown.every(([, w]) => w > 0), `the drawings show as images: ${JSON.stringify(shown)}`);
+  assert.deepEqual(ran, [], 'script ran as the site');
+  // HTML and XML files are downloads; the drawings open, inert.
+  for (const f of files.filter((f) => /\.(html?|xml)$/.test(f))) {
+    assert.ok(downloads.includes(`/${f}`), `${f} was not served as a download: ${seen.join('; ')}`);
+  }
+  // Another site frames the results page with a query of its choosing.
+  opening = 'a framed search page';
+  const framed = [];
+  b.context.on('request', (r) => { if (/\/api\/search\?/.test(r.url())) framed.push(r.url()); });
+  await page.goto(FOREIGN);
+  await page.evaluate((src) => {
+    const f = document.createElement('iframe');
+    f.src = src;
+    f.width = 600;
+    f.height = 300;
+    document.body.append(f);
+  }, `${SITE}/search.html?q=${encodeURIComponent('password reset')}`);
+  await page.waitForTimeout(2500);
+  const frame = page.frames().find((fr) => fr !== page.mainFrame());
+  const loaded = frame ? await frame.evaluate(() => document.querySelector('#search-input') !== null).catch(() => false) : false;
+  assert.equal(loaded, false, 'another site framed the search page');
+  assert.deepEqual(framed, [], 'a framed search page searched');
+  assert.deepEqual(ran, [], 'script ran in the framed page');
+  console.log(`hostile-files: ${seen.join('; ')}; the framed search page refused; nothing ran as the site`);
+  await b.close();
+}
+
 const scenarios = {
-  search, widget, keyboard, hostile, extractive, 'hostile-site': hostileSite, static: staticSite, semantic: semanticSite,
+  search, widget, keyboard, hostile, extractive, 'hostile-site': hostileSite, 'hostile-files': hostileFiles,
+  static: staticSite, semantic: semanticSite,
 };
 if (!scenarios[scenario]) {
   console.error(`unknown scenario ${scenario}; one of ${Object.keys(scenarios).join(', ')}`);

@@ -3,8 +3,9 @@
 //! scripted LLM, and a foreign page (another origin, hostile CSS) that embeds the
 //! widget with its one script tag; and the hostile-content knowledge base
 //! (tests/hostile) browsed, searched and answered with Chromium listening for
-//! dialogs, script and foreign requests. Screenshots go to
-//! `target/browser-artifacts/`.
+//! dialogs, script and foreign requests; the files its pages link to (SVG, HTML,
+//! XML and PDF with script of their own) opened on their own, and its search page
+//! framed by another site. Screenshots go to `target/browser-artifacts/`.
 //!
 //! Needs `node`, `npm ci` in tests/browser (scripts/test runs it) and Chromium
 //! (`apt-get install chromium`; .ci/run installs it).
@@ -203,8 +204,15 @@ fn hostile_content_is_inert_when_browsed_searched_and_answered() {
     // the function compiled over that index.
     let kb = built("tests/hostile");
     let site = kb.dist.join("site");
-    let mut pages: Vec<String> =
-        walk_html(&site).iter().map(|p| p.strip_prefix(&site).unwrap().to_string_lossy().replace('\\', "/")).collect();
+    // The pages the build generated (a linked `.html` file is the user's: served
+    // as a download, and opened in `linked_files_run_no_script_as_the_site`).
+    let manifest = std::fs::read(site.join(edge_host::static_files::MANIFEST)).expect("the site's manifest");
+    let manifest = edge_host::static_files::Manifest::parse(&manifest).expect("a manifest of this version");
+    let mut pages: Vec<String> = walk_html(&site)
+        .iter()
+        .map(|p| p.strip_prefix(&site).unwrap().to_string_lossy().replace('\\', "/"))
+        .filter(|p| manifest.generated(p))
+        .collect();
     pages.sort();
     assert!(pages.len() >= 5, "{pages:?}");
     // The model repeats what the pages say, and adds its own attempts.
@@ -222,6 +230,29 @@ fn hostile_content_is_inert_when_browsed_searched_and_answered() {
     );
     let host = start_over(&kb, &[("llm_base_url", &llm.base_url()), ("llm_model", "scripted")]);
     run_with("hostile-site", &host.url(), &[("KB_PAGES", pages.join("\n"))]);
+}
+
+/// Every file a hostile page links to, opened in Chromium on its own: an SVG with
+/// `<script>` and `onload`, `.html`, `.htm` and XML documents with script, a PDF
+/// with JavaScript, a plain SVG. Nothing may run as the site (no dialog, no request
+/// to `/__pwned` or `/api`, the document not retitled); HTML and XML arrive as
+/// downloads. And a foreign page framing `search.html?q=…` gets no page and
+/// causes no search (`frame-ancestors 'self'`).
+#[test]
+fn linked_files_run_no_script_as_the_site() {
+    let kb = built("tests/hostile");
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(kb.dist.join("report.json")).unwrap()).unwrap();
+    let files: Vec<String> = {
+        let m: serde_json::Value = serde_json::from_slice(
+            &std::fs::read(kb.dist.join("site").join(edge_host::static_files::MANIFEST)).unwrap(),
+        )
+        .unwrap();
+        m["copied"].as_array().unwrap().iter().map(|f| f.as_str().unwrap().to_string()).collect()
+    };
+    assert_eq!(files.len(), 6, "{files:?} ({})", report["site"]);
+    let host = start_over(&kb, &[]);
+    run_with("hostile-files", &host.url(), &[("KB_FILES", files.join("\n"))]);
 }
 
 fn walk_html(dir: &std::path::Path) -> Vec<PathBuf> {

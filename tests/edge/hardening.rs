@@ -2,8 +2,8 @@
 //! origins refused on the server, bodies that must be JSON, per-client rate limits
 //! kept in the key-value store (shared by instances, surviving a restart, not
 //! fooled by a forged client header), body limits, outbound requests only to the
-//! allowed LLM origin, and slow clients (header and body deadlines, per-address
-//! requests in flight).
+//! allowed LLM origin, slow clients (header and body deadlines, per-address
+//! requests in flight), and the headers files and pages are served with.
 
 use std::time::Duration;
 
@@ -302,4 +302,57 @@ fn slow_clients_hold_neither_the_function_nor_other_readers() {
         Some(&vec![b' '; edge_host::server::MAX_BODY_BYTES + 1]),
     );
     assert_eq!((r.status, error_code(&r).as_str()), (413, "too_large"));
+}
+
+/// Headers for what the host serves: the pages the build generated carry their
+/// `<meta>` policy as a header too, with `frame-ancestors 'self'` and
+/// `X-Frame-Options`, so no other site can frame them; files copied from the
+/// content folder are sandboxed (and HTML or XML ones are downloads); everything,
+/// the API's answers included, is `nosniff`.
+#[test]
+fn linked_files_are_sandboxed_and_pages_refuse_framing() {
+    let kb = crate::support::built("tests/hostile");
+    let host = crate::support::start_over(&kb, &[]);
+    let get = |p: &str| request("GET", &format!("{}/{p}", host.url()), &[], None);
+    for page in ["", "search.html", "hostile/linked-files.html", "hostile/raw-html.html", "sections/hostile.html"] {
+        let r = get(page);
+        assert_eq!(r.status, 200, "{page}");
+        let csp = r.header("content-security-policy").unwrap_or_else(|| panic!("{page}: no CSP header"));
+        // The page's own policy, word for word, plus what only a header can say.
+        let html = r.text();
+        let meta = html
+            .split("http-equiv=\"Content-Security-Policy\" content=\"")
+            .nth(1)
+            .and_then(|s| s.split('"').next())
+            .unwrap_or_else(|| panic!("{page}: no CSP meta"));
+        assert_eq!(csp, format!("{meta}; frame-ancestors 'self'"), "{page}");
+        assert_eq!(r.header("x-frame-options"), Some("SAMEORIGIN"), "{page}");
+        assert_eq!(r.header("x-content-type-options"), Some("nosniff"), "{page}");
+        assert_eq!(r.header("content-disposition"), None, "{page}");
+    }
+    let r = get("no/such/page.html");
+    assert_eq!(r.status, 404);
+    assert_eq!(r.header("x-frame-options"), Some("SAMEORIGIN"), "the site's 404 page is a page");
+    for (file, ctype, download) in [
+        ("hostile/files/diagram.svg", "image/svg+xml", false),
+        ("hostile/files/plain.svg", "image/svg+xml", false),
+        ("hostile/files/form.html", "text/html; charset=utf-8", true),
+        ("hostile/files/old-page.htm", "text/html; charset=utf-8", true),
+        ("hostile/files/feed.xml", "text/xml; charset=utf-8", true),
+        ("hostile/files/manual.pdf", "application/pdf", false),
+    ] {
+        let r = get(file);
+        assert_eq!(r.status, 200, "{file}");
+        assert_eq!(r.header("content-type"), Some(ctype), "{file}");
+        assert_eq!(r.header("x-content-type-options"), Some("nosniff"), "{file}");
+        assert_eq!(r.header("content-security-policy"), Some(edge_host::static_files::FILE_CSP), "{file}");
+        assert_eq!(r.header("content-disposition").is_some(), download, "{file}");
+    }
+    let csp = edge_host::static_files::FILE_CSP;
+    assert!(csp.contains("sandbox") && csp.starts_with("default-src 'none'"), "{csp}");
+    for api in ["api/health", "api/search?q=vpn", "api/nothing"] {
+        let r = get(api);
+        assert_eq!(r.header("x-content-type-options"), Some("nosniff"), "{api}");
+        assert!(r.header("content-security-policy").is_some_and(|c| c.contains("frame-ancestors 'none'")), "{api}");
+    }
 }
