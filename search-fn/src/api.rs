@@ -769,8 +769,12 @@ pub struct Feedback {
 }
 
 impl Feedback {
-    /// What the insights store keeps of it.
+    /// What the insights store keeps of it ([`record::Feedback::reduced`]).
     pub fn record(&self) -> record::Feedback {
+        self.sent().reduced()
+    }
+
+    fn sent(&self) -> record::Feedback {
         record::Feedback {
             answer_id: self.id.clone(),
             up: self.rating == "up",
@@ -780,6 +784,23 @@ impl Feedback {
             citations: self.citations.clone(),
             page: self.page.clone(),
             visitor: self.visitor.clone(),
+        }
+    }
+
+    /// What is kept of it, stored or logged: the page's path only (never the
+    /// client's query string or fragment), texts and citations cut to what the
+    /// store keeps.
+    pub fn reduced(self) -> Feedback {
+        let r = self.record();
+        Feedback {
+            id: r.answer_id,
+            rating: self.rating,
+            comment: r.comment,
+            question: r.question,
+            answer: r.answer,
+            citations: r.citations,
+            page: r.page,
+            visitor: r.visitor,
         }
     }
 
@@ -805,7 +826,8 @@ pub const FEEDBACK_LIMITS: &[(&str, usize)] = &[
     ("visitor", 64),
 ];
 
-/// Validates a feedback body; on success, the reply and the feedback to record.
+/// Validates a feedback body; on success, the reply and the feedback to record
+/// or log, [`Feedback::reduced`].
 pub fn feedback(body: &[u8]) -> (Reply, Option<Feedback>) {
     let not_feedback = |e: &dyn std::fmt::Display| {
         let msg = format!("the body is not feedback ({e}); send {{\"rating\":\"up\"|\"down\", \"comment\":\"…\"}}");
@@ -869,7 +891,7 @@ pub fn feedback(body: &[u8]) -> (Reply, Option<Feedback>) {
     }
     let mut r = Reply::json(202, &serde_json::json!({ "status": "recorded" }));
     r.headers.push(("cache-control", "no-store".into()));
-    (r, Some(fb))
+    (r, Some(fb.reduced()))
 }
 
 /// `GET /api/insights`: the report as JSON, never cached.
@@ -1193,6 +1215,25 @@ mod tests {
             let v: serde_json::Value = serde_json::from_slice(&r.body).unwrap();
             assert_eq!(v["error"]["parameter"], param, "{body}");
         }
+    }
+
+    #[test]
+    fn feedback_keeps_the_page_path_only_and_cuts_what_it_logs_and_stores() {
+        let big = "\u{1F600}".repeat(2000);
+        let body = serde_json::json!({ "rating": "up", "page": "https://x.example/a?token=s#access_token=t",
+            "comment": big, "question": "\u{1F600}".repeat(4000), "answer": "\u{1F600}".repeat(20_000),
+            "citations": vec![big.clone(); 20] });
+        let bytes = serde_json::to_vec(&body).unwrap();
+        assert!(bytes.len() > 190_000, "{}", bytes.len());
+        let (r, fb) = feedback(&bytes);
+        assert_eq!(r.status, 202);
+        let fb = fb.unwrap();
+        assert_eq!(fb.page.as_deref(), Some("/a"));
+        assert_eq!(fb.record().page.as_deref(), Some("/a"));
+        let line = fb.line(0);
+        assert!(!line.contains("token") && !line.contains("x.example"), "{line}");
+        assert!(line.len() < 32_000, "{}", line.len());
+        assert_eq!(fb.citations.len(), record::MAX_CITATIONS);
     }
 
     #[test]

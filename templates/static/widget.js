@@ -392,7 +392,7 @@ code{padding:1px 5px;border-radius:5px;background:var(--kb-s2);font:13px ui-mono
     status.className = 'kb-feedback-status';
     status.textContent = 'Sending…';
     // The server's id for the answer links the feedback to the recorded question.
-    const body = { id: turn.a.id || turn.id || (turn.id = Math.random().toString(36).slice(2)), rating, question: turn.q, answer: turn.a.content, citations: turn.a.citations.map(c => safeUrl(c.url)).filter(Boolean), page: location.href };
+    const body = { id: turn.a.id || turn.id || (turn.id = Math.random().toString(36).slice(2)), rating, question: turn.q, answer: turn.a.content, citations: turn.a.citations.map(c => safeUrl(c.url)).filter(Boolean), page: location.origin + location.pathname }; // never the query or fragment: they may hold a token
     const v = visitor();
     if (v) body.visitor = v;
     if (comment) body.comment = comment;

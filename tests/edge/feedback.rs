@@ -43,6 +43,7 @@ fn without_recording_feedback_is_a_structured_log_line() {
     assert_eq!(r.header("access-control-allow-origin"), Some("*"));
 
     let line = lines
+        .by_ref()
         .map_while(Result::ok)
         .find(|l| l.starts_with('{') && l.contains("\"event\":\"feedback\""))
         .expect("a feedback log line");
@@ -50,7 +51,20 @@ fn without_recording_feedback_is_a_structured_log_line() {
     assert_eq!(v["rating"], "down");
     assert_eq!(v["comment"], "The fee is out of date");
     assert_eq!(v["citations"][0], "campus/parking/buying-a-parking-permit.html#permit-types");
+    assert_eq!(v["page"], "/");
     assert!(v["time"].as_str().unwrap().ends_with('Z'));
+
+    // A token in the page's URL is not logged: the path only, whatever the client sent.
+    let body = br#"{"rating":"up","page":"https://x.example/a?token=s#access_token=t"}"#;
+    let r = request("POST", &url, &[json], Some(body));
+    assert_eq!(r.status, 202, "{}", r.text());
+    let line = lines
+        .map_while(Result::ok)
+        .find(|l| l.starts_with('{') && l.contains("\"event\":\"feedback\""))
+        .expect("a feedback log line");
+    assert!(!line.contains("token") && !line.contains("x.example"), "{line}");
+    let v: Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(v["page"], "/a");
     let _ = child.kill();
     let _ = child.wait();
 }

@@ -212,6 +212,33 @@ fn chats_searches_and_feedback_become_the_report() {
 }
 
 #[test]
+fn a_feedback_row_is_stored_small_and_without_the_page_query() {
+    let h = host(|_| {});
+    // Every field at the API's limit, in 4-byte characters: ~195 KB sent.
+    let big = |n: usize| "\u{1F600}".repeat(n);
+    let body = json!({ "id": "a".repeat(100), "rating": "down", "comment": big(2000), "question": big(4000),
+        "answer": big(20_000), "citations": vec![big(2000); 20], "visitor": "test-visitor-01",
+        "page": "https://x.example/a?token=s#access_token=t" });
+    let sent = serde_json::to_vec(&body).unwrap().len();
+    assert!(sent > 190_000, "{sent}");
+    let r = json_post(&h, "/api/feedback", &body);
+    assert_eq!(r.status, 202, "{}", r.text());
+    let db = rusqlite::Connection::open(h.state().join("sqlite_db.db")).unwrap();
+    let (stored, page, citations): (i64, String, String) = db
+        .query_row(
+            "SELECT length(CAST(coalesce(answer_id,'') || coalesce(comment,'') || coalesce(question,'') || coalesce(answer,'') \
+             || citations || coalesce(page,'') || coalesce(visitor,'') AS BLOB)), page, citations FROM kb_feedback",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .unwrap();
+    eprintln!("feedback row: {sent} bytes sent, {stored} bytes stored");
+    assert!(stored < 32_000, "{stored} bytes stored");
+    assert_eq!(page, "/a");
+    assert_eq!(serde_json::from_str::<Vec<String>>(&citations).unwrap().len(), 10);
+}
+
+#[test]
 fn a_store_that_is_down_or_full_fails_nothing() {
     // Down: the database is not granted (as if the manifest lacked it).
     let down = host(|c| c.sqlite_databases.clear());

@@ -15,7 +15,15 @@ pub const MAX_QUESTION_CHARS: usize = 1000;
 /// Most page ids stored per event (in rank order).
 pub const MAX_PAGES: usize = 10;
 /// Longest answer stored with feedback, in characters.
-pub const MAX_ANSWER_CHARS: usize = 4000;
+pub const MAX_ANSWER_CHARS: usize = 2000;
+/// Longest feedback comment stored, in characters.
+pub const MAX_COMMENT_CHARS: usize = 1000;
+/// Most citations stored with feedback (the first ones).
+pub const MAX_CITATIONS: usize = MAX_PAGES;
+/// Longest citation URL stored, in characters.
+pub const MAX_CITATION_CHARS: usize = 200;
+/// Longest page path stored with feedback, in characters.
+pub const MAX_PAGE_CHARS: usize = 200;
 
 /// Searches or chats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,7 +66,9 @@ pub struct Event {
     pub top_score: Option<f32>,
 }
 
-/// A thumb or a comment on an answer.
+/// A thumb or a comment on an answer. [`Feedback::reduced`] is what is kept
+/// of it, stored or logged: whatever the client sent, a feedback row is a few
+/// kilobytes at most (the `MAX_*` limits above).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Feedback {
     pub answer_id: Option<String>,
@@ -113,6 +123,53 @@ impl Settings {
     }
 }
 
+/// The path of a page URL, at most [`MAX_PAGE_CHARS`] long: no scheme, host,
+/// user, query string or fragment (these may carry what is not ours to keep, a
+/// token, a session). `None` when nothing like a path is left.
+pub fn page_path(url: &str) -> Option<String> {
+    let url = url.trim();
+    let url = url.split(['?', '#']).next().unwrap_or("");
+    let path = if let Some(rest) = url.strip_prefix("//") {
+        rest.find('/').map_or("/", |i| &rest[i..])
+    } else {
+        match url.split_once("://") {
+            Some((scheme, rest)) if !scheme.contains('/') => rest.find('/').map_or("/", |i| &rest[i..]),
+            _ => url,
+        }
+    };
+    path.starts_with('/').then(|| truncate(path, MAX_PAGE_CHARS))
+}
+
+impl Feedback {
+    /// What is kept of this feedback, in the store or in the log: the page's
+    /// path only, texts cut to their `MAX_*` lengths, the first
+    /// [`MAX_CITATIONS`] citations cut to [`MAX_CITATION_CHARS`], a visitor id
+    /// that is not the widget's kind of token dropped.
+    pub fn reduced(&self) -> Feedback {
+        let text = |t: &Option<String>, max: usize| {
+            t.as_deref().map(str::trim).filter(|t| !t.is_empty()).map(|t| truncate(t, max))
+        };
+        Feedback {
+            answer_id: self.answer_id.as_deref().map(|a| truncate(a, 100)),
+            up: self.up,
+            comment: text(&self.comment, MAX_COMMENT_CHARS),
+            question: text(&self.question, MAX_QUESTION_CHARS),
+            answer: self.answer.as_deref().map(|a| truncate(a, MAX_ANSWER_CHARS)),
+            citations: self
+                .citations
+                .iter()
+                .take(MAX_CITATIONS)
+                .map(|c| truncate(c.trim(), MAX_CITATION_CHARS))
+                .collect(),
+            page: self.page.as_deref().and_then(page_path),
+            visitor: match visitor(&self.visitor) {
+                SqlValue::Text(v) => Some(v),
+                _ => None,
+            },
+        }
+    }
+}
+
 fn truncate(s: &str, max: usize) -> String {
     match s.char_indices().nth(max) {
         Some((i, _)) => s[..i].to_string(),
@@ -158,16 +215,9 @@ pub fn event(db: &dyn Db, e: &Event, now: u64) -> Result<(), DbError> {
     Ok(())
 }
 
-/// Writes one feedback event at `now`.
+/// Writes one feedback event at `now`: what [`Feedback::reduced`] keeps of it.
 pub fn feedback(db: &dyn Db, f: &Feedback, now: u64) -> Result<(), DbError> {
-    let page = f.page.as_deref().map(|p| {
-        // The path only: a query string or fragment may carry what is not ours to keep.
-        let p = p.split(['?', '#']).next().unwrap_or("");
-        match p.split_once("://") {
-            Some((_, rest)) => rest.find('/').map_or("/", |i| &rest[i..]).to_string(),
-            None => p.to_string(),
-        }
-    });
+    let f = f.reduced();
     db.execute(
         "INSERT INTO kb_feedback (time, answer_id, rating, comment, question, answer, citations, page, visitor)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -175,12 +225,12 @@ pub fn feedback(db: &dyn Db, f: &Feedback, now: u64) -> Result<(), DbError> {
             SqlValue::Integer(now as i64),
             SqlValue::opt_text(f.answer_id.as_deref()),
             (if f.up { "up" } else { "down" }).into(),
-            SqlValue::opt_text(f.comment.as_deref().map(str::trim).filter(|c| !c.is_empty())),
-            SqlValue::opt_text(f.question.as_deref().map(|q| truncate(q.trim(), MAX_QUESTION_CHARS)).as_deref()),
-            SqlValue::opt_text(f.answer.as_deref().map(|a| truncate(a, MAX_ANSWER_CHARS)).as_deref()),
+            SqlValue::opt_text(f.comment.as_deref()),
+            SqlValue::opt_text(f.question.as_deref()),
+            SqlValue::opt_text(f.answer.as_deref()),
             SqlValue::Text(serde_json::to_string(&f.citations).unwrap_or_else(|_| "[]".into())),
-            SqlValue::opt_text(page.as_deref()),
-            visitor(&f.visitor),
+            SqlValue::opt_text(f.page.as_deref()),
+            SqlValue::opt_text(f.visitor.as_deref()),
         ],
     )?;
     Ok(())
@@ -262,5 +312,68 @@ impl Recorder {
             prune(db, settings.retention_days, now)?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_page_url_is_reduced_to_its_path() {
+        let cases = [
+            ("https://x.example/a?token=s#access_token=t", Some("/a")),
+            ("https://user:pw@x.example/a/b.html?q=1", Some("/a/b.html")),
+            ("http://x.example", Some("/")),
+            ("http://x.example?token=s", Some("/")),
+            ("http://x.example#/secret/path", Some("/")),
+            ("//x.example/p?s=1", Some("/p")),
+            ("/campus/index.html?session=secret", Some("/campus/index.html")),
+            ("  /a#frag  ", Some("/a")),
+            ("javascript:alert(1)", None),
+            ("relative/page.html", None),
+            ("", None),
+            ("?token=s", None),
+        ];
+        for (url, want) in cases {
+            assert_eq!(page_path(url).as_deref(), want, "{url}");
+        }
+        let long = format!("https://x.example/{}", "é".repeat(5000));
+        assert_eq!(page_path(&long).unwrap().chars().count(), MAX_PAGE_CHARS);
+    }
+
+    #[test]
+    fn a_feedback_row_is_a_few_kilobytes_whatever_was_sent() {
+        // Each field at the API's limit, in 4-byte characters.
+        let big = |n: usize| "\u{1F600}".repeat(n);
+        let f = Feedback {
+            answer_id: Some("a".repeat(100)),
+            up: false,
+            comment: Some(big(2000)),
+            question: Some(big(4000)),
+            answer: Some(big(20_000)),
+            citations: vec![big(2000); 20],
+            page: Some(format!("https://x.example/{}?token=s", big(2000))),
+            visitor: Some("not a token!".into()),
+        };
+        let sent: usize =
+            [&f.comment, &f.question, &f.answer, &f.page].iter().map(|t| t.as_ref().unwrap().len()).sum::<usize>()
+                + f.citations.iter().map(String::len).sum::<usize>();
+        assert!(sent > 190_000, "{sent}");
+        let r = f.reduced();
+        let kept: usize =
+            [&r.comment, &r.question, &r.answer, &r.page].iter().map(|t| t.as_ref().unwrap().len()).sum::<usize>()
+                + serde_json::to_string(&r.citations).unwrap().len();
+        assert!(
+            kept <= 4 * (MAX_COMMENT_CHARS + MAX_QUESTION_CHARS + MAX_ANSWER_CHARS + MAX_PAGE_CHARS)
+                + 4 * MAX_CITATIONS * (MAX_CITATION_CHARS + 1),
+            "{kept}"
+        );
+        assert!(kept < 32_000, "{kept}");
+        assert_eq!(r.citations.len(), MAX_CITATIONS);
+        assert!(r.citations.iter().all(|c| c.chars().count() == MAX_CITATION_CHARS));
+        assert!(r.page.as_deref().unwrap().starts_with("/\u{1F600}") && !r.page.as_deref().unwrap().contains('?'));
+        assert_eq!(r.visitor, None);
+        assert_eq!(r.answer_id, f.answer_id);
     }
 }
