@@ -175,7 +175,7 @@ impl Server {
 
 async fn respond(state: &State, req: Request<Incoming>, peer: SocketAddr) -> Response<WasiBody> {
     let start = Instant::now();
-    let (method, target) = (req.method().clone(), req.uri().to_string());
+    let (method, target) = (req.method().clone(), logged_target(req.uri()).to_string());
     let path = req.uri().path();
     let resp = if path == "/api" || path.starts_with("/api/") {
         api(state, spin_headers(req, peer), peer.ip()).await
@@ -187,6 +187,13 @@ async fn respond(state: &State, req: Request<Incoming>, peer: SocketAddr) -> Res
         eprintln!("{method} {target} {} {ms:.1} ms", resp.status().as_u16());
     }
     resp
+}
+
+/// What the access log prints of a request: its path, never its query string,
+/// which holds what readers search for (`?q=`) and tokens in the links they
+/// follow; the log keeps no reader's words.
+fn logged_target(uri: &hyper::Uri) -> &str {
+    uri.path()
 }
 
 /// The request headers Spin's HTTP trigger sets for a component, set the same way:
@@ -463,4 +470,17 @@ async fn site(state: &State, req: &Request<Incoming>) -> Response<WasiBody> {
     }
     h.insert(header::CONTENT_LENGTH, header::HeaderValue::from(len));
     r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_access_log_prints_no_query_string() {
+        let uri: hyper::Uri = "/api/search?q=my+password&k=5#x".parse().unwrap();
+        assert_eq!(logged_target(&uri), "/api/search");
+        let uri: hyper::Uri = "/it/vpn.html?token=secret".parse().unwrap();
+        assert_eq!(logged_target(&uri), "/it/vpn.html");
+    }
 }
