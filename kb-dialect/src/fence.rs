@@ -40,6 +40,24 @@ impl Fence {
     }
 }
 
+/// The lines of `text` outside fenced code blocks (the fence lines left out
+/// too): what a line reader that only looks at prose walks.
+pub fn prose_lines(text: &str) -> impl Iterator<Item = &str> {
+    let mut fence: Option<Fence> = None;
+    text.lines().filter(move |line| match fence {
+        Some(f) => {
+            if f.closes(line) {
+                fence = None;
+            }
+            false
+        }
+        None => {
+            fence = Fence::open(line);
+            fence.is_none()
+        }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -54,6 +72,12 @@ mod tests {
         let t = Fence::open("~~~~").unwrap();
         assert!(!t.closes("~~~"));
         assert_eq!(t.marker(), "~~~~");
+    }
+
+    #[test]
+    fn prose_lines_skip_fenced_code() {
+        let md = "a\n```sh\n# not prose\n```\nb\n~~~~\nc\n~~~\nd\n~~~~\ne\n";
+        assert_eq!(prose_lines(md).collect::<Vec<_>>(), ["a", "b", "e"]);
     }
 
     #[test]

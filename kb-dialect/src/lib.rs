@@ -230,18 +230,7 @@ impl Dialects {
         let lower = source.to_ascii_lowercase();
         let mut mdx = lower.ends_with(".mdx");
         let mut obsidian = false;
-        let mut fence: Option<fence::Fence> = None;
-        for line in body.lines() {
-            if let Some(f) = fence {
-                if f.closes(line) {
-                    fence = None;
-                }
-                continue;
-            }
-            if let Some(f) = fence::Fence::open(line) {
-                fence = Some(f);
-                continue;
-            }
+        for line in fence::prose_lines(body) {
             let t = line.trim_start();
             if !mdx && t.starts_with("import ") && (t.contains(" from '") || t.contains(" from \"")) {
                 mdx = true;

@@ -216,34 +216,7 @@ pub(crate) mod tree {
         })
     }
 
-    /// Columns of leading whitespace (a tab to the next multiple of 4).
-    pub(crate) fn indent_of(line: &str) -> usize {
-        let mut n = 0;
-        for c in line.chars() {
-            match c {
-                ' ' => n += 1,
-                '\t' => n += 4 - n % 4,
-                _ => break,
-            }
-        }
-        n
-    }
-
-    /// Drops up to `n` columns of leading whitespace.
-    pub(crate) fn dedent(line: &str, n: usize) -> &str {
-        let mut col = 0;
-        for (i, c) in line.char_indices() {
-            if col >= n {
-                return &line[i..];
-            }
-            match c {
-                ' ' => col += 1,
-                '\t' => col += 4 - col % 4,
-                _ => return &line[i..],
-            }
-        }
-        ""
-    }
+    pub(crate) use crate::mkdocs::{dedent, indent_of};
 
     /// The leading whitespace of a line.
     pub(crate) fn leading_ws(line: &str) -> &str {

@@ -71,7 +71,8 @@ fn snippet_name(line: &str) -> Option<String> {
     (!name.is_empty()).then(|| name.to_string())
 }
 
-fn indent_of(line: &str) -> usize {
+/// Columns of leading whitespace (a tab to the next multiple of 4).
+pub(crate) fn indent_of(line: &str) -> usize {
     let mut n = 0;
     for c in line.chars() {
         match c {
@@ -84,19 +85,19 @@ fn indent_of(line: &str) -> usize {
 }
 
 /// Drops up to `n` columns of leading whitespace.
-fn dedent(line: &str, n: usize) -> String {
+pub(crate) fn dedent(line: &str, n: usize) -> &str {
     let mut col = 0;
     for (i, c) in line.char_indices() {
         if col >= n {
-            return line[i..].to_string();
+            return &line[i..];
         }
         match c {
             ' ' => col += 1,
             '\t' => col += 4 - col % 4,
-            _ => return line[i..].to_string(),
+            _ => return &line[i..],
         }
     }
-    String::new()
+    ""
 }
 
 struct Container {
@@ -216,7 +217,8 @@ pub fn process(lines: &[Line], target: Target, inline: bool, out: &mut Vec<Line>
             while end > i + 1 && lines[end - 1].1.trim().is_empty() {
                 end -= 1;
             }
-            let mut body: Vec<(usize, String)> = lines[i + 1..end].iter().map(|(s, l)| (*s, dedent(l, 4))).collect();
+            let mut body: Vec<(usize, String)> =
+                lines[i + 1..end].iter().map(|(s, l)| (*s, dedent(l, 4).to_string())).collect();
             if body.is_empty() && container.kind != ContainerKind::Tab {
                 // `!!! note` directly followed by an unindented paragraph: the
                 // author meant that paragraph (MkDocs would print the marker as text).

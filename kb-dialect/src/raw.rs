@@ -6,7 +6,7 @@
 //! *about* a dialect show its syntax in code): fenced blocks and inline code
 //! spans in Markdown, `<code>` and `<pre>` in HTML.
 
-use crate::fence::Fence;
+use crate::fence::prose_lines;
 
 /// One raw token found, with a little of the text around it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -18,18 +18,7 @@ pub struct Raw {
 /// Raw dialect tokens in Markdown text (a chunk), outside code.
 pub fn in_markdown(text: &str) -> Vec<Raw> {
     let mut found = Vec::new();
-    let mut fence: Option<Fence> = None;
-    for line in text.lines() {
-        if let Some(f) = fence {
-            if f.closes(line) {
-                fence = None;
-            }
-            continue;
-        }
-        if let Some(f) = Fence::open(line) {
-            fence = Some(f);
-            continue;
-        }
+    for line in prose_lines(text) {
         scan_line(&without_code_spans(line), &mut found);
     }
     found

@@ -23,7 +23,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use crate::fence::Fence;
+use crate::fence::prose_lines;
 
 /// A parsed page, before rendering and chunking.
 #[derive(Debug, Clone, PartialEq)]
@@ -322,17 +322,8 @@ fn plain_page(source: &str, text: &str) -> Page {
 
 /// Text of the first ATX `# ` heading outside fenced code.
 fn first_h1(text: &str) -> Option<String> {
-    let mut fence: Option<Fence> = None;
-    for line in text.lines() {
-        if let Some(f) = fence {
-            if f.closes(line) {
-                fence = None;
-            }
-            continue;
-        }
-        if let Some(f) = Fence::open(line) {
-            fence = Some(f);
-        } else if let Some(h) = line.strip_prefix("# ") {
+    for line in prose_lines(text) {
+        if let Some(h) = line.strip_prefix("# ") {
             let h = strip_heading_attrs(h.trim().trim_end_matches('#').trim());
             if !h.is_empty() {
                 return Some(h.to_string());
