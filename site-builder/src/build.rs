@@ -829,18 +829,8 @@ fn write_site(
     opts: &BuildOptions,
     report: &mut Report,
 ) -> Result<(), BuildError> {
-    use crate::site::{
-        Child, Frame, HomeContext, HomeSection, Link, NotFoundContext, PageContext, PageView, SearchContext,
-        SectionContext, SectionView, SiteInfo, SitemapContext, SitemapUrl, TagLink, TreeNode,
-    };
-    let site_title =
-        if tree.nodes[0].title.is_empty() { "Knowledge base".to_string() } else { tree.nodes[0].title.clone() };
-    let site = SiteInfo {
-        title: site_title,
-        page_count: built.len(),
-        built: today(),
-        browser_semantic: opts.browser.as_ref().is_some_and(|b| b.semantic),
-    };
+    use crate::site::{Child, Frame, HomeContext, HomeSection, Link, PageContext, SectionContext, SectionView};
+    let site = site_info(tree, built, opts);
     let link = |n: usize| Link { title: &tree.nodes[n].title, url: &tree.nodes[n].url };
     let top_sections: Vec<Link> = tree.nodes[0].children.iter().map(|&c| link(c)).collect();
     let frame = |root: String| Frame { root, site: &site, top_sections: &top_sections };
@@ -859,26 +849,7 @@ fn write_site(
         }
     };
     let child_list = |node: usize| -> Vec<Child> { tree.nodes[node].children.iter().map(|&c| child(c)).collect() };
-    let page_view = |pi: usize, node: usize| {
-        let b = &built[pi];
-        let tags: Vec<TagLink> = crate::tags::of(&b.page)
-            .into_iter()
-            .map(|name| TagLink { url: page_url(&crate::tags::source(&name)), name })
-            .collect();
-        PageView {
-            title: &b.page.title,
-            title_id: b.rendered.title_id.as_deref(),
-            html: &b.rendered.html,
-            toc: &b.rendered.toc,
-            breadcrumbs: crumbs(node),
-            last_updated: b.page.last_updated.as_deref(),
-            version: b.page.version.as_deref(),
-            original_url: b.page.original_url.as_deref(),
-            tags,
-            source: &b.page.source,
-            description: b.page.description.as_deref(),
-        }
-    };
+    let page_view = |pi: usize, node: usize| page_view(&built[pi], crumbs(node));
 
     let mut sitemap: Vec<(&str, Option<&str>)> = Vec::new();
     let mut tag_urls: Vec<String> = Vec::new();
@@ -937,38 +908,96 @@ fn write_site(
     report.site.html_pages += 1;
     sitemap.insert(0, (HOME_URL, home_page.and_then(|p| built[p].page.last_updated.as_deref())));
 
+    write_search_and_not_found(staging, templates, tree, frame(String::new()), frame("/".into()))?;
+    write_sitemap(staging, templates, &opts.site_url, &sitemap)?;
+    for (dest, content) in templates.statics() {
+        staging.write(dest, content.as_bytes())?;
+    }
+    report.site.redirects = write_redirects(staging, built)?;
+    report.site.assets_copied = copy_assets(staging, &opts.content, assets)?;
+    Ok(())
+}
+
+/// What every page says of the site: its name (the tree's root, else a
+/// generic one), its size, when it was built.
+fn site_info(tree: &NavTree, built: &[Built], opts: &BuildOptions) -> crate::site::SiteInfo {
+    let root = &tree.nodes[0].title;
+    crate::site::SiteInfo {
+        title: if root.is_empty() { "Knowledge base".to_string() } else { root.clone() },
+        page_count: built.len(),
+        built: today(),
+        browser_semantic: opts.browser.as_ref().is_some_and(|b| b.semantic),
+    }
+}
+
+/// `search.html` (the no-JavaScript fallback: the whole tree) and `404.html`.
+fn write_search_and_not_found(
+    staging: &Staging,
+    templates: &Templates,
+    tree: &NavTree,
+    at_root: crate::site::Frame<'_>,
+    anywhere: crate::site::Frame<'_>,
+) -> Result<(), BuildError> {
+    use crate::site::{NotFoundContext, SearchContext, TreeNode};
     fn subtree(tree: &NavTree, node: usize) -> TreeNode<'_> {
         let n = &tree.nodes[node];
         TreeNode { title: &n.title, url: &n.url, children: n.children.iter().map(|&c| subtree(tree, c)).collect() }
     }
     let tree_ctx = tree.nodes[0].children.iter().map(|&c| subtree(tree, c)).collect();
-    staging.write(
-        "search.html",
-        templates.render(&SearchContext { frame: frame(String::new()), tree: tree_ctx })?.as_bytes(),
-    )?;
-    staging.write("404.html", templates.render(&NotFoundContext { frame: frame("/".into()) })?.as_bytes())?;
+    staging.write("search.html", templates.render(&SearchContext { frame: at_root, tree: tree_ctx })?.as_bytes())?;
+    staging.write("404.html", templates.render(&NotFoundContext { frame: anywhere })?.as_bytes())?;
+    Ok(())
+}
 
-    let base = if opts.site_url.ends_with('/') { opts.site_url.clone() } else { format!("{}/", opts.site_url) };
+/// What `page.html` shows of a built page.
+fn page_view<'a>(b: &'a Built, breadcrumbs: Vec<crate::site::Link<'a>>) -> crate::site::PageView<'a> {
+    let tags = crate::tags::of(&b.page)
+        .into_iter()
+        .map(|name| crate::site::TagLink { url: page_url(&crate::tags::source(&name)), name })
+        .collect();
+    crate::site::PageView {
+        title: &b.page.title,
+        title_id: b.rendered.title_id.as_deref(),
+        html: &b.rendered.html,
+        toc: &b.rendered.toc,
+        breadcrumbs,
+        last_updated: b.page.last_updated.as_deref(),
+        version: b.page.version.as_deref(),
+        original_url: b.page.original_url.as_deref(),
+        tags,
+        source: &b.page.source,
+        description: b.page.description.as_deref(),
+    }
+}
+
+/// `sitemap.xml`: every URL of the site under the deployed base URL.
+fn write_sitemap(
+    staging: &Staging,
+    templates: &Templates,
+    site_url: &str,
+    sitemap: &[(&str, Option<&str>)],
+) -> Result<(), BuildError> {
+    use crate::site::{SitemapContext, SitemapUrl};
+    let base = if site_url.ends_with('/') { site_url.to_string() } else { format!("{site_url}/") };
     let urls = sitemap
         .iter()
         .map(|(u, d)| SitemapUrl { loc: format!("{base}{}", kb_common::percent::encode_path(u)), lastmod: *d })
         .collect();
     staging.write("sitemap.xml", templates.render(&SitemapContext { urls })?.as_bytes())?;
+    Ok(())
+}
 
-    for (dest, content) in templates.statics() {
-        staging.write(dest, content.as_bytes())?;
-    }
-    report.site.redirects = write_redirects(staging, built)?;
+/// Copies the files the pages link to into the site; returns how many.
+fn copy_assets(staging: &Staging, content: &Path, assets: &[String]) -> Result<usize, BuildError> {
     for asset in assets {
-        let from = opts.content.join(asset);
+        let from = content.join(asset);
         let to = staging.path(asset);
         if let Some(dir) = to.parent() {
             std::fs::create_dir_all(dir).map_err(|source| WriteError { path: dir.to_path_buf(), source })?;
         }
         std::fs::copy(&from, &to).map_err(|source| WriteError { path: to.clone(), source })?;
-        report.site.assets_copied += 1;
     }
-    Ok(())
+    Ok(assets.len())
 }
 
 /// The listing pages of tags without a page of their own: (URL, title, the
