@@ -155,6 +155,36 @@ fn every_dialect_renders_as_its_tool_would() {
 }
 
 #[test]
+fn hostile_dialect_syntax_stays_inert() {
+    let tmp = tempfile::tempdir().unwrap();
+    let content = tmp.path().join("content");
+    write(
+        &content,
+        "evil.mdx",
+        "# Evil\n\n[[javascript:alert(1)]] and [[x\" onmouseover=\"alert(2)|y]]\n\n![[a\" onerror=\"alert(3).png]]\n\n> [!note] <img src=x onerror=alert(4)> [[javascript:alert(5)|t]]\n> body\n\n:::tip[<script>alert(6)</script>]\n\nx\n\n:::\n\n<Tabs>\n<TabItem value=\"a\" label=\"<script>alert(7)</script>\">\n\nTab\n\n</TabItem>\n</Tabs>\n\n<Evil onClick={() => alert(8)}>kept</Evil>\n\n==<script>alert(9)</script>== %%\n",
+    );
+    write(
+        &content,
+        "hugo.md",
+        "# Hugo\n\n{{< link text=\"x\" url=\"javascript:alert(10)\" >}} {{< note title=\"<script>alert(11)</script>\" >}}n{{< /note >}}\n{{< figure src=\"javascript:alert(12)\" alt=\"f\" >}}\n{{< glossary_tooltip text=\"<img src=x onerror=alert(13)>\" term_id=\"../../etc/passwd\" >}}\n",
+    );
+    let out = tmp.path().join("dist");
+    let o = build(&content, &out, &[]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for page in ["evil.html", "hugo.html"] {
+        let html = fs::read_to_string(out.join("site").join(page)).unwrap().to_lowercase();
+        let main = html.split("<main").nth(1).unwrap_or_default();
+        // Escaped text may show the words; no tag may carry them.
+        for tag in main.split('<').skip(1).map(|t| t.split('>').next().unwrap_or_default()) {
+            let handler = tag.split_whitespace().skip(1).any(|a| a.starts_with("on"));
+            let live = tag.starts_with("script") || handler || tag.contains("javascript:");
+            assert!(!live, "{page}: <{tag}> survived");
+        }
+    }
+    assert!(fs::read_to_string(out.join("site/evil.html")).unwrap().contains("kept"));
+}
+
+#[test]
 fn a_build_that_renders_nothing_says_why_and_exits_2() {
     let tmp = tempfile::tempdir().unwrap();
     let content = tmp.path().join("content");
