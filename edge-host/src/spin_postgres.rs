@@ -294,7 +294,7 @@ impl wit::HostConnection for PostgresView<'_> {
         // A fresh statement per query, as Spin's own host runs them: Postgres
         // plans it for these parameters. A cached statement turns generic after
         // five runs, and a generic plan of the BM25 statement measured 4x slower
-        // on a million chunks (BENCHMARKS.md, "PostgreSQL tier").
+        // on a million chunks (docs/benchmarks/postgres.md).
         let stmt = match client.prepare(&statement).await {
             Ok(s) => s,
             Err(e) => return Ok(Err(query_error(&e))),

@@ -510,7 +510,7 @@ fn selecting_terms(known: &mut [(i32, usize)], chunks: usize, cutoff: usize) -> 
 /// The document frequency up to which a term always chooses BM25 candidates
 /// ([`selecting_terms`]); past it, up to 5 % of the chunks. The terms left out
 /// only score, and [`BM25_BOUNDED`]'s threshold proves the choice exact or the
-/// full choice runs (BENCHMARKS.md, "The BM25 choice made exact at a million
+/// full choice runs (docs/benchmarks/postgres.md, "The BM25 choice made exact at a million
 /// chunks": 200 of 200 rankings identical 100 deep).
 pub const SELECTION_DF: usize = 5_000;
 

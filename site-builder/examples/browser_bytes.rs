@@ -7,7 +7,7 @@
 //!
 //!     cargo run --release -p site-builder --example browser_bytes -- SITE_DIR K QA.csv [QA.csv …]
 //!
-//! Prints one JSON object (BENCHMARKS.md, "Browser search").
+//! Prints one JSON object (docs/benchmarks/browser.md).
 
 use std::collections::HashSet;
 use std::io::Read;

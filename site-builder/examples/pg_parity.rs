@@ -1,5 +1,5 @@
 //! How often the PostgreSQL backend's top 5 equals the bundled index's, chunk
-//! for chunk and in order, over QA questions (BENCHMARKS.md, "PostgreSQL tier").
+//! for chunk and in order, over QA questions (docs/benchmarks/postgres.md).
 //!
 //!     cargo run --release -p site-builder --example pg_parity -- INDEX URL TENANT QA.csv...
 

@@ -34,7 +34,7 @@
 //!
 //!     cargo run --release -p site-builder --example query_ablation -- INDEX QA.csv [QA.csv…] [--windows FILE]
 //!
-//! BENCHMARKS.md ("Questions in the reader's words") has the table and what was kept.
+//! docs/benchmarks/readers-words.md has the table and what was kept.
 
 use std::collections::HashMap;
 use std::path::PathBuf;

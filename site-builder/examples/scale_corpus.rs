@@ -1,5 +1,5 @@
 //! A synthetic knowledge base of N chunks for the PostgreSQL scale benchmark
-//! (BENCHMARKS.md, "PostgreSQL tier"): real text and real MiniLM vectors from
+//! (docs/benchmarks/postgres.md): real text and real MiniLM vectors from
 //! the BEIR SciFact and ArguAna corpora, split and varied.
 //!
 //!     cargo run --release -p site-builder --example scale_corpus -- OUT N [MODEL_DIR]

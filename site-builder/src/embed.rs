@@ -83,7 +83,7 @@ pub enum LongText {
     Mean,
     /// Half the first window, half the mean of all windows (both unit length),
     /// renormalised: the first window carries the `Source` / `Headers` block that
-    /// averaging dilutes (BENCHMARKS.md, "Questions in the reader's words").
+    /// averaging dilutes (docs/benchmarks/readers-words.md).
     Blend,
 }
 

@@ -266,8 +266,8 @@ fn csc_dev_set_quality_holds() {
     let (convex, bm25, dense) = (0, 1, 2);
     assert_eq!(first[convex]["questions"], 50);
     assert_eq!(second[convex]["questions"], 50);
-    // Measured over the 100 questions 0.97 / 0.872 / 0.877 (BENCHMARKS.md, "Pages
-    // first"); each chunk by its own score gave 0.96 / 0.805 / 0.866.
+    // Measured over the 100 questions 0.97 / 0.872 / 0.877 (docs/benchmarks/readers-words.md,
+    // "Pages first"); each chunk by its own score gave 0.96 / 0.805 / 0.866.
     assert!(both(convex, "recall_at_k") >= 0.95, "{:?}", (&first[convex], &second[convex]));
     assert!(both(convex, "mrr_at_10") >= 0.87, "{:?}", (&first[convex], &second[convex]));
     assert!(both(convex, "context_precision") >= 0.85, "{:?}", (&first[convex], &second[convex]));

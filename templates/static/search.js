@@ -42,7 +42,7 @@
   // no encoder pass. After a pause this long (or when the reader stops), the
   // fused ranking replaces them. site-builder's typing_trace example measured 64
   // requests per typed question at 150 ms; 5 of them reach the encoder this way
-  // (BENCHMARKS.md, "Search as you type").
+  // (docs/benchmarks/edge-load.md, "search as you type").
   var SETTLE_MS = 600;
   var MIN_CHARS = 2; // while typing (a submitted one-character query still runs)
   var MAX_QUERY = 1000; // the API's limit

@@ -1,4 +1,4 @@
-// Browser search in Chromium, for BENCHMARKS.md ("Browser search"): the built
+// Browser search in Chromium, for docs/benchmarks/browser.md: the built
 // site served as plain files (no /api, nothing compressed by the server), each
 // question of the QA files typed into the search box's engine as a reader's
 // browser would ask it, with the bytes every response carried and the time from

@@ -200,7 +200,7 @@ fn search(svc: &Service, query: &str, qvec: &[f32], judge: &[f32], k: usize, emi
     let mut p = svc.default_params(k);
     p.mode = Mode::Convex;
     // Evidence by chunk: pages first gives five pages' best sections, and the
-    // answer then cites the right page less often (BENCHMARKS.md, "Pages first").
+    // answer then cites the right page less often (docs/benchmarks/readers-words.md, "Pages first").
     p.order = Order::Chunks;
     let q = Query { text: query, params: p, offset: 0, vector: Some(qvec), count_more: false };
     // The stages are timed by the caller, per part. A backend that cannot be

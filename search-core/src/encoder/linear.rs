@@ -560,7 +560,7 @@ fn micro_vnni<const T: usize>(panel: &[i8], u: &[u8], cols: usize) -> [[i32; NR]
 /// four columns per instruction (wasmtime lowers it to `pmaddubsw` + `pmaddwd` +
 /// `paddd` on x86, `sdot` or `smull` pairs on Arm).
 ///
-/// The shape was measured, not derived (BENCHMARKS.md, "Integer kernels"): the
+/// The shape was measured, not derived (docs/benchmarks/encoder.md, "Integer kernels"): the
 /// engine's code generator keeps few vectors in registers across a loop turn and
 /// checks the epoch at every turn, so what pays is doing more per turn (two
 /// tokens × 16 rows × two groups of columns: 16 dot products) even though some

@@ -94,7 +94,7 @@ fn rrf(p: &SearchParams, dense: &[(u32, f32)], sparse: &[(u32, f32, f32)]) -> Ha
 /// keeps ([`analyzer::names_identifier`]): such strings are word pieces to
 /// MiniLM and exact terms to BM25, so the exact side is the better evidence for
 /// them. 0.8 turns the default α 0.5 into 0.4; any share from 0.4 to 0.9 gave
-/// the same or better on both CSC dev sets (BENCHMARKS.md, "Queries that name an
+/// the same or better on both CSC dev sets (docs/benchmarks/readers-words.md, "Queries that name an
 /// identifier").
 pub const IDENTIFIER_DENSE_SHARE: f32 = 0.8;
 
@@ -202,7 +202,7 @@ pub fn finish(p: &SearchParams, hits: Vec<Hit>, page_of: impl Fn(u32) -> u32) ->
 
 /// The default weight of a page's second-best chunk in its page score.
 ///
-/// Measured on both CSC dev sets (BENCHMARKS.md, "Pages first"): 0.5 to 2 all
+/// Measured on both CSC dev sets (docs/benchmarks/readers-words.md, "Pages first"): 0.5 to 2 all
 /// beat 0 (the best chunk alone) by about a point of MRR; 1 (the two best
 /// chunks summed) is the middle of that plateau.
 pub const SECOND_CHUNK: f32 = 1.0;

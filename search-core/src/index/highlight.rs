@@ -57,7 +57,7 @@ pub fn snippet(text: &str, query: &str) -> String {
 /// most words are dismissed without the analyzer (`may_match`),
 /// and whether a word matches is remembered across the page. The window is
 /// found in one sliding pass over counts rather than a set built per window.
-/// (BENCHMARKS.md, "Snippets judged before the analyzer".)
+/// (docs/benchmarks/edge-load.md, "Snippets judged before the analyzer".)
 pub struct Highlighter {
     query: HashSet<String>,
     /// How the query's ASCII terms begin.

@@ -83,7 +83,7 @@ pub enum VectorStorage {
     /// magnitude (an absolute error of 1.5·10^-5 throughout, where a half's grows
     /// with the value), and a scan of exact integer products: `i32x4.dot_i16x8_s`
     /// in wasm, `pmaddwd` on x86, eight products in one instruction where a half
-    /// takes a widening per component first (BENCHMARKS.md, "Vectors in fixed
+    /// takes a widening per component first (docs/benchmarks/edge-load.md, "Vectors in fixed
     /// point").
     I16,
 }
@@ -341,7 +341,7 @@ pub struct SearchParams {
     /// (the head of a list, where the decision is). A chunk below one list's head
     /// scores 0 on that side; chunks in neither head follow in reciprocal-rank
     /// order, so deep recall keeps a sensible order. Not clamping (every
-    /// candidate's exact scores over that range) measured worse: BENCHMARKS.md,
+    /// candidate's exact scores over that range) measured worse: docs/benchmarks/readers-words.md,
     /// "Query-time methods tried on top".
     pub norm_depth: usize,
     /// Keep only the best chunk of each page.

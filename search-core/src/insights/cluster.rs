@@ -11,7 +11,7 @@
 //! loosely related questions becomes a generic "how do I run a job" vector that
 //! swallows every question on the topic (it did, on the CSC dev questions).
 //!
-//! The threshold, measured with all-MiniLM-L6-v2 (see BENCHMARKS.md, "Insights"):
+//! The threshold, measured with all-MiniLM-L6-v2 (see docs/benchmarks/insights.md):
 //! 19 rewordings of 6 help-desk needs form 8 groups, none mixing two needs; the
 //! 100 CSC dev questions (100 different needs over one HPC help desk) form 82
 //! groups, the largest of 5 questions on one service (Pukki databases).
