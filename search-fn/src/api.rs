@@ -47,9 +47,9 @@ pub const MAX_CHAT_BODY: usize = 512 * 1024;
 pub enum AllowedOrigins {
     /// Any origin (`Access-Control-Allow-Origin: *`).
     Any,
-    /// Exactly these origins (scheme, host and port), echoed back when they match.
-    /// A page of the site itself (an `Origin` whose host is the request's `Host`)
-    /// is always allowed.
+    /// Exactly these origins (scheme, host and port), echoed back when they
+    /// match. The site's own origin must be listed too: the request's `Host`
+    /// says nothing, a client (or a DNS rebinding) chooses it.
     List(Vec<String>),
 }
 
@@ -79,13 +79,8 @@ impl AllowedOrigins {
     /// Whether a request with this `Origin` header may be served at all. No header
     /// (curl, servers, same-origin GETs) is allowed: the check is against other
     /// sites driving their visitors' browsers, which always send one.
-    pub fn permits(&self, origin: Option<&str>, host: Option<&str>) -> bool {
-        match (self, origin) {
-            (AllowedOrigins::Any, _) | (_, None) => true,
-            (AllowedOrigins::List(_), Some(o)) => {
-                self.allow(Some(o)).is_some() || host.is_some_and(|h| same_origin(o, h))
-            }
-        }
+    pub fn permits(&self, origin: Option<&str>) -> bool {
+        origin.is_none() || self.allow(origin).is_some()
     }
 
     /// The `Access-Control-Allow-Origin` value for a request from `origin`, if allowed.
@@ -98,26 +93,6 @@ impl AllowedOrigins {
             }
         }
     }
-}
-
-/// Whether `origin` (`scheme://host[:port]`) names the host the request was sent
-/// to (`Host`, `host[:port]`).
-fn same_origin(origin: &str, host: &str) -> bool {
-    let Some((scheme, authority)) = origin.split_once("://") else { return false };
-    let default_port = match scheme.to_ascii_lowercase().as_str() {
-        "http" => ":80",
-        "https" => ":443",
-        _ => return false,
-    };
-    let norm = |a: &str| {
-        let a = a.trim_end_matches('/').to_ascii_lowercase();
-        if a.rsplit_once(':').is_some_and(|(_, p)| p.chars().all(|c| c.is_ascii_digit()) && !a.ends_with(']')) {
-            a
-        } else {
-            format!("{a}{default_port}")
-        }
-    };
-    !authority.is_empty() && norm(authority) == norm(host)
 }
 
 pub use search_core::agent::settings::LlmConfig;
@@ -228,8 +203,6 @@ pub struct Request<'r> {
     pub query: &'r str,
     /// The `Origin` header, if any.
     pub origin: Option<&'r str>,
-    /// The `Host` header (a page of the site itself may always call the API).
-    pub host: Option<&'r str>,
     /// The `Content-Type` header, if any.
     pub content_type: Option<&'r str>,
     /// The `Authorization` header, if any (only `/api/insights` reads it).
@@ -245,6 +218,10 @@ pub struct Reply {
     /// What the insights store records of this exchange, if anything (the
     /// component writes it: `api` does no I/O).
     pub record: Option<Box<record::Event>>,
+    /// What the exchange cost, in units of its endpoint's rate-limit budget
+    /// ([`limit::units`]): 1 for an ordinary request; the component charges
+    /// the rest once it is served.
+    pub units: u32,
 }
 
 impl Reply {
@@ -254,9 +231,13 @@ impl Reply {
 
     fn json<T: Serialize>(status: u16, value: &T) -> Reply {
         match serde_json::to_vec(value) {
-            Ok(body) => {
-                Reply { status, headers: vec![("content-type", "application/json".into())], body, record: None }
-            }
+            Ok(body) => Reply {
+                status,
+                headers: vec![("content-type", "application/json".into())],
+                body,
+                record: None,
+                units: 1,
+            },
             Err(e) => ApiError::internal(format!("cannot serialise the response: {e}")).reply(),
         }
     }
@@ -355,8 +336,9 @@ impl ApiError {
             status: 429,
             code: "rate_limited",
             message: format!(
-                "more than {limit} requests a minute to {} from this address; try again in {retry_after_secs} s",
-                bucket.path()
+                "more than {limit} requests a minute to {} from this address{}; try again in {retry_after_secs} s",
+                bucket.path(),
+                if crate::limit::pieces_per_unit(bucket).is_some() { " (a long query counts as several)" } else { "" }
             ),
             parameter: None,
             allow: None,
@@ -385,7 +367,7 @@ impl ApiError {
         if self.status == 401 {
             headers.push(("www-authenticate", "Bearer realm=\"insights\"".into()));
         }
-        Reply { status: self.status, headers, body, record: None }
+        Reply { status: self.status, headers, body, record: None, units: 1 }
     }
 
     /// `GET /api/insights` without credentials.
@@ -611,7 +593,7 @@ pub fn admit(req: &Request, cfg: &Config) -> Admission {
     let Some(&(path, methods)) = ROUTES.iter().find(|r| r.0 == req.path) else {
         return reject(ApiError::not_found(req.path));
     };
-    if !cfg.allowed_origins.permits(req.origin, req.host) {
+    if !cfg.allowed_origins.permits(req.origin) {
         return reject(ApiError::forbidden_origin(req.origin.unwrap_or("")));
     }
     if req.method == "OPTIONS" {
@@ -625,6 +607,7 @@ pub fn admit(req: &Request, cfg: &Config) -> Admission {
                 ],
                 body: Vec::new(),
                 record: None,
+                units: 1,
             },
             cfg,
             req.origin,
@@ -667,7 +650,7 @@ fn is_json(content_type: Option<&str>) -> bool {
 /// What the component does with a request.
 #[derive(Debug)]
 pub enum Dispatch {
-    /// Send this (CORS headers included).
+    /// Send this (the caller adds the CORS headers).
     Reply(Reply),
     /// `POST /api/chat` with a working index: read the body and run the agent.
     Chat,
@@ -679,6 +662,8 @@ pub enum Dispatch {
 
 /// Serves an admitted request. `service` is the opened index and encoder, or why
 /// they could not be opened; `clock` gives milliseconds for the server timings.
+/// The reply has no CORS headers yet: the caller adds them once, to whatever it
+/// answers ([`with_cors`]).
 pub fn dispatch(
     req: &Request,
     route: Route,
@@ -708,7 +693,7 @@ pub fn dispatch(
             }),
         },
     };
-    Dispatch::Reply(with_cors(reply.unwrap_or_else(|e| e.reply()), cfg, req.origin))
+    Dispatch::Reply(reply.unwrap_or_else(|e| e.reply()))
 }
 
 /// [`admit`] then [`dispatch`], for requests that read no body (tests, tools);
@@ -718,14 +703,13 @@ pub fn handle(req: &Request, service: Result<&Service, &str>, cfg: &Config, cloc
         Admission::Reply(r) => return r,
         Admission::Route(route) => route,
     };
-    match dispatch(req, route, service, cfg, clock) {
+    let reply = match dispatch(req, route, service, cfg, clock) {
         Dispatch::Reply(r) => r,
-        Dispatch::Chat | Dispatch::Feedback | Dispatch::Insights { .. } => with_cors(
-            ApiError::internal("this route needs the component; use dispatch".into()).reply(),
-            cfg,
-            req.origin,
-        ),
-    }
+        Dispatch::Chat | Dispatch::Feedback | Dispatch::Insights { .. } => {
+            ApiError::internal("this route needs the component; use dispatch".into()).reply()
+        }
+    };
+    with_cors(reply, cfg, req.origin)
 }
 
 /// Adds the CORS headers for a request from `origin`.
@@ -740,26 +724,20 @@ pub fn with_cors(mut reply: Reply, cfg: &Config, origin: Option<&str>) -> Reply 
     reply
 }
 
-/// Feedback on an answer, as `POST /api/feedback` takes it.
+/// Feedback on an answer, as `POST /api/feedback` takes it. The question, the
+/// answer and its citations are not sent: the insights store has them under
+/// the answer's id, as the assistant gave them.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Feedback {
-    /// Names the answer: the widget sends the same id with the thumb and with a
-    /// later comment, so the later line supersedes the earlier one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub id: Option<String>,
+    /// Names the answer: the `id` of the chat's `done` event. The widget sends
+    /// the same id with the thumb and with a later comment, so the later line
+    /// supersedes the earlier one.
+    pub id: String,
     /// `up` or `down`.
     pub rating: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub comment: Option<String>,
-    /// The question the answer was for.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub question: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub answer: Option<String>,
-    /// URLs of the answer's citations.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub citations: Vec<String>,
     /// The page the widget was on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub page: Option<String>,
@@ -771,37 +749,22 @@ pub struct Feedback {
 impl Feedback {
     /// What the insights store keeps of it ([`record::Feedback::reduced`]).
     pub fn record(&self) -> record::Feedback {
-        self.sent().reduced()
-    }
-
-    fn sent(&self) -> record::Feedback {
         record::Feedback {
             answer_id: self.id.clone(),
             up: self.rating == "up",
             comment: self.comment.clone(),
-            question: self.question.clone(),
-            answer: self.answer.clone(),
-            citations: self.citations.clone(),
             page: self.page.clone(),
             visitor: self.visitor.clone(),
         }
+        .reduced()
     }
 
     /// What is kept of it, stored or logged: the page's path only (never the
-    /// client's query string or fragment), texts and citations cut to what the
-    /// store keeps.
+    /// client's query string or fragment), the comment cut to what the store
+    /// keeps.
     pub fn reduced(self) -> Feedback {
         let r = self.record();
-        Feedback {
-            id: r.answer_id,
-            rating: self.rating,
-            comment: r.comment,
-            question: r.question,
-            answer: r.answer,
-            citations: r.citations,
-            page: r.page,
-            visitor: r.visitor,
-        }
+        Feedback { id: r.answer_id, rating: self.rating, comment: r.comment, page: r.page, visitor: r.visitor }
     }
 
     /// One structured line (`{"event":"feedback","time":…,…}`), for the log when
@@ -816,82 +779,80 @@ impl Feedback {
 }
 
 /// Limits of a feedback body's fields, in characters.
-pub const FEEDBACK_LIMITS: &[(&str, usize)] = &[
-    ("id", 100),
-    ("comment", 2000),
-    ("question", 4000),
-    ("answer", 20_000),
-    ("page", 2000),
-    ("citations", 20),
-    ("visitor", 64),
-];
+pub const FEEDBACK_LIMITS: &[(&str, usize)] =
+    &[("id", record::MAX_ANSWER_ID_CHARS), ("comment", 2000), ("page", 2000), ("visitor", 64)];
 
-/// Validates a feedback body; on success, the reply and the feedback to record
-/// or log, [`Feedback::reduced`].
-pub fn feedback(body: &[u8]) -> (Reply, Option<Feedback>) {
+/// Validates a feedback body; on success, the feedback to record or log,
+/// [`Feedback::reduced`]. Whether it names a real answer is the store's to say
+/// ([`feedback_reply`]).
+pub fn feedback(body: &[u8]) -> Result<Feedback, ApiError> {
     let not_feedback = |e: &dyn std::fmt::Display| {
-        let msg = format!("the body is not feedback ({e}); send {{\"rating\":\"up\"|\"down\", \"comment\":\"…\"}}");
-        (ApiError::param("body", msg).reply(), None)
+        let msg = format!("the body is not feedback ({e}); send {{\"id\":\"<the answer's id>\", \"rating\":\"up\"|\"down\", \"comment\":\"…\"}}");
+        ApiError::param("body", msg)
     };
-    let value: serde_json::Value = match serde_json::from_slice(body) {
-        Ok(v) => v,
-        Err(e) => return not_feedback(&e),
-    };
+    let value: serde_json::Value = serde_json::from_slice(body).map_err(|e| not_feedback(&e))?;
+    // serde reads a struct from an array too (`["a1","down"]`), field by field.
+    let Some(fields) = value.as_object() else { return Err(not_feedback(&"a JSON object is expected")) };
     // A field of the wrong type is named, `null` included: an optional field that
     // is unknown is omitted, as openapi.yaml says (its fields are never nullable).
-    if let Some(fields) = value.as_object() {
-        for (name, v) in fields {
-            let (ok, what) = match name.as_str() {
-                "citations" => (v.as_array().is_some_and(|a| a.iter().all(|c| c.is_string())), "an array of strings"),
-                "id" | "rating" | "comment" | "question" | "answer" | "page" | "visitor" => (v.is_string(), "a string"),
-                _ => (true, ""),
+    for (name, v) in fields {
+        let known = name == "rating" || FEEDBACK_LIMITS.iter().any(|(f, _)| *f == name.as_str());
+        if known && !v.is_string() {
+            let got = match v {
+                serde_json::Value::Null => "null; omit the field instead",
+                serde_json::Value::Bool(_) => "a boolean",
+                serde_json::Value::Number(_) => "a number",
+                serde_json::Value::String(_) => "a string",
+                serde_json::Value::Array(_) => "an array",
+                serde_json::Value::Object(_) => "an object",
             };
-            if !ok {
-                let got = match v {
-                    serde_json::Value::Null => "null; omit the field instead",
-                    serde_json::Value::Bool(_) => "a boolean",
-                    serde_json::Value::Number(_) => "a number",
-                    serde_json::Value::String(_) => "a string",
-                    serde_json::Value::Array(_) => "an array with a non-string",
-                    serde_json::Value::Object(_) => "an object",
-                };
-                let msg = format!("`{name}` must be {what}, got {got}");
-                return (ApiError::param(name, msg).reply(), None);
-            }
+            return Err(ApiError::param(name, format!("`{name}` must be a string, got {got}")));
         }
     }
-    let fb: Feedback = match serde_json::from_value(value) {
-        Ok(f) => f,
-        Err(e) => return not_feedback(&e),
-    };
+    let fb: Feedback = serde_json::from_value(value).map_err(|e| not_feedback(&e))?;
     if fb.rating != "up" && fb.rating != "down" {
-        return (
-            ApiError::param("rating", format!("`rating` must be \"up\" or \"down\", got {:?}", fb.rating)).reply(),
-            None,
-        );
+        return Err(ApiError::param("rating", format!("`rating` must be \"up\" or \"down\", got {:?}", fb.rating)));
     }
-    let chars = |s: &Option<String>| s.as_deref().map_or(0, |s| s.chars().count());
-    let sizes = [
-        ("id", chars(&fb.id)),
-        ("comment", chars(&fb.comment)),
-        ("question", chars(&fb.question)),
-        ("answer", chars(&fb.answer)),
-        ("page", chars(&fb.page)),
-        ("citations", fb.citations.len()),
-        ("visitor", chars(&fb.visitor)),
-    ];
-    for ((name, n), (_, limit)) in sizes.iter().zip(FEEDBACK_LIMITS) {
-        if n > limit {
-            let unit = if *name == "citations" { "entries" } else { "characters" };
-            return (ApiError::param(name, format!("`{name}` has {n} {unit}; the limit is {limit}")).reply(), None);
+    let chars = |s: Option<&str>| s.map_or(0, |s| s.chars().count());
+    let sizes =
+        [chars(Some(&fb.id)), chars(fb.comment.as_deref()), chars(fb.page.as_deref()), chars(fb.visitor.as_deref())];
+    for (n, (name, limit)) in sizes.into_iter().zip(FEEDBACK_LIMITS) {
+        if n > *limit {
+            return Err(ApiError::param(name, format!("`{name}` has {n} characters; the limit is {limit}")));
         }
     }
-    if let Some(c) = fb.citations.iter().find(|c| c.chars().count() > 2000) {
-        return (ApiError::param("citations", format!("a citation URL is {} characters long", c.len())).reply(), None);
+    Ok(fb.reduced())
+}
+
+/// What became of valid feedback.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FeedbackKept {
+    /// In the insights store, beside the answer it names.
+    Stored,
+    /// In the log: recording is off, or the store could not take it.
+    Logged,
+    /// Not kept: the store has no answer with that id.
+    UnknownAnswer,
+}
+
+/// The reply to feedback: 202, or 404 when it names no answer the function gave.
+pub fn feedback_reply(kept: FeedbackKept, id: &str) -> Reply {
+    if kept == FeedbackKept::UnknownAnswer {
+        return ApiError {
+            status: 404,
+            code: "unknown_answer",
+            message: format!(
+                "no answer `{id}` is recorded here (made up, or older than the retention period); feedback names the `id` of a chat's `done` event"
+            ),
+            parameter: Some("id".into()),
+            allow: None,
+            retry_after: None,
+        }
+        .reply();
     }
     let mut r = Reply::json(202, &serde_json::json!({ "status": "recorded" }));
     r.headers.push(("cache-control", "no-store".into()));
-    (r, Some(fb.reduced()))
+    r
 }
 
 /// `GET /api/insights`: the report as JSON, never cached.
@@ -911,7 +872,7 @@ pub fn chat_request(body: &[u8]) -> Result<ChatRequest, ApiError> {
 pub fn events_reply(events: &[Event], stream: bool) -> Reply {
     if stream {
         let body = events.iter().map(Event::to_sse).collect::<String>().into_bytes();
-        return Reply { status: 200, headers: sse_headers(), body, record: None };
+        return Reply { status: 200, headers: sse_headers(), body, record: None, units: 1 };
     }
     match events.iter().rev().find_map(|e| if let Event::Done(d) = e { Some(d) } else { None }) {
         Some(done) => {
@@ -941,7 +902,21 @@ pub fn chat_extractive(req: &ChatRequest, svc: &Service, answer_id: &str, clock:
     name_answer(&mut events, answer_id);
     let mut r = events_reply(&events, req.stream);
     r.record = chat_record(req, &events, clock() - t0, "extractive").map(Box::new);
+    r.units = chat_units(svc, &events);
     r
+}
+
+/// What a chat cost ([`limit::units`]): the word pieces its searches gave the
+/// encoder (the question, its rewrites and its parts).
+pub fn chat_units(svc: &Service, events: &[Event]) -> u32 {
+    let pieces = events
+        .iter()
+        .map(|e| match e {
+            Event::Search(step) => svc.encoder().tokenize(&step.query).len(),
+            _ => 0,
+        })
+        .sum();
+    crate::limit::units(Bucket::Chat, pieces)
 }
 
 /// Gives the `done` event its id (what feedback on the answer will name).
@@ -981,6 +956,8 @@ pub fn chat_record(req: &ChatRequest, events: &[Event], latency_ms: f64, mode: &
         mode: mode.into(),
         question: req.question().to_string(),
         answer_id: (!done.id.is_empty()).then(|| done.id.clone()),
+        answer: Some(done.answer.clone()),
+        citations: done.citations.iter().map(|c| c.url.clone()).collect(),
         visitor: req.visitor.clone(),
         results: done.citations.len(),
         pages,
@@ -1018,6 +995,10 @@ fn search(req: &Request, svc: &Service, clock: &dyn Fn() -> f64) -> Result<Reply
     let answer = svc.search(&sq.q, &p, sq.page, clock).map_err(service_error)?;
     let t = answer.timings_ms;
     let mut r = Reply::json(200, &answer);
+    // The encoder's work is the cost: none for BM25 alone or a cached vector.
+    if answer.mode != Mode::Bm25 && !answer.encode_cached {
+        r.units = crate::limit::units(Bucket::Search, svc.encoder().tokenize(&sq.q).len());
+    }
     // A question, not a keystroke: suggestions while typing and later pages of
     // the same query are not recorded.
     if !sq.partial && sq.page == 1 {
@@ -1032,6 +1013,8 @@ fn search(req: &Request, svc: &Service, clock: &dyn Fn() -> f64) -> Result<Reply
             mode: answer.mode.to_string(),
             question: sq.q.clone(),
             answer_id: None,
+            answer: None,
+            citations: Vec::new(),
             visitor: None,
             results: answer.results.len(),
             pages,
@@ -1184,16 +1167,9 @@ mod tests {
 
     #[test]
     fn feedback_is_validated_recorded_and_logged_as_one_json_line() {
-        let (r, fb) = feedback(
-            br#"{"id":"a1","rating":"down","comment":"Out of date","question":"q?","citations":["a.html#x"],"visitor":"v-123456789"}"#,
-        );
-        assert_eq!(r.status, 202);
-        let fb = fb.unwrap();
+        let fb = feedback(br#"{"id":"a1","rating":"down","comment":"Out of date","visitor":"v-123456789"}"#).unwrap();
         let rec = fb.record();
-        assert_eq!(
-            (rec.answer_id.as_deref(), rec.up, rec.visitor.as_deref()),
-            (Some("a1"), false, Some("v-123456789"))
-        );
+        assert_eq!((rec.answer_id.as_str(), rec.up, rec.visitor.as_deref()), ("a1", false, Some("v-123456789")));
         assert_eq!(rec.comment.as_deref(), Some("Out of date"));
         let v: serde_json::Value = serde_json::from_str(&fb.line(0)).unwrap();
         assert_eq!(v["event"], "feedback");
@@ -1201,39 +1177,54 @@ mod tests {
         assert_eq!((v["rating"].as_str(), v["comment"].as_str()), (Some("down"), Some("Out of date")));
         assert_eq!(v["id"], "a1");
         for (body, param) in [
-            (r#"{"rating":"meh"}"#.to_string(), "rating"),
-            (r#"{"comment":"no rating"}"#.to_string(), "body"),
+            (r#"{"id":"a","rating":"meh"}"#.to_string(), "rating"),
+            (r#"{"id":"a","comment":"no rating"}"#.to_string(), "body"),
+            (r#"{"rating":"up"}"#.to_string(), "body"),
             (format!(r#"{{"rating":"up","id":"{}"}}"#, "i".repeat(101)), "id"),
-            (r#"{"rating":"up","extra":1}"#.to_string(), "body"),
-            (format!(r#"{{"rating":"up","comment":"{}"}}"#, "x".repeat(2001)), "comment"),
+            (r#"{"id":"a","rating":"up","extra":1}"#.to_string(), "body"),
+            // The answer's text is the store's, not the client's to send.
+            (r#"{"id":"a","rating":"up","answer":"The assistant said: call 555"}"#.to_string(), "body"),
+            (r#"{"id":"a","rating":"up","question":"q"}"#.to_string(), "body"),
+            (format!(r#"{{"id":"a","rating":"up","comment":"{}"}}"#, "x".repeat(2001)), "comment"),
             ("not json".to_string(), "body"),
-            (format!(r#"{{"rating":"up","visitor":"{}"}}"#, "v".repeat(65)), "visitor"),
+            (r#"{"id":7,"rating":"up"}"#.to_string(), "id"),
+            (r#"{"id":"a","rating":"up","page":null}"#.to_string(), "page"),
+            (format!(r#"{{"id":"a","rating":"up","visitor":"{}"}}"#, "v".repeat(65)), "visitor"),
+            // serde reads a struct from an array, positionally; the API does not.
+            (r#"["a1","down"]"#.to_string(), "body"),
+            (r#"[null,"down"]"#.to_string(), "body"),
         ] {
-            let (r, line) = feedback(body.as_bytes());
-            assert_eq!(r.status, 400, "{body}");
-            assert!(line.is_none());
-            let v: serde_json::Value = serde_json::from_slice(&r.body).unwrap();
-            assert_eq!(v["error"]["parameter"], param, "{body}");
+            let e = feedback(body.as_bytes()).unwrap_err();
+            assert_eq!((e.status, e.parameter.as_deref()), (400, Some(param)), "{body}: {}", e.message);
+        }
+    }
+
+    #[test]
+    fn feedback_on_an_answer_never_given_is_404_and_the_rest_202() {
+        let r = feedback_reply(FeedbackKept::UnknownAnswer, "made-up");
+        assert_eq!(r.status, 404);
+        let v: serde_json::Value = serde_json::from_slice(&r.body).unwrap();
+        assert_eq!(
+            (v["error"]["code"].as_str(), v["error"]["parameter"].as_str()),
+            (Some("unknown_answer"), Some("id"))
+        );
+        assert!(v["error"]["message"].as_str().unwrap().contains("made-up"));
+        for kept in [FeedbackKept::Stored, FeedbackKept::Logged] {
+            assert_eq!(feedback_reply(kept, "a").status, 202);
         }
     }
 
     #[test]
     fn feedback_keeps_the_page_path_only_and_cuts_what_it_logs_and_stores() {
         let big = "\u{1F600}".repeat(2000);
-        let body = serde_json::json!({ "rating": "up", "page": "https://x.example/a?token=s#access_token=t",
-            "comment": big, "question": "\u{1F600}".repeat(4000), "answer": "\u{1F600}".repeat(20_000),
-            "citations": vec![big.clone(); 20] });
-        let bytes = serde_json::to_vec(&body).unwrap();
-        assert!(bytes.len() > 190_000, "{}", bytes.len());
-        let (r, fb) = feedback(&bytes);
-        assert_eq!(r.status, 202);
-        let fb = fb.unwrap();
+        let body = serde_json::json!({ "id": "a1", "rating": "up", "page": "https://x.example/a?token=s#access_token=t",
+            "comment": big });
+        let fb = feedback(&serde_json::to_vec(&body).unwrap()).unwrap();
         assert_eq!(fb.page.as_deref(), Some("/a"));
         assert_eq!(fb.record().page.as_deref(), Some("/a"));
         let line = fb.line(0);
         assert!(!line.contains("token") && !line.contains("x.example"), "{line}");
-        assert!(line.len() < 32_000, "{}", line.len());
-        assert_eq!(fb.citations.len(), record::MAX_CITATIONS);
+        assert!(line.len() < 8_000, "{}", line.len());
     }
 
     #[test]
@@ -1317,15 +1308,7 @@ mod tests {
     }
 
     fn req<'a>(method: &'a str, path: &'a str, origin: Option<&'a str>) -> Request<'a> {
-        Request {
-            method,
-            path,
-            query: "q=x",
-            origin,
-            host: Some("help.example.edu"),
-            content_type: None,
-            authorization: None,
-        }
+        Request { method, path, query: "q=x", origin, content_type: None, authorization: None }
     }
 
     fn listed(origins: &str) -> Config {
@@ -1347,14 +1330,20 @@ mod tests {
         let cfg = listed("https://www.example.edu");
         let chat = |origin, ct| Request { content_type: ct, ..req("POST", "/api/chat", origin) };
         let json = Some("application/json; charset=utf-8");
-        // Listed, same-origin (the site's own pages) and no Origin at all: in.
-        for origin in [Some("https://www.example.edu"), Some("https://help.example.edu"), None] {
+        // Listed, and no Origin at all: in.
+        for origin in [Some("https://www.example.edu"), Some("https://WWW.example.edu/"), None] {
             assert_eq!(status(admit(&chat(origin, json), &cfg)).1.as_deref(), Some("Chat"), "{origin:?}");
         }
-        // Any other site, `null` (sandboxed frames), a look-alike: 403, also for
-        // the preflight and for GETs.
-        for origin in ["https://evil.example", "null", "https://www.example.edu.evil.example", "http://www.example.edu"]
-        {
+        // Any other site, `null` (sandboxed frames), a look-alike, and a page
+        // whose origin is the request's Host but is not listed (a forged Host,
+        // or DNS rebinding): 403, also for the preflight and for GETs.
+        for origin in [
+            "https://evil.example",
+            "null",
+            "https://www.example.edu.evil.example",
+            "http://www.example.edu",
+            "https://help.example.edu",
+        ] {
             assert_eq!(status(admit(&chat(Some(origin), json), &cfg)).0, 403, "{origin}");
             assert_eq!(status(admit(&req("OPTIONS", "/api/chat", Some(origin)), &cfg)).0, 403);
             let (code, name, _) = status(admit(&req("GET", "/api/search", Some(origin)), &cfg));
@@ -1384,11 +1373,12 @@ mod tests {
 
     #[test]
     fn rate_limit_errors_carry_retry_after_and_name_the_endpoint() {
-        for (bucket, path) in [
-            (Bucket::Search, "/api/search"),
-            (Bucket::Chat, "/api/chat"),
-            (Bucket::Feedback, "/api/feedback"),
-            (Bucket::Insights, "/api/insights"),
+        let long = " (a long query counts as several)";
+        for (bucket, path, note) in [
+            (Bucket::Search, "/api/search", long),
+            (Bucket::Chat, "/api/chat", long),
+            (Bucket::Feedback, "/api/feedback", ""),
+            (Bucket::Insights, "/api/insights", ""),
         ] {
             let r = ApiError::rate_limited(bucket, 20, 7).reply();
             assert_eq!((r.status, r.header("retry-after")), (429, Some("7")));
@@ -1396,7 +1386,7 @@ mod tests {
             assert_eq!((v["error"]["status"].as_u64(), v["error"]["code"].as_str()), (Some(429), Some("rate_limited")));
             assert_eq!(
                 v["error"]["message"],
-                format!("more than 20 requests a minute to {path} from this address; try again in 7 s")
+                format!("more than 20 requests a minute to {path} from this address{note}; try again in 7 s")
             );
         }
         // Each limited route draws from its own bucket.

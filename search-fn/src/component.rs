@@ -10,8 +10,6 @@ use spin_sdk::experimental::wasi::keyvalue::{atomics, store as kv};
 use spin_sdk::http::{FullBody, HeaderMap, HeaderName, HeaderValue, IntoResponse, Request, StatusCode};
 use spin_sdk::http_service;
 
-use search_core::insights::record::Write;
-
 use crate::api::{self, Admission, AllowedOrigins, ApiError, Backend, Config, LlmConfig, Reply};
 use crate::insights;
 use crate::limit::{self, Bucket, Decision};
@@ -44,14 +42,22 @@ fn instance_id() -> u64 {
     })
 }
 
-/// A fresh answer id: this instance's random name and a counter, unique across
-/// instances for all practical purposes (it names an answer, it guards nothing).
+/// A fresh answer id: 128 bits from `wasi:random`, in hex. Feedback is taken
+/// only for an id the function recorded, and only the reader who got the
+/// answer knows its id: nobody else can rate it, or guess one to rate.
 fn answer_id() -> String {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static N: AtomicU64 = AtomicU64::new(0);
-    let n = N.fetch_add(1, Ordering::Relaxed);
-    let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64);
-    format!("{:012x}{:08x}{:04x}", instance_id() >> 16, t as u32, n & 0xffff)
+    let mut bytes = [0u8; 16];
+    if let Err(e) = getrandom::fill(&mut bytes) {
+        // No randomness from the host: the id stays unique (time and a counter),
+        // and the log says it is guessable.
+        eprintln!("answer id: no randomness from the host ({e}); using time and a counter");
+        use std::sync::atomic::{AtomicU64, Ordering};
+        static N: AtomicU64 = AtomicU64::new(0);
+        let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
+        bytes[..8].copy_from_slice(&(instance_id() ^ t).to_le_bytes());
+        bytes[8..].copy_from_slice(&N.fetch_add(1, Ordering::Relaxed).to_le_bytes());
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// The instance's service, opened on first use with a cache of `query_cache`
@@ -136,7 +142,7 @@ async fn config() -> Result<&'static Config, String> {
 }
 
 #[http_service]
-async fn handle(req: Request) -> Result<spin_sdk::wasip3::http::types::Response, spin_sdk::http::Error> {
+async fn handle(req: Request) -> Response {
     let start = Instant::now();
     let clock = move || start.elapsed().as_secs_f64() * 1e3;
     let cfg = match config().await {
@@ -144,12 +150,6 @@ async fn handle(req: Request) -> Result<spin_sdk::wasip3::http::types::Response,
         Err(e) => return Ok(into_response(ApiError::internal(format!("misconfigured: {e}")).reply()).into_response()?),
     };
     let header = |name: &str| req.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_string);
-    // Where the request was sent: Spin (and the local host) say it in
-    // `spin-full-url`; the `Host` header does not reach a wasi:http guest.
-    let host = header("spin-full-url")
-        .and_then(|u| u.split_once("://").map(|(_, rest)| rest.split('/').next().unwrap_or("").to_string()))
-        .or_else(|| req.uri().authority().map(|a| a.as_str().to_string()))
-        .or_else(|| header("host"));
     let (origin, content_type, authorization) = (header("origin"), header("content-type"), header("authorization"));
     let client = limit::client_id(header("spin-client-addr").as_deref());
     let r = api::Request {
@@ -157,7 +157,6 @@ async fn handle(req: Request) -> Result<spin_sdk::wasip3::http::types::Response,
         path: req.uri().path(),
         query: req.uri().query().unwrap_or(""),
         origin: origin.as_deref(),
-        host: host.as_deref(),
         content_type: content_type.as_deref(),
         authorization: authorization.as_deref(),
     };
@@ -171,96 +170,140 @@ async fn handle(req: Request) -> Result<spin_sdk::wasip3::http::types::Response,
         }
     }
     let reply = match api::dispatch(&r, route, service(cfg), cfg, &clock) {
-        api::Dispatch::Reply(mut reply) => {
-            // The search as the insights store keeps it, written before the answer
-            // goes (one short statement; its time is in Server-Timing).
-            let recorded = reply.record.take().and_then(|e| insights::write(Write::Event(&e), cfg.insights, &clock));
-            // Which instance answered, beside its timings: the host may run several,
-            // and a benchmark compares them (scripts/bench-serve).
-            if let Some((_, timing)) = reply.headers.iter_mut().find(|(name, _)| *name == "server-timing") {
-                if let Some(ms) = recorded {
-                    timing.push_str(&format!(", record;dur={ms:.2}"));
-                }
-                timing.push_str(&format!(", instance;desc={:016x}", instance_id()));
-            }
-            reply
-        }
-        api::Dispatch::Insights { since } => {
-            let reply = match service(cfg) {
-                Ok(svc) => match insights::report(svc, since, cfg.insights) {
-                    Ok(report) => api::insights_reply(&report),
-                    Err(e) => ApiError::unavailable(format!("the insights cannot be read: {e}")).reply(),
-                },
-                Err(e) => ApiError::unavailable(format!("the search index cannot be opened: {e}")).reply(),
-            };
-            api::with_cors(reply, cfg, origin.as_deref())
-        }
-        api::Dispatch::Feedback => {
-            let reply = match read_body(req).await {
-                Ok(body) => {
-                    let (reply, fb) = api::feedback(&body);
-                    if let Some(fb) = fb {
-                        let kept = insights::write(Write::Feedback(&fb.record()), cfg.insights, &clock);
-                        // Without the store (recording off, or it failed), the
-                        // platform's log keeps it: one structured line on stderr.
-                        if kept.is_none() {
-                            eprintln!("{}", fb.line(api::now_unix()));
-                        }
-                    }
-                    reply
-                }
-                Err(e) => e.reply(),
-            };
-            api::with_cors(reply, cfg, origin.as_deref())
-        }
-        api::Dispatch::Chat => {
-            let reply = match (read_body(req).await, service(cfg)) {
-                (Ok(body), Ok(svc)) => match (api::chat_request(&body), &cfg.llm) {
-                    (Ok(chat), None) => {
-                        let mut reply = api::chat_extractive(&chat, svc, &answer_id(), &clock);
-                        if let Some(e) = reply.record.take() {
-                            insights::write(Write::Event(&e), cfg.insights, &clock);
-                        }
-                        reply
-                    }
-                    (Ok(chat), Some(llm)) if chat.stream => {
-                        // Headers now, events as the agent produces them; the
-                        // record once the answer is out.
-                        let (tx, body) = spin_sdk::http::body::stream::<bytes::Bytes>();
-                        let llm = llm.clone();
-                        spin_sdk::wasip3::spawn(async move {
-                            let (id, t0, mut seen) = (answer_id(), clock(), Vec::new());
-                            let out = llm::Out { sink: llm::Sink::Stream(tx), seen: &mut seen, answer_id: &id };
-                            llm::run(svc, &llm, &chat, &clock, out).await;
-                            if let Some(e) = api::chat_record(&chat, &seen, clock() - t0, "llm") {
-                                insights::write(Write::Event(&e), cfg.insights, &clock);
-                            }
-                        });
-                        let head = api::with_cors(
-                            Reply { status: 200, headers: api::sse_headers(), body: Vec::new(), record: None },
-                            cfg,
-                            origin.as_deref(),
-                        );
-                        return Ok((StatusCode::OK, header_map(head.headers), body).into_response()?);
-                    }
-                    (Ok(chat), Some(llm)) => {
-                        let (id, t0, mut events) = (answer_id(), clock(), Vec::new());
-                        let out = llm::Out { sink: llm::Sink::Collect, seen: &mut events, answer_id: &id };
-                        llm::run(svc, llm, &chat, &clock, out).await;
-                        if let Some(e) = api::chat_record(&chat, &events, clock() - t0, "llm") {
-                            insights::write(Write::Event(&e), cfg.insights, &clock);
-                        }
-                        api::events_reply(&events, false)
-                    }
-                    (Err(e), _) => e.reply(),
-                },
-                (Err(e), _) => e.reply(),
-                (_, Err(e)) => ApiError::unavailable(e.to_string()).reply(),
-            };
-            api::with_cors(reply, cfg, origin.as_deref())
-        }
+        api::Dispatch::Reply(reply) => searched(reply, cfg, &clock),
+        api::Dispatch::Insights { since } => insights_report(cfg, since),
+        api::Dispatch::Feedback => feedback(req, cfg).await,
+        api::Dispatch::Chat => match chat(req, cfg, &clock, client.clone(), origin.as_deref()).await {
+            Chat::Answered(reply) => reply,
+            Chat::Streaming(response) => return response,
+        },
     };
-    Ok(into_response(reply).into_response()?)
+    if let Some(bucket) = route.bucket() {
+        charge(bucket, cfg, client.as_deref(), reply.units);
+    }
+    Ok(into_response(api::with_cors(reply, cfg, origin.as_deref())).into_response()?)
+}
+
+/// A search or health answer, with the search recorded (written before the
+/// answer goes: one short statement, its time in Server-Timing) and the
+/// instance that answered named beside its timings (the host may run several,
+/// and `scripts/bench-serve` compares them).
+fn searched(mut reply: Reply, cfg: &Config, clock: &dyn Fn() -> f64) -> Reply {
+    let recorded = reply.record.take().and_then(|e| insights::write(&e, cfg.insights, clock));
+    if let Some((_, timing)) = reply.headers.iter_mut().find(|(name, _)| *name == "server-timing") {
+        if let Some(ms) = recorded {
+            timing.push_str(&format!(", record;dur={ms:.2}"));
+        }
+        timing.push_str(&format!(", instance;desc={:016x}", instance_id()));
+    }
+    reply
+}
+
+/// `GET /api/insights`, authorised: the report from `since` (Unix s).
+fn insights_report(cfg: &Config, since: u64) -> Reply {
+    match service(cfg) {
+        Ok(svc) => match insights::report(svc, since, cfg.insights) {
+            Ok(report) => api::insights_reply(&report),
+            Err(e) => ApiError::unavailable(format!("the insights cannot be read: {e}")).reply(),
+        },
+        Err(e) => ApiError::unavailable(format!("the search index cannot be opened: {e}")).reply(),
+    }
+}
+
+/// `POST /api/feedback`: kept beside the answer it names, or logged when
+/// there is no store to keep it in (one structured line on stderr, which the
+/// platform's log keeps).
+async fn feedback(req: Request, cfg: &Config) -> Reply {
+    let fb = match read_body(req).await.and_then(|body| api::feedback(&body)) {
+        Ok(fb) => fb,
+        Err(e) => return e.reply(),
+    };
+    let kept = insights::feedback(&fb.record(), cfg.insights);
+    if kept == api::FeedbackKept::Logged {
+        eprintln!("{}", fb.line(api::now_unix()));
+    }
+    api::feedback_reply(kept, &fb.id)
+}
+
+type Response = Result<spin_sdk::wasip3::http::types::Response, spin_sdk::http::Error>;
+
+/// What a chat answered with.
+enum Chat {
+    /// The whole answer (JSON, or the extractive agent's events at once).
+    Answered(Reply),
+    /// An LLM answer as it is written: its headers (CORS included) are out, the
+    /// events follow as the agent makes them.
+    Streaming(Response),
+}
+
+/// `POST /api/chat`: the extractive agent without an LLM, else the LLM agent,
+/// streamed when the client asked for a stream. Each chat is recorded once its
+/// answer is out, and charged what its searches cost.
+async fn chat(
+    req: Request,
+    cfg: &'static Config,
+    clock: &dyn Fn() -> f64,
+    client: Option<String>,
+    origin: Option<&str>,
+) -> Chat {
+    let (body, svc) = match (read_body(req).await, service(cfg)) {
+        (Ok(body), Ok(svc)) => (body, svc),
+        (Err(e), _) => return Chat::Answered(e.reply()),
+        (_, Err(e)) => return Chat::Answered(ApiError::unavailable(e.to_string()).reply()),
+    };
+    let chat = match api::chat_request(&body) {
+        Ok(chat) => chat,
+        Err(e) => return Chat::Answered(e.reply()),
+    };
+    let Some(llm) = &cfg.llm else {
+        let mut reply = api::chat_extractive(&chat, svc, &answer_id(), clock);
+        if let Some(e) = reply.record.take() {
+            insights::write(&e, cfg.insights, clock);
+        }
+        return Chat::Answered(reply);
+    };
+    if !chat.stream {
+        let (id, t0, mut events) = (answer_id(), clock(), Vec::new());
+        let out = llm::Out { sink: llm::Sink::Collect, seen: &mut events, answer_id: &id };
+        llm::run(svc, llm, &chat, clock, out).await;
+        if let Some(e) = api::chat_record(&chat, &events, clock() - t0, "llm") {
+            insights::write(&e, cfg.insights, clock);
+        }
+        let mut reply = api::events_reply(&events, false);
+        reply.units = api::chat_units(svc, &events);
+        return Chat::Answered(reply);
+    }
+    // Headers now, events as the agent produces them; the record and the charge
+    // once the answer is out.
+    let (tx, body) = spin_sdk::http::body::stream::<bytes::Bytes>();
+    let (llm, start) = (llm.clone(), Instant::now());
+    spin_sdk::wasip3::spawn(async move {
+        let clock = move || start.elapsed().as_secs_f64() * 1e3;
+        let (id, mut seen) = (answer_id(), Vec::new());
+        let out = llm::Out { sink: llm::Sink::Stream(tx), seen: &mut seen, answer_id: &id };
+        llm::run(svc, &llm, &chat, &clock, out).await;
+        if let Some(e) = api::chat_record(&chat, &seen, clock(), "llm") {
+            insights::write(&e, cfg.insights, &clock);
+        }
+        charge(Bucket::Chat, cfg, client.as_deref(), api::chat_units(svc, &seen));
+    });
+    let head = api::with_cors(
+        Reply { status: 200, headers: api::sse_headers(), body: Vec::new(), record: None, units: 1 },
+        cfg,
+        origin,
+    );
+    Chat::Streaming((StatusCode::OK, header_map(head.headers), body).into_response().map_err(Into::into))
+}
+
+/// Charges `client` what a served request cost beyond the unit its admission
+/// counted ([`limit::charge`]); a store that cannot be reached is logged.
+fn charge(bucket: Bucket, cfg: &Config, client: Option<&str>, units: u32) {
+    let Some(client) = client.filter(|_| units > 1 && cfg.limits.of(bucket) > 0) else { return };
+    let now_ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64);
+    let charged = kv::open("default").and_then(|s| limit::charge(&Counters(s), bucket, client, now_ms, units));
+    if let Err(e) = charged {
+        eprintln!("rate limit: cannot charge {units} units in the store `default` ({e:?})");
+    }
 }
 
 /// Counts one request of `client` against `limit` per minute in the key-value

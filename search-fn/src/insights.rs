@@ -11,9 +11,11 @@
 
 use std::cell::RefCell;
 
-use search_core::insights::record::{Recorder, Settings, Write};
+use search_core::insights::record::{Event, Feedback, Recorder, Settings, Write};
 use search_core::insights::{report, Db, DbError, InsightsError, SqlValue};
 use search_core::service::Service;
+
+use crate::api::FeedbackKept;
 use spin_sdk::sqlite::wit::sqlite::{Connection, Error, Value};
 
 /// The database `spin.toml` grants the function.
@@ -111,23 +113,36 @@ fn complain(what: &str, e: &InsightsError, now: u64) {
     }
 }
 
-/// Records one event or feedback; returns the milliseconds it took, or `None`
-/// when nothing was written (recording off, or the store failed: logged).
-pub fn write(w: Write<'_>, settings: Settings, clock: &dyn Fn() -> f64) -> Option<f64> {
+/// Records one event; returns the milliseconds it took, or `None` when nothing
+/// was written (recording off, or the store failed: logged).
+pub fn write(e: &Event, settings: Settings, clock: &dyn Fn() -> f64) -> Option<f64> {
     if !settings.enabled {
         return None;
     }
-    let t0 = clock();
-    let now = crate::api::now_unix();
-    let what = match w {
-        Write::Event(_) => "the event",
-        Write::Feedback(_) => "the feedback",
-    };
-    match RECORDER.with(|r| r.borrow_mut().write(&SpinSqlite, w, settings, now, draw())) {
+    let (t0, now) = (clock(), crate::api::now_unix());
+    match RECORDER.with(|r| r.borrow_mut().write(&SpinSqlite, Write::Event(e), settings, now, draw())) {
         Ok(()) => Some(clock() - t0),
         Err(e) => {
-            complain(what, &e, now);
+            complain("the event", &e, now);
             None
+        }
+    }
+}
+
+/// Records feedback beside the answer it names. A store that is off or fails
+/// leaves it for the log ([`FeedbackKept::Logged`]); only a store that works
+/// and has no such answer refuses it.
+pub fn feedback(f: &Feedback, settings: Settings) -> FeedbackKept {
+    if !settings.enabled {
+        return FeedbackKept::Logged;
+    }
+    let now = crate::api::now_unix();
+    match RECORDER.with(|r| r.borrow_mut().write(&SpinSqlite, Write::Feedback(f), settings, now, draw())) {
+        Ok(()) => FeedbackKept::Stored,
+        Err(InsightsError::UnknownAnswer(_)) => FeedbackKept::UnknownAnswer,
+        Err(e) => {
+            complain("the feedback", &e, now);
+            FeedbackKept::Logged
         }
     }
 }

@@ -226,6 +226,39 @@ pub fn admit<C: Counters>(
     Ok(decision)
 }
 
+/// Word pieces one unit of a bucket's budget pays for. A request is counted as
+/// one unit when it is let in ([`admit`]); what it then cost beyond an ordinary
+/// one is charged after it is served ([`charge`]), so a limit counts work, not
+/// bare requests: a 1,000-character query of distinct words makes the encoder
+/// read 8 times the pieces of an ordinary question (it stops at 256) and takes
+/// 50 to 100 times as long, and is counted as 8 searches. A search question is
+/// rarely over 32 pieces; a chat's searches together (the question, its
+/// rewrites and parts) rarely over 128.
+pub fn pieces_per_unit(bucket: Bucket) -> Option<usize> {
+    match bucket {
+        Bucket::Search => Some(32),
+        Bucket::Chat => Some(128),
+        Bucket::Feedback | Bucket::Insights => None,
+    }
+}
+
+/// The units of `bucket`'s budget a request that gave the encoder `pieces`
+/// word pieces costs: at least 1.
+pub fn units(bucket: Bucket, pieces: usize) -> u32 {
+    let units = pieces_per_unit(bucket).map_or(1, |per| pieces.div_ceil(per));
+    u32::try_from(units).unwrap_or(u32::MAX).max(1)
+}
+
+/// Charges `client` what a request served at `now_ms` cost beyond the one unit
+/// [`admit`] counted (`units - 1`; nothing for an ordinary request). Never
+/// refuses: the request is done; the client's next ones wait longer.
+pub fn charge<C: Counters>(store: &C, bucket: Bucket, client: &str, now_ms: u64, units: u32) -> Result<(), C::Error> {
+    if units > 1 {
+        store.increment(&key(bucket, client, now_ms / WINDOW_MS), i64::from(units - 1))?;
+    }
+    Ok(())
+}
+
 /// Whether a request that made this minute's count `current` (itself included)
 /// fits under `limit`, with `previous` counted in the minute before.
 fn decide(current: i64, previous: i64, now_ms: u64, limit: u32) -> Decision {
@@ -286,6 +319,33 @@ mod tests {
             }
         }
         (passed, retry)
+    }
+
+    #[test]
+    fn long_queries_are_counted_as_the_work_they_are() {
+        assert_eq!((units(Bucket::Search, 0), units(Bucket::Search, 12), units(Bucket::Search, 32)), (1, 1, 1));
+        assert_eq!((units(Bucket::Search, 33), units(Bucket::Search, 256)), (2, 8));
+        assert_eq!((units(Bucket::Chat, 100), units(Bucket::Chat, 6 * 256)), (1, 12));
+        assert_eq!(units(Bucket::Feedback, 10_000), 1);
+        // 600 searches a minute: ordinary questions all pass; 1,000-character
+        // ones (256 pieces, 8 units) pass 75 times, the rest are refused.
+        let t0 = 1_000 * WINDOW_MS + 1_000;
+        for (pieces, want) in [(20, 600), (256, 75)] {
+            let c = Map::default();
+            let mut passed = 0;
+            for _ in 0..700 {
+                if admit(&c, Bucket::Search, "192.0.2.1", t0, 600).unwrap() == Decision::Allow {
+                    passed += 1;
+                    charge(&c, Bucket::Search, "192.0.2.1", t0, units(Bucket::Search, pieces)).unwrap();
+                }
+            }
+            assert_eq!(passed, want, "{pieces} pieces");
+        }
+        // A single request dearer than the whole limit is still served once.
+        let c = Map::default();
+        assert_eq!(admit(&c, Bucket::Chat, "192.0.2.1", t0, 5).unwrap(), Decision::Allow);
+        charge(&c, Bucket::Chat, "192.0.2.1", t0, 12).unwrap();
+        assert!(matches!(admit(&c, Bucket::Chat, "192.0.2.1", t0, 5).unwrap(), Decision::Deny { .. }));
     }
 
     #[test]

@@ -368,7 +368,9 @@ code{padding:1px 5px;border-radius:5px;background:var(--kb-s2);font:13px ui-mono
       h('div.kb-actions', null, [
         a.extractive ? h('span.kb-label kb-label-extractive', { title: tip }, ['Extractive answer', sr('. ' + tip + '.')]) : null,
         a.degraded ? h('span.kb-label kb-label-degraded', { title: 'The language model failed; this answer is quoted from the search results.', text: 'Model unavailable' }) : null,
-        h('span.kb-spacer', null), copyBtn, up, down
+        // Only an answer the server gave (it has an id) can be rated: feedback
+        // is kept beside that answer as it was given.
+        h('span.kb-spacer', null), copyBtn, a.id ? up : null, a.id ? down : null
       ]),
       status, box
     ]);
@@ -391,14 +393,19 @@ code{padding:1px 5px;border-radius:5px;background:var(--kb-s2);font:13px ui-mono
   async function feedback(turn, rating, comment, status) {
     status.className = 'kb-feedback-status';
     status.textContent = 'Sending…';
-    // The server's id for the answer links the feedback to the recorded question.
-    const body = { id: turn.a.id || turn.id || (turn.id = Math.random().toString(36).slice(2)), rating, question: turn.q, answer: turn.a.content, citations: turn.a.citations.map(c => safeUrl(c.url)).filter(Boolean), page: location.origin + location.pathname }; // never the query or fragment: they may hold a token
+    // The server's id for the answer: the server keeps the feedback beside the
+    // question and answer it recorded under that id.
+    const body = { id: turn.a.id, rating, page: location.origin + location.pathname }; // never the query or fragment: they may hold a token
     const v = visitor();
     if (v) body.visitor = v;
     if (comment) body.comment = comment;
     try {
       const res = await fetch(feedbackUrl.href, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-      if (!res.ok) throw new Error(res.status === 404 ? 'Feedback is not available right now.' : 'Could not send feedback (' + res.status + ').');
+      if (!res.ok) {
+        const code = await res.json().then(j => j && j.error && j.error.code, () => '');
+        throw new Error(code === 'unknown_answer' ? 'This answer can no longer be rated.'
+          : res.status === 404 ? 'Feedback is not available right now.' : 'Could not send feedback (' + res.status + ').');
+      }
       status.textContent = 'Thanks for the feedback';
       return true;
     } catch (e) {

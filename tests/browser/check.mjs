@@ -192,11 +192,15 @@ async function widget() {
       const fb = page.waitForResponse((r) => r.url().endsWith('/api/feedback'));
       await no.locator('button.kb-down').click();
       const thumb = (await thumbReq).postDataJSON();
-      assert.match(thumb.id, /^[0-9a-f]{24}$/, `the server's answer id: ${thumb.id}`);
+      assert.match(thumb.id, /^[0-9a-f]{32}$/, `the server's answer id, 128 random bits: ${thumb.id}`);
       assert.equal(thumb.visitor, visitor);
+      // The question and answer are the server's record, not the widget's to say.
+      assert.deepEqual(Object.keys(thumb).sort(), ['id', 'page', 'rating', 'visitor'], JSON.stringify(thumb));
+      assert.equal((await fb).status(), 202, 'the thumb is kept beside the answer the server recorded');
       await no.locator('textarea.kb-comment').fill('I expected a list of restaurants');
+      const commented = page.waitForResponse((r) => r.url().endsWith('/api/feedback'));
       await no.locator('button.kb-comment-send').click();
-      assert.equal((await fb).status(), 202);
+      assert.equal((await commented).status(), 202);
       // The conversation survives a reload (sessionStorage).
       await page.reload();
       await page.locator('#kb-widget-host button.kb-launcher').click();

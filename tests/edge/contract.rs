@@ -173,22 +173,30 @@ fn the_schemas_accept_exactly_the_bodies_the_function_accepts() {
     let url = host().url();
     let user = |c: &str| json!({ "role": "user", "content": c });
     let assistant = |c: &str| json!({ "role": "assistant", "content": c });
+    // Feedback names an answer the function gave: a real id, from a chat.
+    let answered = post(&url, "/api/chat", &json!({ "messages": [user("Where can I park?")] })).json();
+    let id = answered["id"].as_str().expect("the answer's id").to_string();
     let cases: Vec<(&str, &str, Value)> = vec![
+        ("/api/feedback", "Feedback", json!({ "id": id, "rating": "up" })),
         ("/api/feedback", "Feedback", json!({ "rating": "up" })),
         (
             "/api/feedback",
             "Feedback",
-            json!({ "rating": "down", "id": "a1", "comment": "wrong room", "page": "/x.html" }),
+            json!({ "rating": "down", "id": id, "comment": "wrong room", "page": "/x.html" }),
         ),
-        ("/api/feedback", "Feedback", json!({ "rating": "up", "citations": ["/a.html#b"] })),
-        ("/api/feedback", "Feedback", json!({ "rating": "up", "page": null })),
-        ("/api/feedback", "Feedback", json!({ "rating": "up", "comment": null })),
-        ("/api/feedback", "Feedback", json!({ "rating": "up", "citations": null })),
-        ("/api/feedback", "Feedback", json!({ "rating": null })),
-        ("/api/feedback", "Feedback", json!({ "rating": "sideways" })),
-        ("/api/feedback", "Feedback", json!({ "rating": "up", "mood": "great" })),
+        ("/api/feedback", "Feedback", json!({ "id": id, "rating": "up", "citations": ["/a.html#b"] })),
+        ("/api/feedback", "Feedback", json!({ "id": id, "rating": "up", "answer": "It is free." })),
+        ("/api/feedback", "Feedback", json!({ "id": id, "rating": "up", "page": null })),
+        ("/api/feedback", "Feedback", json!({ "id": id, "rating": "up", "comment": null })),
+        ("/api/feedback", "Feedback", json!({ "id": null, "rating": "up" })),
+        ("/api/feedback", "Feedback", json!({ "id": id, "rating": null })),
+        ("/api/feedback", "Feedback", json!({ "id": id, "rating": "sideways" })),
+        ("/api/feedback", "Feedback", json!({ "id": id, "rating": "up", "mood": "great" })),
         ("/api/feedback", "Feedback", json!({ "rating": "up", "id": "x".repeat(101) })),
         ("/api/feedback", "Feedback", json!({})),
+        ("/api/feedback", "Feedback", json!([id, "up"])),
+        ("/api/chat", "ChatRequest", json!([[user("Where can I park?")], false])),
+        ("/api/chat", "ChatRequest", json!({ "messages": [["user", "Where can I park?"]] })),
         ("/api/chat", "ChatRequest", json!({ "messages": [user("Where can I park?")] })),
         ("/api/chat", "ChatRequest", json!({ "messages": [user("Where can I park?")], "stream": false })),
         ("/api/chat", "ChatRequest", json!({ "messages": [] })),
@@ -218,6 +226,12 @@ fn the_schemas_accept_exactly_the_bodies_the_function_accepts() {
     assert!(check("ChatRequest", &ends_with_an_answer).is_empty());
     let r = post(&url, "/api/chat", &ends_with_an_answer);
     assert_eq!((r.status, r.json()["error"]["parameter"].as_str()), (400, Some("messages")), "{}", r.text());
+    // Valid feedback on an answer never given: the documented 404, naming `id`.
+    let made_up = json!({ "id": "0123456789abcdef0123456789abcdef", "rating": "up" });
+    assert!(check("Feedback", &made_up).is_empty());
+    let r = post(&url, "/api/feedback", &made_up);
+    assert_eq!((r.status, r.json()["error"]["code"].as_str()), (404, Some("unknown_answer")), "{}", r.text());
+    assert_documented("/api/feedback", "POST", &r);
     for (path, schema, body) in cases {
         let valid = check(schema, &body).is_empty();
         let r = post(&url, path, &body);
@@ -381,7 +395,7 @@ fn blank_is_the_same_to_the_contract_and_the_function() {
 
 /// A request to each limited endpoint (valid, so that what refuses the second one
 /// is the limit alone).
-fn limited_request(url: &str, bucket: search_fn::limit::Bucket) -> Resp {
+fn limited_request(url: &str, bucket: search_fn::limit::Bucket, answer_id: &str) -> Resp {
     use search_fn::limit::Bucket;
     let origin = ("origin", "https://elsewhere.example");
     let json = ("content-type", "application/json");
@@ -393,7 +407,8 @@ fn limited_request(url: &str, bucket: search_fn::limit::Bucket) -> Resp {
             request("POST", &format!("{url}/api/chat"), &[origin, json], Some(&serde_json::to_vec(&body).unwrap()))
         }
         Bucket::Feedback => {
-            request("POST", &format!("{url}/api/feedback"), &[origin, json], Some(br#"{"rating":"up"}"#))
+            let body = serde_json::to_vec(&json!({ "id": answer_id, "rating": "up" })).unwrap();
+            request("POST", &format!("{url}/api/feedback"), &[origin, json], Some(&body))
         }
         Bucket::Insights => {
             request("GET", &format!("{url}/api/insights?since=7d"), &[origin, ("authorization", &auth)], None)
@@ -453,22 +468,32 @@ fn rate_limited_answers_follow_the_contract() {
     vars.push(("insights_token", INSIGHTS_TOKEN));
     let host = start(&vars);
     let url = host.url();
+    // Feedback names the answer the chat gave (the chat comes first in ALL).
+    let mut answer_id = String::new();
     for bucket in Bucket::ALL {
         // The endpoints before this one are spent; this one's budget is whole.
-        let first = limited_request(&url, bucket);
+        let first = limited_request(&url, bucket, &answer_id);
+        if bucket == Bucket::Chat {
+            answer_id = first.json()["id"].as_str().unwrap_or_default().to_string();
+        }
         assert!((200..300).contains(&first.status), "{}: {} {}", bucket.path(), first.status, first.text());
         let method = search_fn::api::ROUTES.iter().find(|r| r.0 == bucket.path()).unwrap().1[0];
         assert_documented(bucket.path(), method, &first);
-        let r = limited_request(&url, bucket);
+        let r = limited_request(&url, bucket, &answer_id);
         assert_eq!(r.status, 429, "{}: {}", bucket.path(), r.text());
         assert_documented(bucket.path(), method, &r);
         let e = &r.json()["error"];
         assert_eq!((e["status"].as_u64(), e["code"].as_str()), (Some(429), Some("rate_limited")), "{e}");
         let message = e["message"].as_str().unwrap();
         let retry = r.header("retry-after").unwrap();
+        let note =
+            if search_fn::limit::pieces_per_unit(bucket).is_some() { " (a long query counts as several)" } else { "" };
         assert_eq!(
             message,
-            format!("more than 1 requests a minute to {} from this address; try again in {retry} s", bucket.path())
+            format!(
+                "more than 1 requests a minute to {} from this address{note}; try again in {retry} s",
+                bucket.path()
+            )
         );
         assert_eq!(r.header("access-control-allow-origin"), Some("*"), "{}", bucket.path());
         assert_eq!(r.header("cache-control"), Some("no-store"), "{}", bucket.path());

@@ -39,14 +39,28 @@ fn other_sites_and_non_json_bodies_are_refused_by_the_server() {
         let r = request("GET", &format!("{}/api/search?q=parking", host.url()), &[("origin", origin)], None);
         assert_eq!(r.status, 403, "{origin}");
     }
-    // The listed site, the site's own pages (Origin = Host), and no Origin: served.
-    let own = host.url();
-    for origin in [Some("https://www.example.edu"), Some(own.as_str()), None] {
+    // The listed site and no Origin: served.
+    for origin in [Some("https://www.example.edu"), None] {
         let mut headers = vec![JSON];
         headers.extend(origin.map(|o| ("origin", o)));
         let r = request("POST", &chat, &headers, Some(&body));
         assert_eq!(r.status, 200, "{origin:?}: {}", r.text());
     }
+    // An Origin that matches the Host proves nothing: the client sends both (a
+    // forged Host, or a DNS name rebound to this server). Refused unless listed,
+    // on the search, the chat and the feedback alike.
+    let own = host.url();
+    let addr = own.trim_start_matches("http://").to_string();
+    for (forged_host, origin) in [("attacker.example", "http://attacker.example"), (addr.as_str(), own.as_str())] {
+        let headers = [JSON, ("host", forged_host), ("origin", origin)];
+        let r = request("POST", &chat, &headers, Some(&body));
+        assert_eq!((r.status, error_code(&r).as_str()), (403, "forbidden_origin"), "{forged_host}");
+        let r = request("GET", &format!("{own}/api/search?q=parking"), &headers[1..], None);
+        assert_eq!(r.status, 403, "{forged_host}");
+        let r = request("POST", &format!("{own}/api/feedback"), &headers, Some(br#"{"id":"a1","rating":"up"}"#));
+        assert_eq!(r.status, 403, "{forged_host}");
+    }
+
     // A "simple" cross-site POST (text/plain needs no preflight) is refused even
     // from an allowed origin: the API takes JSON only.
     for ct in ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"] {
@@ -102,6 +116,54 @@ fn clients_over_the_limit_get_429_with_retry_after_and_the_counts_outlive_the_ho
     let again = start_on(&state);
     assert_eq!(search(&again, "x").status, 429);
     assert_eq!(chat(&again).status, 429);
+}
+
+/// `n` words no vocabulary has whole, so each is several word pieces, and no
+/// two queries alike (a cached vector would cost nothing): `seed` tells them apart.
+fn long_text(seed: usize, chars: usize) -> String {
+    let mut text = String::new();
+    for i in 0.. {
+        let word = format!("zq{seed}x{i}vk ");
+        if text.len() + word.len() > chars {
+            break;
+        }
+        text.push_str(&word);
+    }
+    text.trim_end().to_string()
+}
+
+#[test]
+fn long_queries_spend_the_budget_as_the_work_they_are() {
+    // 64 searches a minute. A 1,000-character query of distinct words fills the
+    // encoder (256 pieces, 8 units): 8 pass, then the client waits, ordinary
+    // questions included. Before: 64 of them passed, each 50-100 times the work.
+    let host = start(&[("search_rate_limit", "64"), ("chat_rate_limit", "20")]);
+    let search =
+        |q: &str| request("GET", &format!("{}/api/search?q={}", host.url(), q.replace(' ', "+")), &[], None).status;
+    let statuses: Vec<u16> = (0..12).map(|i| search(&long_text(i, 1000))).collect();
+    assert_eq!(statuses.iter().filter(|s| **s == 200).count(), 8, "{statuses:?}");
+    assert_eq!(statuses[8..], [429; 4]);
+    assert_eq!(search("parking permit"), 429, "the budget is spent");
+    // BM25 alone encodes nothing: an ordinary cost, whatever the length.
+    let other = start(&[("search_rate_limit", "8")]);
+    let bm25 = |i: usize| {
+        let q = long_text(i, 1000).replace(' ', "+");
+        request("GET", &format!("{}/api/search?q={q}&mode=bm25", other.url()), &[], None).status
+    };
+    let statuses: Vec<u16> = (0..9).map(bm25).collect();
+    assert_eq!(statuses, [200, 200, 200, 200, 200, 200, 200, 200, 429]);
+    // A chat of long parts: each search the agent runs is charged (12 units for
+    // six searches of 256 pieces), so 20 chats a minute become a few; six
+    // ordinary chats would all pass.
+    let chat = |i: usize| {
+        let text =
+            format!("{}? {}? {}?", long_text(3 * i, 1300), long_text(3 * i + 1, 1300), long_text(3 * i + 2, 1300));
+        let body = serde_json::to_vec(&json!({ "messages": [{ "role": "user", "content": text }] })).unwrap();
+        request("POST", &format!("{}/api/chat", host.url()), &[JSON], Some(&body)).status
+    };
+    let statuses: Vec<u16> = (0..6).map(chat).collect();
+    let passed = statuses.iter().take_while(|s| **s == 200).count();
+    assert!((1..=5).contains(&passed) && statuses[passed..].iter().all(|s| *s == 429), "{statuses:?}");
 }
 
 #[test]

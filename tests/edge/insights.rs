@@ -60,7 +60,7 @@ fn chats_searches_and_feedback_become_the_report() {
     let answered = ask(&h, "How do I buy a parking permit?");
     assert_eq!(answered["abstained"], false);
     let id = answered["id"].as_str().expect("the done event names the answer").to_string();
-    assert!(id.len() >= 16, "{id}");
+    assert!(id.len() == 32 && id.bytes().all(|b| b.is_ascii_hexdigit()), "128 random bits: {id}");
     ask(&h, "Where can I renew my student ID card?");
     let swallow = ask(&h, "What is the airspeed velocity of an unladen swallow?");
     assert_eq!(swallow["abstained"], true);
@@ -75,8 +75,7 @@ fn chats_searches_and_feedback_become_the_report() {
     search(&h, "q=parking+permit&page=2");
     // The thumb, then the comment, on one answer.
     let fb = |comment: Option<&str>| {
-        let mut body = json!({ "id": id, "rating": "down", "question": "How do I buy a parking permit?",
-            "answer": answered["answer"], "citations": ["campus/parking/buying-a-parking-permit.html"],
+        let mut body = json!({ "id": id, "rating": "down",
             "page": "http://localhost/campus/index.html?session=secret", "visitor": "test-visitor-01" });
         if let Some(c) = comment {
             body["comment"] = json!(c);
@@ -86,6 +85,22 @@ fn chats_searches_and_feedback_become_the_report() {
     };
     fb(None);
     fb(Some("The permit prices are from last year"));
+    // Feedback on an answer the function never gave is refused and kept nowhere:
+    // a made-up id, another instance's old-style id, an array read positionally.
+    for body in [
+        json!({ "id": "0123456789abcdef0123456789abcdef", "rating": "down", "comment": "The assistant said to call 555" }),
+        json!({ "id": "5f3a9c1200000000", "rating": "up" }),
+    ] {
+        let r = json_post(&h, "/api/feedback", &body);
+        assert_eq!(r.status, 404, "{}", r.text());
+        assert_valid("Error", &r.json());
+        assert_eq!(r.json()["error"]["code"], "unknown_answer");
+    }
+    let r = json_post(&h, "/api/feedback", &json!([id, "down"]));
+    assert_eq!((r.status, r.json()["error"]["parameter"].as_str()), (400, Some("body")), "{}", r.text());
+    // Nor may a client say what the question or the answer was.
+    let r = json_post(&h, "/api/feedback", &json!({ "id": id, "rating": "down", "answer": "Call 555" }));
+    assert_eq!(r.status, 400, "{}", r.text());
 
     // The endpoint: no token 401, a wrong one 403, the right one the report.
     let r = insights(&h, None);
@@ -122,6 +137,12 @@ fn chats_searches_and_feedback_become_the_report() {
     assert_eq!(feedback.len(), 1);
     assert_eq!(feedback[0]["comment"], "The permit prices are from last year");
     assert_eq!(feedback[0]["answer_id"], id.as_str());
+    // Shown beside the question and answer the function recorded under the id.
+    assert_eq!(feedback[0]["question"], "How do I buy a parking permit?");
+    assert_eq!(feedback[0]["answer"], answered["answer"]);
+    let cited: Vec<&str> = answered["citations"].as_array().unwrap().iter().filter_map(|c| c["url"].as_str()).collect();
+    assert!(!cited.is_empty());
+    assert_eq!(feedback[0]["citations"], json!(cited));
     // Pages: the permit page was cited; the demo has pages nothing retrieved.
     let cited = v["cited_pages"].as_array().unwrap();
     assert!(cited.iter().all(|p| p["citations"].as_u64() > Some(0) || p["retrievals"].as_u64() > Some(0)));
@@ -214,13 +235,13 @@ fn chats_searches_and_feedback_become_the_report() {
 #[test]
 fn a_feedback_row_is_stored_small_and_without_the_page_query() {
     let h = host(|_| {});
-    // Every field at the API's limit, in 4-byte characters: ~195 KB sent.
+    // A long question, and feedback with every field at the API's limit, in
+    // 4-byte characters.
     let big = |n: usize| "\u{1F600}".repeat(n);
-    let body = json!({ "id": "a".repeat(100), "rating": "down", "comment": big(2000), "question": big(4000),
-        "answer": big(20_000), "citations": vec![big(2000); 20], "visitor": "test-visitor-01",
-        "page": "https://x.example/a?token=s#access_token=t" });
+    let id = ask(&h, &format!("How do I buy a parking permit? {}", big(3000)))["id"].as_str().unwrap().to_string();
+    let body = json!({ "id": id, "rating": "down", "comment": big(2000), "visitor": "test-visitor-01",
+        "page": format!("https://x.example/a?token=s#access_token={}", big(1950)) });
     let sent = serde_json::to_vec(&body).unwrap().len();
-    assert!(sent > 190_000, "{sent}");
     let r = json_post(&h, "/api/feedback", &body);
     assert_eq!(r.status, 202, "{}", r.text());
     let db = rusqlite::Connection::open(h.state().join("sqlite_db.db")).unwrap();
@@ -235,23 +256,37 @@ fn a_feedback_row_is_stored_small_and_without_the_page_query() {
     eprintln!("feedback row: {sent} bytes sent, {stored} bytes stored");
     assert!(stored < 32_000, "{stored} bytes stored");
     assert_eq!(page, "/a");
-    assert_eq!(serde_json::from_str::<Vec<String>>(&citations).unwrap().len(), 10);
+    assert!(serde_json::from_str::<Vec<String>>(&citations).unwrap().len() <= 10);
 }
 
 #[test]
 fn a_store_that_is_down_or_full_fails_nothing() {
     // Down: the database is not granted (as if the manifest lacked it).
     let down = host(|c| c.sqlite_databases.clear());
-    // Full: a quota of a few pages, filled by the first writes.
-    let full = host(|c| c.sqlite_max_bytes = Some(48 * 1024));
+    // Full: a quota of a few pages beyond the schema's (about 13 of 4 KiB), filled
+    // by the first writes.
+    let full = host(|c| c.sqlite_max_bytes = Some(64 * 1024));
     for h in [&down, &full] {
         for i in 0..40 {
             let q = format!("How do I buy a parking permit number {i}? {}", "padding ".repeat(100));
             search(h, &format!("q={}", q.replace(' ', "+")));
         }
-        assert_eq!(ask(h, "How do I buy a parking permit?")["abstained"], false);
-        let r = json_post(h, "/api/feedback", &json!({ "rating": "up", "comment": "ok" }));
-        assert_eq!(r.status, 202, "{}", r.text());
+        let answered = ask(h, "How do I buy a parking permit?");
+        assert_eq!(answered["abstained"], false);
+        let r = json_post(h, "/api/feedback", &json!({ "id": answered["id"], "rating": "up", "comment": "ok" }));
+        // Down: the platform's log keeps it (202). Full: kept beside the answer
+        // if the answer still fitted (202), else a clear 404, nothing failing.
+        let recorded = rusqlite::Connection::open(h.state().join("sqlite_db.db")).is_ok_and(|db| {
+            db.query_row("SELECT COUNT(*) FROM kb_answers WHERE answer_id = ?1", [answered["id"].as_str()], |r| {
+                r.get::<_, i64>(0)
+            })
+            .is_ok_and(|n| n == 1)
+        });
+        if std::ptr::eq(h, &down) || recorded {
+            assert_eq!(r.status, 202, "{}", r.text());
+        } else {
+            assert_eq!((r.status, r.json()["error"]["code"].as_str()), (404, Some("unknown_answer")), "{}", r.text());
+        }
     }
     // The full store kept what fitted, and the report still reads it.
     let r = insights(&full, Some(&format!("Bearer {TOKEN}")));
@@ -307,7 +342,7 @@ fn llm_answers_are_recorded_streamed_or_not_and_a_failed_llm_counts_as_degraded(
     let events = crate::chat::parse_sse(&streamed.text());
     let done = &events.iter().find(|e| e.event == "done").expect("a done event").data;
     assert_eq!(done["degraded"], false, "{done}");
-    assert!(done["id"].as_str().is_some_and(|id| id.len() == 24), "{done}");
+    assert!(done["id"].as_str().is_some_and(|id| id.len() == 32), "{done}");
     let fallback = ask(&h, "Where do I park on campus?");
     assert_eq!(fallback["degraded"], true, "{fallback}");
     // The streamed chat is written once its stream has ended: poll briefly.

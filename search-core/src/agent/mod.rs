@@ -78,6 +78,17 @@ impl ChatRequest {
             err("body", format!("the body is not a chat request ({e}); send {{\"messages\":[{{\"role\":\"user\",\"content\":\"…\"}}],\"stream\":true}}"))
         };
         let value: serde_json::Value = serde_json::from_slice(body).map_err(|e| not_chat(&e))?;
+        // serde reads a struct from an array too, field by field in order: the
+        // contract's objects are objects, so `[[…], true]` is not a chat.
+        if !value.is_object() {
+            return Err(not_chat(&"a JSON object is expected"));
+        }
+        if let Some(i) = value["messages"].as_array().and_then(|m| m.iter().position(|m| !m.is_object())) {
+            return Err(err(
+                &format!("messages[{i}]"),
+                format!("message {i} must be an object with `role` and `content`"),
+            ));
+        }
         // An optional field is omitted when unknown, never `null`.
         if let Some(v) = value.get("visitor") {
             match v.as_str() {
@@ -279,6 +290,11 @@ mod tests {
             (br#"{"messages":[{"role":"user","content":"a"}],"visitor":7}"#, "visitor"),
             (br#"{"messages":[{"role":"system","content":"x"}]}"#, "body"),
             (br#"{"messages":[{"role":"user","content":"x"}],"extra":1}"#, "body"),
+            // serde would read these as positional structs; the contract's
+            // objects are objects.
+            (br#"[[{"role":"user","content":"x"}],true]"#, "body"),
+            (br#"{"messages":[["user","x"]]}"#, "messages[0]"),
+            (br#"{"messages":[{"role":"user","content":"a"},["user","x"]]}"#, "messages[1]"),
         ] {
             assert_eq!(ChatRequest::parse(body).unwrap_err().field, field, "{}", String::from_utf8_lossy(body));
         }

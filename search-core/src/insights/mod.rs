@@ -111,6 +111,12 @@ pub enum InsightsError {
     Row(String),
     #[error("since: {0}")]
     Since(String),
+    /// Feedback that names no answer the function recorded: one it never gave,
+    /// or one older than the retention period.
+    #[error(
+        "no answer `{0}` is recorded; feedback names the `id` of an answer the assistant gave (a chat's `done` event)"
+    )]
+    UnknownAnswer(String),
 }
 
 /// Seconds in a day.

@@ -2,8 +2,11 @@
 //!
 //! Stored: the question as asked, the time (seconds), the mode, which pages were
 //! retrieved and cited (page ids), whether the answer abstained or fell back, the
-//! latency, the best result's cosine, for chats the answer id feedback refers to, and the widget's random
-//! per-browser id if it sent one. Not stored: IP addresses, user agents, cookies,
+//! latency, the best result's cosine, for chats the answer id feedback refers to
+//! and the answer as given (its text and citation URLs, in `kb_answers`), and the
+//! widget's random per-browser id if it sent one. Feedback is kept only for an
+//! answer recorded here, beside that answer's own question and text: a client
+//! can rate an answer it was given, not write what the assistant said. Not stored: IP addresses, user agents, cookies,
 //! the search box's keystrokes (`partial` searches and later pages of one query
 //! are not events). Rows older than `insights_retention_days` are deleted by the
 //! function as it writes ([`prune`]).
@@ -50,6 +53,11 @@ pub struct Event {
     pub question: String,
     /// Chats: the `done` event's `id`, which feedback refers to.
     pub answer_id: Option<String>,
+    /// Chats: the answer's text, kept (cut to [`MAX_ANSWER_CHARS`]) with its id
+    /// for the feedback that names it.
+    pub answer: Option<String>,
+    /// Chats: the URLs the answer cites, in citation order.
+    pub citations: Vec<String>,
     /// The widget's random per-browser id, if it sent one.
     pub visitor: Option<String>,
     /// Searches: results found (all pages); chats: citations.
@@ -68,20 +76,23 @@ pub struct Event {
 
 /// A thumb or a comment on an answer. [`Feedback::reduced`] is what is kept
 /// of it, stored or logged: whatever the client sent, a feedback row is a few
-/// kilobytes at most (the `MAX_*` limits above).
+/// kilobytes at most (the `MAX_*` limits above). The question, the answer and
+/// its citations are not the client's to say: the row takes them from the
+/// answer's record ([`feedback`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Feedback {
-    pub answer_id: Option<String>,
+    /// The answer rated: the `id` of a chat's `done` event.
+    pub answer_id: String,
     /// `true`: thumbs up.
     pub up: bool,
     pub comment: Option<String>,
-    pub question: Option<String>,
-    pub answer: Option<String>,
-    pub citations: Vec<String>,
     /// The page the widget was on, path only (no query string or fragment).
     pub page: Option<String>,
     pub visitor: Option<String>,
 }
+
+/// Longest answer id kept (the function's are 32 characters).
+pub const MAX_ANSWER_ID_CHARS: usize = 100;
 
 /// The recording settings (Spin variables `insights_recording`,
 /// `insights_retention_days`).
@@ -142,25 +153,16 @@ pub fn page_path(url: &str) -> Option<String> {
 
 impl Feedback {
     /// What is kept of this feedback, in the store or in the log: the page's
-    /// path only, texts cut to their `MAX_*` lengths, the first
-    /// [`MAX_CITATIONS`] citations cut to [`MAX_CITATION_CHARS`], a visitor id
-    /// that is not the widget's kind of token dropped.
+    /// path only, the comment cut to [`MAX_COMMENT_CHARS`], a visitor id that is
+    /// not the widget's kind of token dropped.
     pub fn reduced(&self) -> Feedback {
         let text = |t: &Option<String>, max: usize| {
             t.as_deref().map(str::trim).filter(|t| !t.is_empty()).map(|t| truncate(t, max))
         };
         Feedback {
-            answer_id: self.answer_id.as_deref().map(|a| truncate(a, 100)),
+            answer_id: truncate(&self.answer_id, MAX_ANSWER_ID_CHARS),
             up: self.up,
             comment: text(&self.comment, MAX_COMMENT_CHARS),
-            question: text(&self.question, MAX_QUESTION_CHARS),
-            answer: self.answer.as_deref().map(|a| truncate(a, MAX_ANSWER_CHARS)),
-            citations: self
-                .citations
-                .iter()
-                .take(MAX_CITATIONS)
-                .map(|c| truncate(c.trim(), MAX_CITATION_CHARS))
-                .collect(),
             page: self.page.as_deref().and_then(page_path),
             visitor: match visitor(&self.visitor) {
                 SqlValue::Text(v) => Some(v),
@@ -191,8 +193,30 @@ fn visitor(v: &Option<String>) -> SqlValue {
     }
 }
 
-/// Writes one event at `now` (Unix seconds).
+/// Citation URLs as stored: the first [`MAX_CITATIONS`], each cut to
+/// [`MAX_CITATION_CHARS`], as a JSON array.
+fn citation_list(citations: &[String]) -> String {
+    let kept: Vec<String> =
+        citations.iter().take(MAX_CITATIONS).map(|c| truncate(c.trim(), MAX_CITATION_CHARS)).collect();
+    serde_json::to_string(&kept).unwrap_or_else(|_| "[]".into())
+}
+
+/// Writes one event at `now` (Unix seconds); a chat's answer goes into
+/// `kb_answers` first, so that a retry after a migration (see [`Recorder`])
+/// replaces it rather than adding a second event.
 pub fn event(db: &dyn Db, e: &Event, now: u64) -> Result<(), DbError> {
+    if let (Kind::Chat, Some(id)) = (e.kind, e.answer_id.as_deref()) {
+        db.execute(
+            "INSERT OR REPLACE INTO kb_answers (answer_id, time, question, answer, citations) VALUES (?, ?, ?, ?, ?)",
+            &[
+                SqlValue::Text(truncate(id, MAX_ANSWER_ID_CHARS)),
+                SqlValue::Integer(now as i64),
+                SqlValue::Text(truncate(e.question.trim(), MAX_QUESTION_CHARS)),
+                SqlValue::Text(truncate(e.answer.as_deref().unwrap_or(""), MAX_ANSWER_CHARS)),
+                SqlValue::Text(citation_list(&e.citations)),
+            ],
+        )?;
+    }
     db.execute(
         "INSERT INTO kb_events (time, kind, mode, question, answer_id, visitor, results, pages, cited, abstained, degraded, latency_ms, top_score)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -215,33 +239,35 @@ pub fn event(db: &dyn Db, e: &Event, now: u64) -> Result<(), DbError> {
     Ok(())
 }
 
-/// Writes one feedback event at `now`: what [`Feedback::reduced`] keeps of it.
-pub fn feedback(db: &dyn Db, f: &Feedback, now: u64) -> Result<(), DbError> {
+/// Writes one feedback event at `now`, what [`Feedback::reduced`] keeps of it,
+/// beside the question, answer and citations of the answer it names; `false`
+/// when no answer with that id is recorded (nothing is written). One statement,
+/// so the check and the write cannot be split by a prune.
+pub fn feedback(db: &dyn Db, f: &Feedback, now: u64) -> Result<bool, DbError> {
     let f = f.reduced();
-    db.execute(
+    let rows = db.execute(
         "INSERT INTO kb_feedback (time, answer_id, rating, comment, question, answer, citations, page, visitor)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+         SELECT ?, answer_id, ?, ?, question, answer, citations, ?, ? FROM kb_answers WHERE answer_id = ?
+         RETURNING id",
         &[
             SqlValue::Integer(now as i64),
-            SqlValue::opt_text(f.answer_id.as_deref()),
             (if f.up { "up" } else { "down" }).into(),
             SqlValue::opt_text(f.comment.as_deref()),
-            SqlValue::opt_text(f.question.as_deref()),
-            SqlValue::opt_text(f.answer.as_deref()),
-            SqlValue::Text(serde_json::to_string(&f.citations).unwrap_or_else(|_| "[]".into())),
             SqlValue::opt_text(f.page.as_deref()),
             SqlValue::opt_text(f.visitor.as_deref()),
+            SqlValue::Text(f.answer_id),
         ],
     )?;
-    Ok(())
+    Ok(!rows.is_empty())
 }
 
-/// Deletes what is older than the retention period: events, feedback and
-/// question vectors (three indexed deletes).
+/// Deletes what is older than the retention period: events, answers, feedback
+/// and question vectors (four indexed deletes).
 pub fn prune(db: &dyn Db, retention_days: u32, now: u64) -> Result<(), DbError> {
     let cutoff = SqlValue::Integer(now.saturating_sub(u64::from(retention_days) * DAY) as i64);
     db.execute("DELETE FROM kb_events WHERE time < ?", std::slice::from_ref(&cutoff))?;
     db.execute("DELETE FROM kb_feedback WHERE time < ?", std::slice::from_ref(&cutoff))?;
+    db.execute("DELETE FROM kb_answers WHERE time < ?", std::slice::from_ref(&cutoff))?;
     // A vector is as old as the question it was computed for may be; one still
     // asked is computed again by the next report.
     db.execute("DELETE FROM kb_question_vectors WHERE created < ?", &[cutoff])?;
@@ -263,6 +289,7 @@ pub struct Recorder {
 pub const PRUNE_EVERY: u64 = 500;
 
 /// What a recorder can be asked to write.
+#[derive(Clone, Copy)]
 pub enum Write<'a> {
     Event(&'a Event),
     Feedback(&'a Feedback),
@@ -270,7 +297,8 @@ pub enum Write<'a> {
 
 impl Recorder {
     /// Writes `w` at `now`; `draw` is a random number (a prune when it is a
-    /// multiple of [`PRUNE_EVERY`]).
+    /// multiple of [`PRUNE_EVERY`]). Feedback that names no recorded answer is
+    /// [`InsightsError::UnknownAnswer`], and nothing is written.
     pub fn write(
         &mut self,
         db: &dyn Db,
@@ -282,12 +310,13 @@ impl Recorder {
         if !settings.enabled || self.refused {
             return Ok(());
         }
+        // `false`: feedback on an answer that is not recorded.
         let once = |db: &dyn Db| match w {
-            Write::Event(e) => event(db, e, now),
+            Write::Event(e) => event(db, e, now).map(|()| true),
             Write::Feedback(f) => feedback(db, f, now),
         };
-        match once(db) {
-            Ok(()) => {}
+        let known = match once(db) {
+            Ok(known) => known,
             Err(DbError::Statement(_)) => {
                 // A table or column missing: a new database, or one this build
                 // has not migrated yet.
@@ -299,7 +328,7 @@ impl Recorder {
                     }
                     Err(e) => return Err(e),
                 }
-                once(db)?;
+                once(db)?
             }
             Err(DbError::Full) => {
                 // What retention frees is reused by the next write.
@@ -307,11 +336,14 @@ impl Recorder {
                 return Err(DbError::Full.into());
             }
             Err(e) => return Err(e.into()),
-        }
+        };
         if draw.is_multiple_of(PRUNE_EVERY) {
             prune(db, settings.retention_days, now)?;
         }
-        Ok(())
+        match w {
+            Write::Feedback(f) if !known => Err(InsightsError::UnknownAnswer(f.answer_id.clone())),
+            _ => Ok(()),
+        }
     }
 }
 
@@ -347,33 +379,27 @@ mod tests {
         // Each field at the API's limit, in 4-byte characters.
         let big = |n: usize| "\u{1F600}".repeat(n);
         let f = Feedback {
-            answer_id: Some("a".repeat(100)),
+            answer_id: "a".repeat(200),
             up: false,
             comment: Some(big(2000)),
-            question: Some(big(4000)),
-            answer: Some(big(20_000)),
-            citations: vec![big(2000); 20],
             page: Some(format!("https://x.example/{}?token=s", big(2000))),
             visitor: Some("not a token!".into()),
         };
-        let sent: usize =
-            [&f.comment, &f.question, &f.answer, &f.page].iter().map(|t| t.as_ref().unwrap().len()).sum::<usize>()
-                + f.citations.iter().map(String::len).sum::<usize>();
-        assert!(sent > 190_000, "{sent}");
         let r = f.reduced();
-        let kept: usize =
-            [&r.comment, &r.question, &r.answer, &r.page].iter().map(|t| t.as_ref().unwrap().len()).sum::<usize>()
-                + serde_json::to_string(&r.citations).unwrap().len();
-        assert!(
-            kept <= 4 * (MAX_COMMENT_CHARS + MAX_QUESTION_CHARS + MAX_ANSWER_CHARS + MAX_PAGE_CHARS)
-                + 4 * MAX_CITATIONS * (MAX_CITATION_CHARS + 1),
-            "{kept}"
-        );
-        assert!(kept < 32_000, "{kept}");
-        assert_eq!(r.citations.len(), MAX_CITATIONS);
-        assert!(r.citations.iter().all(|c| c.chars().count() == MAX_CITATION_CHARS));
+        assert_eq!(r.comment.as_deref().map(|c| c.chars().count()), Some(MAX_COMMENT_CHARS));
         assert!(r.page.as_deref().unwrap().starts_with("/\u{1F600}") && !r.page.as_deref().unwrap().contains('?'));
+        assert_eq!(r.page.as_deref().unwrap().chars().count(), MAX_PAGE_CHARS);
         assert_eq!(r.visitor, None);
-        assert_eq!(r.answer_id, f.answer_id);
+        assert_eq!(r.answer_id.len(), MAX_ANSWER_ID_CHARS);
+    }
+
+    #[test]
+    fn the_answer_kept_for_feedback_is_cut_like_the_rest() {
+        let big = "\u{1F600}".repeat(20_000);
+        let list = citation_list(&vec![big.clone(); 20]);
+        let kept: Vec<String> = serde_json::from_str(&list).unwrap();
+        assert_eq!(kept.len(), MAX_CITATIONS);
+        assert!(kept.iter().all(|c| c.chars().count() == MAX_CITATION_CHARS));
+        assert!(list.len() < 4 * MAX_CITATIONS * (MAX_CITATION_CHARS + 4));
     }
 }

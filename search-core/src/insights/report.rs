@@ -693,6 +693,8 @@ pub(crate) mod tests {
             mode: "extractive".into(),
             question: q.into(),
             answer_id: Some(id.into()),
+            answer: Some(format!("The answer to {q}")),
+            citations: cited.iter().map(|p| format!("/{p}.html")).collect(),
             visitor: Some("visitor-0001".into()),
             results: cited.len(),
             pages: vec!["reset".into(), "wifi".into()],
@@ -710,6 +712,8 @@ pub(crate) mod tests {
             mode: "convex".into(),
             question: q.into(),
             answer_id: None,
+            answer: None,
+            citations: vec![],
             visitor: None,
             results: pages.len(),
             pages: pages.iter().map(|s| s.to_string()).collect(),
@@ -721,14 +725,11 @@ pub(crate) mod tests {
         }
     }
 
-    fn thumb(id: &str, up: bool, comment: Option<&str>, q: &str) -> Feedback {
+    fn thumb(id: &str, up: bool, comment: Option<&str>) -> Feedback {
         Feedback {
-            answer_id: Some(id.into()),
+            answer_id: id.into(),
             up,
             comment: comment.map(str::to_string),
-            question: Some(q.into()),
-            answer: Some("an answer".into()),
-            citations: vec!["/reset.html".into()],
             page: Some("https://help.example.edu/kb/a.html?token=secret#top".into()),
             visitor: Some("visitor-0001".into()),
         }
@@ -751,8 +752,8 @@ pub(crate) mod tests {
         w(Write::Event(&search("zzzz", &[])), NOW - 20);
         // Found, but from a page that barely matches: a weak match.
         w(Write::Event(&Event { top_score: Some(0.3), ..search("eduroam on linux", &["wifi"]) }), NOW - 15);
-        w(Write::Feedback(&thumb("a1", false, None, "How do I reset my password?")), NOW - 10);
-        w(Write::Feedback(&thumb("a1", false, Some("The link is broken"), "How do I reset my password?")), NOW - 5);
+        w(Write::Feedback(&thumb("a1", false, None)), NOW - 10);
+        w(Write::Feedback(&thumb("a1", false, Some("The link is broken"))), NOW - 5);
         // Older than the period: not counted.
         w(Write::Event(&search("old question", &["print"])), NOW - 40 * DAY);
 
@@ -770,6 +771,10 @@ pub(crate) mod tests {
         assert_eq!(r.feedback.len(), 1);
         assert_eq!(r.feedback[0].rating, "down");
         assert_eq!(r.feedback[0].comment.as_deref(), Some("The link is broken"));
+        // Shown beside the answer as the assistant gave it.
+        assert_eq!(r.feedback[0].question.as_deref(), Some("How do I reset my password?"));
+        assert_eq!(r.feedback[0].answer.as_deref(), Some("The answer to How do I reset my password?"));
+        assert_eq!(r.feedback[0].citations, ["/reset.html"]);
         // The gaps: the laptop question asked twice (two spellings, one question),
         // then the password answer rated down, then the search that found nothing.
         let labels: Vec<(&str, u64)> = r.gaps.iter().map(|g| (g.label.as_str(), g.count)).collect();
@@ -807,8 +812,8 @@ pub(crate) mod tests {
     fn what_is_stored_is_only_what_the_readme_says() {
         let db = lite();
         let mut rec = Recorder::default();
-        rec.write(&db, Write::Feedback(&thumb("a1", true, Some("  "), &"x".repeat(5000))), Settings::default(), NOW, 1)
-            .unwrap();
+        rec.write(&db, Write::Event(&chat(&"x".repeat(5000), "a1", false, &[])), Settings::default(), NOW, 1).unwrap();
+        rec.write(&db, Write::Feedback(&thumb("a1", true, Some("  "))), Settings::default(), NOW, 1).unwrap();
         let rows = db.execute("SELECT page, comment, length(question), visitor FROM kb_feedback", &[]).unwrap();
         // The page's path only, an empty comment as none, questions truncated.
         assert_eq!(rows[0][0], SqlValue::Text("/kb/a.html".into()));
@@ -818,8 +823,57 @@ pub(crate) mod tests {
         let mut e = search("q", &[]);
         e.visitor = Some("<script>".into());
         rec.write(&db, Write::Event(&e), Settings::default(), NOW, 1).unwrap();
-        let rows = db.execute("SELECT visitor FROM kb_events", &[]).unwrap();
+        let rows = db.execute("SELECT visitor FROM kb_events WHERE kind = 'search'", &[]).unwrap();
         assert_eq!(rows[0][0], SqlValue::Null);
+    }
+
+    #[test]
+    fn feedback_is_kept_only_for_an_answer_the_function_gave() {
+        let db = lite();
+        let mut rec = Recorder::default();
+        let on = Settings::default();
+        // Nothing recorded yet (not even the tables): unknown, and nothing written.
+        let e = rec.write(&db, Write::Feedback(&thumb("made-up", false, Some("spam"))), on, NOW, 1).unwrap_err();
+        assert_eq!(e, InsightsError::UnknownAnswer("made-up".into()));
+        rec.write(&db, Write::Event(&chat("Where is the library?", "a7", false, &["wifi"])), on, NOW, 1).unwrap();
+        let e = rec.write(&db, Write::Feedback(&thumb("a8", false, None)), on, NOW, 1).unwrap_err();
+        assert!(e.to_string().contains("a8"), "{e}");
+        let count = |t: &str| db.execute(&format!("SELECT COUNT(*) FROM {t}"), &[]).unwrap()[0][0].clone();
+        assert_eq!(count("kb_feedback"), SqlValue::Integer(0));
+        // The real id: kept, with the answer's own question, text and citations.
+        rec.write(&db, Write::Feedback(&thumb("a7", true, None)), on, NOW, 1).unwrap();
+        let rows = db.execute("SELECT question, answer, citations, rating FROM kb_feedback", &[]).unwrap();
+        assert_eq!(
+            rows[0],
+            [
+                SqlValue::Text("Where is the library?".into()),
+                SqlValue::Text("The answer to Where is the library?".into()),
+                SqlValue::Text(r#"["/wifi.html"]"#.into()),
+                SqlValue::Text("up".into()),
+            ]
+        );
+        // Past the retention period the answer goes, and feedback on it is refused.
+        let week = Settings { enabled: true, retention_days: 7 };
+        rec.write(&db, Write::Event(&search("later", &[])), week, NOW + 8 * DAY, record::PRUNE_EVERY).unwrap();
+        assert_eq!(count("kb_answers"), SqlValue::Integer(0));
+        assert!(rec.write(&db, Write::Feedback(&thumb("a7", false, None)), week, NOW + 8 * DAY, 1).is_err());
+    }
+
+    #[test]
+    fn a_version_1_database_gains_the_answers_table_on_the_next_write() {
+        use crate::insights::schema::{migrate, Migration, MIGRATIONS};
+        let db = lite();
+        const V1: &[Migration] = &[Migration { version: 1, statements: MIGRATIONS[0].statements }];
+        migrate(&db, V1, NOW).unwrap();
+        record::event(&db, &search("kept", &["wifi"]), NOW).unwrap();
+        let mut rec = Recorder::default();
+        rec.write(&db, Write::Event(&chat("q", "a1", false, &[])), Settings::default(), NOW, 1).unwrap();
+        assert_eq!(schema::version(&db).unwrap(), 2);
+        // One chat event, not two: the answer is written first, so the retry
+        // after the migration did not add a second event.
+        let n = db.execute("SELECT kind, COUNT(*) FROM kb_events GROUP BY kind ORDER BY kind", &[]).unwrap();
+        assert_eq!(n, [["chat".into(), SqlValue::Integer(1)], ["search".into(), SqlValue::Integer(1)]]);
+        rec.write(&db, Write::Feedback(&thumb("a1", true, None)), Settings::default(), NOW, 1).unwrap();
     }
 
     #[test]
@@ -860,19 +914,20 @@ pub(crate) mod tests {
         // An upgrade applies only what is new, and keeps the rows.
         const NEXT: &[Migration] = &[
             Migration { version: 1, statements: MIGRATIONS[0].statements },
-            Migration { version: 2, statements: &["CREATE TABLE IF NOT EXISTS kb_extra (x INTEGER)"] },
+            Migration { version: 2, statements: MIGRATIONS[1].statements },
+            Migration { version: 3, statements: &["CREATE TABLE IF NOT EXISTS kb_extra (x INTEGER)"] },
         ];
-        assert_eq!(migrate(&db, NEXT, NOW).unwrap(), 2);
-        assert_eq!(version(&db).unwrap(), 2);
+        assert_eq!(migrate(&db, NEXT, NOW).unwrap(), 3);
+        assert_eq!(version(&db).unwrap(), 3);
         assert_eq!(db.execute("SELECT COUNT(*) FROM kb_events", &[]).unwrap()[0][0], SqlValue::Integer(1));
-        // A version 2 this build (version 1) cannot write into: its write fails,
+        // A version 3 this build (version 2) cannot write into: its write fails,
         // the migration then finds the newer version, says so, and the recorder
         // writes nothing more.
         db.execute("DROP TABLE kb_events", &[]).unwrap();
-        db.execute("CREATE TABLE kb_events (id INTEGER PRIMARY KEY, v2 TEXT NOT NULL)", &[]).unwrap();
+        db.execute("CREATE TABLE kb_events (id INTEGER PRIMARY KEY, v3 TEXT NOT NULL)", &[]).unwrap();
         let mut rec = Recorder::default();
         let e = rec.write(&db, Write::Event(&search("q", &[])), Settings::default(), NOW, 1).unwrap_err();
-        assert!(matches!(e, InsightsError::NewerSchema { found: 2, known: 1 }), "{e}");
+        assert!(matches!(e, InsightsError::NewerSchema { found: 3, known: 2 }), "{e}");
         assert!(e.to_string().contains("newer site-builder"));
         assert!(rec.write(&db, Write::Event(&search("q", &[])), Settings::default(), NOW, 1).is_ok());
         assert_eq!(db.execute("SELECT COUNT(*) FROM kb_events", &[]).unwrap()[0][0], SqlValue::Integer(0));
@@ -884,8 +939,9 @@ pub(crate) mod tests {
         let mut rec = Recorder::default();
         rec.write(&db, Write::Event(&search("first", &[])), Settings::default(), NOW, 1).unwrap();
         assert_eq!(schema::version(&db).unwrap(), schema::latest());
+        rec.write(&db, Write::Event(&chat("q", "a", false, &[])), Settings::default(), NOW, 1).unwrap();
         db.execute("DROP TABLE kb_feedback", &[]).unwrap();
-        rec.write(&db, Write::Feedback(&thumb("a", true, None, "q")), Settings::default(), NOW, 1).unwrap();
+        rec.write(&db, Write::Feedback(&thumb("a", true, None)), Settings::default(), NOW, 1).unwrap();
         assert_eq!(db.execute("SELECT COUNT(*) FROM kb_feedback", &[]).unwrap()[0][0], SqlValue::Integer(1));
     }
 

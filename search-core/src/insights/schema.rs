@@ -9,12 +9,13 @@
 //! A database with a version this build does not know is left alone: the function
 //! stops recording into it, and the report says which build to use.
 //!
-//! Tables (version 1):
+//! Tables (version 2; version 1 had all but `kb_answers`):
 //!
 //! | table | one row per | columns |
 //! | --- | --- | --- |
 //! | `kb_events` | search or chat | `time` (Unix s), `kind` (`search`/`chat`), `mode` (the fusion mode, or `extractive`/`llm`), `question`, `answer_id` (chats: what feedback names), `visitor` (the widget's random id, if sent), `results`, `pages` and `cited` (JSON arrays of page ids: retrieved in rank order, cited), `abstained`, `degraded`, `latency_ms`, `top_score` (the best result's cosine with the question; NULL for `bm25`) |
-//! | `kb_feedback` | thumb or comment | `time`, `answer_id`, `rating` (`up`/`down`), `comment`, `question`, `answer`, `citations` (JSON array of URLs), `page` (path only), `visitor` |
+//! | `kb_answers` | answer the chat gave | `answer_id` (the `done` event's `id`, unguessable), `time`, `question`, `answer`, `citations` (JSON array of URLs): what feedback may name, and what it is shown beside |
+//! | `kb_feedback` | thumb or comment | `time`, `answer_id`, `rating` (`up`/`down`), `comment`, `question`, `answer`, `citations` (copied from the answer's `kb_answers` row, never from the client), `page` (path only), `visitor` |
 //! | `kb_question_vectors` | question and encoder | the question's MiniLM vector (384 f32, little-endian), computed by a report and kept for the retention period (`created`) |
 //!
 //! The writer does not check the version before each write: on Spin every request
@@ -33,10 +34,11 @@ pub struct Migration {
 }
 
 /// The schema, migration by migration.
-pub const MIGRATIONS: &[Migration] = &[Migration {
-    version: 1,
-    statements: &[
-        "CREATE TABLE IF NOT EXISTS kb_events (
+pub const MIGRATIONS: &[Migration] = &[
+    Migration {
+        version: 1,
+        statements: &[
+            "CREATE TABLE IF NOT EXISTS kb_events (
             id INTEGER PRIMARY KEY,
             time INTEGER NOT NULL,
             kind TEXT NOT NULL,
@@ -52,9 +54,9 @@ pub const MIGRATIONS: &[Migration] = &[Migration {
             latency_ms REAL NOT NULL,
             top_score REAL
         )",
-        "CREATE INDEX IF NOT EXISTS kb_events_time ON kb_events (time)",
-        "CREATE INDEX IF NOT EXISTS kb_events_answer ON kb_events (answer_id) WHERE answer_id IS NOT NULL",
-        "CREATE TABLE IF NOT EXISTS kb_feedback (
+            "CREATE INDEX IF NOT EXISTS kb_events_time ON kb_events (time)",
+            "CREATE INDEX IF NOT EXISTS kb_events_answer ON kb_events (answer_id) WHERE answer_id IS NOT NULL",
+            "CREATE TABLE IF NOT EXISTS kb_feedback (
             id INTEGER PRIMARY KEY,
             time INTEGER NOT NULL,
             answer_id TEXT,
@@ -66,17 +68,33 @@ pub const MIGRATIONS: &[Migration] = &[Migration {
             page TEXT,
             visitor TEXT
         )",
-        "CREATE INDEX IF NOT EXISTS kb_feedback_time ON kb_feedback (time)",
-        "CREATE TABLE IF NOT EXISTS kb_question_vectors (
+            "CREATE INDEX IF NOT EXISTS kb_feedback_time ON kb_feedback (time)",
+            "CREATE TABLE IF NOT EXISTS kb_question_vectors (
             question TEXT NOT NULL,
             encoder TEXT NOT NULL,
             vector BLOB NOT NULL,
             created INTEGER NOT NULL,
             PRIMARY KEY (question, encoder)
         )",
-        "CREATE INDEX IF NOT EXISTS kb_question_vectors_created ON kb_question_vectors (created)",
-    ],
-}];
+            "CREATE INDEX IF NOT EXISTS kb_question_vectors_created ON kb_question_vectors (created)",
+        ],
+    },
+    Migration {
+        version: 2,
+        statements: &[
+            // Feedback is taken only for an answer the function gave, and shows
+            // that answer as it was given (the client's copy could say anything).
+            "CREATE TABLE IF NOT EXISTS kb_answers (
+            answer_id TEXT PRIMARY KEY,
+            time INTEGER NOT NULL,
+            question TEXT NOT NULL,
+            answer TEXT NOT NULL,
+            citations TEXT NOT NULL
+        )",
+            "CREATE INDEX IF NOT EXISTS kb_answers_time ON kb_answers (time)",
+        ],
+    },
+];
 
 /// The version this build writes and reads.
 pub fn latest() -> i64 {
