@@ -182,8 +182,11 @@ impl Databases {
         conn.pragma_update(None, "foreign_keys", "ON")?;
         if let Some(max) = max_bytes {
             let page: i64 = conn.pragma_query_value(None, "page_size", |r| r.get(0))?;
-            let pages = (max / page.max(1) as u64).max(1);
-            conn.pragma_update(None, "max_page_count", i64::try_from(pages).unwrap_or(i64::MAX))?;
+            let cap = split_cap(max, page.max(512) as u64);
+            let int = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
+            conn.pragma_update(None, "max_page_count", int(cap.pages))?;
+            conn.pragma_update(None, "wal_autocheckpoint", int(cap.checkpoint_frames))?;
+            conn.pragma_update(None, "journal_size_limit", int(cap.log_bytes))?;
         }
         Ok(())
     }
@@ -202,6 +205,39 @@ impl Databases {
             return Err(Error::Io(format!("{} is not open", self.path.display())));
         };
         run(conn, statement, parameters, seen)
+    }
+}
+
+/// A size cap shared between the database and its write-ahead log.
+#[derive(Debug, PartialEq, Eq)]
+struct Cap {
+    /// The database's pages (`max_page_count`).
+    pages: u64,
+    /// Log frames after which a write checkpoints (`wal_autocheckpoint`).
+    checkpoint_frames: u64,
+    /// What the log is cut back to after a checkpoint (`journal_size_limit`).
+    log_bytes: u64,
+}
+
+/// Frames one write may add to the log past its checkpoint point (a table leaf,
+/// index leaves, and the pages a split touches: five were seen); the log keeps
+/// room for them. A log share smaller than this (a cap under about 150 KiB) may
+/// be passed by one write's pages.
+const WRITE_FRAMES: u64 = 8;
+
+/// How a cap of `max` bytes is shared between the database and its write-ahead
+/// log, which is on disk too and would otherwise grow to SQLite's checkpoint
+/// point (1,000 pages) past any cap: a quarter of the cap, at most 4 MiB, goes to
+/// the log (a frame is a page and a 24-byte header; the log checkpoints early
+/// enough that the write which crosses the point still fits, and is cut back to
+/// its share), the rest to the database's pages of `page` bytes.
+fn split_cap(max: u64, page: u64) -> Cap {
+    let log_bytes = (max / 4).clamp(page, 4 << 20);
+    let frames = log_bytes.saturating_sub(32) / (page + 24);
+    Cap {
+        pages: (max.saturating_sub(log_bytes) / page).max(1),
+        checkpoint_frames: frames.saturating_sub(WRITE_FRAMES).max(1),
+        log_bytes,
     }
 }
 
@@ -628,6 +664,40 @@ mod tests {
         // Full is not broken: reads and deletes go on.
         a.execute(&conn, "SELECT count(*) FROM big", vec![]).await.unwrap();
         a.execute(&conn, "DELETE FROM big", vec![]).await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn the_cap_holds_for_the_file_and_its_log_together() {
+        let dir = tempfile::tempdir().unwrap();
+        let cap = 256 * 1024;
+        let mut a = Instance::new(&Databases::new(dir.path(), Some(cap)), &["default"]);
+        let conn = a.open("default").await.unwrap();
+        a.execute(&conn, "CREATE TABLE t (id INTEGER PRIMARY KEY, b BLOB)", vec![]).await.unwrap();
+        a.execute(&conn, "CREATE INDEX t_b ON t (b)", vec![]).await.unwrap();
+        let on_disk = || {
+            ["sqlite_db.db", "sqlite_db.db-wal"]
+                .iter()
+                .filter_map(|f| std::fs::metadata(dir.path().join(f)).ok())
+                .map(|m| m.len())
+                .sum::<u64>()
+        };
+        let (mut written, mut largest) = (0, 0);
+        for i in 0..400u32 {
+            // Small rows, one statement each: the log gains pages with every write.
+            let row = i.to_le_bytes().repeat(225);
+            match a.execute(&conn, "INSERT INTO t (b) VALUES (?)", vec![Value::Blob(row)]).await {
+                Ok(_) => written += 1,
+                Err(Error::DatabaseFull) => break,
+                Err(e) => panic!("{e:?}"),
+            }
+            largest = largest.max(on_disk());
+        }
+        assert!(written > 50, "{written} rows");
+        assert!(largest <= cap, "{largest} bytes on disk for a cap of {cap}");
+        let c = split_cap(256 << 20, 4096);
+        assert_eq!((c.pages, c.log_bytes, c.checkpoint_frames), (63 * 1024, 4 << 20, 1010));
+        assert_eq!(split_cap(1 << 20, 4096), Cap { pages: 192, checkpoint_frames: 55, log_bytes: 256 << 10 });
+        assert_eq!(split_cap(1024, 4096), Cap { pages: 1, checkpoint_frames: 1, log_bytes: 4096 });
     }
 
     #[tokio::test]

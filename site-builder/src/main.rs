@@ -239,8 +239,9 @@ struct ServeArgs {
     /// Do not log each request on stderr.
     #[arg(long)]
     quiet: bool,
-    /// Most megabytes (MiB) the insights database (DIR/sqlite_db.db) may grow
-    /// to, as a platform's quota caps it: past it, nothing more is recorded
+    /// Most megabytes (MiB) the insights database (DIR/sqlite_db.db, with its
+    /// write-ahead log) may take on disk, as a platform's quota caps it: past
+    /// it, nothing more is recorded
     /// until retention frees room (searches and chats are answered as usual).
     /// 0: no cap.
     #[arg(long, default_value_t = 256, value_name = "MB")]
