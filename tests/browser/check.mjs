@@ -137,8 +137,8 @@ async function search() {
 }
 
 // ---------------------------------------------------------------------- widget
-async function openWidget(page) {
-  await page.goto(FOREIGN);
+async function openWidget(page, suffix = '') {
+  await page.goto(FOREIGN + suffix);
   const launcher = page.locator('#kb-widget-host button.kb-launcher');
   await launcher.waitFor({ timeout: 10000 });
   await launcher.click();
@@ -158,7 +158,9 @@ async function widget() {
   for (const scheme of ['light', 'dark']) {
     const b = await browser({ colorScheme: scheme });
     const page = b.context.pages()[0] || (await b.context.newPage());
-    await openWidget(page);
+    // The light run's page carries a secret in its query and fragment, as a
+    // sign-in redirect leaves it: it must not leave the page with the feedback.
+    await openWidget(page, scheme === 'light' ? '?token=s3cret#access_token=t0ken' : '');
     // Record the lengths the streaming answer goes through.
     await page.evaluate(() => {
       window.__lengths = new Set();
@@ -196,6 +198,9 @@ async function widget() {
       assert.equal(thumb.visitor, visitor);
       // The question and answer are the server's record, not the widget's to say.
       assert.deepEqual(Object.keys(thumb).sort(), ['id', 'page', 'rating', 'visitor'], JSON.stringify(thumb));
+      const foreign = new URL(FOREIGN);
+      assert.equal(thumb.page, foreign.origin + foreign.pathname, 'the page is sent as origin and path only');
+      assert.ok(!/s3cret|t0ken/.test(JSON.stringify(thumb)), `no secret from the page's URL: ${JSON.stringify(thumb)}`);
       assert.equal((await fb).status(), 202, 'the thumb is kept beside the answer the server recorded');
       await no.locator('textarea.kb-comment').fill('I expected a list of restaurants');
       const commented = page.waitForResponse((r) => r.url().endsWith('/api/feedback'));
