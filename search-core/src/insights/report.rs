@@ -249,17 +249,16 @@ fn pages_of(svc: &Service) -> Option<BTreeMap<String, PageRef>> {
     Some(pages)
 }
 
-/// Computes the report.
-pub fn compute(db: &dyn Db, svc: &Service, opts: &Options) -> Result<Report, InsightsError> {
-    schema::migrate(db, schema::MIGRATIONS, opts.now)?;
-    let since = SqlValue::Integer(opts.since as i64);
-    let s = std::slice::from_ref(&since);
-    let pages = pages_of(svc);
-    let page_ref = |id: &str| match pages.as_ref().and_then(|p| p.get(id)) {
-        Some(p) => p.clone(),
-        None => PageRef { page_id: id.to_string(), title: id.to_string(), url: String::new() },
-    };
+/// The period a report covers: its first second, how wide a bucket of the series
+/// is and its name, and the oldest second recorded (if anything is).
+struct Span {
+    start: u64,
+    width: u64,
+    bucket: &'static str,
+    oldest: Option<i64>,
+}
 
+fn span(db: &dyn Db, opts: &Options) -> Result<Span, InsightsError> {
     let oldest = db
         .execute("SELECT MIN(time) FROM (SELECT MIN(time) AS time FROM kb_events UNION ALL SELECT MIN(time) FROM kb_feedback)", &[])?
         .first()
@@ -267,27 +266,31 @@ pub fn compute(db: &dyn Db, svc: &Service, opts: &Options) -> Result<Report, Ins
     // The period starts at `since`, or at the oldest event for `all`.
     let start = if opts.since == 0 { oldest.unwrap_or(opts.now as i64).max(0) as u64 } else { opts.since };
     let span = opts.now.saturating_sub(start);
-    let (width, bucket_name) = if span <= 2 * super::DAY {
+    let (width, bucket) = if span <= 2 * super::DAY {
         (3600, "hour")
     } else if span <= 92 * super::DAY {
         (super::DAY, "day")
     } else {
         (7 * super::DAY, "week")
     };
+    Ok(Span { start, width, bucket, oldest })
+}
 
-    // Questions over time, and the totals.
+/// Questions over time, and the totals they add up to (feedback's are added by
+/// [`feedback`]).
+fn series(db: &dyn Db, since: &SqlValue, span: &Span, now: u64) -> Result<(Totals, Vec<Bucket>), InsightsError> {
     let mut totals = Totals::default();
-    let first = start / width;
-    let last = opts.now / width;
+    let first = span.start / span.width;
+    let last = now / span.width;
     let mut series: Vec<Bucket> =
-        (first..=last.max(first)).map(|b| Bucket { start: rfc3339(b * width), ..Bucket::default() }).collect();
+        (first..=last.max(first)).map(|b| Bucket { start: rfc3339(b * span.width), ..Bucket::default() }).collect();
     let weak = weak_sql();
     let rows = db.execute(
         &format!(
             "SELECT time / ?, kind, COUNT(*), SUM(abstained), SUM(degraded), SUM(results = 0), SUM({weak})
              FROM kb_events WHERE time >= ? GROUP BY 1, 2"
         ),
-        &[SqlValue::Integer(width as i64), since.clone()],
+        &[SqlValue::Integer(span.width as i64), since.clone()],
     )?;
     for r in &rows {
         let b = int(r, 0)?.max(0) as u64;
@@ -315,11 +318,20 @@ pub fn compute(db: &dyn Db, svc: &Service, opts: &Options) -> Result<Report, Ins
         }
     }
     totals.visitors = db
-        .execute("SELECT COUNT(DISTINCT visitor) FROM kb_events WHERE time >= ? AND visitor IS NOT NULL", s)?
+        .execute(
+            "SELECT COUNT(DISTINCT visitor) FROM kb_events WHERE time >= ? AND visitor IS NOT NULL",
+            std::slice::from_ref(since),
+        )?
         .first()
         .map(|r| count(r, 0))
         .transpose()?
         .unwrap_or(0);
+    latencies(db, since, &mut totals)?;
+    Ok((totals, series))
+}
+
+/// The p50 and p95 latencies of searches and chats, each one indexed query.
+fn latencies(db: &dyn Db, since: &SqlValue, totals: &mut Totals) -> Result<(), InsightsError> {
     for (kind, n, p50, p95) in [
         ("search", totals.searches, &mut totals.search_latency_p50_ms, &mut totals.search_latency_p95_ms),
         ("chat", totals.chats, &mut totals.chat_latency_p50_ms, &mut totals.chat_latency_p95_ms),
@@ -338,9 +350,25 @@ pub fn compute(db: &dyn Db, svc: &Service, opts: &Options) -> Result<Report, Ins
                 .and_then(|r| r.first().and_then(SqlValue::real));
         }
     }
+    Ok(())
+}
 
-    // Feedback, one entry per answer: the rows newest first, so the first row of
-    // an answer has its last thumb.
+/// An answer rated down: its question normalised (the gap key), as shown, and
+/// the answer's id.
+struct RatedDown {
+    key: String,
+    question: String,
+    answer_id: Option<String>,
+}
+
+/// Feedback, one entry per answer (its last thumb, its comment), newest first;
+/// the answers rated down; and the feedback totals added to `totals`.
+fn feedback(
+    db: &dyn Db,
+    since: &SqlValue,
+    totals: &mut Totals,
+) -> Result<(Vec<FeedbackItem>, Vec<RatedDown>), InsightsError> {
+    // The rows newest first, so the first row of an answer has its last thumb.
     let rows = db.execute(
         "SELECT time, answer_id, rating, comment, question, answer, citations, lower(trim(question))
          FROM kb_feedback WHERE time >= ? ORDER BY time DESC, id DESC LIMIT ?",
@@ -348,8 +376,7 @@ pub fn compute(db: &dyn Db, svc: &Service, opts: &Options) -> Result<Report, Ins
     )?;
     let mut feedback: Vec<FeedbackItem> = Vec::new();
     let mut by_answer: HashMap<String, usize> = HashMap::new();
-    // Normalised question → times rated down (by answer), with its display text.
-    let mut down: Vec<(String, String, Option<String>)> = Vec::new();
+    let mut down = Vec::new();
     for r in &rows {
         let answer_id = opt_text(r, 1);
         let comment = opt_text(r, 3);
@@ -373,7 +400,7 @@ pub fn compute(db: &dyn Db, svc: &Service, opts: &Options) -> Result<Report, Ins
         };
         if item.rating == "down" {
             if let (Some(q), Some(key)) = (&item.question, opt_text(r, 7)) {
-                down.push((key, q.clone(), answer_id.clone()));
+                down.push(RatedDown { key, question: q.clone(), answer_id: answer_id.clone() });
             }
         }
         if let Some(id) = answer_id {
@@ -388,19 +415,34 @@ pub fn compute(db: &dyn Db, svc: &Service, opts: &Options) -> Result<Report, Ins
     totals.abstention_rate = ratio(totals.abstained, totals.chats);
     totals.degraded_rate = ratio(totals.degraded, totals.chats);
     totals.thumbs_down_rate = ratio(totals.thumbs_down, totals.thumbs_up + totals.thumbs_down);
+    Ok((feedback, down))
+}
 
-    // The gap questions: unanswered searches and chats, and answers rated down.
-    #[derive(Default)]
-    struct Q {
-        text: String,
-        count: u64,
-        last: i64,
-        abstained: u64,
-        no_results: u64,
-        weak: u64,
-        thumbs_down: u64,
-        pages: HashMap<String, u64>,
-    }
+/// One gap question: how often it was asked and left unanswered, and the pages
+/// that came closest.
+#[derive(Default)]
+struct Q {
+    text: String,
+    count: u64,
+    last: i64,
+    abstained: u64,
+    no_results: u64,
+    weak: u64,
+    thumbs_down: u64,
+    pages: HashMap<String, u64>,
+}
+
+/// The gap questions, by their normalised text: searches and chats left
+/// unanswered, with the pages retrieved for them (the first three of each
+/// event), then the answers rated down with the pages they drew on. Also how
+/// many distinct questions were unanswered in all (past the cap too).
+fn gap_questions(
+    db: &dyn Db,
+    since: &SqlValue,
+    down: Vec<RatedDown>,
+) -> Result<(BTreeMap<String, Q>, usize), InsightsError> {
+    let s = std::slice::from_ref(since);
+    let weak = weak_sql();
     let mut qs: BTreeMap<String, Q> = BTreeMap::new();
     let unanswered = format!("time >= ? AND (abstained = 1 OR (kind = 'search' AND results = 0) OR {weak})");
     let rows = db.execute(
@@ -432,7 +474,6 @@ pub fn compute(db: &dyn Db, svc: &Service, opts: &Options) -> Result<Report, Ins
             },
         );
     }
-    // Their evidence: the pages retrieved for them (first three of each event).
     let rows = db.execute(
         &format!(
             "SELECT lower(trim(question)), pages FROM kb_events WHERE {unanswered} ORDER BY time DESC LIMIT 20000"
@@ -446,13 +487,23 @@ pub fn compute(db: &dyn Db, svc: &Service, opts: &Options) -> Result<Report, Ins
             }
         }
     }
-    // Answers rated down: their question, and the pages they cited.
-    let mut down_extra = 0;
+    let down_extra = rated_down(db, since, down, &mut qs)?;
+    Ok((qs, gap_distinct + down_extra))
+}
+
+/// Adds the answers rated down to the gap questions, with the pages they cited
+/// and retrieved; returns how many questions that added.
+fn rated_down(
+    db: &dyn Db,
+    since: &SqlValue,
+    down: Vec<RatedDown>,
+    qs: &mut BTreeMap<String, Q>,
+) -> Result<usize, InsightsError> {
     let cited_by_answer: HashMap<String, (Vec<String>, i64)> = db
         .execute(
             "SELECT answer_id, cited, pages, time FROM kb_events WHERE answer_id IN
                (SELECT answer_id FROM kb_feedback WHERE time >= ? AND rating = 'down' AND answer_id IS NOT NULL)",
-            s,
+            std::slice::from_ref(since),
         )?
         .iter()
         .filter_map(|r| {
@@ -461,13 +512,14 @@ pub fn compute(db: &dyn Db, svc: &Service, opts: &Options) -> Result<Report, Ins
             Some((opt_text(r, 0)?, (pages, int(r, 3).ok()?)))
         })
         .collect();
-    for (key, question, answer_id) in down {
+    let mut added = 0;
+    for RatedDown { key, question, answer_id } in down {
         let (pages, at) = answer_id.as_ref().and_then(|id| cited_by_answer.get(id)).cloned().unwrap_or_default();
         if !qs.contains_key(&key) {
             if qs.len() >= MAX_GAP_QUESTIONS {
                 continue;
             }
-            down_extra += 1;
+            added += 1;
         }
         let q = qs.entry(key).or_insert_with(|| Q { text: question, ..Q::default() });
         q.count += 1;
@@ -477,67 +529,73 @@ pub fn compute(db: &dyn Db, svc: &Service, opts: &Options) -> Result<Report, Ins
             *q.pages.entry(p).or_default() += 1;
         }
     }
-    let keys: Vec<String> = qs.keys().cloned().collect();
-    let vectors = question_vectors(db, svc, &keys, opts.now);
-    let weights: Vec<f64> = keys.iter().map(|k| qs[k].count as f64).collect();
-    let groups = cluster::groups(&vectors, &weights, opts.threshold);
-    let gaps: Vec<Gap> = groups
-        .iter()
-        .take(MAX_GAPS)
-        .map(|members| {
-            let ms: Vec<&Q> = members.iter().map(|&i| &qs[&keys[i]]).collect();
-            let mut pages: HashMap<&str, u64> = HashMap::new();
-            for q in &ms {
-                for (p, n) in &q.pages {
-                    *pages.entry(p).or_default() += n;
-                }
-            }
-            let mut closest: Vec<(&str, u64)> = pages.into_iter().collect();
-            closest.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
-            Gap {
-                label: ms[0].text.clone(),
-                count: ms.iter().map(|q| q.count).sum(),
-                questions: ms.len(),
-                abstained: ms.iter().map(|q| q.abstained).sum(),
-                no_results: ms.iter().map(|q| q.no_results).sum(),
-                weak: ms.iter().map(|q| q.weak).sum(),
-                thumbs_down: ms.iter().map(|q| q.thumbs_down).sum(),
-                examples: ms
-                    .iter()
-                    .take(MAX_EXAMPLES)
-                    .map(|q| Asked {
-                        question: q.text.clone(),
-                        count: q.count,
-                        last: rfc3339(q.last.max(0) as u64),
-                        unanswered: q.abstained + q.no_results + q.weak + q.thumbs_down,
-                    })
-                    .collect(),
-                closest_pages: closest
-                    .into_iter()
-                    .take(3)
-                    .map(|(p, n)| PageStat { page: page_ref(p), citations: n, retrievals: n })
-                    .collect(),
-            }
-        })
-        .collect();
+    Ok(added)
+}
 
-    let top_questions = db
-        .execute(
-            &format!(
-                "SELECT trim(question), COUNT(*), MAX(time), SUM(abstained = 1 OR (kind = 'search' AND results = 0) OR {weak})
-                 FROM kb_events WHERE time >= ? GROUP BY lower(trim(question)) ORDER BY 2 DESC, 3 DESC LIMIT 10"
-            ),
-            s,
-        )?
-        .iter()
-        .map(|r| Ok(Asked { question: text(r, 0)?, count: count(r, 1)?, last: time(r, 2)?, unanswered: count(r, 3)? }))
-        .collect::<Result<Vec<_>, InsightsError>>()?;
+/// One group of gap questions (`members` index `keys`) as the report shows it.
+fn gap(members: &[usize], keys: &[String], qs: &BTreeMap<String, Q>, page_ref: &dyn Fn(&str) -> PageRef) -> Gap {
+    let ms: Vec<&Q> = members.iter().map(|&i| &qs[&keys[i]]).collect();
+    let mut pages: HashMap<&str, u64> = HashMap::new();
+    for q in &ms {
+        for (p, n) in &q.pages {
+            *pages.entry(p).or_default() += n;
+        }
+    }
+    let mut closest: Vec<(&str, u64)> = pages.into_iter().collect();
+    closest.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    Gap {
+        label: ms[0].text.clone(),
+        count: ms.iter().map(|q| q.count).sum(),
+        questions: ms.len(),
+        abstained: ms.iter().map(|q| q.abstained).sum(),
+        no_results: ms.iter().map(|q| q.no_results).sum(),
+        weak: ms.iter().map(|q| q.weak).sum(),
+        thumbs_down: ms.iter().map(|q| q.thumbs_down).sum(),
+        examples: ms
+            .iter()
+            .take(MAX_EXAMPLES)
+            .map(|q| Asked {
+                question: q.text.clone(),
+                count: q.count,
+                last: rfc3339(q.last.max(0) as u64),
+                unanswered: q.abstained + q.no_results + q.weak + q.thumbs_down,
+            })
+            .collect(),
+        closest_pages: closest
+            .into_iter()
+            .take(3)
+            .map(|(p, n)| PageStat { page: page_ref(p), citations: n, retrievals: n })
+            .collect(),
+    }
+}
 
-    // Pages: citations, retrievals, and the pages nothing retrieved.
+/// The ten questions asked most, with how often each went unanswered.
+fn top_questions(db: &dyn Db, since: &SqlValue) -> Result<Vec<Asked>, InsightsError> {
+    let weak = weak_sql();
+    db.execute(
+        &format!(
+            "SELECT trim(question), COUNT(*), MAX(time), SUM(abstained = 1 OR (kind = 'search' AND results = 0) OR {weak})
+             FROM kb_events WHERE time >= ? GROUP BY lower(trim(question)) ORDER BY 2 DESC, 3 DESC LIMIT 10"
+        ),
+        std::slice::from_ref(since),
+    )?
+    .iter()
+    .map(|r| Ok(Asked { question: text(r, 0)?, count: count(r, 1)?, last: time(r, 2)?, unanswered: count(r, 3)? }))
+    .collect()
+}
+
+/// Pages: the fifteen most cited (then retrieved), and, when the corpus is
+/// bundled, the pages nothing retrieved in the period.
+fn page_stats(
+    db: &dyn Db,
+    since: &SqlValue,
+    pages: Option<&BTreeMap<String, PageRef>>,
+    page_ref: &dyn Fn(&str) -> PageRef,
+) -> Result<(Vec<PageStat>, Option<Vec<PageRef>>), InsightsError> {
     let per_page = |column: &str| -> Result<HashMap<String, u64>, InsightsError> {
         db.execute(
             &format!("SELECT j.value, COUNT(*) FROM kb_events, json_each(kb_events.{column}) AS j WHERE kb_events.time >= ? GROUP BY j.value"),
-            s,
+            std::slice::from_ref(since),
         )?
         .iter()
         .map(|r| Ok((text(r, 0)?, count(r, 1)?)))
@@ -560,27 +618,52 @@ pub fn compute(db: &dyn Db, svc: &Service, opts: &Options) -> Result<Report, Ins
         (b.citations, b.retrievals).cmp(&(a.citations, a.retrievals)).then(a.page.page_id.cmp(&b.page.page_id))
     });
     cited.truncate(15);
-    let never_retrieved = pages.as_ref().map(|all| {
+    let never_retrieved = pages.map(|all| {
         let mut v: Vec<PageRef> = all.values().filter(|p| !retrievals.contains_key(&p.page_id)).cloned().collect();
         v.sort_by(|a, b| a.title.to_lowercase().cmp(&b.title.to_lowercase()).then(a.page_id.cmp(&b.page_id)));
         v
     });
+    Ok((cited, never_retrieved))
+}
 
+/// Computes the report: the period, questions over time, feedback, the gaps
+/// (unanswered questions grouped by meaning), the top questions and the pages.
+pub fn compute(db: &dyn Db, svc: &Service, opts: &Options) -> Result<Report, InsightsError> {
+    schema::migrate(db, schema::MIGRATIONS, opts.now)?;
+    let since = SqlValue::Integer(opts.since as i64);
+    let pages = pages_of(svc);
+    let page_ref = |id: &str| match pages.as_ref().and_then(|p| p.get(id)) {
+        Some(p) => p.clone(),
+        None => PageRef { page_id: id.to_string(), title: id.to_string(), url: String::new() },
+    };
+    let span = span(db, opts)?;
+    let (mut totals, series) = series(db, &since, &span, opts.now)?;
+    let (feedback, down) = feedback(db, &since, &mut totals)?;
+    let (qs, gap_questions) = gap_questions(db, &since, down)?;
+    let keys: Vec<String> = qs.keys().cloned().collect();
+    let vectors = question_vectors(db, svc, &keys, opts.now);
+    let weights: Vec<f64> = keys.iter().map(|k| qs[k].count as f64).collect();
+    let gaps = cluster::groups(&vectors, &weights, opts.threshold)
+        .iter()
+        .take(MAX_GAPS)
+        .map(|members| gap(members, &keys, &qs, &page_ref))
+        .collect();
+    let (cited_pages, never_retrieved) = page_stats(db, &since, pages.as_ref(), &page_ref)?;
     Ok(Report {
         generated: rfc3339(opts.now),
-        period: Period { since: rfc3339(start), until: rfc3339(opts.now), bucket: bucket_name.into() },
+        period: Period { since: rfc3339(span.start), until: rfc3339(opts.now), bucket: span.bucket.into() },
         recording: Recording {
             enabled: opts.settings.enabled,
             retention_days: opts.settings.retention_days,
-            oldest: oldest.map(|t| rfc3339(t.max(0) as u64)),
+            oldest: span.oldest.map(|t| rfc3339(t.max(0) as u64)),
         },
         totals,
         series,
         gaps,
-        gap_questions: gap_distinct + down_extra,
+        gap_questions,
         gap_questions_clustered: keys.len(),
-        top_questions,
-        cited_pages: cited,
+        top_questions: top_questions(db, &since)?,
+        cited_pages,
         pages_total: pages.as_ref().map(BTreeMap::len),
         never_retrieved,
         feedback: feedback.into_iter().take(200).collect(),
