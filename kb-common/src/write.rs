@@ -25,25 +25,42 @@ impl WriteError {
     }
 }
 
-/// Writes `bytes` to `path` atomically (temporary file, fsync, rename), creating
-/// the parent folders. On failure the temporary file is removed and the old
-/// content of `path`, if any, is untouched.
+/// Writes `bytes` to `path` atomically (temporary file, fsync, rename, then the
+/// folder synced so that the rename itself survives a crash), creating the
+/// parent folders. On failure the temporary file is removed and the old content
+/// of `path`, if any, is untouched.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
-    if let Some(dir) = path.parent() {
-        fs::create_dir_all(dir).map_err(WriteError::on(dir))?;
-    }
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    fs::create_dir_all(dir).map_err(WriteError::on(dir))?;
     let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let tmp = path.with_file_name(format!(".{file_name}.{}.tmp", std::process::id()));
-    let result = (|| {
-        let mut f = fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
-    }
-    result.map_err(WriteError::on(path))
+    // A random name of its own: two writers of one path (threads of one process
+    // included) never share a temporary file. Dropped, it is removed.
+    let prefix = format!(".{file_name}.");
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(&prefix).suffix(".tmp");
+    // The mode a plain `File::create` gives (0666 less the umask), not a
+    // temporary file's 0600: a site is often served by another user.
+    #[cfg(unix)]
+    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+    let mut tmp = builder.tempfile_in(dir).map_err(WriteError::on(path))?;
+    tmp.write_all(bytes).and_then(|()| tmp.as_file().sync_all()).map_err(WriteError::on(path))?;
+    tmp.persist(path).map_err(|e| WriteError { path: path.to_path_buf(), source: e.error })?;
+    sync_dir(dir).map_err(WriteError::on(dir))
+}
+
+/// Makes the folder's entries durable (a rename is a change of the folder).
+#[cfg(unix)]
+fn sync_dir(dir: &Path) -> std::io::Result<()> {
+    fs::File::open(dir)?.sync_all()
+}
+
+/// Elsewhere a folder cannot be opened to sync it; the rename is what it is.
+#[cfg(not(unix))]
+fn sync_dir(_: &Path) -> std::io::Result<()> {
+    Ok(())
 }
 
 #[cfg(test)]
@@ -58,6 +75,41 @@ mod tests {
         write_atomic(&p, b"{\"a\":1}").unwrap();
         assert_eq!(fs::read_to_string(&p).unwrap(), "{\"a\":1}");
         assert_eq!(fs::read_dir(tmp.path().join("x")).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn writers_of_one_path_at_once_never_mix_or_leave_temporaries() {
+        let tmp = tempfile::tempdir().unwrap();
+        let p = tmp.path().join("state.json");
+        let contents: Vec<Vec<u8>> = (0..8u8).map(|i| vec![b'a' + i; 64 * 1024]).collect();
+        std::thread::scope(|s| {
+            for c in &contents {
+                let p = &p;
+                s.spawn(move || {
+                    for _ in 0..20 {
+                        write_atomic(p, c).unwrap();
+                    }
+                });
+            }
+        });
+        // Whole, and one writer's: a shared temporary file (the pid-named one
+        // this replaced) could interleave two writers' bytes or lose a rename.
+        let got = fs::read(&p).unwrap();
+        assert!(contents.contains(&got), "{} bytes of mixed content", got.len());
+        assert_eq!(fs::read_dir(tmp.path()).unwrap().count(), 1, "no temporary file left behind");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_file_gets_the_mode_a_plain_create_gives() {
+        use std::os::unix::fs::PermissionsExt;
+        let tmp = tempfile::tempdir().unwrap();
+        let plain = tmp.path().join("plain.html");
+        fs::File::create(&plain).unwrap();
+        let atomic = tmp.path().join("atomic.html");
+        write_atomic(&atomic, b"<p>").unwrap();
+        let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&atomic), mode(&plain));
     }
 
     #[test]
