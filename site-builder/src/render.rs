@@ -230,7 +230,7 @@ pub fn render(
         .first()
         .filter(|h| h.level == 1 && normalise_title(&h.text) == normalise_title(title))
         .map(|h| h.range.start);
-    let mut out = Rendered {
+    let out = Rendered {
         title_id: skip_title.and(headings.first().map(|h| h.id.clone())),
         toc: headings
             .iter()
@@ -239,148 +239,213 @@ pub fn render(
             .collect(),
         ..Rendered::default()
     };
-
-    let mut events = Vec::new();
-    let mut heading_index = 0;
-    let mut skipping = false;
-    let mut missing_image_depth = 0;
-    // For each open link: whether it was replaced by a `<span>` (broken or blocked).
-    let mut broken_depth: Vec<bool> = Vec::new();
-    // The lines of the HTML block being read, with their file lines: a tag may span
-    // lines, so the block is rewritten as a whole.
-    let mut html_block: Option<Vec<(usize, CowStr)>> = None;
-    let line_of = |offset: usize| body_line + md.source_line(offset);
+    let mut walk = Walk {
+        page: Page { md, source, url, body_line, ctx },
+        headings: &headings,
+        skip_title,
+        out,
+        events: Vec::new(),
+        heading_index: 0,
+        skipping: false,
+        missing_image_depth: 0,
+        broken_depth: Vec::new(),
+        html_block: None,
+    };
     for (event, range) in Parser::new_ext(&md.text, slug::markdown_options()).into_offset_iter() {
-        match event {
-            Event::Start(Tag::Heading { level, classes, attrs, .. }) => {
-                let h: Option<&Heading> = headings.get(heading_index);
-                heading_index += 1;
-                if skip_title == Some(range.start) {
-                    skipping = true;
-                    continue;
-                }
-                let id = h.map(|h| CowStr::from(h.id.clone()));
-                events.push(Event::Start(Tag::Heading { level, id, classes, attrs }));
-            }
-            Event::End(TagEnd::Heading(level)) => {
-                if skipping {
-                    skipping = false;
-                    continue;
-                }
-                if let Some(h) = headings.get(heading_index.saturating_sub(1)) {
-                    events.push(Event::Html(
-                        format!(
-                            " <a class=\"headerlink\" href=\"#{}\" aria-label=\"Link to this section\">#</a>",
-                            h.id
-                        )
-                        .into(),
-                    ));
-                }
-                events.push(Event::End(TagEnd::Heading(level)));
-            }
-            _ if skipping => {}
-            Event::Start(Tag::Link { link_type, dest_url, title, id }) => {
-                let line = line_of(range.start);
-                if blocked(&dest_url, line, &mut out) {
-                    broken_depth.push(true);
-                    events.push(Event::Html(
-                        "<span class=\"blocked-link\" title=\"This link was removed: its address could run code\">"
-                            .into(),
-                    ));
-                    continue;
-                }
-                match rewrite(&dest_url, link_type, source, url, line, ctx, &mut out) {
-                    Some(dest) if dest.is_empty() => {
-                        // A link to a page that does not exist: keep the words, not the dead link.
-                        broken_depth.push(true);
-                        events.push(Event::Html("<span class=\"broken-link\" title=\"The linked page or file is not in the knowledge base\">".into()));
-                    }
-                    dest => {
-                        broken_depth.push(false);
-                        events.push(Event::Start(Tag::Link {
-                            link_type,
-                            dest_url: dest.unwrap_or(dest_url),
-                            title,
-                            id,
-                        }));
-                    }
-                }
-            }
-            Event::End(TagEnd::Link) => {
-                if broken_depth.pop() == Some(true) {
-                    events.push(Event::Html("</span>".into()));
-                } else {
-                    events.push(Event::End(TagEnd::Link));
-                }
-            }
-            Event::Start(Tag::Image { link_type, dest_url, title, id }) => {
-                let line = line_of(range.start);
-                if blocked(&dest_url, line, &mut out) {
-                    missing_image_depth += 1;
-                    events.push(Event::Html("<span class=\"missing-image\">".into()));
-                    continue;
-                }
-                match rewrite(&dest_url, link_type, source, url, line, ctx, &mut out) {
-                    Some(dest) if dest.is_empty() => {
-                        // The image is missing: show its alt text instead of a broken icon.
-                        missing_image_depth += 1;
-                        events.push(Event::Html("<span class=\"missing-image\">".into()));
-                    }
-                    dest => events.push(Event::Start(Tag::Image {
-                        link_type,
-                        dest_url: dest.unwrap_or(dest_url),
-                        title,
-                        id,
-                    })),
-                }
-            }
-            Event::Start(Tag::HtmlBlock) => {
-                html_block = Some(Vec::new());
-                events.push(Event::Start(Tag::HtmlBlock));
-            }
-            Event::Html(html) if html_block.is_some() => {
-                if let Some(lines) = html_block.as_mut() {
-                    lines.push((line_of(range.start), html));
-                }
-            }
-            Event::End(TagEnd::HtmlBlock) => {
-                let lines = html_block.take().unwrap_or_default();
-                let mut text = String::new();
-                let mut starts = Vec::with_capacity(lines.len());
-                for (line, piece) in &lines {
-                    starts.push((text.len(), *line));
-                    text.push_str(piece);
-                }
-                let line_at = |offset: usize| {
-                    let i = starts.partition_point(|(start, _)| *start <= offset);
-                    starts.get(i.saturating_sub(1)).map_or(line_of(range.start), |(_, line)| *line)
-                };
-                let html = rewrite_raw_html(&text, source, url, &line_at, ctx, &mut out);
-                events.push(Event::Html(html.into()));
-                events.push(Event::End(TagEnd::HtmlBlock));
-            }
-            Event::Html(html) => {
-                let line = line_of(range.start);
-                let html = rewrite_raw_html(&html, source, url, &|_| line, ctx, &mut out);
-                events.push(Event::Html(html.into()));
-            }
-            Event::InlineHtml(html) => {
-                let line = line_of(range.start);
-                let html = rewrite_raw_html(&html, source, url, &|_| line, ctx, &mut out);
-                events.push(Event::InlineHtml(html.into()));
-            }
-            Event::End(TagEnd::Image) if missing_image_depth > 0 => {
-                missing_image_depth -= 1;
-                events.push(Event::Html("</span>".into()));
-            }
-            other => events.push(other),
-        }
+        walk.event(event, range);
     }
+    let Walk { events, mut out, .. } = walk;
     let mut raw = String::with_capacity(md.text.len() * 3 / 2);
     pulldown_cmark::html::push_html(&mut raw, events.into_iter());
     let heading_ids: HashSet<String> = headings.iter().map(|h| h.id.clone()).collect();
     out.html = sanitizer(Arc::new(heading_ids)).clean(&raw).to_string();
     out
+}
+
+/// The page being rendered, as the rewrites need it.
+struct Page<'a, 'c> {
+    md: &'a Normalized,
+    source: &'a str,
+    url: &'a str,
+    body_line: usize,
+    ctx: &'a LinkContext<'c>,
+}
+
+impl Page<'_, '_> {
+    /// The file line of an offset in the normalised text.
+    fn line_of(&self, offset: usize) -> usize {
+        self.body_line + self.md.source_line(offset)
+    }
+}
+
+/// The walk over one page's Markdown events: heading ids and anchors, the title
+/// heading left out, links and images checked and rewritten (broken or blocked
+/// ones kept as words), raw HTML rewritten a block at a time. What it refuses
+/// or cannot resolve is recorded in `out`.
+struct Walk<'a, 'c> {
+    page: Page<'a, 'c>,
+    headings: &'a [Heading],
+    /// Where the heading that repeats the title starts, if one does.
+    skip_title: Option<usize>,
+    out: Rendered,
+    events: Vec<Event<'a>>,
+    heading_index: usize,
+    /// Inside the title heading, which is left out.
+    skipping: bool,
+    missing_image_depth: usize,
+    /// For each open link: whether it was replaced by a `<span>` (broken or blocked).
+    broken_depth: Vec<bool>,
+    /// The lines of the HTML block being read, with their file lines: a tag may
+    /// span lines, so the block is rewritten as a whole.
+    html_block: Option<Vec<(usize, CowStr<'a>)>>,
+}
+
+impl<'a> Walk<'a, '_> {
+    fn event(&mut self, event: Event<'a>, range: Range<usize>) {
+        match event {
+            Event::Start(Tag::Heading { level, classes, attrs, .. }) => {
+                let h: Option<&Heading> = self.headings.get(self.heading_index);
+                self.heading_index += 1;
+                if self.skip_title == Some(range.start) {
+                    self.skipping = true;
+                    return;
+                }
+                let id = h.map(|h| CowStr::from(h.id.clone()));
+                self.events.push(Event::Start(Tag::Heading { level, id, classes, attrs }));
+            }
+            Event::End(TagEnd::Heading(level)) => self.heading_end(level),
+            _ if self.skipping => {}
+            Event::Start(Tag::Link { link_type, dest_url, title, id }) => {
+                self.link_start(link_type, dest_url, title, id, range.start)
+            }
+            Event::End(TagEnd::Link) => {
+                if self.broken_depth.pop() == Some(true) {
+                    self.events.push(Event::Html("</span>".into()));
+                } else {
+                    self.events.push(Event::End(TagEnd::Link));
+                }
+            }
+            Event::Start(Tag::Image { link_type, dest_url, title, id }) => {
+                self.image_start(link_type, dest_url, title, id, range.start)
+            }
+            Event::End(TagEnd::Image) if self.missing_image_depth > 0 => {
+                self.missing_image_depth -= 1;
+                self.events.push(Event::Html("</span>".into()));
+            }
+            Event::Start(Tag::HtmlBlock) => {
+                self.html_block = Some(Vec::new());
+                self.events.push(Event::Start(Tag::HtmlBlock));
+            }
+            Event::Html(html) if self.html_block.is_some() => {
+                let line = self.page.line_of(range.start);
+                if let Some(lines) = self.html_block.as_mut() {
+                    lines.push((line, html));
+                }
+            }
+            Event::End(TagEnd::HtmlBlock) => self.html_block_end(range.start),
+            Event::Html(html) => {
+                let html = self.raw_html(&html, range.start);
+                self.events.push(Event::Html(html.into()));
+            }
+            Event::InlineHtml(html) => {
+                let html = self.raw_html(&html, range.start);
+                self.events.push(Event::InlineHtml(html.into()));
+            }
+            other => self.events.push(other),
+        }
+    }
+
+    /// The end of a heading: its anchor link, unless it is the title's.
+    fn heading_end(&mut self, level: pulldown_cmark::HeadingLevel) {
+        if self.skipping {
+            self.skipping = false;
+            return;
+        }
+        if let Some(h) = self.headings.get(self.heading_index.saturating_sub(1)) {
+            self.events.push(Event::Html(
+                format!(" <a class=\"headerlink\" href=\"#{}\" aria-label=\"Link to this section\">#</a>", h.id).into(),
+            ));
+        }
+        self.events.push(Event::End(TagEnd::Heading(level)));
+    }
+
+    /// A link: blocked or broken ones become a `<span>` that keeps their words.
+    fn link_start(&mut self, link_type: LinkType, dest_url: CowStr<'a>, title: CowStr<'a>, id: CowStr<'a>, at: usize) {
+        let line = self.page.line_of(at);
+        if blocked(&dest_url, line, &mut self.out) {
+            self.broken_depth.push(true);
+            self.events.push(Event::Html(
+                "<span class=\"blocked-link\" title=\"This link was removed: its address could run code\">".into(),
+            ));
+            return;
+        }
+        let p = &self.page;
+        match rewrite(&dest_url, link_type, p.source, p.url, line, p.ctx, &mut self.out) {
+            Some(dest) if dest.is_empty() => {
+                // A link to a page that does not exist: keep the words, not the dead link.
+                self.broken_depth.push(true);
+                self.events.push(Event::Html(
+                    "<span class=\"broken-link\" title=\"The linked page or file is not in the knowledge base\">"
+                        .into(),
+                ));
+            }
+            dest => {
+                self.broken_depth.push(false);
+                let dest_url = dest.unwrap_or(dest_url);
+                self.events.push(Event::Start(Tag::Link { link_type, dest_url, title, id }));
+            }
+        }
+    }
+
+    /// An image: a blocked or missing one shows its alt text instead.
+    fn image_start(&mut self, link_type: LinkType, dest_url: CowStr<'a>, title: CowStr<'a>, id: CowStr<'a>, at: usize) {
+        let line = self.page.line_of(at);
+        if blocked(&dest_url, line, &mut self.out) {
+            self.missing_image_depth += 1;
+            self.events.push(Event::Html("<span class=\"missing-image\">".into()));
+            return;
+        }
+        let p = &self.page;
+        match rewrite(&dest_url, link_type, p.source, p.url, line, p.ctx, &mut self.out) {
+            Some(dest) if dest.is_empty() => {
+                // The image is missing: show its alt text instead of a broken icon.
+                self.missing_image_depth += 1;
+                self.events.push(Event::Html("<span class=\"missing-image\">".into()));
+            }
+            dest => {
+                let dest_url = dest.unwrap_or(dest_url);
+                self.events.push(Event::Start(Tag::Image { link_type, dest_url, title, id }));
+            }
+        }
+    }
+
+    /// The end of an HTML block: the block rewritten as a whole, each piece's
+    /// file line known for what it reports.
+    fn html_block_end(&mut self, at: usize) {
+        let lines = self.html_block.take().unwrap_or_default();
+        let mut text = String::new();
+        let mut starts = Vec::with_capacity(lines.len());
+        for (line, piece) in &lines {
+            starts.push((text.len(), *line));
+            text.push_str(piece);
+        }
+        let fallback = self.page.line_of(at);
+        let line_at = |offset: usize| {
+            let i = starts.partition_point(|(start, _)| *start <= offset);
+            starts.get(i.saturating_sub(1)).map_or(fallback, |(_, line)| *line)
+        };
+        let p = &self.page;
+        let html = rewrite_raw_html(&text, p.source, p.url, &line_at, p.ctx, &mut self.out);
+        self.events.push(Event::Html(html.into()));
+        self.events.push(Event::End(TagEnd::HtmlBlock));
+    }
+
+    /// Raw HTML outside a block (inline, or a lone piece): rewritten in place.
+    fn raw_html(&mut self, html: &str, at: usize) -> String {
+        let line = self.page.line_of(at);
+        let p = &self.page;
+        rewrite_raw_html(html, p.source, p.url, &|_| line, p.ctx, &mut self.out)
+    }
 }
 
 /// Whether a link or image target must go; a refused one is recorded.
