@@ -228,25 +228,106 @@ pub fn publish(o: &PublishOptions<'_>) -> Result<PublishReport, PublishError> {
     let read_err = |message: String| PublishError::Index { path: o.index.to_path_buf(), message };
     let bytes = AlignedBytes::new(&std::fs::read(o.index).map_err(|e| read_err(e.to_string()))?);
     let idx = Index::open(bytes.as_slice()).map_err(|e| read_err(e.to_string()))?;
-    let config: postgres::Config = o.url.parse().map_err(|e: postgres::Error| PublishError::Connect {
-        url: redact(o.url),
-        message: format!("not a PostgreSQL URL: {e}"),
-    })?;
-    let tls =
-        pg_tls::connector(o.ca).map_err(|e| PublishError::Connect { url: redact(o.url), message: e.to_string() })?;
-    let mut db =
-        config.connect(tls).map_err(|e| PublishError::Connect { url: redact(o.url), message: describe(&e) })?;
+    let mut db = connect(o)?;
     ensure_schema(&mut db)?;
+    let (tenant, part) = tenant_partition(&mut db, o.tenant)?;
+    let terms: Vec<&[u8]> = idx.vocabulary().map(|(t, _, _)| t).collect();
+    let rows = rows_of(&idx, &terms).map_err(read_err)?;
 
-    // The tenant and its partition, in a short transaction of their own: the
-    // partition is empty and the tenant has no rows until the publish commits.
-    db.execute("INSERT INTO kb_tenants (name) VALUES ($1) ON CONFLICT (name) DO NOTHING", &[&o.tenant])?;
-    let tenant: i32 = db.query_one("SELECT id FROM kb_tenants WHERE name = $1", &[&o.tenant])?.get(0);
+    let mut tx = db.transaction()?;
+    // One publisher per tenant at a time; readers are not blocked.
+    let row = tx.query_one("SELECT generation, info FROM kb_tenants WHERE id = $1 FOR UPDATE", &[&tenant])?;
+    let generation: i64 = row.get(0);
+    // The weight bounds of untouched terms hold for the BM25 parameters they
+    // were computed with; other parameters need every term's afresh.
+    let bm25 = idx.info().bm25;
+    let same_bm25 = serde_json::from_str::<search_core::index::IndexInfo>(row.get(1))
+        .is_ok_and(|old| old.bm25.k1 == bm25.k1 && old.bm25.b == bm25.b);
+    let mut report = PublishReport { tenant: o.tenant.to_string(), tenant_id: tenant, ..PublishReport::default() };
+    let plan = plan(&mut tx, &part, tenant, &rows, o.prune, &mut report)?;
+    if plan.delete.is_empty() && plan.write.is_empty() && plan.norms.is_empty() {
+        // Idempotent: an unchanged index writes nothing, not even a generation.
+        tx.rollback()?;
+        report.generation = generation;
+        report.seconds = t0.elapsed().as_secs_f64();
+        return Ok(report);
+    }
+    // Terms whose document frequency changes: those of deleted and written chunks.
+    let mut touched = delete_chunks(&mut tx, &part, &plan.delete)?;
+    write_norms(&mut tx, tenant, &plan)?;
+    let ids = term_ids(&mut tx, tenant, &plan.write, &terms).map_err(|e| e.or_index(o.index))?;
+    copy_chunks(&mut tx, &part, tenant, &plan.write, &ids, &terms, o.progress)?;
+    report.postings_written = copy_postings(&mut tx, &plan.write, &ids, &terms, &mut touched)?;
+
+    // The BM25 statistics: the index's own mean length when the tenant now holds
+    // exactly the index (so scores equal the bundled ones to the bit), else the
+    // mean over what the tenant holds.
+    let avg_len: f32 = if report.kept_stale == 0 {
+        idx.avg_len_value()
+    } else {
+        let r = tx.query_one(&format!("SELECT avg(len)::float8 FROM {part}"), &[])?;
+        r.get::<_, Option<f64>>(0).unwrap_or(0.0) as f32
+    };
+    // Document frequencies and weight bounds recounted for the touched terms
+    // (for all of them when k1 or b changed); terms left without postings go.
+    if !same_bm25 {
+        for r in tx.query("SELECT id FROM kb_terms WHERE tenant = $1", &[&tenant])? {
+            touched.insert(r.get(0));
+        }
+    }
+    let touched: Vec<i32> = touched.into_iter().collect();
+    recount(&mut tx, &touched, bm25.k1, bm25.b, avg_len)?;
+    tx.execute(
+        "DELETE FROM kb_terms t WHERE t.id = ANY($1) AND NOT EXISTS (SELECT 1 FROM kb_postings p WHERE p.term = t.id)",
+        &[&touched],
+    )?;
+    dense_index(&mut tx, &part)?;
+    let info = serde_json::to_string(idx.info()).map_err(|e| read_err(e.to_string()))?;
+    let chunks = report.chunks as i32;
+    report.generation = tx
+        .query_one(
+            "UPDATE kb_tenants SET generation = generation + 1, chunks = $2, avg_len = $3, info = $4, published = now() \
+             WHERE id = $1 RETURNING generation",
+            &[&tenant, &chunks, &avg_len, &info],
+        )?
+        .get(0);
+    tx.commit()?;
+    // Fresh statistics for the planner and the visibility map for index-only
+    // scans of the postings, after a large change (outside the transaction;
+    // readers are not blocked).
+    if plan.write.len() * 10 >= rows.len() {
+        for table in [part.as_str(), "kb_postings", "kb_terms", "kb_norms"] {
+            db.batch_execute(&format!("VACUUM (ANALYZE) {table}"))
+                .map_err(|e| PublishError::Maintenance(describe(&e)))?;
+        }
+    }
+    report.seconds = t0.elapsed().as_secs_f64();
+    Ok(report)
+}
+
+/// A connection to the database at `o.url`, TLS as its `sslmode` says.
+fn connect(o: &PublishOptions<'_>) -> Result<postgres::Client, PublishError> {
+    let fail = |message: String| PublishError::Connect { url: redact(o.url), message };
+    let config: postgres::Config =
+        o.url.parse().map_err(|e: postgres::Error| fail(format!("not a PostgreSQL URL: {e}")))?;
+    let tls = pg_tls::connector(o.ca).map_err(|e| fail(e.to_string()))?;
+    config.connect(tls).map_err(|e| fail(describe(&e)))
+}
+
+/// The tenant's id and its partition of `kb_chunks`, made if new, in a short
+/// transaction of their own: the partition is empty and the tenant has no rows
+/// until the publish commits.
+fn tenant_partition(db: &mut postgres::Client, name: &str) -> Result<(i32, String), PublishError> {
+    db.execute("INSERT INTO kb_tenants (name) VALUES ($1) ON CONFLICT (name) DO NOTHING", &[&name])?;
+    let tenant: i32 = db.query_one("SELECT id FROM kb_tenants WHERE name = $1", &[&name])?.get(0);
     let part = pg::partition(tenant);
     db.batch_execute(&format!("CREATE TABLE IF NOT EXISTS {part} PARTITION OF kb_chunks FOR VALUES IN ({tenant})"))?;
+    Ok((tenant, part))
+}
 
-    // Per chunk: its postings, then everything stored, digested.
-    let terms: Vec<&[u8]> = idx.vocabulary().map(|(t, _, _)| t).collect();
+/// Every chunk of the index as stored: its postings, then everything stored,
+/// digested. An error is the index's (what cannot be read or serialised).
+fn rows_of(idx: &Index<'_>, terms: &[&[u8]]) -> Result<Vec<Row>, String> {
     let mut per_doc: Vec<Vec<(u32, f32)>> = vec![Vec::new(); idx.len()];
     for (ti, (_, docs, tfs)) in idx.vocabulary().enumerate() {
         for (&d, &tf) in docs.iter().zip(tfs) {
@@ -258,8 +339,8 @@ pub fn publish(o: &PublishOptions<'_>) -> Result<PublishReport, PublishError> {
     let mut rows = Vec::with_capacity(idx.len());
     for (d, postings) in per_doc.into_iter().enumerate() {
         let doc = d as u32;
-        let meta = idx.chunk(doc).map_err(|e| read_err(e.to_string()))?;
-        let meta_json = serde_json::to_string(&meta).map_err(|e| read_err(e.to_string()))?;
+        let meta = idx.chunk(doc).map_err(|e| e.to_string())?;
+        let meta_json = serde_json::to_string(&meta).map_err(|e| e.to_string())?;
         let vector = idx.vector(doc);
         let (len, norm) = (idx.doc_len_of(doc), idx.doc_norm(doc));
         let mut h = Sha256::new();
@@ -285,29 +366,43 @@ pub fn publish(o: &PublishOptions<'_>) -> Result<PublishReport, PublishError> {
             digest: h.finalize().into(),
         });
     }
+    Ok(rows)
+}
 
-    let mut tx = db.transaction()?;
-    // One publisher per tenant at a time; readers are not blocked.
-    let row = tx.query_one("SELECT generation, info FROM kb_tenants WHERE id = $1 FOR UPDATE", &[&tenant])?;
-    let generation: i64 = row.get(0);
-    // The weight bounds of untouched terms hold for the BM25 parameters they
-    // were computed with; other parameters need every term's afresh.
-    let bm25 = idx.info().bm25;
-    let same_bm25 = serde_json::from_str::<search_core::index::IndexInfo>(row.get(1))
-        .is_ok_and(|old| old.bm25.k1 == bm25.k1 && old.bm25.b == bm25.b);
+/// What a publish changes, against what the tenant holds.
+struct Plan<'r> {
+    /// Docs whose rows go: changed chunks, sections gone from pages that remain,
+    /// and with `--prune` the chunks of pages gone.
+    delete: Vec<i32>,
+    /// (doc, row) to write: changed and new chunks.
+    write: Vec<(i32, &'r Row)>,
+    /// Sparse norms that differ from the stored ones (all of them when the mean
+    /// length moved).
+    norms: Vec<(i32, f32)>,
+}
+
+/// Compares `rows` with the partition by chunk id and digest; counts what
+/// stays, changes, comes and goes in `report`.
+fn plan<'r>(
+    tx: &mut postgres::Transaction<'_>,
+    part: &str,
+    tenant: i32,
+    rows: &'r [Row],
+    prune: bool,
+    report: &mut PublishReport,
+) -> Result<Plan<'r>, PublishError> {
     let mut existing: HashMap<String, (i32, Vec<u8>, String)> = HashMap::new();
     for r in tx.query(&format!("SELECT chunk_id, doc, digest, page_id FROM {part}"), &[])? {
         existing.insert(r.get(0), (r.get(1), r.get(2), r.get(3)));
     }
     let new_ids: HashSet<&str> = rows.iter().map(|r| r.chunk_id.as_str()).collect();
     let new_pages: HashSet<&str> = rows.iter().map(|r| r.page_id.as_str()).collect();
-    let mut report = PublishReport { tenant: o.tenant.to_string(), tenant_id: tenant, ..PublishReport::default() };
     let mut delete: Vec<i32> = Vec::new();
     for (id, (doc, _, page)) in &existing {
         if new_ids.contains(id.as_str()) {
             continue;
         }
-        if new_pages.contains(page.as_str()) || o.prune {
+        if new_pages.contains(page.as_str()) || prune {
             delete.push(*doc);
             report.removed += 1;
         } else {
@@ -343,199 +438,208 @@ pub fn publish(o: &PublishOptions<'_>) -> Result<PublishReport, PublishError> {
         }
     }
     report.chunks = rows.len() + report.kept_stale;
-    // Norms that differ from the stored ones (all of them, when the mean length moved).
     let mut stored: HashMap<i32, f32> = HashMap::new();
     for r in tx.query("SELECT doc, norm FROM kb_norms WHERE tenant = $1", &[&tenant])? {
         stored.insert(r.get(0), r.get(1));
     }
-    let norm_diff: Vec<(i32, f32)> =
+    let norms: Vec<(i32, f32)> =
         norms.into_iter().filter(|(d, n)| stored.get(d).is_none_or(|s| s.to_bits() != n.to_bits())).collect();
-    report.norms_updated = norm_diff.len();
-    if delete.is_empty() && write.is_empty() && norm_diff.is_empty() {
-        // Idempotent: an unchanged index writes nothing, not even a generation.
-        tx.rollback()?;
-        report.generation = generation;
-        report.seconds = t0.elapsed().as_secs_f64();
-        return Ok(report);
-    }
+    report.norms_updated = norms.len();
+    Ok(Plan { delete, write, norms })
+}
 
-    // Terms whose document frequency changes: those of deleted and written chunks.
+/// Deletes the rows of `delete` and their postings; returns the terms they had.
+fn delete_chunks(
+    tx: &mut postgres::Transaction<'_>,
+    part: &str,
+    delete: &[i32],
+) -> Result<BTreeSet<i32>, PublishError> {
     let mut touched: BTreeSet<i32> = BTreeSet::new();
-    if !delete.is_empty() {
-        for r in tx.query(&format!("SELECT terms FROM {part} WHERE doc = ANY($1)"), &[&delete])? {
-            touched.extend(r.get::<_, Vec<i32>>(0));
-        }
-        tx.execute(
-            &format!(
-                "DELETE FROM kb_postings p USING (SELECT unnest(terms) AS term, doc FROM {part} WHERE doc = ANY($1)) x \
-                 WHERE p.term = x.term AND p.doc = x.doc"
-            ),
-            &[&delete],
-        )?;
-        tx.execute(&format!("DELETE FROM {part} WHERE doc = ANY($1)"), &[&delete])?;
+    if delete.is_empty() {
+        return Ok(touched);
     }
-    // The norms of chunks deleted for good, and of those rewritten below.
-    let rewritten: HashSet<i32> = write.iter().map(|w| w.0).collect();
+    for r in tx.query(&format!("SELECT terms FROM {part} WHERE doc = ANY($1)"), &[&delete])? {
+        touched.extend(r.get::<_, Vec<i32>>(0));
+    }
+    tx.execute(
+        &format!(
+            "DELETE FROM kb_postings p USING (SELECT unnest(terms) AS term, doc FROM {part} WHERE doc = ANY($1)) x \
+             WHERE p.term = x.term AND p.doc = x.doc"
+        ),
+        &[&delete],
+    )?;
+    tx.execute(&format!("DELETE FROM {part} WHERE doc = ANY($1)"), &[&delete])?;
+    Ok(touched)
+}
+
+/// Rewrites the norms that changed, and drops those of chunks deleted for good.
+fn write_norms(tx: &mut postgres::Transaction<'_>, tenant: i32, plan: &Plan<'_>) -> Result<(), PublishError> {
+    let rewritten: HashSet<i32> = plan.write.iter().map(|w| w.0).collect();
     let gone: Vec<i32> =
-        delete.iter().copied().filter(|d| !rewritten.contains(d)).chain(norm_diff.iter().map(|n| n.0)).collect();
+        plan.delete.iter().copied().filter(|d| !rewritten.contains(d)).chain(plan.norms.iter().map(|n| n.0)).collect();
     tx.execute("DELETE FROM kb_norms WHERE tenant = $1 AND doc = ANY($2)", &[&tenant, &gone])?;
-    {
-        let mut w = tx.copy_in("COPY kb_norms (tenant, doc, norm) FROM STDIN")?;
-        let mut buf = Vec::with_capacity(1 << 16);
-        for (doc, norm) in &norm_diff {
-            writeln!(buf, "{tenant}\t{doc}\t{norm}").ok();
-            if buf.len() > 1 << 16 {
-                w.write_all(&buf).map_err(|e| PublishError::Db(e.to_string()))?;
-                buf.clear();
-            }
+    let mut w = tx.copy_in("COPY kb_norms (tenant, doc, norm) FROM STDIN")?;
+    let mut buf = Vec::with_capacity(1 << 16);
+    for (doc, norm) in &plan.norms {
+        writeln!(buf, "{tenant}\t{doc}\t{norm}").ok();
+        if buf.len() > 1 << 16 {
+            w.write_all(&buf).map_err(|e| PublishError::Db(e.to_string()))?;
+            buf.clear();
         }
-        w.write_all(&buf).map_err(|e| PublishError::Db(e.to_string()))?;
-        w.finish()?;
     }
-    // Ids of the terms the written chunks need, new ones drawn from the sequence.
+    w.write_all(&buf).map_err(|e| PublishError::Db(e.to_string()))?;
+    w.finish()?;
+    Ok(())
+}
+
+/// Why the term ids could not be had: the database, or a term of the index.
+enum TermError {
+    Db(PublishError),
+    NotUtf8(String),
+}
+
+impl From<postgres::Error> for TermError {
+    fn from(e: postgres::Error) -> TermError {
+        TermError::Db(e.into())
+    }
+}
+
+impl TermError {
+    fn or_index(self, path: &Path) -> PublishError {
+        match self {
+            TermError::Db(e) => e,
+            TermError::NotUtf8(message) => PublishError::Index { path: path.to_path_buf(), message },
+        }
+    }
+}
+
+/// Ids of the terms the written chunks need, new ones drawn from the sequence.
+fn term_ids(
+    tx: &mut postgres::Transaction<'_>,
+    tenant: i32,
+    write: &[(i32, &Row)],
+    terms: &[&[u8]],
+) -> Result<HashMap<Vec<u8>, i32>, TermError> {
     let mut ids: HashMap<Vec<u8>, i32> = HashMap::new();
     for r in tx.query("SELECT term, id FROM kb_terms WHERE tenant = $1", &[&tenant])? {
         ids.insert(r.get::<_, String>(0).into_bytes(), r.get(1));
     }
     let needed: BTreeSet<u32> = write.iter().flat_map(|(_, r)| r.postings.iter().map(|p| p.0)).collect();
     let missing: Vec<u32> = needed.iter().copied().filter(|&t| !ids.contains_key(terms[t as usize])).collect();
-    if !missing.is_empty() {
-        let n = missing.len() as i64;
-        let fresh_ids: Vec<i32> = tx
-            .query("SELECT nextval('kb_term_ids')::int4 FROM generate_series(1, $1::int8)", &[&n])?
-            .iter()
-            .map(|r| r.get(0))
-            .collect();
-        let mut w = tx.copy_in("COPY kb_terms (tenant, term, id, df) FROM STDIN")?;
-        let mut buf = Vec::new();
-        for (&t, &id) in missing.iter().zip(&fresh_ids) {
-            let term =
-                std::str::from_utf8(terms[t as usize]).map_err(|e| read_err(format!("a term is not UTF-8: {e}")))?;
-            buf.clear();
-            write!(buf, "{tenant}\t").ok();
-            copy_text(&mut buf, term);
-            writeln!(buf, "\t{id}\t0").ok();
-            w.write_all(&buf).map_err(|e| PublishError::Db(e.to_string()))?;
-            ids.insert(terms[t as usize].to_vec(), id);
-        }
-        w.finish()?;
+    if missing.is_empty() {
+        return Ok(ids);
     }
+    let n = missing.len() as i64;
+    let fresh_ids: Vec<i32> = tx
+        .query("SELECT nextval('kb_term_ids')::int4 FROM generate_series(1, $1::int8)", &[&n])?
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    let mut w = tx.copy_in("COPY kb_terms (tenant, term, id, df) FROM STDIN")?;
+    let mut buf = Vec::new();
+    for (&t, &id) in missing.iter().zip(&fresh_ids) {
+        let term = std::str::from_utf8(terms[t as usize])
+            .map_err(|e| TermError::NotUtf8(format!("a term is not UTF-8: {e}")))?;
+        buf.clear();
+        write!(buf, "{tenant}\t").ok();
+        copy_text(&mut buf, term);
+        writeln!(buf, "\t{id}\t0").ok();
+        w.write_all(&buf).map_err(|e| TermError::Db(PublishError::Db(e.to_string())))?;
+        ids.insert(terms[t as usize].to_vec(), id);
+    }
+    w.finish()?;
+    Ok(ids)
+}
 
-    let bar =
-        if o.progress { indicatif::ProgressBar::new(write.len() as u64) } else { indicatif::ProgressBar::hidden() };
+/// COPYs the written chunks' rows into the partition.
+fn copy_chunks(
+    tx: &mut postgres::Transaction<'_>,
+    part: &str,
+    tenant: i32,
+    write: &[(i32, &Row)],
+    ids: &HashMap<Vec<u8>, i32>,
+    terms: &[&[u8]],
+    progress: bool,
+) -> Result<(), PublishError> {
+    let bar = if progress { indicatif::ProgressBar::new(write.len() as u64) } else { indicatif::ProgressBar::hidden() };
     bar.set_message("chunks");
-    {
-        let mut w = tx.copy_in(&format!(
-            "COPY {part} (tenant, doc, chunk_id, page_id, digest, len, terms, meta, embedding) FROM STDIN"
-        ))?;
-        let mut buf = Vec::with_capacity(1 << 16);
-        for (i, (doc, r)) in write.iter().enumerate() {
-            buf.clear();
-            write!(buf, "{tenant}\t{doc}\t").ok();
-            copy_text(&mut buf, &r.chunk_id);
-            buf.push(b'\t');
-            copy_text(&mut buf, &r.page_id);
-            buf.extend_from_slice(b"\t\\\\x");
-            for b in r.digest {
-                write!(buf, "{b:02x}").ok();
-            }
-            write!(buf, "\t{}\t{{", r.len).ok();
-            for (j, (t, _)) in r.postings.iter().enumerate() {
-                if j > 0 {
-                    buf.push(b',');
-                }
-                write!(buf, "{}", ids[terms[*t as usize]]).ok();
-            }
-            buf.extend_from_slice(b"}\t");
-            copy_text(&mut buf, &r.meta);
-            buf.push(b'\t');
-            buf.extend_from_slice(pg::vector_text(&r.vector).as_bytes());
-            buf.push(b'\n');
-            w.write_all(&buf).map_err(|e| PublishError::Db(e.to_string()))?;
-            if i % 256 == 0 {
-                bar.set_position(i as u64);
-            }
+    let mut w = tx.copy_in(&format!(
+        "COPY {part} (tenant, doc, chunk_id, page_id, digest, len, terms, meta, embedding) FROM STDIN"
+    ))?;
+    let mut buf = Vec::with_capacity(1 << 16);
+    for (i, (doc, r)) in write.iter().enumerate() {
+        buf.clear();
+        write!(buf, "{tenant}\t{doc}\t").ok();
+        copy_text(&mut buf, &r.chunk_id);
+        buf.push(b'\t');
+        copy_text(&mut buf, &r.page_id);
+        buf.extend_from_slice(b"\t\\\\x");
+        for b in r.digest {
+            write!(buf, "{b:02x}").ok();
         }
-        w.finish()?;
-    }
-    {
-        // In term order, as the index stores them: a term's postings land on
-        // neighbouring pages.
-        let (ids, terms) = (&ids, &terms);
-        let mut by_term: Vec<(i32, i32, f32, f32)> = write
-            .iter()
-            .flat_map(|(doc, r)| r.postings.iter().map(move |(t, tf)| (ids[terms[*t as usize]], *doc, *tf, r.len)))
-            .collect();
-        by_term.sort_unstable_by_key(|p| (p.0, p.1));
-        let mut w = tx.copy_in("COPY kb_postings (term, doc, tf, len) FROM STDIN")?;
-        let mut buf = Vec::with_capacity(1 << 16);
-        for (id, doc, tf, len) in by_term {
-            touched.insert(id);
-            writeln!(buf, "{id}\t{doc}\t{tf}\t{len}").ok();
-            report.postings_written += 1;
-            if buf.len() > 1 << 16 {
-                w.write_all(&buf).map_err(|e| PublishError::Db(e.to_string()))?;
-                buf.clear();
+        write!(buf, "\t{}\t{{", r.len).ok();
+        for (j, (t, _)) in r.postings.iter().enumerate() {
+            if j > 0 {
+                buf.push(b',');
             }
+            write!(buf, "{}", ids[terms[*t as usize]]).ok();
         }
+        buf.extend_from_slice(b"}\t");
+        copy_text(&mut buf, &r.meta);
+        buf.push(b'\t');
+        buf.extend_from_slice(pg::vector_text(&r.vector).as_bytes());
+        buf.push(b'\n');
         w.write_all(&buf).map_err(|e| PublishError::Db(e.to_string()))?;
-        w.finish()?;
-    }
-    bar.finish_and_clear();
-
-    // The BM25 statistics: the index's own mean length when the tenant now holds
-    // exactly the index (so scores equal the bundled ones to the bit), else the
-    // mean over what the tenant holds.
-    let avg_len: f32 = if report.kept_stale == 0 {
-        idx.avg_len_value()
-    } else {
-        let r = tx.query_one(&format!("SELECT avg(len)::float8 FROM {part}"), &[])?;
-        r.get::<_, Option<f64>>(0).unwrap_or(0.0) as f32
-    };
-    // Document frequencies and weight bounds recounted for the touched terms
-    // (for all of them when k1 or b changed); terms left without postings go.
-    if !same_bm25 {
-        for r in tx.query("SELECT id FROM kb_terms WHERE tenant = $1", &[&tenant])? {
-            touched.insert(r.get(0));
+        if i % 256 == 0 {
+            bar.set_position(i as u64);
         }
     }
-    let touched: Vec<i32> = touched.into_iter().collect();
-    recount(&mut tx, &touched, bm25.k1, bm25.b, avg_len)?;
-    tx.execute(
-        "DELETE FROM kb_terms t WHERE t.id = ANY($1) AND NOT EXISTS (SELECT 1 FROM kb_postings p WHERE p.term = t.id)",
-        &[&touched],
-    )?;
-    // The dense index, built after the rows on a first publish (far faster than
-    // row by row); later publishes update it as rows change.
-    // At least 1 GB to build it in (a server configured for more keeps its own):
-    // an HNSW graph that outgrows it builds far more slowly.
+    w.finish()?;
+    bar.finish_and_clear();
+    Ok(())
+}
+
+/// COPYs the written chunks' postings, in term order as the index stores them
+/// (a term's postings land on neighbouring pages); adds their terms to
+/// `touched`, and returns how many were written.
+fn copy_postings(
+    tx: &mut postgres::Transaction<'_>,
+    write: &[(i32, &Row)],
+    ids: &HashMap<Vec<u8>, i32>,
+    terms: &[&[u8]],
+    touched: &mut BTreeSet<i32>,
+) -> Result<usize, PublishError> {
+    let mut by_term: Vec<(i32, i32, f32, f32)> = write
+        .iter()
+        .flat_map(|(doc, r)| r.postings.iter().map(move |(t, tf)| (ids[terms[*t as usize]], *doc, *tf, r.len)))
+        .collect();
+    by_term.sort_unstable_by_key(|p| (p.0, p.1));
+    let mut w = tx.copy_in("COPY kb_postings (term, doc, tf, len) FROM STDIN")?;
+    let mut buf = Vec::with_capacity(1 << 16);
+    for &(id, doc, tf, len) in &by_term {
+        touched.insert(id);
+        writeln!(buf, "{id}\t{doc}\t{tf}\t{len}").ok();
+        if buf.len() > 1 << 16 {
+            w.write_all(&buf).map_err(|e| PublishError::Db(e.to_string()))?;
+            buf.clear();
+        }
+    }
+    w.write_all(&buf).map_err(|e| PublishError::Db(e.to_string()))?;
+    w.finish()?;
+    Ok(by_term.len())
+}
+
+/// The dense index, built after the rows on a first publish (far faster than
+/// row by row); later publishes update it as rows change. At least 1 GB to
+/// build it in (a server configured for more keeps its own): an HNSW graph that
+/// outgrows it builds far more slowly.
+fn dense_index(tx: &mut postgres::Transaction<'_>, part: &str) -> Result<(), PublishError> {
     tx.batch_execute(&format!(
         "SELECT set_config('maintenance_work_mem', \
              (greatest(pg_size_bytes(current_setting('maintenance_work_mem')), pg_size_bytes('1GB')) / 1024)::text || 'kB', true); \
          CREATE INDEX IF NOT EXISTS {part}_embedding ON {part} USING hnsw (embedding halfvec_ip_ops) WITH (m = 16, ef_construction = 64)"
     ))?;
-    let info = serde_json::to_string(idx.info()).map_err(|e| read_err(e.to_string()))?;
-    let chunks = report.chunks as i32;
-    let generation: i64 = tx
-        .query_one(
-            "UPDATE kb_tenants SET generation = generation + 1, chunks = $2, avg_len = $3, info = $4, published = now() \
-             WHERE id = $1 RETURNING generation",
-            &[&tenant, &chunks, &avg_len, &info],
-        )?
-        .get(0);
-    tx.commit()?;
-    // Fresh statistics for the planner and the visibility map for index-only
-    // scans of the postings, after a large change (outside the transaction;
-    // readers are not blocked).
-    if write.len() * 10 >= rows.len() {
-        for table in [part.as_str(), "kb_postings", "kb_terms", "kb_norms"] {
-            db.batch_execute(&format!("VACUUM (ANALYZE) {table}"))
-                .map_err(|e| PublishError::Maintenance(describe(&e)))?;
-        }
-    }
-    report.generation = generation;
-    report.seconds = t0.elapsed().as_secs_f64();
-    Ok(report)
+    Ok(())
 }
 
 /// Creates the schema on an empty database, or checks the version of one that has it.
