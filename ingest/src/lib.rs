@@ -280,44 +280,7 @@ async fn run(opts: &IngestOptions, token: Option<String>) -> Result<Summary, Ing
     bar.set_message("listing the page tree");
 
     // Phase 1: the tree, without bodies.
-    let root = client.page(&opts.root_page, "version").await.map_err(IngestError::Fetch)?;
-    let mut nodes = vec![Node {
-        id: root.id.clone(),
-        title: root.title.clone(),
-        version: root.version.as_ref().map_or(0, |v| v.number),
-        parent: None,
-        children: Vec::new(),
-        path: String::new(),
-    }];
-    let mut seen: HashSet<String> = HashSet::from([root.id.clone()]);
-    let mut level = vec![0usize];
-    while !level.is_empty() {
-        let ids: Vec<String> = level.iter().map(|&n| nodes[n].id.clone()).collect();
-        // In order (`buffered`), so that paths do not depend on answer timing.
-        let listed: Vec<_> = stream::iter(ids.iter()).map(|id| client.children(id)).buffered(in_flight).collect().await;
-        let mut next_level = Vec::new();
-        for (&parent, res) in level.iter().zip(listed) {
-            // Every listing must succeed: without the whole tree, "gone" would be a guess.
-            for c in res.map_err(IngestError::Fetch)? {
-                if !seen.insert(c.id.clone()) {
-                    continue;
-                }
-                let n = nodes.len();
-                nodes.push(Node {
-                    id: c.id,
-                    title: c.title,
-                    version: c.version.map_or(0, |v| v.number),
-                    parent: Some(parent),
-                    children: Vec::new(),
-                    path: String::new(),
-                });
-                nodes[parent].children.push(n);
-                next_level.push(n);
-            }
-        }
-        bar.tick();
-        level = next_level;
-    }
+    let mut nodes = list_tree(&client, &opts.root_page, in_flight, &bar).await?;
     assign_paths(&mut nodes);
     let mut by_title: HashMap<String, String> = HashMap::new();
     for n in &nodes {
@@ -330,18 +293,7 @@ async fn run(opts: &IngestOptions, token: Option<String>) -> Result<Summary, Ing
     state.base_url = client.base().to_string();
     state.root_page = opts.root_page.clone();
     let mut summary = Summary { listed: nodes.len(), ..Summary::default() };
-    let todo: Vec<usize> = (0..nodes.len())
-        .filter(|&n| {
-            let node = &nodes[n];
-            let same = state.pages.get(&node.id).is_some_and(|e| {
-                e.version == node.version && e.path == node.path && opts.out.join(&node.path).is_file()
-            });
-            if same {
-                summary.unchanged += 1;
-            }
-            !same
-        })
-        .collect();
+    let todo = changed(&nodes, &state, &opts.out, &mut summary);
     bar.finish_and_clear();
     let bar =
         if opts.progress { indicatif::ProgressBar::new(todo.len() as u64) } else { indicatif::ProgressBar::hidden() };
@@ -408,18 +360,107 @@ async fn run(opts: &IngestOptions, token: Option<String>) -> Result<Summary, Ing
     bar.finish_and_clear();
     summary.retries = client.retries();
     if let Some(e) = fatal {
-        // Record what was written before stopping, so that a rerun resumes; if
-        // even that fails, that is the error to act on.
-        if unsaved {
-            save_state(&state_path, &state)?;
-        }
-        return Err(match e {
-            IngestError::Fetch(source) => IngestError::Stopped { source, written: summary.written, state: state_path },
-            other => other,
-        });
+        return Err(stopped(e, unsaved.then_some(&state), state_path, summary.written));
     }
 
     // Pages that left the tree.
+    leave_gone(opts, nodes, &live_paths, &mut state, &mut summary)?;
+    save_state(&state_path, &state)?;
+    summary.skipped.sort_by(|a, b| a.page_id.cmp(&b.page_id));
+    Ok(summary)
+}
+
+/// The page tree under `root`, without bodies, level by level (`in_flight`
+/// listings at a time, in order, so that paths do not depend on answer timing).
+/// Every listing must succeed: without the whole tree, "gone" would be a guess.
+async fn list_tree(
+    client: &Client,
+    root: &str,
+    in_flight: usize,
+    bar: &indicatif::ProgressBar,
+) -> Result<Vec<Node>, IngestError> {
+    let root = client.page(root, "version").await.map_err(IngestError::Fetch)?;
+    let mut nodes = vec![Node {
+        id: root.id.clone(),
+        title: root.title.clone(),
+        version: root.version.as_ref().map_or(0, |v| v.number),
+        parent: None,
+        children: Vec::new(),
+        path: String::new(),
+    }];
+    let mut seen: HashSet<String> = HashSet::from([root.id.clone()]);
+    let mut level = vec![0usize];
+    while !level.is_empty() {
+        let ids: Vec<String> = level.iter().map(|&n| nodes[n].id.clone()).collect();
+        let listed: Vec<_> = stream::iter(ids.iter()).map(|id| client.children(id)).buffered(in_flight).collect().await;
+        let mut next_level = Vec::new();
+        for (&parent, res) in level.iter().zip(listed) {
+            for c in res.map_err(IngestError::Fetch)? {
+                if !seen.insert(c.id.clone()) {
+                    continue;
+                }
+                let n = nodes.len();
+                nodes.push(Node {
+                    id: c.id,
+                    title: c.title,
+                    version: c.version.map_or(0, |v| v.number),
+                    parent: Some(parent),
+                    children: Vec::new(),
+                    path: String::new(),
+                });
+                nodes[parent].children.push(n);
+                next_level.push(n);
+            }
+        }
+        bar.tick();
+        level = next_level;
+    }
+    Ok(nodes)
+}
+
+/// The nodes whose page changed since the state was saved (its version or its
+/// path, or its file is gone); the rest are counted as unchanged.
+fn changed(nodes: &[Node], state: &State, out: &Path, summary: &mut Summary) -> Vec<usize> {
+    (0..nodes.len())
+        .filter(|&n| {
+            let node = &nodes[n];
+            let same = state
+                .pages
+                .get(&node.id)
+                .is_some_and(|e| e.version == node.version && e.path == node.path && out.join(&node.path).is_file());
+            if same {
+                summary.unchanged += 1;
+            }
+            !same
+        })
+        .collect()
+}
+
+/// The error a run stopped on. What was written before is recorded first
+/// (`unsaved`: the state not yet saved), so that a rerun resumes; if even that
+/// fails, that is the error to act on.
+fn stopped(e: IngestError, unsaved: Option<&State>, state_path: PathBuf, written: usize) -> IngestError {
+    if let Some(state) = unsaved {
+        if let Err(e) = save_state(&state_path, state) {
+            return e;
+        }
+    }
+    match e {
+        IngestError::Fetch(source) => IngestError::Stopped { source, written, state: state_path },
+        other => other,
+    }
+}
+
+/// Pages that left the tree: listed in `summary`, and with `--prune` their
+/// files deleted (unless a page of the tree now lives there) and their state
+/// entries dropped.
+fn leave_gone(
+    opts: &IngestOptions,
+    nodes: &[Node],
+    live_paths: &HashSet<&str>,
+    state: &mut State,
+    summary: &mut Summary,
+) -> Result<(), IngestError> {
     let in_tree: HashSet<&str> = nodes.iter().map(|n| n.id.as_str()).collect();
     let gone: Vec<(String, String)> = state
         .pages
@@ -441,9 +482,7 @@ async fn run(opts: &IngestOptions, token: Option<String>) -> Result<Summary, Ing
         }
         summary.gone.push(Gone { page_id: id, path, pruned: opts.prune });
     }
-    save_state(&state_path, &state)?;
-    summary.skipped.sort_by(|a, b| a.page_id.cmp(&b.page_id));
-    Ok(summary)
+    Ok(())
 }
 
 /// Turns a fetched page into the file the build reads.
