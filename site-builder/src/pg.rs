@@ -478,18 +478,31 @@ fn write_norms(tx: &mut postgres::Transaction<'_>, tenant: i32, plan: &Plan<'_>)
     let gone: Vec<i32> =
         plan.delete.iter().copied().filter(|d| !rewritten.contains(d)).chain(plan.norms.iter().map(|n| n.0)).collect();
     tx.execute("DELETE FROM kb_norms WHERE tenant = $1 AND doc = ANY($2)", &[&tenant, &gone])?;
-    let mut w = tx.copy_in("COPY kb_norms (tenant, doc, norm) FROM STDIN")?;
-    let mut buf = Vec::with_capacity(1 << 16);
+    let mut w = copy_in(tx, "COPY kb_norms (tenant, doc, norm) FROM STDIN")?;
     for (doc, norm) in &plan.norms {
-        writeln!(buf, "{tenant}\t{doc}\t{norm}").ok();
-        if buf.len() > 1 << 16 {
-            w.write_all(&buf).map_err(|e| PublishError::Db(e.to_string()))?;
-            buf.clear();
-        }
+        writeln!(w, "{tenant}\t{doc}\t{norm}").map_err(copy_error)?;
     }
-    w.write_all(&buf).map_err(|e| PublishError::Db(e.to_string()))?;
-    w.finish()?;
+    finish_copy(w)
+}
+
+/// A `COPY … FROM STDIN` in `tx`, its rows sent through a 64 KiB buffer: fewer,
+/// larger messages than the writer's own 4 KiB ones.
+fn copy_in<'t>(
+    tx: &'t mut postgres::Transaction<'_>,
+    statement: &str,
+) -> Result<std::io::BufWriter<postgres::CopyInWriter<'t>>, PublishError> {
+    Ok(std::io::BufWriter::with_capacity(1 << 16, tx.copy_in(statement)?))
+}
+
+/// Sends what is buffered and ends the COPY.
+fn finish_copy(w: std::io::BufWriter<postgres::CopyInWriter<'_>>) -> Result<(), PublishError> {
+    w.into_inner().map_err(|e| copy_error(e.into_error()))?.finish()?;
     Ok(())
+}
+
+/// A COPY's rows could not be sent.
+fn copy_error(e: std::io::Error) -> PublishError {
+    PublishError::Db(e.to_string())
 }
 
 /// Why the term ids could not be had: the database, or a term of the index.
@@ -535,7 +548,7 @@ fn term_ids(
         .iter()
         .map(|r| r.get(0))
         .collect();
-    let mut w = tx.copy_in("COPY kb_terms (tenant, term, id, df) FROM STDIN")?;
+    let mut w = copy_in(tx, "COPY kb_terms (tenant, term, id, df) FROM STDIN").map_err(TermError::Db)?;
     let mut buf = Vec::new();
     for (&t, &id) in missing.iter().zip(&fresh_ids) {
         let term = std::str::from_utf8(terms[t as usize])
@@ -544,10 +557,10 @@ fn term_ids(
         write!(buf, "{tenant}\t").ok();
         copy_text(&mut buf, term);
         writeln!(buf, "\t{id}\t0").ok();
-        w.write_all(&buf).map_err(|e| TermError::Db(PublishError::Db(e.to_string())))?;
+        w.write_all(&buf).map_err(|e| TermError::Db(copy_error(e)))?;
         ids.insert(terms[t as usize].to_vec(), id);
     }
-    w.finish()?;
+    finish_copy(w).map_err(TermError::Db)?;
     Ok(ids)
 }
 
@@ -563,10 +576,11 @@ fn copy_chunks(
 ) -> Result<(), PublishError> {
     let bar = if progress { indicatif::ProgressBar::new(write.len() as u64) } else { indicatif::ProgressBar::hidden() };
     bar.set_message("chunks");
-    let mut w = tx.copy_in(&format!(
-        "COPY {part} (tenant, doc, chunk_id, page_id, digest, len, terms, meta, embedding) FROM STDIN"
-    ))?;
-    let mut buf = Vec::with_capacity(1 << 16);
+    let mut w = copy_in(
+        tx,
+        &format!("COPY {part} (tenant, doc, chunk_id, page_id, digest, len, terms, meta, embedding) FROM STDIN"),
+    )?;
+    let mut buf = Vec::new();
     for (i, (doc, r)) in write.iter().enumerate() {
         buf.clear();
         write!(buf, "{tenant}\t{doc}\t").ok();
@@ -589,12 +603,12 @@ fn copy_chunks(
         buf.push(b'\t');
         buf.extend_from_slice(pg::vector_text(&r.vector).as_bytes());
         buf.push(b'\n');
-        w.write_all(&buf).map_err(|e| PublishError::Db(e.to_string()))?;
+        w.write_all(&buf).map_err(copy_error)?;
         if i % 256 == 0 {
             bar.set_position(i as u64);
         }
     }
-    w.finish()?;
+    finish_copy(w)?;
     bar.finish_and_clear();
     Ok(())
 }
@@ -614,18 +628,12 @@ fn copy_postings(
         .flat_map(|(doc, r)| r.postings.iter().map(move |(t, tf)| (ids[terms[*t as usize]], *doc, *tf, r.len)))
         .collect();
     by_term.sort_unstable_by_key(|p| (p.0, p.1));
-    let mut w = tx.copy_in("COPY kb_postings (term, doc, tf, len) FROM STDIN")?;
-    let mut buf = Vec::with_capacity(1 << 16);
+    let mut w = copy_in(tx, "COPY kb_postings (term, doc, tf, len) FROM STDIN")?;
     for &(id, doc, tf, len) in &by_term {
         touched.insert(id);
-        writeln!(buf, "{id}\t{doc}\t{tf}\t{len}").ok();
-        if buf.len() > 1 << 16 {
-            w.write_all(&buf).map_err(|e| PublishError::Db(e.to_string()))?;
-            buf.clear();
-        }
+        writeln!(w, "{id}\t{doc}\t{tf}\t{len}").map_err(copy_error)?;
     }
-    w.write_all(&buf).map_err(|e| PublishError::Db(e.to_string()))?;
-    w.finish()?;
+    finish_copy(w)?;
     Ok(by_term.len())
 }
 
