@@ -225,19 +225,18 @@ pub struct Reply {
 }
 
 impl Reply {
+    /// An answer with nothing to record, costing one unit.
+    pub fn new(status: u16, headers: Vec<(&'static str, String)>, body: Vec<u8>) -> Reply {
+        Reply { status, headers, body, record: None, units: 1 }
+    }
+
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
     }
 
     fn json<T: Serialize>(status: u16, value: &T) -> Reply {
         match serde_json::to_vec(value) {
-            Ok(body) => Reply {
-                status,
-                headers: vec![("content-type", "application/json".into())],
-                body,
-                record: None,
-                units: 1,
-            },
+            Ok(body) => Reply::new(status, vec![("content-type", "application/json".into())], body),
             Err(e) => ApiError::internal(format!("cannot serialise the response: {e}")).reply(),
         }
     }
@@ -367,7 +366,7 @@ impl ApiError {
         if self.status == 401 {
             headers.push(("www-authenticate", "Bearer realm=\"insights\"".into()));
         }
-        Reply { status: self.status, headers, body, record: None, units: 1 }
+        Reply::new(self.status, headers, body)
     }
 
     /// `GET /api/insights` without credentials.
@@ -598,17 +597,15 @@ pub fn admit(req: &Request, cfg: &Config) -> Admission {
     }
     if req.method == "OPTIONS" {
         return Admission::Reply(with_cors(
-            Reply {
-                status: 204,
-                headers: vec![
+            Reply::new(
+                204,
+                vec![
                     ("access-control-allow-methods", format!("{}, OPTIONS", methods.join(", "))),
                     ("access-control-allow-headers", "content-type".into()),
                     ("access-control-max-age", "86400".into()),
                 ],
-                body: Vec::new(),
-                record: None,
-                units: 1,
-            },
+                Vec::new(),
+            ),
             cfg,
             req.origin,
         ));
@@ -872,7 +869,7 @@ pub fn chat_request(body: &[u8]) -> Result<ChatRequest, ApiError> {
 pub fn events_reply(events: &[Event], stream: bool) -> Reply {
     if stream {
         let body = events.iter().map(Event::to_sse).collect::<String>().into_bytes();
-        return Reply { status: 200, headers: sse_headers(), body, record: None, units: 1 };
+        return Reply::new(200, sse_headers(), body);
     }
     match events.iter().rev().find_map(|e| if let Event::Done(d) = e { Some(d) } else { None }) {
         Some(done) => {

@@ -287,11 +287,7 @@ async fn chat(
         }
         charge(Bucket::Chat, cfg, client.as_deref(), api::chat_units(svc, &seen));
     });
-    let head = api::with_cors(
-        Reply { status: 200, headers: api::sse_headers(), body: Vec::new(), record: None, units: 1 },
-        cfg,
-        origin,
-    );
+    let head = api::with_cors(Reply::new(200, api::sse_headers(), Vec::new()), cfg, origin);
     Chat::Streaming((StatusCode::OK, header_map(head.headers), body).into_response().map_err(Into::into))
 }
 

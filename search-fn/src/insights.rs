@@ -14,9 +14,9 @@ use std::cell::RefCell;
 use search_core::insights::record::{Event, Feedback, Recorder, Settings, Write};
 use search_core::insights::{report, Db, DbError, InsightsError, SqlValue};
 use search_core::service::Service;
+use spin_sdk::sqlite::wit::sqlite::{Connection, Error, Value};
 
 use crate::api::FeedbackKept;
-use spin_sdk::sqlite::wit::sqlite::{Connection, Error, Value};
 
 /// The database `spin.toml` grants the function.
 pub const DATABASE: &str = "default";

@@ -6,9 +6,9 @@
 //! and the answer as given (its text and citation URLs, in `kb_answers`), and the
 //! widget's random per-browser id if it sent one. Feedback is kept only for an
 //! answer recorded here, beside that answer's own question and text: a client
-//! can rate an answer it was given, not write what the assistant said. Not stored: IP addresses, user agents, cookies,
-//! the search box's keystrokes (`partial` searches and later pages of one query
-//! are not events). Rows older than `insights_retention_days` are deleted by the
+//! can rate an answer it was given, not write what the assistant said. Not
+//! stored: IP addresses, user agents, cookies, the search box's keystrokes
+//! (`partial` searches and later pages of one query are not events). Rows older than `insights_retention_days` are deleted by the
 //! function as it writes ([`prune`]).
 
 use super::{schema, Db, DbError, InsightsError, SqlValue, DAY};
