@@ -1,9 +1,9 @@
 //! Harness for the `chat_body` target: the body of `POST /api/chat`, through
 //! `search_fn::api::chat_request` (the component's entry) and
-//! `search_core::agent::ChatRequest::parse` (what it wraps). Accepted requests
+//! `search_service::agent::ChatRequest::parse` (what it wraps). Accepted requests
 //! keep to the documented bounds; refused ones name a field; never a panic.
 
-use search_core::agent::ChatRequest;
+use search_service::agent::ChatRequest;
 
 pub fn run(data: &[u8]) {
     let direct = ChatRequest::parse(data);

@@ -1,11 +1,11 @@
 //! Harness for the `llm_reply` target: what an OpenAI-compatible endpoint sends
-//! back, whole (`search_core::agent::openai::parse_reply`) and streamed
-//! (`search_core::agent::react::ReplyStream`, fed in arbitrary pieces as a network
+//! back, whole (`search_service::agent::openai::parse_reply`) and streamed
+//! (`search_service::agent::react::ReplyStream`, fed in arbitrary pieces as a network
 //! would cut them). Any bytes are a reply or an error; the streamed reading of
 //! the same bytes must not depend on where they were cut.
 
-use search_core::agent::openai::{parse_reply, Reply};
-use search_core::agent::react::ReplyStream;
+use search_service::agent::openai::{parse_reply, Reply};
+use search_service::agent::react::ReplyStream;
 
 pub fn run(data: &[u8]) {
     let _ = parse_reply(data);

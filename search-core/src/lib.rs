@@ -1,22 +1,21 @@
-//! Query-time core of the knowledge-base search.
+//! The search engine: what the edge function, the browser and the site build share.
 //!
-//! Everything here must compile to native and to `wasm32-wasip2` and does no I/O of
-//! its own: callers hand it bytes and strings. It owns the chunk record the site
-//! build produces ([`chunk`]), the sectioned file format ([`container`]), the query
-//! encoder ([`encoder`]), the hybrid index ([`index`]) and the search service with
-//! its wire format that the edge function and the CLI share ([`service`]), which
-//! can keep recent query vectors ([`query_cache`]).
+//! Everything here must compile to native, to `wasm32-wasip2` and to the browser's
+//! `wasm32-unknown-unknown`, and does no I/O of its own: callers hand it bytes and
+//! strings. It owns the chunk record the site build produces ([`chunk`]), the
+//! sectioned file format ([`container`]), the query encoder ([`encoder`]), the
+//! hybrid index and the browser's fragments of it ([`index`]), the answer to one
+//! search as every front end serves it ([`response`]) and the recent query vectors
+//! a front end may keep ([`query_cache`]). The service, the agent, insights and the
+//! PostgreSQL tier sit above it, in `search-service`.
 
-pub mod agent;
 pub mod chunk;
 pub mod container;
 pub mod encoder;
 pub mod index;
-pub mod insights;
-pub mod pg;
 pub mod query_cache;
-pub mod service;
-#[cfg(test)]
-pub(crate) mod testing;
+pub mod response;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
 
 pub use chunk::Chunk;

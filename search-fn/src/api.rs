@@ -12,10 +12,10 @@
 //! The contract is documented in `openapi.yaml` at the repository root, and a test
 //! keeps the two in step.
 
-use search_core::agent::{extractive, ChatRequest, Event};
 use search_core::index::Mode;
-use search_core::insights::record;
-use search_core::service::{Service, ServiceError};
+use search_service::agent::{extractive, ChatRequest, Event};
+use search_service::insights::record;
+use search_service::service::{Service, ServiceError};
 use serde::Serialize;
 
 use crate::limit::{Bucket, Limits};
@@ -95,7 +95,7 @@ impl AllowedOrigins {
     }
 }
 
-pub use search_core::agent::settings::LlmConfig;
+pub use search_service::agent::settings::LlmConfig;
 
 /// Configuration from the Spin variables.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -170,7 +170,7 @@ impl Backend {
                     "" => "default",
                     t => t,
                 };
-                if !search_core::pg::valid_tenant(tenant) {
+                if !search_service::pg::valid_tenant(tenant) {
                     return Err(format!("`tenant` is `{tenant}`; use 1 to 63 letters, digits, `-` or `_`"));
                 }
                 Ok(Backend::Postgres { urls, tenant: tenant.to_string() })
@@ -448,7 +448,7 @@ pub fn insights_access(req: &Request, cfg: &Config, now: u64) -> Result<u64, Api
             format!("`since` must be `all`, a period like 30d, 12h or 2w, or a date like 2026-11-01, got `{since}`"),
         ));
     }
-    search_core::insights::parse_since(&since, now).map_err(|e| ApiError::param("since", e.to_string()))
+    search_service::insights::parse_since(&since, now).map_err(|e| ApiError::param("since", e.to_string()))
 }
 
 /// `all` or `[1-9][0-9]{0,5}[hdw]`, as `since`'s first pattern in openapi.yaml.
@@ -767,7 +767,7 @@ impl Feedback {
     /// One structured line (`{"event":"feedback","time":…,…}`), for the log when
     /// the store cannot take it.
     pub fn line(&self, now_unix: u64) -> String {
-        let mut line = serde_json::json!({ "event": "feedback", "time": search_core::service::rfc3339(now_unix) });
+        let mut line = serde_json::json!({ "event": "feedback", "time": search_service::service::rfc3339(now_unix) });
         if let (Some(obj), Ok(serde_json::Value::Object(fields))) = (line.as_object_mut(), serde_json::to_value(self)) {
             obj.extend(fields);
         }
@@ -853,7 +853,7 @@ pub fn feedback_reply(kept: FeedbackKept, id: &str) -> Reply {
 }
 
 /// `GET /api/insights`: the report as JSON, never cached.
-pub fn insights_reply(report: &search_core::insights::report::Report) -> Reply {
+pub fn insights_reply(report: &search_service::insights::report::Report) -> Reply {
     let mut r = Reply::json(200, report);
     r.headers.push(("cache-control", "no-store".into()));
     r

@@ -5,7 +5,7 @@
 use std::sync::OnceLock;
 use std::time::Instant;
 
-use search_core::service::Service;
+use search_service::service::Service;
 use spin_sdk::experimental::wasi::keyvalue::{atomics, store as kv};
 use spin_sdk::http::{FullBody, HeaderMap, HeaderName, HeaderValue, IntoResponse, Request, StatusCode};
 use spin_sdk::http_service;
@@ -75,7 +75,7 @@ fn service(cfg: &Config) -> Result<&'static Service<'static>, &'static str> {
                 ),
                 Backend::Bundled => Service::open(&INDEX.0, &ENCODER.0).map_err(|e| e.to_string()),
                 Backend::Postgres { urls, tenant } => {
-                    let store = search_core::pg::Store::new(Box::new(crate::pg::SpinPg::new(urls.clone())), tenant);
+                    let store = search_service::pg::Store::new(Box::new(crate::pg::SpinPg::new(urls.clone())), tenant);
                     Service::postgres(&ENCODER.0, store).map_err(|e| e.to_string())
                 }
             };
@@ -116,7 +116,7 @@ async fn config() -> Result<&'static Config, String> {
                 &variable("postgres_url").await?.unwrap_or_default(),
                 &variable("tenant").await?.unwrap_or_default(),
             )?;
-            let insights = search_core::insights::record::Settings::from_variables(
+            let insights = search_service::insights::record::Settings::from_variables(
                 &variable("insights_recording").await?.unwrap_or_default(),
                 &variable("insights_retention_days").await?.unwrap_or_default(),
             )?;

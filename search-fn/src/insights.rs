@@ -1,4 +1,4 @@
-//! The insights store of the component: `search_core::insights` over Spin's
+//! The insights store of the component: `search_service::insights` over Spin's
 //! `spin:sqlite/sqlite@3.1.0` (database `default`, granted in `spin.toml`;
 //! `spin up` and `site-builder serve` keep it in `.spin/sqlite_db.db`, a platform
 //! may map it to libSQL/Turso in its runtime config).
@@ -11,9 +11,9 @@
 
 use std::cell::RefCell;
 
-use search_core::insights::record::{Event, Feedback, Recorder, Settings, Write};
-use search_core::insights::{report, Db, DbError, InsightsError, SqlValue};
-use search_core::service::Service;
+use search_service::insights::record::{Event, Feedback, Recorder, Settings, Write};
+use search_service::insights::{report, Db, DbError, InsightsError, SqlValue};
+use search_service::service::Service;
 use spin_sdk::sqlite::wit::sqlite::{Connection, Error, Value};
 
 use crate::api::FeedbackKept;
@@ -27,7 +27,7 @@ thread_local! {
     static LAST_COMPLAINT: RefCell<u64> = const { RefCell::new(0) };
 }
 
-/// The database as `search_core::insights` sees it.
+/// The database as `search_service::insights` sees it.
 struct SpinSqlite;
 
 fn error(e: &Error) -> DbError {

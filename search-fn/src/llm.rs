@@ -1,4 +1,4 @@
-//! Drives the ReAct agent ([`search_core::agent::react`]) against the configured
+//! Drives the ReAct agent ([`search_service::agent::react`]) against the configured
 //! OpenAI-compatible endpoint over Spin's outbound HTTP, streaming the agent's
 //! events to the client as they happen. Every LLM failure (refused connection,
 //! non-2xx status, a reply that is not the wire format, silence past a timeout,
@@ -19,10 +19,10 @@ use std::time::Duration;
 use bytes::Bytes;
 use futures::channel::mpsc::Sender;
 use futures::{SinkExt, StreamExt};
-use search_core::agent::openai::{self, Reply};
-use search_core::agent::react::{Next, React, ReplyStream, Settings};
-use search_core::agent::{ChatRequest, Event};
-use search_core::service::Service;
+use search_service::agent::openai::{self, Reply};
+use search_service::agent::react::{Next, React, ReplyStream, Settings};
+use search_service::agent::{ChatRequest, Event};
+use search_service::service::Service;
 use spin_sdk::http::body::IncomingBodyExt;
 use spin_sdk::http::FullBody;
 

@@ -1,4 +1,4 @@
-//! The `postgres` backend's client: `search_core::pg`'s statements over Spin's
+//! The `postgres` backend's client: `search_service::pg`'s statements over Spin's
 //! `spin:postgres/postgres@4.2.0` (the synchronous functions: the guest waits,
 //! the host runs the query on its runtime).
 //!
@@ -9,7 +9,7 @@
 
 use std::sync::Mutex;
 
-use search_core::pg::{redact, Sql, SqlError, Value};
+use search_service::pg::{redact, Sql, SqlError, Value};
 use spin_sdk::pg::wit::postgres::{Connection, DbValue, Error, ParameterValue, QueryError};
 
 /// The open connection and which URL it went to.

@@ -13,7 +13,7 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use search_core::agent::{extractive, ChatRequest, Message, Role};
+use search_service::agent::{extractive, ChatRequest, Message, Role};
 use site_builder::search::Searcher;
 
 /// Questions no help desk's knowledge base answers.
@@ -55,7 +55,11 @@ const NEAR_DOMAIN: &[&str] = &[
     "Is the campus closed on public holidays?",
 ];
 
-fn ask(svc: &search_core::service::Service, q: &str, cfg: &extractive::Config) -> (search_core::agent::Done, f64) {
+fn ask(
+    svc: &search_service::service::Service,
+    q: &str,
+    cfg: &extractive::Config,
+) -> (search_service::agent::Done, f64) {
     let req =
         ChatRequest { messages: vec![Message { role: Role::User, content: q.into() }], stream: false, visitor: None };
     let t = Instant::now();
@@ -83,7 +87,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 }
 
 fn measure(
-    svc: &search_core::service::Service,
+    svc: &search_service::service::Service,
     questions: &[site_builder::eval::Question],
     cfg: &extractive::Config,
 ) -> serde_json::Value {

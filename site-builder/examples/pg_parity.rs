@@ -3,7 +3,7 @@
 //!
 //!     cargo run --release -p site-builder --example pg_parity -- INDEX URL TENANT QA.csv...
 
-use search_core::service::Query;
+use search_service::service::Query;
 use site_builder::search::Searcher;
 
 fn main() -> Result<(), String> {
@@ -17,7 +17,7 @@ fn main() -> Result<(), String> {
         for q in site_builder::eval::read_qa(std::path::Path::new(qa)).map_err(|e| e.to_string())? {
             let p = b.default_params(5);
             let query = Query { text: &q.question, params: p, offset: 0, vector: None, count_more: false };
-            let ids = |s: &search_core::service::Service| -> Result<Vec<String>, String> {
+            let ids = |s: &search_service::service::Service| -> Result<Vec<String>, String> {
                 let hits = s.rank(&query, &|| 0.0).map_err(|e| e.to_string())?.hits;
                 hits.iter().map(|h| s.chunk(h.doc).map(|m| m.id).map_err(|e| e.to_string())).collect()
             };

@@ -1,5 +1,5 @@
 //! Whether the BM25 candidate choice of the PostgreSQL backend (common terms
-//! left out of the choice, `search_core::pg::SELECTION_DF`, and the threshold
+//! left out of the choice, `search_service::pg::SELECTION_DF`, and the threshold
 //! that proves the choice exact or falls back) gives the `bm25` ranking of the
 //! exact choice (every term summed), and what each costs, on a published tenant.
 //!
@@ -26,7 +26,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use search_core::index::Mode;
-use search_core::pg::{Sql, SqlError, Store, Value};
+use search_service::pg::{Sql, SqlError, Store, Value};
 use site_builder::pg::{Client, Shared};
 
 /// A client that also explains the BM25 statements (those that start `WITH`)
@@ -57,8 +57,8 @@ fn main() -> Result<(), String> {
     let passages: u32 = a.get(5).map_or(u32::MAX, |s| s.parse().unwrap_or(u32::MAX));
     let client = Arc::new(Client::new(url, None).map_err(|e| e.to_string())?);
     let exact = Store::new(Box::new(Shared(client.clone())), tenant).with_selection_df(usize::MAX);
-    let cutoff: usize = a.get(6).map_or(search_core::pg::SELECTION_DF, |s| s.parse().unwrap_or(usize::MAX));
-    let cap: usize = a.get(7).map_or(search_core::pg::CANDIDATE_CAP, |s| s.parse().unwrap_or(usize::MAX));
+    let cutoff: usize = a.get(6).map_or(search_service::pg::SELECTION_DF, |s| s.parse().unwrap_or(usize::MAX));
+    let cap: usize = a.get(7).map_or(search_service::pg::CANDIDATE_CAP, |s| s.parse().unwrap_or(usize::MAX));
     let explain: usize = std::env::var("KB_EXPLAIN").ok().and_then(|s| s.parse().ok()).unwrap_or(0);
     let left = Arc::new(AtomicUsize::new(explain));
     let chosen = Store::new(Box::new(Explain { sql: Shared(client), left: left.clone() }), tenant)

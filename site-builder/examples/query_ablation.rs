@@ -243,7 +243,7 @@ struct Titles {
 }
 
 impl Titles {
-    fn new(svc: &search_core::service::Service<'_>, path: bool) -> Titles {
+    fn new(svc: &search_service::service::Service<'_>, path: bool) -> Titles {
         let Some(idx) = svc.index() else { panic!("query_ablation reads an index file") };
         let mut terms = HashMap::new();
         let mut vectors = HashMap::new();
@@ -432,7 +432,7 @@ impl Vocabulary {
 /// indexed text as the build embedded it), cached in `file` as little-endian f32
 /// rows preceded by each chunk's window count.
 fn window_vectors(
-    svc: &search_core::service::Service<'_>,
+    svc: &search_service::service::Service<'_>,
     index: &std::path::Path,
     file: &std::path::Path,
 ) -> Result<Vec<Vec<Vec<f32>>>, Box<dyn std::error::Error>> {

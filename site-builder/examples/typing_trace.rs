@@ -31,7 +31,7 @@ use std::path::PathBuf;
 
 use search_core::index::{Mode, SearchParams};
 use search_core::query_cache::QueryCache;
-use search_core::service::{Query, Service};
+use search_service::service::{Query, Service};
 use site_builder::search::Searcher;
 
 const SESSIONS: usize = 4000;

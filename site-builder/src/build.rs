@@ -1052,7 +1052,7 @@ fn html_escape(s: &str) -> String {
 fn today() -> String {
     let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
     // The date part of the RFC 3339 timestamp the index and health report use.
-    search_core::service::rfc3339(secs)[..10].to_string()
+    search_service::service::rfc3339(secs)[..10].to_string()
 }
 
 #[cfg(test)]

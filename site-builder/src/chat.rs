@@ -1,5 +1,5 @@
 //! `site-builder chat`: the edge function's agent in a terminal, like the advising
-//! paper's terminal advisor. The same loop (`search_core::agent`): the ReAct agent
+//! paper's terminal advisor. The same loop (`search_service::agent`): the ReAct agent
 //! over the OpenAI-compatible endpoint from the environment, streamed as it
 //! arrives, or the extractive agent when no LLM is configured or the LLM fails.
 //! A greeting, the searches it runs, the answer, its sources; `exit` leaves.
@@ -7,10 +7,10 @@
 use std::io::{BufRead, Read, Write};
 use std::time::{Duration, Instant};
 
-use search_core::agent::openai::Reply;
-use search_core::agent::react::{Next, React, ReplyStream, Settings};
-use search_core::agent::{extractive, ChatRequest, Done, Event, Message, Role};
-use search_core::service::Service;
+use search_service::agent::openai::Reply;
+use search_service::agent::react::{Next, React, ReplyStream, Settings};
+use search_service::agent::{extractive, ChatRequest, Done, Event, Message, Role};
+use search_service::service::Service;
 
 use crate::llm::LlmConfig;
 

@@ -24,7 +24,7 @@ use search_core::index::{self as hybrid, Index, Mode, SearchParams, VectorStorag
 use serde::Serialize;
 
 use crate::embed::{embed_all, EncoderFile, LongText};
-use search_core::service::{Query, Service};
+use search_service::service::{Query, Service};
 
 /// Rank-aware context precision at k: `Σ_{i≤k} precision@i · v_i / Σ_{i≤k} v_i`.
 pub fn context_precision(rel: &[bool], k: usize) -> f64 {

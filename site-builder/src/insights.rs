@@ -1,7 +1,7 @@
 //! `site-builder insights`: the report on what readers asked, read from the
 //! SQLite database the edge function records into (`STATE/sqlite_db.db`, where
 //! `site-builder serve` and `spin up` keep Spin's `default` database), computed by
-//! `search_core::insights::report` with the index and encoder of the build.
+//! `search_service::insights::report` with the index and encoder of the build.
 //!
 //! The statements run through [`Sqlite`], the native twin of the component's
 //! `spin:sqlite` client. The report may write too: the schema if the file predates
@@ -16,8 +16,8 @@ use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use rusqlite::types::{Value as V, ValueRef};
-use search_core::insights::report::{self, Report};
-use search_core::insights::{record::Settings, Db, DbError, SqlValue};
+use search_service::insights::report::{self, Report};
+use search_service::insights::{record::Settings, Db, DbError, SqlValue};
 
 /// Why the report could not be made.
 #[derive(Debug, thiserror::Error)]
@@ -27,7 +27,7 @@ pub enum InsightsError {
     #[error("cannot open {}: {source}; is it a SQLite file?", path.display())]
     Open { path: PathBuf, source: rusqlite::Error },
     #[error(transparent)]
-    Report(#[from] search_core::insights::InsightsError),
+    Report(#[from] search_service::insights::InsightsError),
     #[error(transparent)]
     Search(#[from] crate::search::SearchError),
     #[error("--from needs the function's insights_token in the environment variable {TOKEN_ENV}")]
@@ -78,7 +78,7 @@ pub fn fetch(from: &str, since: &str, token: &str) -> Result<Report, InsightsErr
         .map_err(|e| fail(format!("not an insights report ({e}); is this the knowledge base's function?")))
 }
 
-/// A SQLite file as `search_core::insights` sees a database.
+/// A SQLite file as `search_service::insights` sees a database.
 pub struct Sqlite(rusqlite::Connection);
 
 impl Sqlite {

@@ -18,7 +18,7 @@
 //! only.
 
 use minijinja::{Environment, Value};
-use search_core::insights::report::{Asked, Bucket, FeedbackItem, Gap, PageRef, Report};
+use search_service::insights::report::{Asked, Bucket, FeedbackItem, Gap, PageRef, Report};
 use serde::Serialize;
 
 pub use crate::site::escape;
@@ -1022,7 +1022,7 @@ fn feedback_card(f: &FeedbackItem) -> FeedbackCard {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use search_core::insights::report::{Bucket, Period, Recording, Totals};
+    use search_service::insights::report::{Bucket, Period, Recording, Totals};
 
     fn sample() -> Report {
         serde_json::from_value(serde_json::json!({
@@ -1237,7 +1237,7 @@ mod tests {
         r.period.bucket = "hour".into();
         r.series = (0..100)
             .map(|h| Bucket {
-                start: search_core::service::rfc3339(1_796_083_200 + h * 3600),
+                start: search_service::service::rfc3339(1_796_083_200 + h * 3600),
                 searches: h % 7,
                 chats: h % 3,
                 abstained: u64::from(h % 5 == 0),

@@ -12,10 +12,10 @@ use serde_json::{json, Value};
 
 use crate::filter::StubJudge;
 
-pub use search_core::agent::settings::LlmConfig;
+pub use search_service::agent::settings::LlmConfig;
 
 /// The settings from resolved Spin variables, by the rules the edge function
-/// applies (`search_core::agent::settings`): `None` when `llm_base_url` is empty,
+/// applies (`search_service::agent::settings`): `None` when `llm_base_url` is empty,
 /// an error naming the variable when one is wrong.
 pub fn from_variables(vars: &edge_host::Variables) -> Result<Option<LlmConfig>, String> {
     let var = |name: &str| vars.get(name).unwrap_or_default();

@@ -1,5 +1,5 @@
 //! The PostgreSQL tier from the command line: a native client for
-//! `search_core::pg`'s statements (what `site-builder eval --postgres` and
+//! `search_service::pg`'s statements (what `site-builder eval --postgres` and
 //! `search --postgres` rank through, the same code as the edge function), and
 //! `site-builder publish`, which loads a built index into a tenant.
 //!
@@ -19,7 +19,7 @@ use postgres::types::{ToSql, Type};
 use search_core::container::AlignedBytes;
 use search_core::index::bm25::Postings;
 use search_core::index::Index;
-use search_core::pg::{self, redact, SqlError, Value, SCHEMA, SCHEMA_VERSION};
+use search_service::pg::{self, redact, SqlError, Value, SCHEMA, SCHEMA_VERSION};
 use sha2::{Digest, Sha256};
 
 /// A connection to the database, reopened after a failure. `url` is a libpq

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use search_core::container::AlignedBytes;
 use search_core::index::{IndexError, SearchParams};
-use search_core::service::{SearchResponse, Service, ServiceError};
+use search_service::service::{SearchResponse, Service, ServiceError};
 
 use crate::embed::{EmbedError, EncoderFile};
 
@@ -23,7 +23,7 @@ pub enum SearchError {
     #[error("{encoder} was not made with the weights that built {index}; rebuild both with one `site-builder build`")]
     Mismatch { index: PathBuf, encoder: PathBuf },
     #[error(transparent)]
-    Store(#[from] search_core::pg::StoreError),
+    Store(#[from] search_service::pg::StoreError),
     #[error("{0}")]
     Postgres(String),
 }
@@ -75,7 +75,7 @@ impl Searcher {
             Corpus::File(bytes) => Service::open(bytes.as_slice(), self.encoder.bytes()),
             Corpus::Postgres { client, tenant } => Service::postgres(
                 self.encoder.bytes(),
-                search_core::pg::Store::new(Box::new(crate::pg::Shared(client.clone())), tenant),
+                search_service::pg::Store::new(Box::new(crate::pg::Shared(client.clone())), tenant),
             ),
         }
         .map_err(|e| self.service_error(e))

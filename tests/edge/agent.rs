@@ -8,7 +8,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::net::{Shutdown, TcpStream};
 use std::time::Duration;
 
-use search_core::agent::react::{LLM_UNAVAILABLE, MAX_TOOL_CALLS_PER_REPLY};
+use search_service::agent::react::{LLM_UNAVAILABLE, MAX_TOOL_CALLS_PER_REPLY};
 use serde_json::{json, Value};
 
 use crate::chat::{parse_sse, SseEvent};

@@ -8,7 +8,7 @@ use std::process::Command;
 use std::sync::Arc;
 
 use search_core::index::Mode;
-use search_core::pg::{Choices, Store};
+use search_service::pg::{Choices, Store};
 use serde_json::Value;
 use site_builder::pg::{Client, Shared};
 

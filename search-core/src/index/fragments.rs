@@ -33,7 +33,7 @@ use serde::{Deserialize, Serialize};
 use super::highlight::Highlighter;
 use super::{analyzer, bm25, fusion, ChunkMeta, Index, IndexError, Mode, SearchParams};
 use crate::container::{check_offsets, AlignedBytes, Container, ContainerError, Writer};
-use crate::service::{SearchResponse, SearchResult, Timings};
+use crate::response::{SearchResponse, SearchResult, Timings};
 
 pub mod semantic;
 use semantic::{Dense, WithNorms};

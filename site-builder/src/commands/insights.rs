@@ -12,12 +12,12 @@ use crate::InsightsArgs;
 pub(crate) fn run_insights(args: InsightsArgs) -> Result<(), String> {
     let variables = edge_host::Variables::from_environment().map_err(|e| e.to_string())?;
     let var = |name: &str| variables.get(name).unwrap_or_default();
-    let settings = search_core::insights::record::Settings::from_variables(
+    let settings = search_service::insights::record::Settings::from_variables(
         &var("insights_recording"),
         &var("insights_retention_days"),
     )?;
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
-    let since = search_core::insights::parse_since(&args.since, now).map_err(|e| format!("--{e}"))?;
+    let since = search_service::insights::parse_since(&args.since, now).map_err(|e| format!("--{e}"))?;
     // A deployed function's pages are on its site: links open there by default.
     let site_arg = args
         .site

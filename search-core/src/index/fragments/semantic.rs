@@ -240,7 +240,7 @@ mod tests {
     use super::*;
     use crate::index::fragments::{split, MANIFEST};
     use crate::index::{build, BuildParams, VectorStorage};
-    use crate::service::{SearchResponse, Service};
+    use crate::response::SearchResponse;
     use crate::testing::{chunk, files_with};
 
     /// An index of 40 chunks on 10 pages embedded with the synthetic encoder
@@ -280,43 +280,29 @@ mod tests {
         panic!("no answer after four rounds for {q:?}");
     }
 
+    /// The browser's ranking is compared with the edge's (`search-service`'s
+    /// `Service`) in that crate's `tests/browser_parity.rs`; here, what only the
+    /// engine can see: how the vectors travel and that the query cache is used.
     #[test]
-    fn the_browser_ranks_every_mode_as_the_edge_does() {
+    fn vectors_travel_as_stored_and_a_query_is_encoded_once() {
         for storage in [VectorStorage::I16, VectorStorage::F16] {
-            ranks_as_the_edge(storage);
+            let (index, enc) = corpus_in(storage);
+            let idx = Index::open(index.as_slice()).unwrap();
+            let files: HashMap<String, Vec<u8>> = split(&idx, 256).unwrap().files.into_iter().collect();
+            let vectors = vectors_file(&idx).unwrap();
+            let mut e = Engine::open(&files[MANIFEST]).unwrap();
+            let sem = Semantic::open(&e, enc.as_slice(), &vectors).unwrap();
+            // Fixed point travels as it is stored, halves as they are.
+            let fixed = storage == VectorStorage::I16;
+            assert_eq!(matches!(sem.vectors, Rows::I16(_)), fixed, "{storage:?}");
+            assert_eq!(sem.default_mode(), Mode::Convex);
+            // Meaning, not words: a query no chunk contains still finds the closest.
+            let zebra = run(&mut e, &sem, &files, "zebra", Mode::Dense, 1, false);
+            assert_eq!(zebra.results.len(), 5);
+            assert!(matches!(e.search("zebra", 5, 1, false), Step::Done(r) if r.results.is_empty()));
+            // The vector is encoded once per text, not once per round of fetching.
+            assert!(sem.cache.borrow().stats().0 > 0);
         }
-    }
-
-    fn ranks_as_the_edge(storage: VectorStorage) {
-        let (index, enc) = corpus_in(storage);
-        let idx = Index::open(index.as_slice()).unwrap();
-        let files: HashMap<String, Vec<u8>> = split(&idx, 256).unwrap().files.into_iter().collect();
-        let vectors = vectors_file(&idx).unwrap();
-        let mut e = Engine::open(&files[MANIFEST]).unwrap();
-        let sem = Semantic::open(&e, enc.as_slice(), &vectors).unwrap();
-        // Fixed point travels as it is stored, halves as they are.
-        let fixed = storage == VectorStorage::I16;
-        assert_eq!(matches!(sem.vectors, Rows::I16(_)), fixed, "{storage:?}");
-        assert_eq!(sem.default_mode(), Mode::Convex);
-        let svc = Service::open(index.as_slice(), enc.as_slice()).unwrap();
-        for q in ["parking permit", "reset the password", "gpu job quota", "zebra", "stor", "the"] {
-            for mode in [Mode::Convex, Mode::Dense, Mode::Rrf, Mode::Dot, Mode::Bm25] {
-                for (page, partial) in [(1, false), (2, false), (1, true)] {
-                    let got = run(&mut e, &sem, &files, q, mode, page, partial);
-                    let p = SearchParams { mode, partial, ..svc.default_params(5) };
-                    let want = svc.search(q, &p, page, &|| 0.0).unwrap();
-                    assert_eq!(got.mode, mode);
-                    assert_eq!(got.results, want.results, "{q:?} {storage:?} {mode:?} page {page} partial {partial}");
-                    assert_eq!(got.has_more, want.has_more, "{q:?} {mode:?}");
-                }
-            }
-        }
-        // Meaning, not words: a query no chunk contains still finds the closest.
-        let zebra = run(&mut e, &sem, &files, "zebra", Mode::Dense, 1, false);
-        assert_eq!(zebra.results.len(), 5);
-        assert!(matches!(e.search("zebra", 5, 1, false), Step::Done(r) if r.results.is_empty()));
-        // The vector is encoded once per text, not once per round of fetching.
-        assert!(sem.cache.borrow().stats().0 > 0);
     }
 
     #[test]

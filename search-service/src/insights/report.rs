@@ -719,9 +719,9 @@ fn question_vectors(db: &dyn Db, svc: &Service, keys: &[String], now: u64) -> Ve
 #[cfg(all(test, not(target_arch = "wasm32")))]
 pub(crate) mod tests {
     use super::*;
-    use crate::container::AlignedBytes;
     use crate::insights::record::{self, Event, Feedback, Kind, Recorder, Write};
     use crate::insights::{DbError, DAY};
+    use search_core::container::AlignedBytes;
 
     /// The statements on a real SQLite, in memory.
     pub(crate) struct Lite(pub rusqlite::Connection);
@@ -766,8 +766,12 @@ pub(crate) mod tests {
     }
 
     fn files() -> (AlignedBytes, AlignedBytes) {
-        let chunk = |page: &str, title: &str| crate::testing::chunk(&format!("{page}#0"), page, title, title);
-        crate::testing::files(&[chunk("wifi", "Eduroam"), chunk("reset", "Passwords"), chunk("print", "Printing")])
+        let chunk = |page: &str, title: &str| search_core::testing::chunk(&format!("{page}#0"), page, title, title);
+        search_core::testing::files(&[
+            chunk("wifi", "Eduroam"),
+            chunk("reset", "Passwords"),
+            chunk("print", "Printing"),
+        ])
     }
 
     fn chat(q: &str, id: &str, abstained: bool, cited: &[&str]) -> Event {

@@ -37,10 +37,10 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;
 
-use crate::index::analyzer;
-use crate::index::bm25::{self, Postings};
-use crate::index::fusion::{self, Order};
-use crate::index::{Candidates, ChunkMeta, Hit, IndexInfo, Mode, SearchParams};
+use search_core::index::analyzer;
+use search_core::index::bm25::{self, Postings};
+use search_core::index::fusion::{self, Order};
+use search_core::index::{Candidates, ChunkMeta, Hit, IndexInfo, Mode, SearchParams};
 
 /// The schema version `site-builder publish` writes (migrating a database of
 /// version 1 to it); kept in `kb_schema`. The reader also reads version 1; a
@@ -48,7 +48,7 @@ use crate::index::{Candidates, ChunkMeta, Hit, IndexInfo, Mode, SearchParams};
 pub const SCHEMA_VERSION: i32 = 2;
 
 /// The embedding dimension the schema declares (MiniLM's).
-pub const DIM: usize = crate::encoder::DIM;
+pub const DIM: usize = search_core::encoder::DIM;
 
 /// The schema, created by the first `site-builder publish` on a database (one
 /// transaction). Documented in ARCHITECTURE.md ("The PostgreSQL schema").
@@ -821,7 +821,7 @@ impl Store {
     }
 
     /// The hits of `query`, fused and put in order, best first: the bundled
-    /// index's [`crate::index::Index::search`] over this tenant.
+    /// index's [`search_core::index::Index::search`] over this tenant.
     pub fn search(&self, query: &str, qvec: Option<&[f32]>, p: &SearchParams) -> Result<Vec<Hit>, StoreError> {
         let (c, side) = self.candidates(query, qvec, p)?;
         let cosine = &side.cosine;

@@ -21,9 +21,9 @@
 use std::collections::{BTreeSet, HashSet};
 
 use super::{ChatRequest, ChatTimings, Done, Event, Hit, Role, SearchStep, Source};
-use crate::index::highlight::{self, Highlighter};
-use crate::index::{analyzer, Mode, Order};
 use crate::service::{Query, Service};
+use search_core::index::highlight::{self, Highlighter};
+use search_core::index::{analyzer, Mode, Order};
 
 /// Tuning of the extractive agent.
 #[derive(Debug, Clone, Copy, PartialEq)]

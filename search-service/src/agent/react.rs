@@ -23,9 +23,9 @@ use serde_json::{json, Value};
 
 use super::openai::{self, Reply, StreamParser, TOOL_NAME};
 use super::{extractive, ChatRequest, ChatTimings, Done, Event, Hit, Role, SearchStep, Source};
-use crate::index::highlight::Highlighter;
-use crate::index::Mode;
 use crate::service::{Query, Service};
+use search_core::index::highlight::Highlighter;
+use search_core::index::Mode;
 
 /// What the model writes first when the sources do not answer.
 pub const NO_ANSWER: &str = "NO_ANSWER:";
@@ -401,12 +401,12 @@ impl AnswerFilter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::container::AlignedBytes;
+    use search_core::container::AlignedBytes;
 
     /// A service over three chunks and the synthetic encoder.
     fn files() -> (AlignedBytes, AlignedBytes) {
-        let chunk = |id: &str, text: &str| crate::testing::chunk(id, id, id, text);
-        crate::testing::files(&[
+        let chunk = |id: &str, text: &str| search_core::testing::chunk(id, id, id, text);
+        search_core::testing::files(&[
             chunk("wifi", "Connect to eduroam with your password."),
             chunk("reset", "Reset the password on the self-service page."),
             chunk("print", "Print with your card."),

@@ -3,21 +3,22 @@
 //! serves and `site-builder search --json` prints, and describing itself for
 //! `GET /api/health`.
 //!
-//! One owner for that wire format: the edge function, the CLI and (later) the agent
-//! build their results here, so a field added once shows everywhere. Like the rest
-//! of the crate this does no I/O; the caller passes a clock so the stage timings
-//! can be reported without this module knowing where time comes from.
+//! The results themselves are the engine's wire format
+//! ([`search_core::response`]), re-exported here. Like the rest of the crate this
+//! does no I/O; the caller passes a clock so the stage timings can be reported
+//! without this module knowing where time comes from.
 
 use serde::{Deserialize, Serialize};
 
 use std::collections::HashSet;
 use std::sync::Mutex;
 
-use crate::encoder::{Encoder, EncoderError};
-use crate::index::highlight::Highlighter;
-use crate::index::{analyzer, fusion, ChunkMeta, Hit, Index, IndexError, Mode, SearchParams};
 use crate::pg::{Store, StoreError};
-use crate::query_cache::QueryCache;
+use search_core::encoder::{Encoder, EncoderError};
+use search_core::index::highlight::Highlighter;
+use search_core::index::{analyzer, fusion, ChunkMeta, Hit, Index, IndexError, Mode, SearchParams};
+use search_core::query_cache::QueryCache;
+pub use search_core::response::{SearchResponse, SearchResult, Timings};
 
 /// Why a service could not be opened.
 #[derive(Debug, thiserror::Error)]
@@ -51,81 +52,6 @@ pub struct Service<'a> {
     /// Recent query vectors ([`Service::with_query_cache`]); `None`: every query
     /// is encoded (what the evaluation wants, to time the encoder).
     cache: Option<Mutex<QueryCache>>,
-}
-
-/// One result of `GET /api/search`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SearchResult {
-    /// 1-based position over all pages of results.
-    pub rank: usize,
-    pub chunk_id: String,
-    pub page_id: String,
-    pub title: String,
-    /// Breadcrumb of the page: section titles down to the page's own.
-    pub path: Vec<String>,
-    /// Site-relative URL of the page, with `#anchor` of the chunk's section.
-    pub url: String,
-    /// A window of the chunk's text, HTML-escaped, query terms in `<mark>`.
-    pub snippet: String,
-    /// The fused score (what the results are ordered by).
-    pub score: f32,
-    /// Cosine similarity with the query, when the dense side scored the chunk.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub dense: Option<f32>,
-    /// BM25 score, when a query term matched.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub bm25: Option<f32>,
-}
-
-impl SearchResult {
-    /// Chunk `m`, hit `h`, rendered as the result at `rank`, its snippet cut by
-    /// `hl` (one [`Highlighter`] for the query's page of results; the edge and the
-    /// browser engine both render results here).
-    pub fn from_chunk(rank: usize, m: ChunkMeta, h: &Hit, hl: &mut Highlighter) -> SearchResult {
-        SearchResult {
-            rank,
-            url: if m.anchor.is_empty() { m.url.clone() } else { format!("{}#{}", m.url, m.anchor) },
-            snippet: hl.snippet(&m.text),
-            chunk_id: m.id,
-            page_id: m.page_id,
-            title: m.title,
-            path: m.path,
-            score: h.score,
-            dense: h.dense,
-            bm25: h.bm25,
-        }
-    }
-}
-
-/// Server-side time spent on one query, in milliseconds.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
-pub struct Timings {
-    /// Tokenising and embedding the query (0 for `bm25`).
-    pub encode: f64,
-    /// Dense scan or graph walk, and BM25 scoring.
-    pub search: f64,
-    /// Fusing the two lists and rendering the results (snippets).
-    pub fuse: f64,
-    /// All of the above.
-    pub total: f64,
-}
-
-/// The answer to one query.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SearchResponse {
-    pub query: String,
-    pub mode: Mode,
-    pub k: usize,
-    /// 1-based page of results.
-    pub page: usize,
-    pub results: Vec<SearchResult>,
-    /// Whether asking for the next page may return more results.
-    pub has_more: bool,
-    pub timings_ms: Timings,
-    /// The query's vector came from the query cache (not part of the JSON; the
-    /// edge function says it in `Server-Timing`).
-    #[serde(skip)]
-    pub encode_cached: bool,
 }
 
 /// What `GET /api/health` reports.
@@ -217,7 +143,7 @@ impl<'a> Service<'a> {
     }
 
     /// Keeps the vectors of the last `capacity` distinct queries, so a query asked
-    /// again skips the encoder (see [`crate::query_cache`]).
+    /// again skips the encoder (see [`search_core::query_cache`]).
     pub fn with_query_cache(mut self, capacity: usize) -> Service<'a> {
         self.cache = Some(Mutex::new(QueryCache::new(capacity)));
         self
@@ -259,7 +185,7 @@ impl<'a> Service<'a> {
         }
     }
 
-    fn check(&self, info: &crate::index::IndexInfo) -> Result<(), ServiceError> {
+    fn check(&self, info: &search_core::index::IndexInfo) -> Result<(), ServiceError> {
         if info.encoder_fingerprint != self.encoder.fingerprint() {
             return Err(ServiceError::Mismatch);
         }
@@ -463,7 +389,7 @@ impl<'a> Service<'a> {
         Ok(Health {
             status: "ok".into(),
             index: IndexHealth {
-                format_version: crate::index::VERSION,
+                format_version: search_core::index::VERSION,
                 chunks,
                 pages: info.pages,
                 terms: info.terms,
@@ -478,9 +404,9 @@ impl<'a> Service<'a> {
             },
             encoder: EncoderHealth {
                 name: info.encoder.clone(),
-                format_version: crate::encoder::VERSION,
+                format_version: search_core::encoder::VERSION,
                 fingerprint: format!("{:016x}", self.encoder.fingerprint()),
-                dim: crate::encoder::DIM,
+                dim: search_core::encoder::DIM,
                 max_tokens: cfg.max_tokens,
                 long_text: info.long_text.clone(),
             },
@@ -509,7 +435,7 @@ pub fn rfc3339(unix: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing;
+    use search_core::testing;
 
     #[test]
     fn unknown_words_are_the_words_no_chunk_uses() {
