@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex};
 use rusqlite::{params, Connection, OptionalExtension};
 
 /// The file inside the state folder, as `spin up` names it.
-pub const FILE_NAME: &str = "sqlite_key_value.db";
+pub use kb_common::spin_state::KEY_VALUE_FILE as FILE_NAME;
 
 /// Spin's limits for one tuple: keys up to 256 bytes, values up to 1 MiB.
 pub const MAX_KEY_BYTES: usize = 256;

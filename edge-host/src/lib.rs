@@ -2,8 +2,8 @@
 //! deploys, run in wasmtime (the engine Spin is built on) beside the static site,
 //! with Spin variables from the environment or a `.env` file.
 //!
-//! - [`variables`]: Spin variables from `SPIN_VARIABLE_*` and `.env`;
-//! - [`spin_variables`]: the `spin:variables` interface the component imports;
+//! - [`spin_variables`]: the `spin:variables` interface the component imports,
+//!   over the variables [`kb_common::variables`] reads from `SPIN_VARIABLE_*` and `.env`;
 //! - [`key_value`], [`wasi_key_value`]: Spin's key-value stores in a SQLite file
 //!   of the state folder, and the `wasi:keyvalue` interface (with its atomic
 //!   increment) over them;
@@ -25,15 +25,14 @@ pub mod spin_postgres;
 pub mod spin_sqlite;
 pub mod spin_variables;
 pub mod static_files;
-pub mod variables;
 pub mod wasi_key_value;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
+pub use kb_common::variables::{self, Variables};
 pub use server::{Limits, Server};
-pub use variables::Variables;
 
 /// What to serve, and where.
 #[derive(Debug, Clone)]
@@ -98,8 +97,8 @@ impl HostConfig {
 pub enum HostError {
     #[error("cannot read {path}: {source}")]
     Read { path: PathBuf, source: std::io::Error },
-    #[error("{path}:{line}: {message}")]
-    DotEnv { path: PathBuf, line: usize, message: String },
+    #[error(transparent)]
+    Variables(#[from] kb_common::variables::VariablesError),
     #[error("{} has no index.html; build the site first (`site-builder build --out OUT`) and pass --out OUT", site.display())]
     NoSite { site: PathBuf },
     #[error("{} does not exist; build the component with `cargo build --release --target wasm32-wasip2 -p search-fn` (scripts/run does), or pass --component", path.display())]

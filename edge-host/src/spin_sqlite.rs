@@ -96,7 +96,7 @@ mod generated {
 use generated::spin::sqlite::sqlite::{self as wit, Error, QueryResult, RowResult, Value};
 
 /// The file inside the state folder, as `spin up` names the default database.
-pub const FILE_NAME: &str = "sqlite_db.db";
+pub use kb_common::spin_state::SQLITE_FILE as FILE_NAME;
 /// The only database this host has (others need Spin's runtime configuration).
 pub const DEFAULT_DATABASE: &str = "default";
 /// Most host memory one result may take (its values, counted as they are held);

@@ -15,10 +15,11 @@
 //! listed there is a user's file, so a site without the list is served as user
 //! files throughout (safe, but its own scripts do not run: rebuild it).
 
-use std::collections::HashSet;
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
+
+pub use kb_common::site_manifest::{manifest_json, Manifest, MANIFEST, MANIFEST_FORMAT};
 
 /// What to send for a request path.
 #[derive(Debug, PartialEq, Eq)]
@@ -126,11 +127,6 @@ pub fn cache_control(path: &Path) -> &'static str {
     }
 }
 
-/// Where the build lists the files it wrote itself, relative to the site folder.
-pub const MANIFEST: &str = "_kb/site.json";
-/// The version of [`MANIFEST`]'s format.
-pub const MANIFEST_FORMAT: u64 = 1;
-
 /// The policy of every page the build rendered: the one its templates put in a
 /// `<meta>` (`templates/base.html`), plus what only a header can say:
 /// `frame-ancestors 'self'`, so no other site can frame a page (clickjacking, or
@@ -144,42 +140,6 @@ pub const FILE_CSP: &str = "default-src 'none'; img-src 'self' data:; style-src 
 /// The policy of everything else the host answers (errors, redirects, the API's
 /// JSON): nothing to load, nothing to run, framed by no one.
 pub const RESPONSE_CSP: &str = "default-src 'none'; frame-ancestors 'none'; sandbox";
-
-/// The build's [`MANIFEST`]: `generated` are the files it wrote itself,
-/// `copied` the ones it copied from the content folder. A path in both (an asset
-/// that overwrote a page) counts as copied.
-pub fn manifest_json(generated: &[String], copied: &[String]) -> String {
-    let v = serde_json::json!({ "format": MANIFEST_FORMAT, "generated": generated, "copied": copied });
-    format!("{v}\n")
-}
-
-/// The files of a site the build wrote itself (from its [`MANIFEST`]).
-#[derive(Debug, Default)]
-pub struct Manifest {
-    generated: HashSet<String>,
-}
-
-impl Manifest {
-    /// Reads a [`manifest_json`] document; `None` if it is not one.
-    pub fn parse(bytes: &[u8]) -> Option<Manifest> {
-        let v: serde_json::Value = serde_json::from_slice(bytes).ok()?;
-        if v["format"].as_u64() != Some(MANIFEST_FORMAT) {
-            return None;
-        }
-        let list = |key: &str| -> Option<HashSet<String>> {
-            v[key].as_array()?.iter().map(|p| p.as_str().map(str::to_string)).collect()
-        };
-        let copied = list("copied")?;
-        let mut generated = list("generated")?;
-        generated.retain(|p| !copied.contains(p));
-        Some(Manifest { generated })
-    }
-
-    /// Whether the build wrote `rel` (`/`-separated, relative to the site) itself.
-    pub fn generated(&self, rel: &str) -> bool {
-        self.generated.contains(rel)
-    }
-}
 
 /// A site folder's [`Manifest`], read again whenever the file changes (a rebuild
 /// swaps the whole site in while the host runs).
@@ -338,19 +298,7 @@ mod tests {
     }
 
     #[test]
-    fn the_manifest_names_what_the_build_wrote_and_a_copy_wins() {
-        let json = manifest_json(
-            &["index.html".into(), "it/f.html".into(), "assets/search.js".into()],
-            &["it/f.html".into(), "it/d.svg".into()],
-        );
-        let m = Manifest::parse(json.as_bytes()).unwrap();
-        assert!(m.generated("index.html") && m.generated("assets/search.js"));
-        // An asset that overwrote a page is the user's file.
-        assert!(!m.generated("it/f.html") && !m.generated("it/d.svg") && !m.generated("other.html"));
-        assert!(Manifest::parse(b"{\"format\": 2, \"generated\": [], \"copied\": []}").is_none());
-        assert!(Manifest::parse(b"[]").is_none());
-
-        // The cache reads the site's file, and again when a rebuild changes it.
+    fn the_cache_reads_the_sites_manifest_again_when_a_rebuild_changes_it() {
         let dir = tempfile::tempdir().unwrap();
         let cache = ManifestCache::default();
         assert!(!cache.get(dir.path()).generated("index.html"), "no manifest: nothing is trusted");

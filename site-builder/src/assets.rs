@@ -7,7 +7,7 @@
 //! their own from a host that serves them with their type and no policy (Spin's
 //! fileserver, most static hosts), they run script as the site. `site-builder
 //! serve` sandboxes every copied file and serves HTML and XML ones as downloads
-//! (`edge_host::static_files::headers`), which is why it needs to know which files
+//! (`kb_common::site_manifest::headers`), which is why it needs to know which files
 //! the build wrote ([`write_manifest`]); other hosts need the headers SECURITY.md
 //! lists. Either way [`active_content`] names each such link in the report, so the
 //! people who write the pages can see it.
@@ -22,7 +22,7 @@ use crate::report::Warning;
 /// How much of a linked file is read to judge it.
 const READ_LIMIT: u64 = 8 * 1024 * 1024;
 
-/// Writes [`edge_host::static_files::MANIFEST`] into the staging folder: every file
+/// Writes [`kb_common::site_manifest::MANIFEST`] into the staging folder: every file
 /// in it but `copied` (the content files the build copied, as `assets_used` lists
 /// them) is one the build wrote itself. Call it last, just before the commit, so
 /// that nothing written later is missing from the list.
@@ -36,15 +36,15 @@ pub fn write_manifest(staging: &Staging, copied: &[String]) -> Result<(), WriteE
         }
         let Ok(rel) = entry.path().strip_prefix(&root) else { continue };
         let rel = rel.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect::<Vec<_>>().join("/");
-        if rel != edge_host::static_files::MANIFEST && !copied_set.contains(rel.as_str()) {
+        if rel != kb_common::site_manifest::MANIFEST && !copied_set.contains(rel.as_str()) {
             generated.push(rel);
         }
     }
     generated.sort();
     let copied: Vec<String> = copied_set.into_iter().map(str::to_string).collect();
     staging.write(
-        edge_host::static_files::MANIFEST,
-        edge_host::static_files::manifest_json(&generated, &copied).as_bytes(),
+        kb_common::site_manifest::MANIFEST,
+        kb_common::site_manifest::manifest_json(&generated, &copied).as_bytes(),
     )
 }
 
@@ -281,12 +281,12 @@ mod tests {
             staging.write(f, b"x").unwrap();
         }
         write_manifest(&staging, &["it/files/d.svg".into(), "it/files/f.html".into()]).unwrap();
-        let bytes = std::fs::read(staging.path(edge_host::static_files::MANIFEST)).unwrap();
-        let m = edge_host::static_files::Manifest::parse(&bytes).unwrap();
+        let bytes = std::fs::read(staging.path(kb_common::site_manifest::MANIFEST)).unwrap();
+        let m = kb_common::site_manifest::Manifest::parse(&bytes).unwrap();
         for f in ["index.html", "it/page.html", "assets/search.js"] {
             assert!(m.generated(f), "{f}");
         }
-        for f in ["it/files/d.svg", "it/files/f.html", edge_host::static_files::MANIFEST] {
+        for f in ["it/files/d.svg", "it/files/f.html", kb_common::site_manifest::MANIFEST] {
             assert!(!m.generated(f), "{f}");
         }
     }

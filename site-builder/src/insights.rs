@@ -85,7 +85,7 @@ impl Sqlite {
     /// Opens `STATE/sqlite_db.db`, which must exist (a report of an empty state
     /// folder is a mistake in the path far more often than a fresh install).
     pub fn open_state(state: &Path) -> Result<Sqlite, InsightsError> {
-        let file = state.join(edge_host::spin_sqlite::FILE_NAME);
+        let file = state.join(kb_common::spin_state::SQLITE_FILE);
         if !file.is_file() {
             return Err(InsightsError::NoDatabase { state: state.to_path_buf(), file });
         }

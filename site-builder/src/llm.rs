@@ -17,7 +17,7 @@ pub use search_service::agent::settings::LlmConfig;
 /// The settings from resolved Spin variables, by the rules the edge function
 /// applies (`search_service::agent::settings`): `None` when `llm_base_url` is empty,
 /// an error naming the variable when one is wrong.
-pub fn from_variables(vars: &edge_host::Variables) -> Result<Option<LlmConfig>, String> {
+pub fn from_variables(vars: &kb_common::variables::Variables) -> Result<Option<LlmConfig>, String> {
     let var = |name: &str| vars.get(name).unwrap_or_default();
     LlmConfig::from_variables(
         &var("llm_base_url"),
@@ -31,7 +31,7 @@ pub fn from_variables(vars: &edge_host::Variables) -> Result<Option<LlmConfig>, 
 /// From the environment and a `.env` file in the working directory, read the
 /// way Spin (and `site-builder serve`) read them.
 pub fn from_env() -> Result<Option<LlmConfig>, String> {
-    let vars = edge_host::Variables::from_environment().map_err(|e| e.to_string())?;
+    let vars = kb_common::variables::Variables::from_environment().map_err(|e| e.to_string())?;
     from_variables(&vars)
 }
 
@@ -120,7 +120,7 @@ mod tests {
     fn config_reads_spin_variables() {
         let vars = |pairs: &[(&str, &str)]| {
             let env = pairs.iter().map(|(k, v)| (k.to_string(), v.to_string()));
-            edge_host::Variables::resolve(env, None).unwrap()
+            kb_common::variables::Variables::resolve(env, None).unwrap()
         };
         let c = from_variables(&vars(&[
             ("SPIN_VARIABLE_LLM_BASE_URL", "http://h/v1/"),

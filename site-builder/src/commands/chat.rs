@@ -1,10 +1,19 @@
 //! `site-builder chat`: the answer agent in the terminal.
 
 use std::io::IsTerminal;
+use std::path::PathBuf;
 
 use site_builder::search::Searcher;
 
-use crate::ChatArgs;
+#[derive(clap::Args)]
+pub(crate) struct ChatArgs {
+    /// index.bin written by a build (encoder.bin beside it).
+    #[arg(long, default_value = "dist/index.bin", value_name = "FILE")]
+    index: PathBuf,
+    /// Answer extractively even when an LLM is configured.
+    #[arg(long)]
+    no_llm: bool,
+}
 
 pub(crate) fn run_chat(args: ChatArgs) -> Result<(), String> {
     let s = Searcher::open(&args.index, None).map_err(|e| e.to_string())?;

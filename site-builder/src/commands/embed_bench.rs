@@ -1,8 +1,29 @@
 //! `site-builder embed-bench`: embedding throughput on a chunk set.
 
-use site_builder::embed::{default_model_dir, EncoderFile, LongText};
+use super::args::Long;
 
-use crate::{out, EmbedBenchArgs};
+use site_builder::embed::{default_model_dir, EncoderFile, LongText};
+use std::path::PathBuf;
+
+use crate::out;
+
+#[derive(clap::Args)]
+pub(crate) struct EmbedBenchArgs {
+    /// chunks.jsonl written by a build.
+    #[arg(long, default_value = "dist/chunks.jsonl", value_name = "FILE")]
+    chunks: PathBuf,
+    /// Embed only the first N chunks.
+    #[arg(long)]
+    limit: Option<usize>,
+    /// Threads (default: every core).
+    #[arg(long)]
+    threads: Option<usize>,
+    #[arg(long, value_enum, default_value_t = Long::Truncate)]
+    long_text: Long,
+    /// Model folder (as for build).
+    #[arg(long, value_name = "DIR")]
+    model: Option<PathBuf>,
+}
 
 pub(crate) fn run_embed_bench(args: EmbedBenchArgs) -> Result<(), String> {
     let text = std::fs::read_to_string(&args.chunks).map_err(|e| format!("{}: {e}", args.chunks.display()))?;

@@ -1,15 +1,94 @@
 //! `site-builder eval`: retrieval quality of a QA set over a built index, or of a
 //! BEIR folder indexed on the fly, for each fusion mode asked for.
 
+use super::args::{
+    parse_modes, results_count, second_chunk_weight, unit_interval, Long, Modes, PostgresTlsArgs, Vectors,
+};
+
 use std::io::IsTerminal;
 use std::path::Path;
+use std::path::PathBuf;
 
 use search_core::index::{Mode, Order, SearchParams};
 use site_builder::embed::{default_model_dir, EncoderFile, LongText};
 use site_builder::eval;
 use site_builder::search::Searcher;
 
-use crate::{out, EvalArgs};
+use crate::out;
+
+#[derive(clap::Args)]
+pub(crate) struct EvalArgs {
+    /// The index a build wrote (with --qa).
+    #[arg(long, default_value = "dist/index.bin", value_name = "FILE")]
+    index: PathBuf,
+    /// QA set: CSV with question,ground_truth,category,source_path,source_file.
+    #[arg(long, value_name = "FILE", conflicts_with = "beir")]
+    qa: Option<PathBuf>,
+    /// BEIR folder (corpus.jsonl[.gz], queries.jsonl[.gz], qrels/test.tsv).
+    #[arg(long, value_name = "DIR")]
+    beir: Option<PathBuf>,
+    /// Results per question for recall and context precision (QA).
+    #[arg(long, default_value_t = 5, value_parser = results_count)]
+    k: usize,
+    /// A mode, a comma-separated list, or `all`.
+    #[arg(long, default_value = "all", value_parser = parse_modes)]
+    mode: Modes,
+    /// Weight of the dense side in convex.
+    #[arg(long, value_parser = unit_interval)]
+    alpha: Option<f32>,
+    /// How deep each ranking is read before fusing.
+    #[arg(long, default_value_t = 100, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=10_000))]
+    depth: usize,
+    /// Convex: how many top scores of each list define its range (default: the index's).
+    #[arg(long)]
+    norm_depth: Option<usize>,
+    /// Weight of a page's second-best chunk in the score pages are ranked by
+    /// (0: each page by its best chunk alone; default 1).
+    #[arg(long, value_parser = second_chunk_weight)]
+    second_chunk: Option<f32>,
+    /// Rank chunks by their own scores, not pages first (the agent's order).
+    #[arg(long, conflicts_with = "second_chunk")]
+    chunk_order: bool,
+    /// BM25 k1 and b at query time (default: the index's).
+    #[arg(long)]
+    k1: Option<f32>,
+    #[arg(long)]
+    b: Option<f32>,
+    /// Model folder for --beir (as for build).
+    #[arg(long, value_name = "DIR")]
+    model: Option<PathBuf>,
+    /// Document vectors for --beir: i16, f16, f32 or int8.
+    #[arg(long, value_enum, default_value_t = Vectors::I16)]
+    vectors: Vectors,
+    /// Long documents for --beir: truncate, mean or blend.
+    #[arg(long, value_enum, default_value_t = Long::Truncate)]
+    long_text: Long,
+    /// Where --beir caches document vectors between runs.
+    #[arg(long, default_value = "target/beir-cache", value_name = "DIR")]
+    cache: PathBuf,
+    /// --beir: also build an HNSW graph, search through it, and report its
+    /// recall@10 against the exact scan.
+    #[arg(long)]
+    hnsw: bool,
+    /// HNSW beam width at query time.
+    #[arg(long, default_value_t = 64)]
+    ef: usize,
+    /// Print one JSON object per mode.
+    #[arg(long)]
+    json: bool,
+    /// List the questions each mode missed (QA).
+    #[arg(long)]
+    misses: bool,
+    /// QA through a tenant in PostgreSQL (`site-builder publish`) instead of the
+    /// index file; the encoder is read from beside --index.
+    #[arg(long, value_name = "URL", requires = "qa")]
+    postgres: Option<String>,
+    /// The tenant --postgres searches.
+    #[arg(long, default_value = "default", value_name = "NAME")]
+    tenant: String,
+    #[command(flatten)]
+    tls: PostgresTlsArgs,
+}
 
 pub(crate) fn run_eval(args: EvalArgs) -> Result<(), String> {
     let modes = &args.mode.0;

@@ -1,8 +1,75 @@
 //! `site-builder ingest`: pages from Confluence, a PDF or a website into a content folder.
 
 use std::io::IsTerminal;
+use std::path::PathBuf;
 
-use crate::{out, ConfluenceArgs, PdfArgs, WebArgs};
+use crate::out;
+
+#[derive(clap::Args)]
+pub(crate) struct WebArgs {
+    /// The site's sitemap.xml (or sitemap index) URL.
+    #[arg(long, value_name = "URL")]
+    sitemap: String,
+    /// Keep only pages whose URL starts with this prefix (repeatable).
+    #[arg(long, value_name = "PREFIX")]
+    include: Vec<String>,
+    /// Leave out pages whose URL starts with this prefix (repeatable; wins over --include).
+    #[arg(long, value_name = "PREFIX")]
+    exclude: Vec<String>,
+    /// Content folder to write into.
+    #[arg(long, default_value = "content", value_name = "DIR")]
+    out: PathBuf,
+    /// Requests in flight at once.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=32))]
+    concurrency: u16,
+    /// Delete the files of pages that are no longer in the sitemap.
+    #[arg(long)]
+    prune: bool,
+    /// Do not draw a progress bar.
+    #[arg(long)]
+    quiet: bool,
+}
+
+#[derive(clap::Args)]
+pub(crate) struct PdfArgs {
+    /// The PDF file to convert.
+    #[arg(value_name = "FILE")]
+    file: PathBuf,
+    /// Page title (default: the PDF's Title, else its first heading, else the file name).
+    #[arg(long, value_name = "TITLE")]
+    title: Option<String>,
+    /// Content folder to write into.
+    #[arg(long, default_value = "content", value_name = "DIR")]
+    out: PathBuf,
+}
+
+#[derive(clap::Args)]
+pub(crate) struct ConfluenceArgs {
+    /// The Confluence base URL (e.g. https://wiki.example.org or https://example.atlassian.net/wiki).
+    #[arg(long, value_name = "URL")]
+    base_url: String,
+    /// Id of the page whose tree is copied (it becomes OUT/index.md).
+    #[arg(long, value_name = "ID")]
+    root_page: String,
+    /// Content folder to write into.
+    #[arg(long, default_value = "content", value_name = "DIR")]
+    out: PathBuf,
+    /// Environment variable holding an API token, sent as `Authorization: Bearer`.
+    #[arg(long, value_name = "NAME")]
+    token_env: Option<String>,
+    /// Requests in flight at once.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=64))]
+    concurrency: u16,
+    /// Children asked for per listing request.
+    #[arg(long, default_value_t = 25, value_parser = clap::value_parser!(u16).range(1..=1000), value_name = "N")]
+    page_size: u16,
+    /// Delete the files of pages that are no longer in the tree.
+    #[arg(long)]
+    prune: bool,
+    /// Do not draw a progress bar.
+    #[arg(long)]
+    quiet: bool,
+}
 
 pub(crate) fn run_ingest_confluence(args: ConfluenceArgs) -> Result<(), String> {
     let opts = ingest::IngestOptions {

@@ -6,11 +6,41 @@
 //! keep the data as it is (the HTML escapes it as markup, not for a terminal).
 
 use site_builder::insights::{terminal_json, terminal_line};
+use std::path::PathBuf;
 
-use crate::InsightsArgs;
+#[derive(clap::Args)]
+pub(crate) struct InsightsArgs {
+    /// The state folder the server recorded into (`site-builder serve --state`,
+    /// or `spin up`'s `.spin`).
+    #[arg(long, default_value = ".spin", value_name = "DIR")]
+    state: PathBuf,
+    /// The build's index (its encoder.bin beside it groups questions by meaning,
+    /// and its pages name the never-retrieved ones).
+    #[arg(long, default_value = "dist/index.bin", value_name = "FILE")]
+    index: PathBuf,
+    /// The period: 30d, 12h, 2w, all, or a date (2026-11-01).
+    #[arg(long, default_value = "30d", value_name = "PERIOD")]
+    since: String,
+    /// Where to write the report (default insights.html; with --json, stdout).
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+    /// JSON instead of HTML.
+    #[arg(long)]
+    json: bool,
+    /// The site's address (https://help.example.edu/kb/), so that the report's
+    /// page links open wherever the report is saved; without it they are relative
+    /// to the report's folder (right when it sits in the site's root).
+    #[arg(long, value_name = "URL")]
+    site: Option<String>,
+    /// Read the report from a deployed function instead (`GET /api/insights` of
+    /// this site, e.g. https://help.example.edu), with the bearer token in
+    /// KB_INSIGHTS_TOKEN; --state and --index are then not read.
+    #[arg(long, value_name = "URL", conflicts_with_all = ["state", "index"])]
+    from: Option<String>,
+}
 
 pub(crate) fn run_insights(args: InsightsArgs) -> Result<(), String> {
-    let variables = edge_host::Variables::from_environment().map_err(|e| e.to_string())?;
+    let variables = kb_common::variables::Variables::from_environment().map_err(|e| e.to_string())?;
     let var = |name: &str| variables.get(name).unwrap_or_default();
     let settings = search_service::insights::record::Settings::from_variables(
         &var("insights_recording"),

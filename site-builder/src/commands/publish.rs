@@ -1,10 +1,34 @@
 //! `site-builder publish`: a built index into a PostgreSQL tenant.
 
+use super::args::PostgresTlsArgs;
+
 use std::io::IsTerminal;
+use std::path::PathBuf;
 
 use site_builder::pg::{publish, PublishOptions};
 
-use crate::PublishArgs;
+#[derive(clap::Args)]
+pub(crate) struct PublishArgs {
+    /// The index a build wrote.
+    #[arg(long, default_value = "dist/index.bin", value_name = "FILE")]
+    index: PathBuf,
+    /// The database: a libpq URL (postgres://user:password@host:port/db) or
+    /// key=value string; also read from KB_POSTGRES_URL.
+    #[arg(long, env = "KB_POSTGRES_URL", value_name = "URL")]
+    postgres: String,
+    /// The tenant to publish into (letters, digits, `-`, `_`).
+    #[arg(long, default_value = "default", value_name = "NAME")]
+    tenant: String,
+    /// Delete the chunks of pages the index no longer has (without it they are
+    /// kept, and counted in the summary).
+    #[arg(long)]
+    prune: bool,
+    /// Print the summary as JSON.
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    tls: PostgresTlsArgs,
+}
 
 pub(crate) fn run_publish(args: PublishArgs) -> Result<(), String> {
     let o = PublishOptions {

@@ -1,10 +1,28 @@
 //! `site-builder search`: one query against a built index, printed as text or JSON.
 
+use super::args::{non_blank, QueryArgs};
+
 use std::io::IsTerminal;
+use std::path::PathBuf;
 
 use site_builder::search::{render_text, Searcher};
 
-use crate::{out, SearchArgs};
+use crate::out;
+
+#[derive(clap::Args)]
+pub(crate) struct SearchArgs {
+    /// The query.
+    #[arg(value_parser = non_blank)]
+    query: String,
+    /// The index a build wrote.
+    #[arg(long, default_value = "dist/index.bin", value_name = "FILE")]
+    index: PathBuf,
+    /// The encoder file (default: encoder.bin beside the index).
+    #[arg(long, value_name = "FILE")]
+    encoder: Option<PathBuf>,
+    #[command(flatten)]
+    q: QueryArgs,
+}
 
 pub(crate) fn run_search(args: SearchArgs) -> Result<(), String> {
     let s = Searcher::open(&args.index, args.encoder.as_deref()).map_err(|e| e.to_string())?;

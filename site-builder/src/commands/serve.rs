@@ -1,6 +1,40 @@
 //! `site-builder serve`: the built site and the edge function in the local host.
 
-use crate::ServeArgs;
+use std::path::PathBuf;
+
+use super::args::PostgresTlsArgs;
+
+#[derive(clap::Args)]
+pub(crate) struct ServeArgs {
+    /// Output folder of a build (its site/ is served).
+    #[arg(long, default_value = "dist", value_name = "DIR")]
+    out: PathBuf,
+    /// The compiled edge function.
+    #[arg(long, default_value = "target/wasm32-wasip2/release/search_fn.wasm", value_name = "FILE")]
+    component: PathBuf,
+    /// Address to listen on.
+    #[arg(long, default_value = "127.0.0.1:3000", value_name = "HOST:PORT")]
+    addr: std::net::SocketAddr,
+    /// Where state is kept between runs, as `spin up` keeps it: the key-value
+    /// store (rate-limit counters) in DIR/sqlite_key_value.db.
+    #[arg(long, default_value = ".spin", value_name = "DIR")]
+    state: PathBuf,
+    /// Seconds the function may take to answer before the request gets a 504.
+    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=3600), value_name = "SECONDS")]
+    request_timeout: u64,
+    /// Do not log each request on stderr.
+    #[arg(long)]
+    quiet: bool,
+    /// Most megabytes (MiB) the insights database (DIR/sqlite_db.db, with its
+    /// write-ahead log) may take on disk, as a platform's quota caps it: past
+    /// it, nothing more is recorded
+    /// until retention frees room (searches and chats are answered as usual).
+    /// 0: no cap.
+    #[arg(long, default_value_t = 256, value_name = "MB")]
+    insights_max_mb: u64,
+    #[command(flatten)]
+    tls: PostgresTlsArgs,
+}
 
 /// The host `serve` runs, from its arguments and the Spin variables.
 fn host_config(args: ServeArgs, variables: edge_host::Variables) -> edge_host::HostConfig {

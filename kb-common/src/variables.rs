@@ -5,11 +5,23 @@
 //! Like Spin, the component sees only the variables the application declares
 //! ([`DECLARED`], which mirrors `[variables]` in `spin.toml`; a test keeps the two
 //! equal), with the manifest's defaults; any other name is `undefined`.
+//!
+//! Here rather than in `edge-host` because the command line reads the same
+//! variables for commands that host no component (`chat`, `insights`), and those
+//! must not need wasmtime.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use crate::HostError;
+/// Why the variables could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum VariablesError {
+    #[error("cannot read {}: {source}", path.display())]
+    Read { path: PathBuf, source: std::io::Error },
+    /// A `.env` line that is not `NAME=value` (`line` 0: the file as a whole).
+    #[error("{}:{line}: {message}", path.display())]
+    DotEnv { path: PathBuf, line: usize, message: String },
+}
 
 /// The application's variables and their defaults, as `spin.toml` declares them.
 pub const DECLARED: &[(&str, &str)] = &[
@@ -56,7 +68,7 @@ impl Variables {
     pub fn resolve(
         env: impl IntoIterator<Item = (String, String)>,
         dotenv: Option<(&Path, &str)>,
-    ) -> Result<Variables, HostError> {
+    ) -> Result<Variables, VariablesError> {
         let mut values = Variables::defaults().values;
         if let Some((path, text)) = dotenv {
             for (name, value) in parse_dotenv(path, text)? {
@@ -83,12 +95,12 @@ impl Variables {
     }
 
     /// From the process environment and `.env` in the current directory, if any.
-    pub fn from_environment() -> Result<Variables, HostError> {
+    pub fn from_environment() -> Result<Variables, VariablesError> {
         let path = Path::new(".env");
         let text = match std::fs::read_to_string(path) {
             Ok(t) => Some(t),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-            Err(source) => return Err(HostError::Read { path: path.to_path_buf(), source }),
+            Err(source) => return Err(VariablesError::Read { path: path.to_path_buf(), source }),
         };
         Variables::resolve(std::env::vars(), text.as_deref().map(|t| (path, t)))
     }
@@ -131,7 +143,7 @@ fn variable_name(env_name: &str) -> Option<String> {
 /// provider uses, so `site-builder serve` reads a `.env` exactly as `spin up`
 /// does (quotes, `export `, comments, multi-line double-quoted values, `${VAR}`
 /// substitution). Errors name the file and the line.
-pub fn parse_dotenv(path: &Path, text: &str) -> Result<Vec<(String, String)>, HostError> {
+pub fn parse_dotenv(path: &Path, text: &str) -> Result<Vec<(String, String)>, VariablesError> {
     let mut out = Vec::new();
     for item in dotenvy::from_read_iter(text.as_bytes()) {
         match item {
@@ -144,7 +156,7 @@ pub fn parse_dotenv(path: &Path, text: &str) -> Result<Vec<(String, String)>, Ho
                     .map(|(i, _)| i)
                     .find(|&i| i == 0 || text[..i].ends_with('\n'))
                     .unwrap_or(0);
-                return Err(HostError::DotEnv {
+                return Err(VariablesError::DotEnv {
                     path: path.to_path_buf(),
                     line: text[..start].matches('\n').count() + 1,
                     message: format!(
@@ -155,7 +167,7 @@ pub fn parse_dotenv(path: &Path, text: &str) -> Result<Vec<(String, String)>, Ho
                 });
             }
             Err(e) => {
-                return Err(HostError::DotEnv { path: path.to_path_buf(), line: 0, message: e.to_string() });
+                return Err(VariablesError::DotEnv { path: path.to_path_buf(), line: 0, message: e.to_string() });
             }
         }
     }
