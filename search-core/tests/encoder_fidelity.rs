@@ -32,6 +32,7 @@ fn packed() -> AlignedBytes {
 }
 
 #[test]
+#[ignore = "needs the model (scripts/fetch-model): scripts/test runs it"]
 fn embeddings_match_the_original_model() {
     let fixture: Value = serde_json::from_str(include_str!("fixtures/minilm_reference.json")).unwrap();
     let bytes = packed();
@@ -68,6 +69,7 @@ fn embeddings_match_the_original_model() {
 }
 
 #[test]
+#[ignore = "needs the model (scripts/fetch-model): scripts/test runs it"]
 fn corrupt_encoder_files_are_errors() {
     let bytes = packed();
     let good = bytes.as_slice();

@@ -303,6 +303,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[ignore = "needs the model (scripts/fetch-model): scripts/test runs it"]
     fn blend_is_half_first_window_half_mean() {
         let file = EncoderFile::from_model_dir(&default_model_dir()).expect("model weights (scripts/fetch-model)");
         let enc = file.encoder().unwrap();

@@ -227,6 +227,7 @@ const CORPORA: [Corpus; 4] = [
 ];
 
 #[test]
+#[ignore = "needs ../shared/corpora: scripts/test runs it"]
 fn the_shared_knowledge_bases_lose_no_page_and_leave_no_syntax_raw() {
     let shared = repo().join("../shared/corpora");
     assert!(shared.is_dir(), "the shared corpora are not at {}", shared.display());

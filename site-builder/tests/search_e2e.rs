@@ -48,6 +48,7 @@ fn urls(answer: &Value) -> Vec<String> {
 }
 
 #[test]
+#[ignore = "needs the model (scripts/fetch-model): scripts/test runs it"]
 fn build_writes_the_index_and_reports_it() {
     let out = demo().join("dist");
     assert!(out.join("index.bin").exists() && out.join("encoder.bin").exists());
@@ -64,6 +65,7 @@ fn build_writes_the_index_and_reports_it() {
 }
 
 #[test]
+#[ignore = "needs the model (scripts/fetch-model): scripts/test runs it"]
 fn results_carry_every_field() {
     let a = search("how do I buy a parking permit", &["--k", "3"]);
     assert_eq!(a["mode"], "convex");
@@ -80,6 +82,7 @@ fn results_carry_every_field() {
 }
 
 #[test]
+#[ignore = "needs the model (scripts/fetch-model): scripts/test runs it"]
 fn identifiers_are_found_exactly() {
     let mfa = urls(&search("ERR_MFA_TIMEOUT", &[]));
     assert!(
@@ -93,6 +96,7 @@ fn identifiers_are_found_exactly() {
 }
 
 #[test]
+#[ignore = "needs the model (scripts/fetch-model): scripts/test runs it"]
 fn every_mode_answers_and_collapse_gives_distinct_pages() {
     for mode in ["rrf", "convex", "dot", "dense", "bm25"] {
         let a = search("lecture recording", &["--mode", mode, "--k", "5"]);
@@ -119,6 +123,7 @@ fn every_mode_answers_and_collapse_gives_distinct_pages() {
 }
 
 #[test]
+#[ignore = "needs the model (scripts/fetch-model): scripts/test runs it"]
 fn eval_scores_the_demo_questions() {
     let idx = index();
     let o = run(&[
@@ -146,6 +151,7 @@ fn eval_scores_the_demo_questions() {
 }
 
 #[test]
+#[ignore = "needs the model (scripts/fetch-model): scripts/test runs it"]
 fn beir_eval_ignores_a_querys_own_document() {
     let dir = tempfile::tempdir().unwrap();
     let b = dir.path();
@@ -179,6 +185,7 @@ fn beir_eval_ignores_a_querys_own_document() {
 }
 
 #[test]
+#[ignore = "needs the model (scripts/fetch-model): scripts/test runs it"]
 fn bad_index_files_are_clear_errors() {
     let dir = tempfile::tempdir().unwrap();
     let bad = dir.path().join("index.bin");
@@ -210,6 +217,7 @@ fn bad_index_files_are_clear_errors() {
 }
 
 #[test]
+#[ignore = "needs the model (scripts/fetch-model): scripts/test runs it"]
 fn an_hnsw_index_answers_like_the_exact_one() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("dist");
@@ -233,6 +241,7 @@ fn an_hnsw_index_answers_like_the_exact_one() {
 /// second). Embedding 4,400 chunks takes about ten minutes on 2 cores
 /// (KB_EMBED_CACHE keeps the vectors between runs).
 #[test]
+#[ignore = "needs the model and the CSC corpus (../shared/corpora/csc-kb): scripts/test runs it"]
 fn csc_dev_set_quality_holds() {
     let corpus = std::env::var_os("KB_CSC_CORPUS")
         .map(PathBuf::from)
@@ -357,6 +366,7 @@ fn copy_dir(from: &Path, to: &Path) {
 }
 
 #[test]
+#[ignore = "needs the model (scripts/fetch-model): scripts/test runs it"]
 fn a_rebuild_embeds_only_what_changed() {
     let dir = tempfile::tempdir().unwrap();
     let content = dir.path().join("content");

@@ -79,6 +79,7 @@ fn tool_messages(req: &Value) -> Vec<String> {
 }
 
 #[test]
+#[ignore = "needs the model and the wasm32-wasip2 target (the demo built and its component compiled): scripts/test runs it"]
 fn one_search_then_a_cited_answer() {
     let run = ask(
         "How do I get a parking permit?",
@@ -111,6 +112,7 @@ fn one_search_then_a_cited_answer() {
 }
 
 #[test]
+#[ignore = "needs the model and the wasm32-wasip2 target (the demo built and its component compiled): scripts/test runs it"]
 fn a_rewrite_and_a_second_search() {
     let run = ask(
         "Can I get my money back for the car thing?",
@@ -132,6 +134,7 @@ fn a_rewrite_and_a_second_search() {
 }
 
 #[test]
+#[ignore = "needs the model and the wasm32-wasip2 target (the demo built and its component compiled): scripts/test runs it"]
 fn an_answer_without_a_search() {
     let run = ask("Hello!", vec![answer("Hello! Ask me anything about Northbridge's services.")]);
     assert!(run.searches().is_empty());
@@ -142,6 +145,7 @@ fn an_answer_without_a_search() {
 }
 
 #[test]
+#[ignore = "needs the model and the wasm32-wasip2 target (the demo built and its component compiled): scripts/test runs it"]
 fn bad_tool_arguments_go_back_to_the_model() {
     let run = ask(
         "How do I reset my password?",
@@ -172,6 +176,7 @@ fn assert_degraded(run: &Run) {
 }
 
 #[test]
+#[ignore = "needs the model and the wasm32-wasip2 target (the demo built and its component compiled): scripts/test runs it"]
 fn a_500_falls_back_to_the_extractive_answer() {
     let run = ask("How do I buy a parking permit?", vec![Step::Status(500, r#"{"error":"overloaded"}"#.into())]);
     assert_degraded(&run);
@@ -180,6 +185,7 @@ fn a_500_falls_back_to_the_extractive_answer() {
 }
 
 #[test]
+#[ignore = "needs the model and the wasm32-wasip2 target (the demo built and its component compiled): scripts/test runs it"]
 fn the_error_event_says_nothing_about_the_provider() {
     let secret_body = r#"{"error":{"message":"vllm-node-7 overloaded; key sk-test-123 rate limited"}}"#;
     for step in [Step::Status(503, secret_body.into()), Step::Status(401, secret_body.into()), Step::Garbage] {
@@ -200,6 +206,7 @@ fn the_error_event_says_nothing_about_the_provider() {
 }
 
 #[test]
+#[ignore = "needs the model and the wasm32-wasip2 target (the demo built and its component compiled): scripts/test runs it"]
 fn a_reply_with_many_tool_calls_runs_a_few_searches() {
     let calls: Vec<String> = (0..50).map(|i| json!({ "query": format!("parking permit {i}") }).to_string()).collect();
     let run = ask(
@@ -216,6 +223,7 @@ fn a_reply_with_many_tool_calls_runs_a_few_searches() {
 }
 
 #[test]
+#[ignore = "needs the model and the wasm32-wasip2 target (the demo built and its component compiled): scripts/test runs it"]
 fn a_client_that_goes_away_stops_the_agent() {
     // About a second per round (five streamed frames, 200 ms apart), and a script
     // that would go on searching for four rounds.
@@ -260,6 +268,7 @@ fn a_client_that_goes_away_stops_the_agent() {
 }
 
 #[test]
+#[ignore = "needs the model and the wasm32-wasip2 target (the demo built and its component compiled): scripts/test runs it"]
 fn a_timeout_falls_back_too() {
     let t = std::time::Instant::now();
     let run = ask("How do I buy a parking permit?", vec![Step::Stall(Duration::from_secs(6))]);
@@ -268,12 +277,14 @@ fn a_timeout_falls_back_too() {
 }
 
 #[test]
+#[ignore = "needs the model and the wasm32-wasip2 target (the demo built and its component compiled): scripts/test runs it"]
 fn garbage_falls_back_too() {
     let run = ask("How do I buy a parking permit?", vec![search("parking permit"), Step::Garbage]);
     assert_degraded(&run);
 }
 
 #[test]
+#[ignore = "needs the model and the wasm32-wasip2 target (the demo built and its component compiled): scripts/test runs it"]
 fn the_round_limit_forces_an_answer() {
     let run = ask(
         "Tell me everything about printing",
@@ -295,6 +306,7 @@ fn the_round_limit_forces_an_answer() {
 }
 
 #[test]
+#[ignore = "needs the model and the wasm32-wasip2 target (the demo built and its component compiled): scripts/test runs it"]
 fn page_text_reaches_the_model_only_as_delimited_data() {
     let run = ask(
         "What do phishing messages aimed at AI assistants look like?",
@@ -314,6 +326,7 @@ fn page_text_reaches_the_model_only_as_delimited_data() {
 }
 
 #[test]
+#[ignore = "needs the model and the wasm32-wasip2 target (the demo built and its component compiled): scripts/test runs it"]
 fn a_question_the_knowledge_base_cannot_answer() {
     let run = ask(
         "What is the best pizza place in town?",
@@ -332,6 +345,7 @@ fn a_question_the_knowledge_base_cannot_answer() {
 }
 
 #[test]
+#[ignore = "needs the model and the wasm32-wasip2 target (the demo built and its component compiled): scripts/test runs it"]
 fn without_streaming_the_done_object_is_the_reply() {
     let llm = ScriptedLlm::start(vec![search("eduroam"), answer("Install the certificate [1].")]);
     let url = llm.base_url();

@@ -107,6 +107,7 @@ fn with_llm(steps: Vec<Step>) -> (ScriptedLlm, edge_host::Running) {
 }
 
 #[test]
+#[ignore = "needs the model, the wasm32-wasip2 target and Chromium: scripts/test runs it"]
 fn site_search_as_you_type_in_chromium() {
     let host = start(&[]);
     run("search", &host.url());
@@ -116,6 +117,7 @@ fn site_search_as_you_type_in_chromium() {
 /// answering 503 and then coming back, and with the chat away (the widget offers
 /// sections); every byte the server sends is counted against the budgets.
 #[test]
+#[ignore = "needs the model, the wasm32-wasip2 target and Chromium: scripts/test runs it"]
 fn browser_search_on_a_static_host_and_when_the_api_is_away() {
     let host = start(&[]);
     let site = crate::support::demo().dist.join("site");
@@ -132,6 +134,7 @@ fn browser_search_on_a_static_host_and_when_the_api_is_away() {
 /// background, then settled queries rank by meaning, as the API's `convex` does;
 /// a browser without relaxed SIMD keeps to words and says so.
 #[test]
+#[ignore = "needs the model, the wasm32-wasip2 target and Chromium: scripts/test runs it"]
 fn semantic_search_in_the_browser() {
     let host = start(&[]);
     let dist = crate::support::target_dir().join("edge-tests/content-semantic");
@@ -161,6 +164,7 @@ fn urlencode(s: &str) -> String {
 }
 
 #[test]
+#[ignore = "needs the model, the wasm32-wasip2 target and Chromium: scripts/test runs it"]
 fn widget_on_a_foreign_page_streams_cites_and_abstains() {
     let (_llm, host) = with_llm(vec![
         // Light theme: a cited answer, then an abstention.
@@ -176,6 +180,7 @@ fn widget_on_a_foreign_page_streams_cites_and_abstains() {
 }
 
 #[test]
+#[ignore = "needs the model, the wasm32-wasip2 target and Chromium: scripts/test runs it"]
 fn widget_works_by_keyboard_alone() {
     let (_llm, host) =
         with_llm(vec![search("parking permit"), answer("Sign in to the parking portal and buy it there [1].")]);
@@ -183,6 +188,7 @@ fn widget_works_by_keyboard_alone() {
 }
 
 #[test]
+#[ignore = "needs the model, the wasm32-wasip2 target and Chromium: scripts/test runs it"]
 fn a_hostile_answer_stays_inert() {
     let (_llm, host) = with_llm(vec![
         search("vpn"),
@@ -192,12 +198,14 @@ fn a_hostile_answer_stays_inert() {
 }
 
 #[test]
+#[ignore = "needs the model, the wasm32-wasip2 target and Chromium: scripts/test runs it"]
 fn without_an_llm_the_widget_labels_extractive_answers() {
     let host = start(&[]);
     run("extractive", &host.url());
 }
 
 #[test]
+#[ignore = "needs the model, the wasm32-wasip2 target and Chromium: scripts/test runs it"]
 fn hostile_content_is_inert_when_browsed_searched_and_answered() {
     // tests/hostile: script tags, event handlers, script URLs in every place a URL
     // can go, SVG, CSS, prompt injections; built into a site and an index, with
@@ -239,6 +247,7 @@ fn hostile_content_is_inert_when_browsed_searched_and_answered() {
 /// downloads. And a foreign page framing `search.html?q=…` gets no page and
 /// causes no search (`frame-ancestors 'self'`).
 #[test]
+#[ignore = "needs the model, the wasm32-wasip2 target and Chromium: scripts/test runs it"]
 fn linked_files_run_no_script_as_the_site() {
     let kb = built("tests/hostile");
     let report: serde_json::Value =

@@ -26,6 +26,7 @@ fn error_code(r: &Resp) -> String {
 }
 
 #[test]
+#[ignore = "needs the model and the wasm32-wasip2 target (the demo built and its component compiled): scripts/test runs it"]
 fn other_sites_and_non_json_bodies_are_refused_by_the_server() {
     let host = start(&[("allowed_origins", "https://www.example.edu")]);
     let chat = format!("{}/api/chat", host.url());
@@ -78,6 +79,7 @@ fn other_sites_and_non_json_bodies_are_refused_by_the_server() {
 }
 
 #[test]
+#[ignore = "needs the model and the wasm32-wasip2 target (the demo built and its component compiled): scripts/test runs it"]
 fn clients_over_the_limit_get_429_with_retry_after_and_the_counts_outlive_the_host() {
     let state = crate::support::state_dir();
     let limits = [("search_rate_limit", "5"), ("chat_rate_limit", "2")];
@@ -133,6 +135,7 @@ fn long_text(seed: usize, chars: usize) -> String {
 }
 
 #[test]
+#[ignore = "needs the model and the wasm32-wasip2 target (the demo built and its component compiled): scripts/test runs it"]
 fn long_queries_spend_the_budget_as_the_work_they_are() {
     // 64 searches a minute. A 1,000-character query of distinct words fills the
     // encoder (256 pieces, 8 units): 8 pass, then the client waits, ordinary
@@ -167,6 +170,7 @@ fn long_queries_spend_the_budget_as_the_work_they_are() {
 }
 
 #[test]
+#[ignore = "needs the model and the wasm32-wasip2 target (the demo built and its component compiled): scripts/test runs it"]
 fn concurrent_instances_share_one_count() {
     let host = start(&[("search_rate_limit", "20")]);
     let url = format!("{}/api/search?q=parking+permit&mode=bm25", host.url());
@@ -199,6 +203,7 @@ fn concurrent_instances_share_one_count() {
 }
 
 #[test]
+#[ignore = "needs the model and the wasm32-wasip2 target (the demo built and its component compiled): scripts/test runs it"]
 fn the_function_reaches_only_the_allowed_llm_origin() {
     let llm = ScriptedLlm::start(vec![answer("It is sold online [1].")]);
     // The LLM is on 127.0.0.1, but only the provider's origin is allowed.
@@ -267,6 +272,7 @@ fn closed_within(stream: &mut std::net::TcpStream, within: Duration) -> bool {
 /// rest 429 at once); a connection that sends half its headers, or sits idle after
 /// a request, is closed at the header deadline.
 #[test]
+#[ignore = "needs the model and the wasm32-wasip2 target (the demo built and its component compiled): scripts/test runs it"]
 fn slow_clients_hold_neither_the_function_nor_other_readers() {
     use std::io::Write;
     use std::net::TcpStream;
@@ -372,6 +378,7 @@ fn slow_clients_hold_neither_the_function_nor_other_readers() {
 /// content folder are sandboxed (and HTML or XML ones are downloads); everything,
 /// the API's answers included, is `nosniff`.
 #[test]
+#[ignore = "needs the model and the wasm32-wasip2 target (the demo built and its component compiled): scripts/test runs it"]
 fn linked_files_are_sandboxed_and_pages_refuse_framing() {
     let kb = crate::support::built("tests/hostile");
     let host = crate::support::start_over(&kb, &[]);

@@ -149,6 +149,7 @@ fn assert_bounded_choice_is_exact(url: &str, tenant: &str, depth: usize) -> Choi
 }
 
 #[test]
+#[ignore = "needs the model, the wasm32-wasip2 target and PostgreSQL (scripts/fetch-postgres): scripts/test runs it"]
 fn publish_is_incremental_and_the_postgres_backend_ranks_as_the_bundled_index() {
     let server = Server::start();
     let d = demo();
@@ -264,6 +265,7 @@ fn native_search(index: &std::path::Path, query: &str, mode: &str) -> Vec<(Strin
 }
 
 #[test]
+#[ignore = "needs the model, the wasm32-wasip2 target and PostgreSQL (scripts/fetch-postgres): scripts/test runs it"]
 fn a_changed_knowledge_base_is_published_incrementally() {
     let server = Server::start();
     let d = demo();
@@ -310,6 +312,7 @@ fn a_changed_knowledge_base_is_published_incrementally() {
 }
 
 #[test]
+#[ignore = "needs the model, the wasm32-wasip2 target and PostgreSQL (scripts/fetch-postgres): scripts/test runs it"]
 fn tenants_are_isolated_and_a_publish_does_not_disturb_the_other() {
     let server = Server::start();
     let d = demo();
@@ -373,6 +376,7 @@ fn tenants_are_isolated_and_a_publish_does_not_disturb_the_other() {
 }
 
 #[test]
+#[ignore = "needs the model, the wasm32-wasip2 target and PostgreSQL (scripts/fetch-postgres): scripts/test runs it"]
 fn a_replica_answers_the_same_and_the_function_fails_over_to_it() {
     let mut primary = Server::start();
     let d = demo();
@@ -429,6 +433,7 @@ fn a_replica_answers_the_same_and_the_function_fails_over_to_it() {
 /// A server without pgvector, and a database owner who may not create it: each
 /// refusal says what to do, and nothing is written.
 #[test]
+#[ignore = "needs the model, the wasm32-wasip2 target and PostgreSQL (scripts/fetch-postgres): scripts/test runs it"]
 fn publish_names_a_missing_or_forbidden_pgvector() {
     let index = demo().dist.join("index.bin");
     let plain = Server::start_without_pgvector();
@@ -454,6 +459,7 @@ fn publish_names_a_missing_or_forbidden_pgvector() {
 }
 
 #[test]
+#[ignore = "needs the model, the wasm32-wasip2 target and PostgreSQL (scripts/fetch-postgres): scripts/test runs it"]
 fn failures_say_what_to_do_and_never_half_answer() {
     let mut server = Server::start();
     let d = demo();
@@ -552,6 +558,7 @@ fn eval_json(index: &std::path::Path, postgres: &[&str]) -> Value {
 }
 
 #[test]
+#[ignore = "needs the model, the wasm32-wasip2 target and PostgreSQL (scripts/fetch-postgres): scripts/test runs it"]
 fn tls_to_the_database_is_verified_and_a_plain_connection_is_refused() {
     // The wheel's server has no TLS of its own (support::tls_proxy says why);
     // every client below connects to the TLS end in front of it.

@@ -32,6 +32,7 @@ fn chat(lines: &str, vars: &[(&str, &str)]) -> std::process::Output {
 }
 
 #[test]
+#[ignore = "needs the model and the wasm32-wasip2 target (the demo built and its component compiled): scripts/test runs it"]
 fn without_an_llm_the_terminal_answers_extractively() {
     let out = session("How do I buy a parking permit?\n\nexit\n", &[]);
     assert!(out.starts_with("Knowledge-base assistant\n"), "{out}");
@@ -44,6 +45,7 @@ fn without_an_llm_the_terminal_answers_extractively() {
 }
 
 #[test]
+#[ignore = "needs the model and the wasm32-wasip2 target (the demo built and its component compiled): scripts/test runs it"]
 fn with_an_llm_the_terminal_streams_the_cited_answer() {
     let llm = ScriptedLlm::start(vec![search("parking permit"), answer("Buy it in the parking portal [1].")]);
     let url = llm.base_url();
@@ -65,6 +67,7 @@ fn with_an_llm_the_terminal_streams_the_cited_answer() {
 }
 
 #[test]
+#[ignore = "needs the model and the wasm32-wasip2 target (the demo built and its component compiled): scripts/test runs it"]
 fn when_the_llm_fails_the_terminal_says_so_and_still_answers() {
     let llm = ScriptedLlm::start(vec![Step::Status(503, "busy".into())]);
     let url = llm.base_url();
@@ -78,6 +81,7 @@ fn when_the_llm_fails_the_terminal_says_so_and_still_answers() {
 }
 
 #[test]
+#[ignore = "needs the model and the wasm32-wasip2 target (the demo built and its component compiled): scripts/test runs it"]
 fn the_terminal_applies_the_edge_functions_llm_rules() {
     // A base URL without a model is refused, naming the variable, as the edge
     // function refuses it (no silent default model).
