@@ -615,6 +615,9 @@ impl Store {
     }
 
     /// Both sides' candidates, read `p.depth` deep, and the side data fusion needs.
+    /// The statements run in this order: completions of a word being typed, the
+    /// query's terms (the tenant read again if a publish landed), the dense
+    /// side, the BM25 postings, and every candidate's page, norm and cosine.
     fn candidates(
         &self,
         query: &str,
@@ -623,7 +626,69 @@ impl Store {
     ) -> Result<(Candidates, Side), StoreError> {
         let mut t = self.tenant()?;
         let depth = p.depth.max(p.k);
-        // The BM25 terms, with the completions a word being typed needs.
+        let lex = self.lexical(&mut t, query, p)?;
+        let dense_ids = self.dense_ids(&t, qvec, p, depth)?;
+        let postings = self.bm25_postings(&t, &lex, p, depth)?;
+
+        let mut docs: Vec<u32> = dense_ids.iter().copied().chain(postings.keys().copied()).collect();
+        docs.sort_unstable();
+        docs.dedup();
+        let (side, norms) = self.side(&t, &docs, qvec)?;
+
+        let mut dense: Vec<(u32, f32)> =
+            dense_ids.iter().filter_map(|d| side.cosine.get(d).map(|&c| (*d, c))).collect();
+        dense.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        dense.truncate(depth);
+
+        let mut sparse = lex.rescore(&postings, &norms, p);
+        sparse.truncate(depth);
+        Ok((Candidates { dense, sparse }, side))
+    }
+
+    /// The query's BM25 side as the tenant's vocabulary reads it: its terms, with
+    /// the completions a word being typed needs, and their statistics. Re-reads
+    /// the tenant into `t` when a publish landed since it was read.
+    fn lexical(&self, t: &mut Tenant, query: &str, p: &SearchParams) -> Result<Lexical, StoreError> {
+        let (wanted, completions) = self.completions(t, query, p)?;
+        let rows = self.sql.query(t.terms_statement(), &[Value::Int(t.id), Value::TextArray(wanted)])?;
+        let first = rows.first().ok_or_else(|| StoreError::NoTenant(self.name.clone()))?;
+        if first.first().and_then(Value::big) != Some(t.generation) {
+            // A publish landed since the tenant was read: its settings may differ.
+            *t = self.reload()?;
+        }
+        let bad = || StoreError::Row("kb_terms".into());
+        let chunks = first.get(1).and_then(Value::int).and_then(|n| usize::try_from(n).ok()).ok_or_else(bad)?;
+        let avg_len = first.get(2).and_then(Value::real).ok_or_else(bad)?;
+        let mut vocab: HashMap<String, Term> = HashMap::new();
+        for r in &rows {
+            if let (Some(Value::Text(term)), Some(id), Some(df), Some(ub), Some(ub_avg)) = (
+                r.get(3),
+                r.get(4).and_then(Value::int),
+                r.get(5).and_then(Value::int),
+                r.get(6).and_then(Value::real),
+                r.get(7).and_then(Value::real),
+            ) {
+                vocab.insert(term.clone(), Term { id, df: usize::try_from(df).unwrap_or(0), ub, ub_avg });
+            }
+        }
+        let mut lex = Lexical { chunks, avg_len, vocab, completions, qterms: Vec::new(), ids: HashMap::new() };
+        lex.qterms = match (p.mode, p.partial) {
+            (Mode::Dense, _) => Vec::new(),
+            (_, true) => bm25::partial_terms(&lex.snapshot(), query),
+            (_, false) => analyzer::terms(query),
+        };
+        lex.ids = lex.qterms.iter().filter_map(|q| lex.vocab.get(q).map(|v| (q.clone(), v.id))).collect();
+        Ok(lex)
+    }
+
+    /// The analysed terms of `query` to look up, and for a partial query the
+    /// completion of each prefix of the word being typed (`None`: no term has it).
+    fn completions(
+        &self,
+        t: &Tenant,
+        query: &str,
+        p: &SearchParams,
+    ) -> Result<(Vec<String>, Completions), StoreError> {
         let (_, last) = bm25::split_last_word(query);
         let mut completions: HashMap<String, Option<String>> = HashMap::new();
         let mut wanted: Vec<String> = analyzer::terms(query);
@@ -647,177 +712,147 @@ impl Store {
         }
         wanted.sort();
         wanted.dedup();
-        let rows = self.sql.query(t.terms_statement(), &[Value::Int(t.id), Value::TextArray(wanted)])?;
-        let first = rows.first().ok_or_else(|| StoreError::NoTenant(self.name.clone()))?;
-        if first.first().and_then(Value::big) != Some(t.generation) {
-            // A publish landed since the tenant was read: its settings may differ.
-            t = self.reload()?;
-        }
-        let bad = || StoreError::Row("kb_terms".into());
-        let chunks = first.get(1).and_then(Value::int).and_then(|n| usize::try_from(n).ok()).ok_or_else(bad)?;
-        let avg_len = first.get(2).and_then(Value::real).ok_or_else(bad)?;
-        let mut vocab: HashMap<String, Term> = HashMap::new();
-        for r in &rows {
-            if let (Some(Value::Text(term)), Some(id), Some(df), Some(ub), Some(ub_avg)) = (
-                r.get(3),
-                r.get(4).and_then(Value::int),
-                r.get(5).and_then(Value::int),
-                r.get(6).and_then(Value::real),
-                r.get(7).and_then(Value::real),
-            ) {
-                vocab.insert(term.clone(), Term { id, df: usize::try_from(df).unwrap_or(0), ub, ub_avg });
-            }
-        }
-        let snapshot = Snapshot { chunks, avg_len, vocab: &vocab, completions: &completions };
-        let qterms = match (p.mode, p.partial) {
-            (Mode::Dense, _) => Vec::new(),
-            (_, true) => bm25::partial_terms(&snapshot, query),
-            (_, false) => analyzer::terms(query),
+        Ok((wanted, completions))
+    }
+
+    /// The dense side's candidates, nearest first (none for `bm25` or without a
+    /// query vector).
+    fn dense_ids(
+        &self,
+        t: &Tenant,
+        qvec: Option<&[f32]>,
+        p: &SearchParams,
+        depth: usize,
+    ) -> Result<Vec<u32>, StoreError> {
+        let q = match (p.mode, qvec) {
+            (Mode::Bm25, _) | (_, None) => return Ok(Vec::new()),
+            (_, Some(q)) => q,
         };
+        let ef = if p.ef == 0 { 2 * depth } else { p.ef };
+        let rows = self.sql.query(
+            "SELECT doc FROM kb_dense($1::int4, $2::text::halfvec, $3::int4, $4::int4)",
+            &[Value::Int(t.id), Value::Text(vector_text(q)), Value::Int(depth as i32), Value::Int(ef as i32)],
+        )?;
+        Ok(rows.iter().filter_map(|r| r.first().and_then(Value::int)).map(|d| d as u32).collect())
+    }
 
-        let dense_ids: Vec<u32> = match (p.mode, qvec) {
-            (Mode::Bm25, _) | (_, None) => Vec::new(),
-            (_, Some(q)) => {
-                let ef = if p.ef == 0 { 2 * depth } else { p.ef };
-                let rows = self.sql.query(
-                    "SELECT doc FROM kb_dense($1::int4, $2::text::halfvec, $3::int4, $4::int4)",
-                    &[Value::Int(t.id), Value::Text(vector_text(q)), Value::Int(depth as i32), Value::Int(ef as i32)],
-                )?;
-                rows.iter().filter_map(|r| r.first().and_then(Value::int)).map(|d| d as u32).collect()
-            }
-        };
-
-        let ids: HashMap<&str, i32> = qterms.iter().filter_map(|q| vocab.get(q).map(|v| (q.as_str(), v.id))).collect();
-        let rescore = |postings: &HashMap<u32, Vec<(i32, f32, f32)>>, norms: &HashMap<u32, f32>| {
-            bm25::rescore(
-                &snapshot,
-                qterms.clone(),
-                postings.iter().map(|(&d, list)| {
-                    let lookup: HashMap<i32, (f32, f32)> = list.iter().map(|&(t, tf, len)| (t, (tf, len))).collect();
-                    (d, lookup)
-                }),
-                |term, doc_terms: &HashMap<i32, (f32, f32)>| ids.get(term).and_then(|id| doc_terms.get(id)).copied(),
-                |d| norms.get(&d).copied().unwrap_or(1.0),
-                p.k1,
-                p.b,
-            )
-        };
-
-        let mut postings: HashMap<u32, Vec<(i32, f32, f32)>> = HashMap::new();
-        if !ids.is_empty() {
-            let mut known: Vec<(i32, usize)> =
-                qterms.iter().filter_map(|q| vocab.get(q)).map(|v| (v.id, v.df)).collect();
-            known.sort_unstable();
-            known.dedup();
-            let all: Vec<i32> = known.iter().map(|k| k.0).collect();
-            let select = selecting_terms(&mut known, chunks, self.selection_df);
-            let params = |select: Vec<i32>| {
-                vec![
-                    Value::Int(t.id),
-                    Value::Double(chunks as f64),
-                    Value::IntArray(select),
-                    Value::IntArray(all.clone()),
-                    Value::Double(p.k1.into()),
-                    Value::Double(p.b.into()),
-                    Value::Double(f64::from(avg_len).max(1e-9)),
-                ]
-            };
-            if select.len() == all.len() {
-                let mut v = params(select);
-                v.push(Value::Int((depth + BM25_MARGIN) as i32));
-                postings = postings_of(&self.sql.query(BM25, &v)?);
-                self.count(|c| c.all_terms += 1);
-            } else {
-                // What the terms left out of the choice can add to a chunk at most.
-                let others: Vec<i32> = all.iter().copied().filter(|id| !select.contains(id)).collect();
-                let stored = p.k1 == t.info.bm25.k1 && p.b == t.info.bm25.b;
-                let left_out: f64 = vocab
-                    .values()
-                    .filter(|v| others.contains(&v.id))
-                    .map(|v| weight_bound(v, chunks, avg_len, p.k1, stored))
-                    .sum();
-                let mut v = params(select);
-                v.extend([
-                    Value::Int((2 * depth) as i32),
-                    Value::Int(depth as i32),
-                    Value::Double(left_out),
-                    Value::Int(self.candidate_cap.min(i32::MAX as usize) as i32),
-                    Value::Int((depth + BM25_MARGIN) as i32),
-                ]);
-                let rows = self.sql.query(BM25_BOUNDED, &v)?;
-                let passed = rows.first().and_then(|r| r.get(4)).and_then(Value::int).unwrap_or(0);
-                let found = postings_of(&rows);
-                // Proven exact when the threshold let fewer than the cap through
-                // and θ, now in exact f32, is above what a chunk with only
-                // left-out terms can score. θ is the `depth`-th exact score of
-                // the best candidates returned, so it is at most the
-                // `depth`-th of all chunks: a lower bound, as the proof needs.
-                let capped = usize::try_from(passed).unwrap_or(0) >= self.candidate_cap;
-                let proven = || {
-                    found.len() >= depth
-                        && rescore(&found, &HashMap::new()).get(depth - 1).is_some_and(|s| left_out < f64::from(s.1))
-                };
-                if capped {
-                    // The statement made the exact choice itself.
-                    postings = found;
-                    self.count(|c| {
-                        c.fell_back += 1;
-                        c.capped += 1;
-                    });
-                } else if proven() {
-                    postings = found;
-                    self.count(|c| c.bounded += 1);
-                } else {
-                    let mut v = params(all.clone());
-                    v.push(Value::Int((depth + BM25_MARGIN) as i32));
-                    postings = postings_of(&self.sql.query(BM25, &v)?);
-                    self.count(|c| c.fell_back += 1);
-                }
-            }
+    /// The postings of the BM25 candidates: chosen by the rarer terms with the
+    /// bounded statement when that is proven exact, else by all terms.
+    fn bm25_postings(
+        &self,
+        t: &Tenant,
+        lex: &Lexical,
+        p: &SearchParams,
+        depth: usize,
+    ) -> Result<DocPostings, StoreError> {
+        if lex.ids.is_empty() {
+            return Ok(HashMap::new());
         }
+        let mut known: Vec<(i32, usize)> =
+            lex.qterms.iter().filter_map(|q| lex.vocab.get(q)).map(|v| (v.id, v.df)).collect();
+        known.sort_unstable();
+        known.dedup();
+        let all: Vec<i32> = known.iter().map(|k| k.0).collect();
+        let select = selecting_terms(&mut known, lex.chunks, self.selection_df);
+        let params = |select: Vec<i32>| {
+            vec![
+                Value::Int(t.id),
+                Value::Double(lex.chunks as f64),
+                Value::IntArray(select),
+                Value::IntArray(all.clone()),
+                Value::Double(p.k1.into()),
+                Value::Double(p.b.into()),
+                Value::Double(f64::from(lex.avg_len).max(1e-9)),
+            ]
+        };
+        let exhaustive = |params: Vec<Value>| -> Result<DocPostings, StoreError> {
+            let mut v = params;
+            v.push(Value::Int((depth + BM25_MARGIN) as i32));
+            Ok(postings_of(&self.sql.query(BM25, &v)?))
+        };
+        if select.len() == all.len() {
+            let postings = exhaustive(params(select))?;
+            self.count(|c| c.all_terms += 1);
+            return Ok(postings);
+        }
+        // What the terms left out of the choice can add to a chunk at most.
+        let others: Vec<i32> = all.iter().copied().filter(|id| !select.contains(id)).collect();
+        let stored = p.k1 == t.info.bm25.k1 && p.b == t.info.bm25.b;
+        let left_out: f64 = lex
+            .vocab
+            .values()
+            .filter(|v| others.contains(&v.id))
+            .map(|v| weight_bound(v, lex.chunks, lex.avg_len, p.k1, stored))
+            .sum();
+        let mut v = params(select);
+        v.extend([
+            Value::Int((2 * depth) as i32),
+            Value::Int(depth as i32),
+            Value::Double(left_out),
+            Value::Int(self.candidate_cap.min(i32::MAX as usize) as i32),
+            Value::Int((depth + BM25_MARGIN) as i32),
+        ]);
+        let rows = self.sql.query(BM25_BOUNDED, &v)?;
+        let passed = rows.first().and_then(|r| r.get(4)).and_then(Value::int).unwrap_or(0);
+        let found = postings_of(&rows);
+        // Proven exact when the threshold let fewer than the cap through and θ,
+        // now in exact f32, is above what a chunk with only left-out terms can
+        // score. θ is the `depth`-th exact score of the best candidates returned,
+        // so it is at most the `depth`-th of all chunks: a lower bound, as the
+        // proof needs.
+        if usize::try_from(passed).unwrap_or(0) >= self.candidate_cap {
+            // The statement made the exact choice itself.
+            self.count(|c| {
+                c.fell_back += 1;
+                c.capped += 1;
+            });
+            return Ok(found);
+        }
+        let proven = found.len() >= depth
+            && lex.rescore(&found, &HashMap::new(), p).get(depth - 1).is_some_and(|s| left_out < f64::from(s.1));
+        if proven {
+            self.count(|c| c.bounded += 1);
+            return Ok(found);
+        }
+        let postings = exhaustive(params(all.clone()))?;
+        self.count(|c| c.fell_back += 1);
+        Ok(postings)
+    }
 
-        // Every candidate's page, norm and exact cosine.
-        let mut docs: Vec<u32> = dense_ids.iter().copied().chain(postings.keys().copied()).collect();
-        docs.sort_unstable();
-        docs.dedup();
+    /// Every candidate's page (numbered in the order first seen), norm and exact
+    /// cosine with the query (none without a query vector).
+    fn side(&self, t: &Tenant, docs: &[u32], qvec: Option<&[f32]>) -> Result<(Side, HashMap<u32, f32>), StoreError> {
         let mut side = Side { page: HashMap::new(), cosine: HashMap::new() };
         let mut norms: HashMap<u32, f32> = HashMap::new();
-        if !docs.is_empty() {
-            // Without a query vector (bm25) the cosine column is NULL.
-            let stmt = format!(
-                "SELECT c.doc, c.page_id, n.norm, -(c.embedding::vector <#> $3::text::vector)::float4 FROM {} c \
-                 JOIN kb_norms n ON n.tenant = c.tenant AND n.doc = c.doc WHERE c.doc = ANY($2::int4[]) AND c.tenant = $1::int4",
-                partition(t.id)
-            );
-            let params = [
-                Value::Int(t.id),
-                Value::IntArray(docs.iter().map(|&d| d as i32).collect()),
-                qvec.map_or(Value::Null, |q| Value::Text(vector_text(q))),
-            ];
-            let mut pages: HashMap<String, u32> = HashMap::new();
-            for r in self.sql.query(&stmt, &params)? {
-                let (Some(d), Some(Value::Text(page)), Some(norm)) =
-                    (r.first().and_then(Value::int), r.get(1), r.get(2).and_then(Value::real))
-                else {
-                    continue;
-                };
-                let next = pages.len() as u32;
-                side.page.insert(d as u32, *pages.entry(page.clone()).or_insert(next));
-                norms.insert(d as u32, norm);
-                if let Some(c) = r.get(3).and_then(Value::real) {
-                    side.cosine.insert(d as u32, c);
-                }
+        if docs.is_empty() {
+            return Ok((side, norms));
+        }
+        // Without a query vector (bm25) the cosine column is NULL.
+        let stmt = format!(
+            "SELECT c.doc, c.page_id, n.norm, -(c.embedding::vector <#> $3::text::vector)::float4 FROM {} c \
+             JOIN kb_norms n ON n.tenant = c.tenant AND n.doc = c.doc WHERE c.doc = ANY($2::int4[]) AND c.tenant = $1::int4",
+            partition(t.id)
+        );
+        let params = [
+            Value::Int(t.id),
+            Value::IntArray(docs.iter().map(|&d| d as i32).collect()),
+            qvec.map_or(Value::Null, |q| Value::Text(vector_text(q))),
+        ];
+        let mut pages: HashMap<String, u32> = HashMap::new();
+        for r in self.sql.query(&stmt, &params)? {
+            let (Some(d), Some(Value::Text(page)), Some(norm)) =
+                (r.first().and_then(Value::int), r.get(1), r.get(2).and_then(Value::real))
+            else {
+                continue;
+            };
+            let next = pages.len() as u32;
+            side.page.insert(d as u32, *pages.entry(page.clone()).or_insert(next));
+            norms.insert(d as u32, norm);
+            if let Some(c) = r.get(3).and_then(Value::real) {
+                side.cosine.insert(d as u32, c);
             }
         }
-
-        let mut dense: Vec<(u32, f32)> =
-            dense_ids.iter().filter_map(|d| side.cosine.get(d).map(|&c| (*d, c))).collect();
-        dense.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        dense.truncate(depth);
-
-        let mut sparse = rescore(&postings, &norms);
-        sparse.truncate(depth);
-        Ok((Candidates { dense, sparse }, side))
+        Ok((side, norms))
     }
 
     /// The hits of `query`, fused and put in order, best first: the bundled
@@ -896,8 +931,8 @@ impl Store {
 
 /// Rows of (doc, term id, tf, len, …), as [`BM25`] and [`BM25_BOUNDED`]
 /// return them, per doc.
-fn postings_of(rows: &[Vec<Value>]) -> HashMap<u32, Vec<(i32, f32, f32)>> {
-    let mut postings: HashMap<u32, Vec<(i32, f32, f32)>> = HashMap::new();
+fn postings_of(rows: &[Vec<Value>]) -> DocPostings {
+    let mut postings: DocPostings = HashMap::new();
     for r in rows {
         if let (Some(d), Some(term), Some(tf), Some(len)) = (
             r.first().and_then(Value::int),
@@ -947,6 +982,47 @@ pub fn vector_text(v: &[f32]) -> String {
     }
     s.push(']');
     s
+}
+
+/// The completion of each prefix of the word being typed (`None`: no term has it).
+type Completions = HashMap<String, Option<String>>;
+
+/// A chunk's postings of the query's terms: (term id, tf, length).
+type DocPostings = HashMap<u32, Vec<(i32, f32, f32)>>;
+
+/// The BM25 side of one query over a tenant as last read ([`Store::lexical`]).
+struct Lexical {
+    chunks: usize,
+    avg_len: f32,
+    vocab: HashMap<String, Term>,
+    completions: Completions,
+    /// The query's analysed terms (with the completion of a word being typed).
+    qterms: Vec<String>,
+    /// Their ids in `kb_terms`, for the terms the tenant has.
+    ids: HashMap<String, i32>,
+}
+
+impl Lexical {
+    fn snapshot(&self) -> Snapshot<'_> {
+        Snapshot { chunks: self.chunks, avg_len: self.avg_len, vocab: &self.vocab, completions: &self.completions }
+    }
+
+    /// The exact BM25 scores of the chunks in `postings`, best first, as the
+    /// bundled index scores them (`norms` missing: 1).
+    fn rescore(&self, postings: &DocPostings, norms: &HashMap<u32, f32>, p: &SearchParams) -> Vec<(u32, f32, f32)> {
+        bm25::rescore(
+            &self.snapshot(),
+            self.qterms.clone(),
+            postings.iter().map(|(&d, list)| {
+                let lookup: HashMap<i32, (f32, f32)> = list.iter().map(|&(t, tf, len)| (t, (tf, len))).collect();
+                (d, lookup)
+            }),
+            |term, doc_terms: &HashMap<i32, (f32, f32)>| self.ids.get(term).and_then(|id| doc_terms.get(id)).copied(),
+            |d| norms.get(&d).copied().unwrap_or(1.0),
+            p.k1,
+            p.b,
+        )
+    }
 }
 
 /// What one query learnt of the tenant's vocabulary, as a source of postings
