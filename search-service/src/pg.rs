@@ -683,12 +683,7 @@ impl Store {
 
     /// The analysed terms of `query` to look up, and for a partial query the
     /// completion of each prefix of the word being typed (`None`: no term has it).
-    fn completions(
-        &self,
-        t: &Tenant,
-        query: &str,
-        p: &SearchParams,
-    ) -> Result<(Vec<String>, Completions), StoreError> {
+    fn completions(&self, t: &Tenant, query: &str, p: &SearchParams) -> Result<(Vec<String>, Completions), StoreError> {
         let (_, last) = bm25::split_last_word(query);
         let mut completions: HashMap<String, Option<String>> = HashMap::new();
         let mut wanted: Vec<String> = analyzer::terms(query);

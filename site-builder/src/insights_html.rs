@@ -95,108 +95,63 @@ pub fn link_href(url: &str) -> Option<String> {
 const MONTHS: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 const WEEKDAYS: [&str; 7] = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
 
-/// An RFC 3339 time as the report writes them (`2026-12-01T14:00:00Z`), read to
-/// the minute.
+/// An RFC 3339 time as the report writes them (`2026-12-01T14:00:00Z`), shown
+/// in its own offset, to the minute.
 #[derive(Debug, Clone, Copy, PartialEq)]
-struct Stamp {
-    year: i64,
-    month: u32,
-    day: u32,
-    hour: u32,
-    minute: u32,
-    /// Minutes east of UTC.
-    offset: i32,
-}
+struct Stamp(time::OffsetDateTime);
 
 impl Stamp {
     fn parse(s: &str) -> Option<Stamp> {
-        let num = |a: usize, b: usize| -> Option<u32> {
-            let part = s.get(a..b)?;
-            if part.bytes().all(|c| c.is_ascii_digit()) {
-                part.parse().ok()
-            } else {
-                None
-            }
-        };
-        let at = |i: usize| s.as_bytes().get(i).copied();
-        if at(4) != Some(b'-') || at(7) != Some(b'-') || !matches!(at(10), Some(b'T' | b't' | b' ')) {
-            return None;
-        }
-        if at(13) != Some(b':') || at(16) != Some(b':') {
-            return None;
-        }
-        let (year, month, day) = (num(0, 4)?, num(5, 7)?, num(8, 10)?);
-        let (hour, minute, _second) = (num(11, 13)?, num(14, 16)?, num(17, 19)?);
-        if !(1..=12).contains(&month) || !(1..=31).contains(&day) || hour > 23 || minute > 59 {
-            return None;
-        }
-        let mut rest = s.get(19..)?;
-        if let Some(frac) = rest.strip_prefix('.') {
-            let digits = frac.bytes().take_while(u8::is_ascii_digit).count();
-            rest = &frac[digits..];
-        }
-        let offset = match rest.as_bytes() {
-            [b'Z' | b'z'] => 0,
-            [sign @ (b'+' | b'-'), _, _, b':', _, _] => {
-                let h: i32 = rest.get(1..3)?.parse().ok()?;
-                let m: i32 = rest.get(4..6)?.parse().ok()?;
-                let v = h * 60 + m;
-                if *sign == b'-' {
-                    -v
-                } else {
-                    v
-                }
-            }
-            _ => return None,
-        };
-        Some(Stamp { year: i64::from(year), month, day, hour, minute, offset })
+        time::OffsetDateTime::parse(s, &time::format_description::well_known::Rfc3339).ok().map(Stamp)
     }
 
-    /// Days since 1970-01-01 of the (local) date.
-    fn days(&self) -> i64 {
-        // Howard Hinnant's days_from_civil.
-        let y = if self.month <= 2 { self.year - 1 } else { self.year };
-        let era = y.div_euclid(400);
-        let yoe = y - era * 400;
-        let m = i64::from(self.month);
-        let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + i64::from(self.day) - 1;
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-        era * 146_097 + doe - 719_468
+    fn hour(&self) -> u8 {
+        self.0.hour()
+    }
+
+    fn year(&self) -> i32 {
+        self.0.year()
+    }
+
+    /// The (local) calendar date.
+    fn day(&self) -> time::Date {
+        self.0.date()
     }
 
     fn unix(&self) -> i64 {
-        self.days() * 86_400 + i64::from(self.hour) * 3600 + i64::from(self.minute) * 60 - i64::from(self.offset) * 60
+        self.0.unix_timestamp()
     }
 
     fn weekday(&self) -> &'static str {
-        WEEKDAYS[(self.days() + 4).rem_euclid(7) as usize]
+        WEEKDAYS[usize::from(self.0.weekday().number_days_from_sunday())]
     }
 
     fn month_name(&self) -> &'static str {
-        MONTHS[(self.month - 1) as usize]
+        MONTHS[usize::from(u8::from(self.0.month()) - 1)]
     }
 
     /// `1 Dec`
     fn day_month(&self) -> String {
-        format!("{} {}", self.day, self.month_name())
+        format!("{} {}", self.0.day(), self.month_name())
     }
 
     /// `1 Dec 2026`
     fn date(&self) -> String {
-        format!("{} {} {}", self.day, self.month_name(), self.year)
+        format!("{} {} {}", self.0.day(), self.month_name(), self.0.year())
     }
 
     /// `14:00`
     fn clock(&self) -> String {
-        format!("{:02}:{:02}", self.hour, self.minute)
+        format!("{:02}:{:02}", self.0.hour(), self.0.minute())
     }
 
     fn zone(&self) -> String {
-        if self.offset == 0 {
+        let minutes = self.0.offset().whole_minutes();
+        if minutes == 0 {
             "UTC".into()
         } else {
-            let sign = if self.offset < 0 { '-' } else { '+' };
-            format!("UTC{sign}{:02}:{:02}", self.offset.abs() / 60, self.offset.abs() % 60)
+            let sign = if minutes < 0 { '-' } else { '+' };
+            format!("UTC{sign}{:02}:{:02}", minutes.abs() / 60, minutes.abs() % 60)
         }
     }
 }
@@ -776,7 +731,7 @@ fn bucket_name(b: &Bucket, bucket: &str) -> String {
     match Stamp::parse(&b.start) {
         Some(t) => match bucket {
             "hour" => {
-                format!("{} {}, {}–{:02}:00 {}", t.weekday(), t.date(), t.clock(), (t.hour + 1) % 24, t.zone())
+                format!("{} {}, {}–{:02}:00 {}", t.weekday(), t.date(), t.clock(), (t.hour() + 1) % 24, t.zone())
             }
             "week" => format!("Week of {}", t.date()),
             _ => format!("{} {}", t.weekday(), t.date()),
@@ -833,7 +788,7 @@ fn activity(r: &Report) -> Option<ActivityChart> {
     for (i, b) in series.iter().enumerate() {
         let stamp = Stamp::parse(&b.start);
         let shown = match stamp {
-            Some(t) if aligned_hours => (t.hour as usize).is_multiple_of(every),
+            Some(t) if aligned_hours => usize::from(t.hour()).is_multiple_of(every),
             _ => i.is_multiple_of(every),
         };
         if !shown {
@@ -841,10 +796,10 @@ fn activity(r: &Report) -> Option<ActivityChart> {
         }
         let (line1, line2) = match stamp {
             Some(t) if bucket == "hour" => {
-                let new_day = previous.is_none_or(|p| p.days() != t.days());
+                let new_day = previous.is_none_or(|p| p.day() != t.day());
                 (t.clock(), new_day.then(|| t.day_month()))
             }
-            Some(t) => (t.day_month(), previous.is_none_or(|p| p.year != t.year).then(|| t.year.to_string())),
+            Some(t) => (t.day_month(), previous.is_none_or(|p| p.year() != t.year()).then(|| t.year().to_string())),
             None => (b.start.clone(), None),
         };
         previous = stamp.or(previous);

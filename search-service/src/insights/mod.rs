@@ -152,42 +152,17 @@ pub fn parse_since(s: &str, now: u64) -> Result<u64, InsightsError> {
     Ok(now.saturating_sub(n * secs))
 }
 
-/// `YYYY-MM-DD` as Unix seconds at UTC midnight (0 before 1970).
+/// `YYYY-MM-DD` as Unix seconds at UTC midnight (0 before 1970); `None` unless
+/// the day exists.
 fn parse_date(s: &str) -> Option<u64> {
     let mut parts = s.split('-');
     let (y, m, d) = (parts.next()?, parts.next()?, parts.next()?);
     if parts.next().is_some() || y.len() != 4 || m.len() != 2 || d.len() != 2 {
         return None;
     }
-    let (y, m, d): (i64, i64, i64) = (y.parse().ok()?, m.parse().ok()?, d.parse().ok()?);
-    if !(1..=12).contains(&m) || !(1..=31).contains(&d) {
-        return None;
-    }
-    let days_in_month = [
-        31,
-        if y % 4 == 0 && (y % 100 != 0 || y % 400 == 0) { 29 } else { 28 },
-        31,
-        30,
-        31,
-        30,
-        31,
-        31,
-        30,
-        31,
-        30,
-        31,
-    ];
-    if d > days_in_month[(m - 1) as usize] {
-        return None;
-    }
-    // Days from the civil date (Howard Hinnant's algorithm).
-    let (y, m) = if m <= 2 { (y - 1, m + 9) } else { (y, m - 3) };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let doy = (153 * m + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
-    Some(u64::try_from(days).unwrap_or(0) * DAY)
+    let (y, m, d): (i32, u8, u8) = (y.parse().ok()?, m.parse().ok()?, d.parse().ok()?);
+    let date = time::Date::from_calendar_date(y, time::Month::try_from(m).ok()?, d).ok()?;
+    Some(u64::try_from(date.midnight().assume_utc().unix_timestamp()).unwrap_or(0))
 }
 
 #[cfg(test)]
