@@ -747,25 +747,85 @@ fn activity(r: &Report) -> Option<ActivityChart> {
         return None;
     }
     let bucket = r.period.bucket.as_str();
-    let (width, height) = (1000.0, 280.0);
-    let (left, right, top, bottom) = (56.0, 976.0, 16.0, 228.0);
-    let plot_h = bottom - top;
-    let (step, y_top) = y_scale(max);
-    let y = |v: u64| r2(bottom - v as f64 / y_top as f64 * plot_h);
-    let grid = (0..=y_top / step).map(|i| Tick { y: y(i * step), label: compact(i * step) }).collect();
+    let f = Frame::new(series.len(), max);
+    let grid = (0..=f.y_top / f.step).map(|i| Tick { y: f.y(i * f.step), label: compact(i * f.step) }).collect();
+    let rows = series
+        .iter()
+        .map(|b| SeriesRow {
+            when: bucket_name(b, bucket),
+            searches: count(b.searches),
+            chats: count(b.chats),
+            abstained: count(b.abstained),
+            degraded: count(b.degraded),
+        })
+        .collect();
+    Some(ActivityChart {
+        width: 1000.0,
+        height: 280.0,
+        left: f.left,
+        right: f.right,
+        top: f.top,
+        bottom: f.bottom,
+        grid,
+        slots: activity_slots(&f, series, bucket),
+        labels: x_labels(&f, series, bucket),
+        label_y1: f.bottom + 20.0,
+        label_y2: f.bottom + 38.0,
+        abstained: abstained_overlay(&f, series),
+        aria: activity_aria(r, bucket),
+        rows,
+    })
+}
 
-    let n = series.len();
-    let slot_w = (right - left) / n as f64;
-    let bar_w = (slot_w * 0.72).min(56.0);
-    let center = |i: usize| left + slot_w * (i as f64 + 0.5);
-    let bar = |i: usize, from: u64, to: u64| {
-        (to > from).then(|| Rect { x: r2(center(i) - bar_w / 2.0), y: y(to), w: r2(bar_w), h: r2(y(from) - y(to)) })
-    };
-    let slots = series
+/// The activity chart's geometry: the plot area in a 1000 × 280 view box, one
+/// slot per bucket, and the y scale up to a round `y_top` in steps of `step`.
+struct Frame {
+    left: f64,
+    right: f64,
+    top: f64,
+    bottom: f64,
+    slot_w: f64,
+    bar_w: f64,
+    step: u64,
+    y_top: u64,
+}
+
+impl Frame {
+    fn new(n: usize, max: u64) -> Frame {
+        let (left, right, top, bottom) = (56.0, 976.0, 16.0, 228.0);
+        let (step, y_top) = y_scale(max);
+        let slot_w = (right - left) / n as f64;
+        Frame { left, right, top, bottom, slot_w, bar_w: (slot_w * 0.72).min(56.0), step, y_top }
+    }
+
+    /// The height of value `v`.
+    fn y(&self, v: u64) -> f64 {
+        r2(self.bottom - v as f64 / self.y_top as f64 * (self.bottom - self.top))
+    }
+
+    /// The middle of slot `i`.
+    fn center(&self, i: usize) -> f64 {
+        self.left + self.slot_w * (i as f64 + 0.5)
+    }
+
+    /// The bar of slot `i` from value `from` up to `to` (none when empty).
+    fn bar(&self, i: usize, from: u64, to: u64) -> Option<Rect> {
+        (to > from).then(|| Rect {
+            x: r2(self.center(i) - self.bar_w / 2.0),
+            y: self.y(to),
+            w: r2(self.bar_w),
+            h: r2(self.y(from) - self.y(to)),
+        })
+    }
+}
+
+/// Each bucket's stacked bars (searches, then chats) and its hover target.
+fn activity_slots(f: &Frame, series: &[Bucket], bucket: &str) -> Vec<Slot> {
+    series
         .iter()
         .enumerate()
         .map(|(i, b)| Slot {
-            hit: Rect { x: r2(left + slot_w * i as f64), y: top, w: r2(slot_w), h: plot_h },
+            hit: Rect { x: r2(f.left + f.slot_w * i as f64), y: f.top, w: r2(f.slot_w), h: f.bottom - f.top },
             tip: format!(
                 "{}: {} ({}, {}; {} abstained, {} by the fallback)",
                 bucket_name(b, bucket),
@@ -775,13 +835,15 @@ fn activity(r: &Report) -> Option<ActivityChart> {
                 count(b.abstained),
                 count(b.degraded),
             ),
-            searches: bar(i, 0, b.searches),
-            chats: bar(i, b.searches, b.searches + b.chats),
+            searches: f.bar(i, 0, b.searches),
+            chats: f.bar(i, b.searches, b.searches + b.chats),
         })
-        .collect();
+        .collect()
+}
 
-    // Axis labels, thinned out; the second line when the day (hourly) or the year changes.
-    let every = label_step(n, bucket);
+/// Axis labels, thinned out; the second line when the day (hourly) or the year changes.
+fn x_labels(f: &Frame, series: &[Bucket], bucket: &str) -> Vec<XLabel> {
+    let every = label_step(series.len(), bucket);
     let aligned_hours = bucket == "hour" && 24usize.is_multiple_of(every);
     let mut labels = Vec::new();
     let mut previous: Option<Stamp> = None;
@@ -803,24 +865,32 @@ fn activity(r: &Report) -> Option<ActivityChart> {
             None => (b.start.clone(), None),
         };
         previous = stamp.or(previous);
-        labels.push(XLabel { x: r2(center(i)), line1, line2 });
+        labels.push(XLabel { x: r2(f.center(i)), line1, line2 });
     }
+    labels
+}
 
-    let abstained = series.iter().any(|b| b.abstained > 0).then(|| {
+/// The abstentions as a line over the bars (markers while they stay legible).
+fn abstained_overlay(f: &Frame, series: &[Bucket]) -> Option<Overlay> {
+    let n = series.len();
+    series.iter().any(|b| b.abstained > 0).then(|| {
         let pts: Vec<Point> =
-            series.iter().enumerate().map(|(i, b)| Point { x: r2(center(i)), y: y(b.abstained) }).collect();
+            series.iter().enumerate().map(|(i, b)| Point { x: r2(f.center(i)), y: f.y(b.abstained) }).collect();
         Overlay {
             points: pts.iter().map(|p| format!("{},{}", p.x, p.y)).collect::<Vec<_>>().join(" "),
             r: if n <= 31 { 3.5 } else { 2.5 },
             markers: if n <= 60 { pts } else { Vec::new() },
         }
-    });
+    })
+}
 
-    let t = &r.totals;
+/// What a screen reader says of the chart: the totals and the busiest bucket.
+fn activity_aria(r: &Report, bucket: &str) -> String {
+    let (t, series) = (&r.totals, &r.series);
     let busiest = series.iter().max_by_key(|b| (b.searches + b.chats, std::cmp::Reverse(b.start.clone())));
-    let aria = format!(
+    format!(
         "Questions per {bucket}, {} bars: {}, {}, {} abstained.{}",
-        n,
+        series.len(),
         plural(t.searches, "search", "searches"),
         plural(t.chats, "chat", "chats"),
         count(t.abstained),
@@ -831,33 +901,7 @@ fn activity(r: &Report) -> Option<ActivityChart> {
                 plural(b.searches + b.chats, "question", "questions")
             ))
             .unwrap_or_default()
-    );
-    let rows = series
-        .iter()
-        .map(|b| SeriesRow {
-            when: bucket_name(b, bucket),
-            searches: count(b.searches),
-            chats: count(b.chats),
-            abstained: count(b.abstained),
-            degraded: count(b.degraded),
-        })
-        .collect();
-    Some(ActivityChart {
-        width,
-        height,
-        left,
-        right,
-        top,
-        bottom,
-        grid,
-        slots,
-        labels,
-        label_y1: bottom + 20.0,
-        label_y2: bottom + 38.0,
-        abstained,
-        aria,
-        rows,
-    })
+    )
 }
 
 fn outcomes(r: &Report) -> Option<Outcomes> {
