@@ -279,28 +279,7 @@ impl Dom {
 /// Whether an element is never content, wherever it is.
 fn is_noise(dom: &Dom, id: usize) -> bool {
     let Some(tag) = dom.tag(id) else { return false };
-    if matches!(
-        tag.as_str(),
-        "script"
-            | "style"
-            | "noscript"
-            | "template"
-            | "svg"
-            | "iframe"
-            | "form"
-            | "button"
-            | "input"
-            | "select"
-            | "textarea"
-            | "nav"
-            // An article's footer is about the article (author, share, "was this
-            // helpful?"), not part of it.
-            | "footer"
-            | "canvas"
-            | "object"
-            | "video"
-            | "audio"
-    ) {
+    if is_noise_tag(&tag) {
         return true;
     }
     if let Some(role) = dom.attr(id, "role") {
@@ -324,6 +303,38 @@ fn is_noise(dom: &Dom, id: usize) -> bool {
     }
     let names = format!("{} {}", dom.attr(id, "id").unwrap_or_default(), dom.attr(id, "class").unwrap_or_default())
         .to_ascii_lowercase();
+    is_noise_name(&names)
+}
+
+/// Whether elements of a tag are never content (scripts, forms, navigation, …).
+fn is_noise_tag(tag: &str) -> bool {
+    matches!(
+        tag,
+        "script"
+            | "style"
+            | "noscript"
+            | "template"
+            | "svg"
+            | "iframe"
+            | "form"
+            | "button"
+            | "input"
+            | "select"
+            | "textarea"
+            | "nav"
+            // An article's footer is about the article (author, share, "was this
+            // helpful?"), not part of it.
+            | "footer"
+            | "canvas"
+            | "object"
+            | "video"
+            | "audio"
+    )
+}
+
+/// Whether an element's id and class words (`names`, lowercase) mark it as
+/// something other than content.
+fn is_noise_name(names: &str) -> bool {
     // Listings of a section's pages that a site generates under an article (the
     // pages are ingested themselves; their titles and summaries here would make
     // the parent page compete for every query about its children).
@@ -526,15 +537,20 @@ fn admonition(dom: &Dom, id: usize) -> Option<&'static str> {
     Some(kind.unwrap_or("note"))
 }
 
+/// What [`emit`] has left to do, last first.
+enum Step {
+    /// Write a node and push what follows from it.
+    Open(usize),
+    /// Close an element written open.
+    Close(&'static str),
+    /// Write text as it is (markup).
+    Raw(String),
+}
+
 /// Writes the content under `id` as XHTML the storage converter reads: the tags it
 /// knows kept, block containers as `div`, other inline tags as `span`, admonitions
 /// as its note/info/tip/warning macros. Iterative: nesting depth is the page's.
 fn emit(dom: &Dom, id: usize, skip: Option<usize>, link: &dyn Fn(&str) -> Option<String>, out: &mut String) {
-    enum Step {
-        Open(usize),
-        Close(&'static str),
-        Raw(String),
-    }
     let mut stack = vec![Step::Open(id)];
     while let Some(step) = stack.pop() {
         let n = match step {
@@ -562,92 +578,108 @@ fn emit(dom: &Dom, id: usize, skip: Option<usize>, link: &dyn Fn(&str) -> Option
             stack.extend(dom.children(n).into_iter().rev().map(Step::Open));
             continue;
         };
-        let children = dom.children(n);
-        if let Some(kind) = admonition(dom, n) {
-            // The title is the first child element that names itself one.
-            let is_title = |c: usize| {
-                dom.attr(c, "class").is_some_and(|cl| cl.contains("title") || cl.contains("heading"))
-                    || dom.tag(c).is_some_and(|t| t == "summary")
-            };
-            let title = children.iter().copied().find(|&c| is_title(c));
-            out.push_str("<ac:structured-macro ac:name=\"");
-            out.push_str(kind);
-            out.push_str("\">");
-            if let Some(t) = title {
-                out.push_str("<ac:parameter ac:name=\"title\">");
-                escape_text(&dom.text(t), out);
-                out.push_str("</ac:parameter>");
-            }
-            out.push_str("<ac:rich-text-body>");
-            stack.push(Step::Raw("</ac:rich-text-body></ac:structured-macro>".into()));
-            stack.extend(children.into_iter().rev().filter(|&c| Some(c) != title).map(Step::Open));
-            continue;
-        }
-        let known: Option<&'static str> = match tag.as_str() {
-            "h1" => Some("h1"),
-            "h2" => Some("h2"),
-            "h3" => Some("h3"),
-            "h4" => Some("h4"),
-            "h5" => Some("h5"),
-            "h6" => Some("h6"),
-            "p" => Some("p"),
-            "ul" => Some("ul"),
-            "ol" => Some("ol"),
-            "li" => Some("li"),
-            "table" => Some("table"),
-            "thead" => Some("thead"),
-            "tbody" => Some("tbody"),
-            "tfoot" => Some("tfoot"),
-            "tr" => Some("tr"),
-            "th" => Some("th"),
-            "td" => Some("td"),
-            "pre" => Some("pre"),
-            "blockquote" => Some("blockquote"),
-            "strong" | "b" => Some("strong"),
-            "em" | "i" => Some("em"),
-            "s" | "del" | "strike" => Some("del"),
-            "code" | "kbd" | "samp" | "tt" => Some("code"),
-            "a" => Some("a"),
-            "div" | "section" | "article" | "main" | "figure" | "figcaption" | "header" | "footer" | "aside"
-            | "details" | "summary" | "dl" | "dt" | "dd" | "address" | "center" | "fieldset" => Some("div"),
-            _ => None,
-        };
-        match (tag.as_str(), known) {
-            ("br", _) => out.push_str("<br/>"),
-            ("hr", _) => out.push_str("<hr/>"),
-            ("img", _) => {
-                // Images are dropped, as on the Confluence path; their alt text is
-                // not kept either (it is rarely written for readers of text).
-            }
-            ("a", _) => {
-                match dom.attr(n, "href").and_then(|h| link(&h)) {
-                    Some(href) => {
-                        out.push_str("<a href=\"");
-                        escape_text(&href, out);
-                        out.push_str("\">");
-                        stack.push(Step::Close("a"));
-                    }
-                    None => {
-                        out.push_str("<span>");
-                        stack.push(Step::Close("span"));
-                    }
-                }
-                stack.extend(children.into_iter().rev().map(Step::Open));
-            }
-            (_, Some(t)) => {
-                out.push('<');
-                out.push_str(t);
-                out.push('>');
-                stack.push(Step::Close(t));
-                stack.extend(children.into_iter().rev().map(Step::Open));
-            }
-            (_, None) => {
-                out.push_str("<span>");
-                stack.push(Step::Close("span"));
-                stack.extend(children.into_iter().rev().map(Step::Open));
-            }
+        match admonition(dom, n) {
+            Some(kind) => open_admonition(dom, n, kind, out, &mut stack),
+            None => open_element(dom, n, &tag, link, out, &mut stack),
         }
     }
+}
+
+/// Writes the start of admonition `n` as the converter's `kind` macro, with its
+/// title, and pushes its other children and the macro's end.
+fn open_admonition(dom: &Dom, n: usize, kind: &str, out: &mut String, stack: &mut Vec<Step>) {
+    // The title is the first child element that names itself one.
+    let is_title = |c: usize| {
+        dom.attr(c, "class").is_some_and(|cl| cl.contains("title") || cl.contains("heading"))
+            || dom.tag(c).is_some_and(|t| t == "summary")
+    };
+    let children = dom.children(n);
+    let title = children.iter().copied().find(|&c| is_title(c));
+    out.push_str("<ac:structured-macro ac:name=\"");
+    out.push_str(kind);
+    out.push_str("\">");
+    if let Some(t) = title {
+        out.push_str("<ac:parameter ac:name=\"title\">");
+        escape_text(&dom.text(t), out);
+        out.push_str("</ac:parameter>");
+    }
+    out.push_str("<ac:rich-text-body>");
+    stack.push(Step::Raw("</ac:rich-text-body></ac:structured-macro>".into()));
+    stack.extend(children.into_iter().rev().filter(|&c| Some(c) != title).map(Step::Open));
+}
+
+/// Writes the start of element `n` (its tag `tag`) and pushes its children and
+/// its end: `br` and `hr` as themselves, images not at all, a link as `link`
+/// rewrites its `href` (a `span` when it keeps only the words), any other element
+/// as [`storage_tag`] names it.
+fn open_element(
+    dom: &Dom,
+    n: usize,
+    tag: &str,
+    link: &dyn Fn(&str) -> Option<String>,
+    out: &mut String,
+    stack: &mut Vec<Step>,
+) {
+    let t = match tag {
+        "br" | "hr" => {
+            out.push_str(if tag == "br" { "<br/>" } else { "<hr/>" });
+            return;
+        }
+        // Images are dropped, as on the Confluence path; their alt text is not
+        // kept either (it is rarely written for readers of text).
+        "img" => return,
+        "a" => match dom.attr(n, "href").and_then(|h| link(&h)) {
+            Some(href) => {
+                out.push_str("<a href=\"");
+                escape_text(&href, out);
+                out.push_str("\">");
+                stack.push(Step::Close("a"));
+                stack.extend(dom.children(n).into_iter().rev().map(Step::Open));
+                return;
+            }
+            None => "span",
+        },
+        _ => storage_tag(tag).unwrap_or("span"),
+    };
+    out.push('<');
+    out.push_str(t);
+    out.push('>');
+    stack.push(Step::Close(t));
+    stack.extend(dom.children(n).into_iter().rev().map(Step::Open));
+}
+
+/// The tag the storage converter knows for an HTML tag: the same, its synonym
+/// (`b` → `strong`, `kbd` → `code`, …) or `div` for a block container; `None` for
+/// the rest (inline, written as `span`).
+fn storage_tag(tag: &str) -> Option<&'static str> {
+    Some(match tag {
+        "h1" => "h1",
+        "h2" => "h2",
+        "h3" => "h3",
+        "h4" => "h4",
+        "h5" => "h5",
+        "h6" => "h6",
+        "p" => "p",
+        "ul" => "ul",
+        "ol" => "ol",
+        "li" => "li",
+        "table" => "table",
+        "thead" => "thead",
+        "tbody" => "tbody",
+        "tfoot" => "tfoot",
+        "tr" => "tr",
+        "th" => "th",
+        "td" => "td",
+        "pre" => "pre",
+        "blockquote" => "blockquote",
+        "strong" | "b" => "strong",
+        "em" | "i" => "em",
+        "s" | "del" | "strike" => "del",
+        "code" | "kbd" | "samp" | "tt" => "code",
+        "div" | "section" | "article" | "main" | "figure" | "figcaption" | "header" | "footer" | "aside"
+        | "details" | "summary" | "dl" | "dt" | "dd" | "address" | "center" | "fieldset" => "div",
+        _ => return None,
+    })
 }
 
 #[cfg(test)]

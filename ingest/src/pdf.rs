@@ -711,21 +711,35 @@ fn escape_start(s: &str) -> String {
 pub fn to_markdown(pages: &[PageText]) -> Converted {
     let mut lines: Vec<Line> = pages.iter().enumerate().flat_map(|(i, p)| build_lines(i, p)).collect();
     let heights: Vec<f64> = pages.iter().map(|p| p.height).collect();
-    let body_of = |lines: &[Line]| {
-        let mut weights: BTreeMap<i64, usize> = BTreeMap::new();
-        for l in lines {
-            *weights.entry(size_key(l.size)).or_default() += l.text().chars().count();
-        }
-        let body = weights.iter().max_by_key(|(k, n)| (**n, -**k)).map(|(k, _)| *k).unwrap_or(0);
-        (weights, body)
-    };
-    let title = typeset_title(&lines, body_of(&lines).1 as f64);
+    let title = typeset_title(&lines, size_weights(&lines).1 as f64);
     lines = drop_repeats(lines, &heights);
     lines = drop_page_labels(lines, &heights);
+    drop_contents_entries(&mut lines);
+    let mut out = Converted { typeset_title: title, ..Converted::default() };
+    let blocks = blocks(&lines, &mut out);
+    out.markdown = drop_empty_contents(blocks, &mut out.headings).join("\n\n");
+    out.markdown.push('\n');
+    out
+}
+
+/// Characters per size (as [`size_key`]), and the body size: the size with the
+/// most characters (the smaller of two with as many).
+fn size_weights(lines: &[Line]) -> (BTreeMap<i64, usize>, i64) {
+    let mut weights: BTreeMap<i64, usize> = BTreeMap::new();
+    for l in lines {
+        *weights.entry(size_key(l.size)).or_default() += l.text().chars().count();
+    }
+    let body = weights.iter().max_by_key(|(k, n)| (**n, -**k)).map(|(k, _)| *k).unwrap_or(0);
+    (weights, body)
+}
+
+/// Drops the entries of contents pages and indexes ([`is_contents_entry`]).
+fn drop_contents_entries(lines: &mut Vec<Line>) {
     // Contents and index entries point at page numbers that mean nothing on the
-    // web and repeat every heading: they go, and their heading with them (below).
-    // An index set in two columns puts an entry and the other column's letter on
-    // one line: each cell is an entry or at most a letter or two.
+    // web and repeat every heading: they go, and their heading with them
+    // ([`drop_empty_contents`]). An index set in two columns puts an entry and the
+    // other column's letter on one line: each cell is an entry or at most a letter
+    // or two.
     lines.retain(|l| {
         let entry = |t: &str| {
             // …or the entry and the letter are one cell, a word space apart.
@@ -737,101 +751,74 @@ pub fn to_markdown(pages: &[PageText]) -> Converted {
         let entries = l.cells.iter().filter(|(_, t)| entry(t)).count();
         !(entry(&l.text()) || (entries > 0 && l.cells.iter().all(|(_, t)| entry(t) || t.chars().count() <= 2)))
     });
-    let counts = word_counts(&lines);
+}
 
-    // Body size: the size with the most characters.
-    let (weights, body) = body_of(&lines);
-    // Sizes clearly (15%) above the body are heading levels, largest first; a size
-    // used only for long runs of text (a pull quote) would still count, which is the
-    // price of not knowing the font.
-    let heading_sizes: Vec<i64> = weights.keys().rev().copied().filter(|k| (*k as f64) > body as f64 * 1.15).collect();
-    let level = |l: &Line| -> Option<usize> {
+/// Which lines are headings, and of which level.
+struct Levels {
+    /// Sizes (as [`size_key`]) of heading levels 1, 2, 3, …, largest first.
+    heading_sizes: Vec<i64>,
+    /// The body size.
+    body: i64,
+}
+
+impl Levels {
+    fn of(lines: &[Line]) -> Levels {
+        // Body size: the size with the most characters.
+        let (weights, body) = size_weights(lines);
+        // Sizes clearly (15%) above the body are heading levels, largest first; a
+        // size used only for long runs of text (a pull quote) would still count,
+        // which is the price of not knowing the font.
+        let heading_sizes = weights.keys().rev().copied().filter(|k| (*k as f64) > body as f64 * 1.15).collect();
+        Levels { heading_sizes, body }
+    }
+
+    /// The heading level of a line, `None` when it is not a heading.
+    fn level(&self, l: &Line) -> Option<usize> {
         let k = size_key(l.size);
         let text = l.text();
         if text.chars().count() > 150 {
             return None;
         }
-        if let Some(i) = heading_sizes.iter().position(|h| *h == k) {
+        if let Some(i) = self.heading_sizes.iter().position(|h| *h == k) {
             return Some((i + 1).min(3));
         }
         // A short bold line of its own at body size is a minor heading, one level
         // below the sized ones; a bold table row, list item or sentence is not.
         let minor = l.bold
-            && k == body
+            && k == self.body
             && l.cells.len() == 1
             && text.chars().count() <= 80
             && !text.ends_with(['.', ',', ';'])
             && list_item(&text).is_none();
-        minor.then(|| (heading_sizes.len() + 1).clamp(3, 4))
-    };
+        minor.then(|| (self.heading_sizes.len() + 1).clamp(3, 4))
+    }
+}
 
-    let mut out = Converted { typeset_title: title, ..Converted::default() };
+/// The lines as Markdown blocks: headings, tables, lists and paragraphs, each
+/// starting at the first line not yet taken. Headings and tables are counted in
+/// `out`, and the first level-1 heading kept there.
+fn blocks(lines: &[Line], out: &mut Converted) -> Vec<String> {
+    let levels = Levels::of(lines);
+    let counts = word_counts(lines);
     let mut blocks: Vec<String> = Vec::new();
     let mut i = 0;
     while i < lines.len() {
-        let line = &lines[i];
-        if let Some(lvl) = level(line) {
-            // A heading wrapped over lines: same size, next baseline close below.
-            let mut text = line.text();
-            let mut j = i + 1;
-            while j < lines.len()
-                && lines[j].page == line.page
-                && size_key(lines[j].size) == size_key(line.size)
-                && level(&lines[j]) == Some(lvl)
-                && lines[j].y - lines[j - 1].y < line.size * 1.6
-            {
-                text.push(' ');
-                text.push_str(&lines[j].text());
-                j += 1;
-            }
+        i = if let Some(lvl) = levels.level(&lines[i]) {
+            let (text, next) = heading(lines, i, lvl, &levels);
             if lvl == 1 && out.first_h1.is_none() {
                 out.first_h1 = Some(text.clone());
             }
             out.headings += 1;
             blocks.push(format!("{} {}", "#".repeat(lvl), text.trim_start_matches('#').trim()));
-            i = j;
-            continue;
-        }
-        if line.cells.len() >= 2 {
-            let mut j = i + 1;
-            while j < lines.len() && level(&lines[j]).is_none() && same_columns(&lines[i], &lines[j]) {
-                j += 1;
-            }
-            if j - i >= 2 {
-                let row = |l: &Line| {
-                    format!("| {} |", l.cells.iter().map(|(_, t)| escape_cell(t)).collect::<Vec<_>>().join(" | "))
-                };
-                let mut table = row(&lines[i]);
-                let _ = write!(table, "\n|{}", " --- |".repeat(line.cells.len()));
-                for l in &lines[i + 1..j] {
-                    table.push('\n');
-                    table.push_str(&row(l));
-                }
-                blocks.push(table);
-                out.tables += 1;
-                i = j;
-                continue;
-            }
-        }
-        if let Some((marker, mut text)) = list_item(&line.text()) {
-            // Continuation lines: indented past the marker, not items themselves.
-            let mut j = i + 1;
-            while j < lines.len()
-                && lines[j].page == line.page
-                && level(&lines[j]).is_none()
-                && lines[j].x0 > line.x0 + line.size * 0.5
-                && list_item(&lines[j].text()).is_none()
-                && lines[j].y - lines[j - 1].y < line.size * 1.6
-            {
-                join_line(&mut text, &lines[j].text(), &counts);
-                j += 1;
-            }
-            let item = match marker {
-                Some(n) => format!("{n}. {text}"),
-                None => format!("- {text}"),
-            };
+            next
+        } else if let Some((table, next)) = table(lines, i, &levels) {
+            blocks.push(table);
+            out.tables += 1;
+            next
+        } else if let Some((marker, text)) = list_item(&lines[i].text()) {
+            let (item, next) = list_entry(lines, i, marker, text, &levels, &counts);
             // Consecutive items form one list: no blank line between them.
-            let joins = i > 0 && is_list_block(blocks.last()) && continues_list(&lines, i);
+            let joins = i > 0 && is_list_block(blocks.last()) && continues_list(lines, i);
             match blocks.last_mut() {
                 Some(prev) if joins => {
                     prev.push('\n');
@@ -839,39 +826,123 @@ pub fn to_markdown(pages: &[PageText]) -> Converted {
                 }
                 _ => blocks.push(item),
             }
-            i = j;
-            continue;
-        }
-        // A paragraph: following body lines until a wider gap, a heading, a list
-        // item or a table row. Across a page break it goes on when the last line
-        // did not end a sentence.
-        let mut text = line.text();
-        let mut j = i + 1;
-        while j < lines.len() {
-            let (prev, next) = (&lines[j - 1], &lines[j]);
-            let joined = if next.page == prev.page {
-                next.y - prev.y < prev.size.max(next.size) * 1.5
-            } else {
-                !text.ends_with(['.', '!', '?', ':'])
-            };
-            if !joined
-                || level(next).is_some()
-                || list_item(&next.text()).is_some()
-                || size_key(next.size) != size_key(prev.size)
-                || (next.cells.len() >= 2 && j + 1 < lines.len() && same_columns(next, &lines[j + 1]))
-            {
-                break;
-            }
-            join_line(&mut text, &next.text(), &counts);
-            j += 1;
-        }
-        blocks.push(escape_start(&text));
-        i = j;
+            next
+        } else {
+            let (text, next) = paragraph(lines, i, &levels, &counts);
+            blocks.push(escape_start(&text));
+            next
+        };
     }
-    // A contents or index heading left with nothing under it (its entries were
-    // dropped) goes too: the next block is a heading of the same or a higher level.
+    blocks
+}
+
+/// The heading of level `lvl` at line `i`, wrapped over lines (same size, next
+/// baseline close below): its text and the line after it.
+fn heading(lines: &[Line], i: usize, lvl: usize, levels: &Levels) -> (String, usize) {
+    let line = &lines[i];
+    let mut text = line.text();
+    let mut j = i + 1;
+    while j < lines.len()
+        && lines[j].page == line.page
+        && size_key(lines[j].size) == size_key(line.size)
+        && levels.level(&lines[j]) == Some(lvl)
+        && lines[j].y - lines[j - 1].y < line.size * 1.6
+    {
+        text.push(' ');
+        text.push_str(&lines[j].text());
+        j += 1;
+    }
+    (text, j)
+}
+
+/// The pipe table at line `i`, when it and at least the next line are rows of
+/// one ([`same_columns`]): its Markdown and the line after it.
+fn table(lines: &[Line], i: usize, levels: &Levels) -> Option<(String, usize)> {
+    let line = &lines[i];
+    if line.cells.len() < 2 {
+        return None;
+    }
+    let mut j = i + 1;
+    while j < lines.len() && levels.level(&lines[j]).is_none() && same_columns(line, &lines[j]) {
+        j += 1;
+    }
+    if j - i < 2 {
+        return None;
+    }
+    let row = |l: &Line| format!("| {} |", l.cells.iter().map(|(_, t)| escape_cell(t)).collect::<Vec<_>>().join(" | "));
+    let mut table = row(line);
+    let _ = write!(table, "\n|{}", " --- |".repeat(line.cells.len()));
+    for l in &lines[i + 1..j] {
+        table.push('\n');
+        table.push_str(&row(l));
+    }
+    Some((table, j))
+}
+
+/// The list item at line `i` (its `marker` and the `text` after it) with its
+/// continuation lines: its Markdown and the line after it.
+fn list_entry(
+    lines: &[Line],
+    i: usize,
+    marker: Option<String>,
+    mut text: String,
+    levels: &Levels,
+    counts: &HashMap<String, usize>,
+) -> (String, usize) {
+    let line = &lines[i];
+    // Continuation lines: indented past the marker, not items themselves.
+    let mut j = i + 1;
+    while j < lines.len()
+        && lines[j].page == line.page
+        && levels.level(&lines[j]).is_none()
+        && lines[j].x0 > line.x0 + line.size * 0.5
+        && list_item(&lines[j].text()).is_none()
+        && lines[j].y - lines[j - 1].y < line.size * 1.6
+    {
+        join_line(&mut text, &lines[j].text(), counts);
+        j += 1;
+    }
+    let item = match marker {
+        Some(n) => format!("{n}. {text}"),
+        None => format!("- {text}"),
+    };
+    (item, j)
+}
+
+/// The paragraph at line `i`: its text and the line after it.
+fn paragraph(lines: &[Line], i: usize, levels: &Levels, counts: &HashMap<String, usize>) -> (String, usize) {
+    // Following body lines until a wider gap, a heading, a list item or a table
+    // row. Across a page break it goes on when the last line did not end a
+    // sentence.
+    let mut text = lines[i].text();
+    let mut j = i + 1;
+    while j < lines.len() {
+        let (prev, next) = (&lines[j - 1], &lines[j]);
+        let joined = if next.page == prev.page {
+            next.y - prev.y < prev.size.max(next.size) * 1.5
+        } else {
+            !text.ends_with(['.', '!', '?', ':'])
+        };
+        if !joined
+            || levels.level(next).is_some()
+            || list_item(&next.text()).is_some()
+            || size_key(next.size) != size_key(prev.size)
+            || (next.cells.len() >= 2 && j + 1 < lines.len() && same_columns(next, &lines[j + 1]))
+        {
+            break;
+        }
+        join_line(&mut text, &next.text(), counts);
+        j += 1;
+    }
+    (text, j)
+}
+
+/// Drops a contents or index heading left with nothing under it (its entries were
+/// dropped): the next block is a heading of the same or a higher level. Its
+/// sub-headings (an index's letters) go with it when nothing else is left.
+/// `headings` loses the headings dropped.
+fn drop_empty_contents(blocks: Vec<String>, headings: &mut usize) -> Vec<String> {
     let heading_level = |b: &str| b.starts_with('#').then(|| b.chars().take_while(|c| *c == '#').count());
-    // Its sub-headings (an index's letters) go with it when nothing else is left.
     let mut kept: Vec<String> = Vec::with_capacity(blocks.len());
     let mut n = 0;
     while n < blocks.len() {
@@ -882,7 +953,7 @@ pub fn to_markdown(pages: &[PageText]) -> Converted {
                 .unwrap_or(blocks.len());
             let only_headings = end == blocks.len() || heading_level(&blocks[end]).is_some();
             if only_headings {
-                out.headings -= end - n;
+                *headings -= end - n;
                 n = end;
                 continue;
             }
@@ -890,9 +961,7 @@ pub fn to_markdown(pages: &[PageText]) -> Converted {
         kept.push(b.clone());
         n += 1;
     }
-    out.markdown = kept.join("\n\n");
-    out.markdown.push('\n');
-    out
+    kept
 }
 
 fn is_list_block(b: Option<&String>) -> bool {

@@ -7,11 +7,12 @@
 //! pages on that origin, under the `--include` prefixes, that robots allows; and
 //! fetches them politely: at most `concurrency` requests in flight (one, spaced by
 //! `Crawl-delay`, when robots asks for a delay), `Retry-After` honoured on 429 and
-//! 503, a user agent that names the tool. Each page's main content becomes Markdown
-//! ([`crate::html`] then [`crate::storage::to_markdown`]) with links to the other
-//! ingested pages rewritten to their files, under the frontmatter the Confluence
-//! path writes (`title`, `path` from the breadcrumb, `parent`, `original_url`,
-//! `page_id`, `last_updated` from `lastmod`).
+//! 503 (else a jittered backoff: the crate's `retry` module), a user agent that
+//! names the tool. Each page's main content becomes Markdown ([`crate::html`] then
+//! [`crate::storage::to_markdown`]) with links to the other ingested pages
+//! rewritten to their files, under the frontmatter the Confluence path writes
+//! (`title`, `path` from the breadcrumb, `parent`, `original_url`, `page_id`,
+//! `last_updated` from `lastmod`).
 //!
 //! Incremental and resumable like `ingest confluence`: the state file
 //! `OUT/.web-state.json` records each page's `lastmod`, `ETag`, `Last-Modified` and
@@ -22,16 +23,20 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 use futures_util::stream::{self, StreamExt};
+use indicatif::ProgressBar;
 use kb_common::slug::slugify;
 use kb_common::write::{write_atomic, WriteError};
-use reqwest::header::{HeaderMap, CONTENT_TYPE, ETAG, IF_MODIFIED_SINCE, IF_NONE_MATCH, LAST_MODIFIED};
+use reqwest::header::{HeaderMap, HeaderName, CONTENT_TYPE, ETAG, IF_MODIFIED_SINCE, IF_NONE_MATCH, LAST_MODIFIED};
 use reqwest::Url;
 use serde::{Deserialize, Serialize};
 
-use crate::confluence::{backoff, read_body, retry_after, MAX_ATTEMPTS, MAX_WAIT, REQUEST_TIMEOUT};
+use crate::folder::{load_json_state, save_json_state, SaveStateError, STATE_SAVE_INTERVAL};
+use crate::html::Extracted;
+use crate::http::{read_body, CONNECT_TIMEOUT, REQUEST_TIMEOUT};
+use crate::retry::{self, Attempt, Policy, Step};
 use crate::robots::Robots;
 use crate::sitemap::{self, Sitemap};
 
@@ -155,13 +160,13 @@ struct State {
 }
 
 fn load_state(path: &Path) -> Result<State, WebError> {
-    crate::load_json_state(path).map_err(|message| WebError::State { path: path.to_path_buf(), message })
+    load_json_state(path).map_err(|message| WebError::State { path: path.to_path_buf(), message })
 }
 
 fn save_state(path: &Path, state: &State) -> Result<(), WebError> {
-    crate::save_json_state(path, state).map_err(|e| match e {
-        crate::SaveStateError::Write(w) => WebError::Write(w),
-        crate::SaveStateError::Encode(message) => WebError::State { path: path.to_path_buf(), message },
+    save_json_state(path, state).map_err(|e| match e {
+        SaveStateError::Write(w) => WebError::Write(w),
+        SaveStateError::Encode(message) => WebError::State { path: path.to_path_buf(), message },
     })
 }
 
@@ -247,7 +252,7 @@ fn assign_paths(urls: &[Url]) -> HashMap<String, String> {
 /// `target` seen from the file `from` (both `/`-separated under OUT).
 fn relative(from: &str, target: &str) -> String {
     let from_dir: Vec<&str> = from.rsplit_once('/').map_or(vec![], |(d, _)| d.split('/').collect());
-    crate::relative(&from_dir, target)
+    crate::folder::relative(&from_dir, target)
 }
 
 /// One fetched answer.
@@ -257,41 +262,54 @@ struct Answer {
     body: Vec<u8>,
 }
 
-/// GET with retries (429 and 5xx honour `Retry-After`, else back off), bounded
-/// body. `Err` only when every attempt failed in transport.
+/// GET with retries ([`crate::retry`]: 429 and 5xx honour `Retry-After`, else
+/// back off), bounded body. `Err` when every attempt failed in transport, or a
+/// 2xx answer's body could not be read.
 async fn get(
     http: &reqwest::Client,
     url: &str,
-    extra: &[(reqwest::header::HeaderName, String)],
+    extra: &[(HeaderName, String)],
     retries: &mut usize,
 ) -> Result<Answer, String> {
-    let mut attempt = 0;
-    loop {
-        attempt += 1;
-        let mut req = http.get(url);
-        for (k, v) in extra {
-            req = req.header(k, v);
-        }
-        let wait = match req.send().await {
-            Ok(resp) => {
-                let status = resp.status().as_u16();
-                if (status == 429 || status >= 500) && attempt < MAX_ATTEMPTS {
-                    retry_after(resp.headers(), SystemTime::now()).unwrap_or_else(|| backoff(attempt))
-                } else {
-                    let headers = resp.headers().clone();
-                    let body = if resp.status().is_success() { read_body(resp).await? } else { Vec::new() };
-                    return Ok(Answer { status, headers, body });
-                }
-            }
-            Err(_) if attempt < MAX_ATTEMPTS => backoff(attempt),
-            Err(e) => return Err(kb_common::http::describe(&e)),
-        };
-        *retries += 1;
-        tokio::time::sleep(wait.min(MAX_WAIT)).await;
-    }
+    let count = || *retries += 1;
+    let outcome = retry::run(&Policy::DEFAULT, count, move |a| attempt(http, url, extra, a)).await;
+    outcome.unwrap_or_else(|gave_up| Err(gave_up.why))
 }
 
-fn header(h: &HeaderMap, name: reqwest::header::HeaderName) -> Option<String> {
+/// One attempt of [`get`]. A 429 or 5xx on the last attempt is the answer; a body
+/// that cannot be read (too large, cut short) ends the request.
+async fn attempt(
+    http: &reqwest::Client,
+    url: &str,
+    extra: &[(HeaderName, String)],
+    a: Attempt,
+) -> Step<Result<Answer, String>> {
+    let mut req = http.get(url);
+    for (k, v) in extra {
+        req = req.header(k, v);
+    }
+    let resp = match req.send().await {
+        Ok(resp) => resp,
+        Err(e) => return Step::Retry { why: kb_common::http::describe(&e), retry_after: None },
+    };
+    let status = resp.status().as_u16();
+    if retry::retryable(status) && !a.last {
+        let retry_after = retry::retry_after(resp.headers(), SystemTime::now());
+        return Step::Retry { why: format!("answered {status}"), retry_after };
+    }
+    let headers = resp.headers().clone();
+    let body = if resp.status().is_success() {
+        match read_body(resp).await {
+            Ok(body) => body,
+            Err(why) => return Step::Done(Err(why)),
+        }
+    } else {
+        Vec::new()
+    };
+    Step::Done(Ok(Answer { status, headers, body }))
+}
+
+fn header(h: &HeaderMap, name: HeaderName) -> Option<String> {
     h.get(name).and_then(|v| v.to_str().ok()).map(str::to_string)
 }
 
@@ -377,245 +395,361 @@ async fn read_sitemaps(
     Ok(all)
 }
 
+/// What every step of a run reads.
+struct Run<'a> {
+    opts: &'a WebOptions,
+    http: reqwest::Client,
+    state_path: PathBuf,
+    bar: ProgressBar,
+}
+
+/// A page to request: its URL, its sitemap `lastmod`, and the conditional
+/// headers its state entry allows.
+struct Request {
+    url: Url,
+    lastmod: Option<String>,
+    conditions: Vec<(HeaderName, String)>,
+}
+
 /// Ingests the pages a sitemap lists.
 pub fn ingest_web(opts: &WebOptions) -> Result<WebSummary, WebError> {
-    let bad = |message: String| WebError::BadUrl { url: opts.sitemap.clone(), message };
-    let sitemap_url = Url::parse(&opts.sitemap).map_err(|e| bad(e.to_string()))?;
-    if !matches!(sitemap_url.scheme(), "http" | "https") || sitemap_url.host_str().is_none() {
-        return Err(bad("not an http(s) URL".into()));
-    }
-    let origin = sitemap_url.origin();
-    let includes: Vec<String> = opts.include.clone();
+    let sitemap_url = sitemap_url(opts)?;
     let state_path = opts.out.join(STATE_FILE);
     let mut state = load_state(&state_path)?;
     state.sitemap = opts.sitemap.clone();
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| WebError::Fetch { url: opts.sitemap.clone(), message: e.to_string() })?;
+    let setup = |message: String| WebError::Fetch { url: opts.sitemap.clone(), message };
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| setup(e.to_string()))?;
     let http = kb_common::http::client()
         .timeout(REQUEST_TIMEOUT)
-        .connect_timeout(Duration::from_secs(10))
+        .connect_timeout(CONNECT_TIMEOUT)
         .build()
-        .map_err(|e| WebError::Fetch { url: opts.sitemap.clone(), message: e.to_string() })?;
+        .map_err(|e| setup(e.to_string()))?;
     let mut summary = WebSummary { pruned: opts.prune, ..WebSummary::default() };
-    let bar = if opts.progress { indicatif::ProgressBar::new_spinner() } else { indicatif::ProgressBar::hidden() };
+    let bar = if opts.progress { ProgressBar::new_spinner() } else { ProgressBar::hidden() };
     bar.set_message("reading robots.txt and the sitemap");
-    let run = rt.block_on(async {
-        // robots.txt on the sitemap's origin.
-        let robots_url = sitemap_url.join("/robots.txt").map_err(|e| bad(e.to_string()))?;
-        let robots = match get(&http, robots_url.as_str(), &[], &mut summary.retries).await {
-            Ok(a) if a.status == 200 => Robots::parse(&String::from_utf8_lossy(&a.body), kb_common::http::USER_AGENT),
-            Ok(a) if a.status >= 500 => {
-                return Err(WebError::RobotsUnavailable { url: robots_url.to_string(), status: a.status })
-            }
-            // 4xx (no robots.txt) and redirects to nowhere: everything is allowed.
-            Ok(_) => Robots::allow_all(),
-            Err(message) => return Err(WebError::Fetch { url: robots_url.to_string(), message }),
-        };
-        summary.crawl_delay = robots.crawl_delay;
+    let run = Run { opts, http, state_path, bar };
+    let crawled = rt.block_on(run.crawl(&sitemap_url, &mut state, &mut summary));
+    run.bar.finish_and_clear();
+    // Saved on the error path too when pages were written: they are recorded, so
+    // the next run resumes after them. A run that stopped before writing anything
+    // leaves the folder as it was.
+    if crawled.is_ok() || summary.written > 0 {
+        save_state(&run.state_path, &state)?;
+    }
+    crawled?;
+    summary.skipped.sort_by(|a, b| a.url.cmp(&b.url));
+    Ok(summary)
+}
 
-        let entries = read_sitemaps(&http, sitemap_url.as_str(), &mut summary.retries, &mut summary.skipped).await?;
-        // Pages on the origin, under the prefixes, each once.
-        let mut pages: Vec<(Url, Option<String>)> = Vec::new();
-        let mut seen = HashSet::new();
-        for e in entries {
-            let Ok(u) = Url::parse(&e.loc) else {
-                summary.skipped.push(WebSkipped { url: e.loc, reason: "not a URL".into() });
-                continue;
-            };
-            let u = normalise(u);
-            if u.origin() != origin {
-                summary
-                    .skipped
-                    .push(WebSkipped { url: u.to_string(), reason: "on another origin than the sitemap".into() });
-                continue;
-            }
-            if !includes.is_empty() && !includes.iter().any(|p| u.as_str().starts_with(p.as_str())) {
-                continue;
-            }
-            if opts.exclude.iter().any(|p| u.as_str().starts_with(p.as_str())) {
-                continue;
-            }
-            if seen.insert(u.to_string()) {
-                pages.push((u, e.lastmod));
-            }
-        }
+/// `--sitemap` as a URL: an absolute http(s) URL with a host.
+fn sitemap_url(opts: &WebOptions) -> Result<Url, WebError> {
+    let url = Url::parse(&opts.sitemap).map_err(|e| bad_url(opts, e.to_string()))?;
+    if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
+        return Err(bad_url(opts, "not an http(s) URL".into()));
+    }
+    Ok(url)
+}
+
+fn bad_url(opts: &WebOptions, message: String) -> WebError {
+    WebError::BadUrl { url: opts.sitemap.clone(), message }
+}
+
+impl Run<'_> {
+    /// The run on the runtime: robots.txt and the sitemaps, the plan of what to
+    /// request, then the requests.
+    async fn crawl(&self, sitemap_url: &Url, state: &mut State, summary: &mut WebSummary) -> Result<(), WebError> {
+        let robots = self.read_robots(sitemap_url, &mut summary.retries).await?;
+        summary.crawl_delay = robots.crawl_delay;
+        let entries =
+            read_sitemaps(&self.http, sitemap_url.as_str(), &mut summary.retries, &mut summary.skipped).await?;
+        let pages = select_pages(entries, sitemap_url, self.opts, &mut summary.skipped);
         summary.listed = pages.len();
-        let allowed: Vec<(Url, Option<String>)> = pages
-            .into_iter()
-            .filter(|(u, _)| {
-                let path = match u.query() {
-                    Some(q) => format!("{}?{q}", u.path()),
-                    None => u.path().to_string(),
-                };
-                robots.allowed(&path)
-            })
-            .collect();
+        let allowed: Vec<(Url, Option<String>)> =
+            pages.into_iter().filter(|(u, _)| robots.allowed(&robots_path(u))).collect();
         summary.disallowed = summary.listed - allowed.len();
         let urls: Vec<Url> = allowed.iter().map(|(u, _)| u.clone()).collect();
         let paths = assign_paths(&urls);
+        self.leave_gone(&urls, state, summary);
+        let work = plan(&self.opts.out, &allowed, &paths, state, &mut summary.unchanged);
+        self.fetch_all(work, robots.crawl_delay, &paths, state, summary).await
+    }
 
-        // Pages recorded before that are gone from the sitemap.
+    /// robots.txt on the sitemap's origin. A server error stops the run: RFC 9309
+    /// reads it as "crawl nothing".
+    async fn read_robots(&self, sitemap_url: &Url, retries: &mut usize) -> Result<Robots, WebError> {
+        let robots_url = sitemap_url.join("/robots.txt").map_err(|e| bad_url(self.opts, e.to_string()))?;
+        match get(&self.http, robots_url.as_str(), &[], retries).await {
+            Ok(a) if a.status == 200 => {
+                Ok(Robots::parse(&String::from_utf8_lossy(&a.body), kb_common::http::USER_AGENT))
+            }
+            Ok(a) if a.status >= 500 => {
+                Err(WebError::RobotsUnavailable { url: robots_url.to_string(), status: a.status })
+            }
+            // 4xx (no robots.txt) and redirects to nowhere: everything is allowed.
+            Ok(_) => Ok(Robots::allow_all()),
+            Err(message) => Err(WebError::Fetch { url: robots_url.to_string(), message }),
+        }
+    }
+
+    /// Pages recorded before that are gone from the sitemap (`urls`): reported, and
+    /// with `--prune` their files deleted and their records dropped.
+    fn leave_gone(&self, urls: &[Url], state: &mut State, summary: &mut WebSummary) {
         let listed: HashSet<&str> = urls.iter().map(Url::as_str).collect();
         let gone: Vec<String> = state.pages.keys().filter(|k| !listed.contains(k.as_str())).cloned().collect();
         for g in gone {
             if let Some(entry) = state.pages.remove(&g) {
-                if opts.prune {
-                    let _ = std::fs::remove_file(opts.out.join(&entry.path));
+                if self.opts.prune {
+                    let _ = std::fs::remove_file(self.opts.out.join(&entry.path));
                 } else {
                     state.pages.insert(g.clone(), entry.clone());
                 }
                 summary.gone.push(entry.path);
             }
         }
+    }
 
-        // Which pages to request, with their conditional headers.
-        let mut work = Vec::new();
-        for (u, lastmod) in &allowed {
-            let key = u.to_string();
-            let path = &paths[&key];
-            let known = state.pages.get(&key).filter(|e| e.path == *path && opts.out.join(path).is_file());
-            if let Some(k) = known {
-                if lastmod.is_some() && k.lastmod == *lastmod {
-                    summary.unchanged += 1;
-                    continue;
-                }
-            }
-            let mut extra = Vec::new();
-            if let Some(k) = known {
-                if let Some(e) = &k.etag {
-                    extra.push((IF_NONE_MATCH, e.clone()));
-                }
-                if let Some(m) = &k.last_modified {
-                    extra.push((IF_MODIFIED_SINCE, m.clone()));
-                }
-            }
-            work.push((u.clone(), lastmod.clone(), extra));
-        }
-
-        bar.set_length(work.len() as u64);
-        bar.set_style(
+    /// Requests the planned pages, `concurrency` in flight (one at a time, spaced
+    /// by the delay, when robots.txt asks for a `Crawl-delay`), and takes each
+    /// answer as it arrives ([`Run::take`]), saving the state at most every
+    /// [`STATE_SAVE_INTERVAL`] while pages are recorded.
+    async fn fetch_all(
+        &self,
+        work: Vec<Request>,
+        crawl_delay: Option<f64>,
+        paths: &HashMap<String, String>,
+        state: &mut State,
+        summary: &mut WebSummary,
+    ) -> Result<(), WebError> {
+        self.bar.set_length(work.len() as u64);
+        self.bar.set_style(
             indicatif::ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} {eta}")
                 .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
         );
-        bar.set_message("fetching pages");
-        let concurrency = if robots.crawl_delay.is_some() { 1 } else { opts.concurrency.max(1) };
-        let delay = robots.crawl_delay.map(|d| Duration::from_secs_f64(d.min(60.0)));
-        let http = &http;
+        self.bar.set_message("fetching pages");
+        let concurrency = if crawl_delay.is_some() { 1 } else { self.opts.concurrency.max(1) };
+        let delay = crawl_delay.map(|d| Duration::from_secs_f64(d.min(60.0)));
+        let http = &self.http;
         let mut answers = stream::iter(work.into_iter().enumerate())
-            .map(|(i, (u, lastmod, extra))| async move {
+            .map(|(i, req)| async move {
                 if let (Some(d), true) = (delay, i > 0) {
                     tokio::time::sleep(d).await;
                 }
                 let mut retries = 0;
-                let a = get(http, u.as_str(), &extra, &mut retries).await;
-                (u, lastmod, a, retries)
+                let answer = get(http, req.url.as_str(), &req.conditions, &mut retries).await;
+                (req, answer, retries)
             })
             .buffer_unordered(concurrency);
-        let mut last_save = std::time::Instant::now();
-        while let Some((u, lastmod, answer, retries)) = answers.next().await {
-            bar.inc(1);
+        let mut last_save = Instant::now();
+        while let Some((req, answer, retries)) = answers.next().await {
+            self.bar.inc(1);
             summary.retries += retries;
-            let key = u.to_string();
-            let path = paths[&key].clone();
-            let a = match answer {
+            let answer = match answer {
                 Ok(a) => a,
                 Err(reason) => {
-                    summary.skipped.push(WebSkipped { url: key, reason });
+                    summary.skipped.push(WebSkipped { url: req.url.to_string(), reason });
                     continue;
                 }
             };
             summary.fetched += 1;
-            if a.status == 304 {
-                summary.unchanged += 1;
-                if let Some(e) = state.pages.get_mut(&key) {
-                    e.lastmod = lastmod;
-                }
+            if !self.take(&req.url, req.lastmod, answer, paths, state, summary)? {
                 continue;
             }
-            if a.status != 200 {
-                summary.skipped.push(WebSkipped { url: key, reason: format!("answered {}", a.status) });
-                continue;
-            }
-            let ctype = header(&a.headers, CONTENT_TYPE).unwrap_or_default();
-            if !ctype.is_empty() && !ctype.contains("html") {
-                let hint = if ctype.contains("pdf") { "; ingest it with `site-builder ingest pdf`" } else { "" };
-                summary.skipped.push(WebSkipped { url: key, reason: format!("not an HTML page ({ctype}){hint}") });
-                continue;
-            }
-            let text = crate::html::decode(&a.body, Some(&ctype));
-            let dom = crate::html::Dom::parse(&text);
-            let link = |href: &str| -> Option<String> {
-                let target = u.join(href.trim()).ok()?;
-                match target.scheme() {
-                    "http" | "https" => {}
-                    "mailto" => return Some(target.to_string()),
-                    _ => return None,
-                }
-                let frag = target.fragment().map(|f| format!("#{f}")).unwrap_or_default();
-                let t = normalise(target.clone());
-                match paths.get(t.as_str()) {
-                    // A link within the page stays an anchor.
-                    Some(file) if *file == path && !frag.is_empty() => Some(frag),
-                    Some(file) => Some(format!("{}{frag}", relative(&path, file))),
-                    None => Some(target.to_string()),
-                }
-            };
-            let page = crate::html::extract(&dom, &link);
-            let markdown = match crate::storage::to_markdown(&page.xhtml, &crate::storage::TitleLinks) {
-                Ok(m) => m,
-                Err(e) => {
-                    summary.skipped.push(WebSkipped { url: key, reason: e.to_string() });
-                    continue;
-                }
-            };
-            let title = if page.title.is_empty() { key.clone() } else { page.title.clone() };
-            let mut chain = page.breadcrumb.clone();
-            chain.push(title.clone());
-            let parent = page.breadcrumb.last().cloned().unwrap_or_default();
-            // The file's path, `/` as `-`: unique as the file is, stable across runs.
-            let page_id = path.trim_end_matches(".md").trim_end_matches("/index").replace('/', "-");
-            let fm = Frontmatter {
-                title: &title,
-                parent: &parent,
-                path: &chain.join(" / "),
-                original_url: &key,
-                page_id: &page_id,
-            };
-            let yaml = serde_norway::to_string(&fm)
-                .map_err(|e| WebError::Fetch { url: key.clone(), message: e.to_string() })?;
-            let last_modified = header(&a.headers, LAST_MODIFIED);
-            let date_line = date_of(lastmod.as_deref(), last_modified.as_deref())
-                .map(|d| format!("last_updated: '{d}'\n"))
-                .unwrap_or_default();
-            let file = format!("---\n{yaml}{date_line}---\n\n# {title}\n\n{markdown}");
-            // A page fetched again (no lastmod, no validator) that converts to the
-            // same file is not rewritten: a run that changed nothing writes nothing.
-            if std::fs::read(opts.out.join(&path)).is_ok_and(|old| old == file.as_bytes()) {
-                summary.unchanged += 1;
-            } else {
-                write_atomic(&opts.out.join(&path), file.as_bytes())?;
-                summary.written += 1;
-            }
-            state.pages.insert(key, StateEntry { path, lastmod, etag: header(&a.headers, ETAG), last_modified });
-            if last_save.elapsed() >= crate::STATE_SAVE_INTERVAL {
-                save_state(&state_path, &state)?;
-                last_save = std::time::Instant::now();
+            if last_save.elapsed() >= STATE_SAVE_INTERVAL {
+                save_state(&self.state_path, state)?;
+                last_save = Instant::now();
             }
         }
-        Ok::<(), WebError>(())
-    });
-    bar.finish_and_clear();
-    // Saved on the error path too when pages were written: they are recorded, so
-    // the next run resumes after them. A run that stopped before writing anything
-    // leaves the folder as it was.
-    if run.is_ok() || summary.written > 0 {
-        save_state(&state_path, &state)?;
+        Ok(())
     }
-    run?;
-    summary.skipped.sort_by(|a, b| a.url.cmp(&b.url));
-    Ok(summary)
+
+    /// Takes one answer: a 304 leaves the page alone (its new `lastmod` recorded);
+    /// an HTML page is converted, written (unless its file already says the same)
+    /// and recorded; anything else is skipped. `Ok(true)` when the page was
+    /// recorded.
+    fn take(
+        &self,
+        url: &Url,
+        lastmod: Option<String>,
+        a: Answer,
+        paths: &HashMap<String, String>,
+        state: &mut State,
+        summary: &mut WebSummary,
+    ) -> Result<bool, WebError> {
+        let key = url.to_string();
+        if a.status == 304 {
+            summary.unchanged += 1;
+            if let Some(e) = state.pages.get_mut(&key) {
+                e.lastmod = lastmod;
+            }
+            return Ok(false);
+        }
+        if a.status != 200 {
+            summary.skipped.push(WebSkipped { url: key, reason: format!("answered {}", a.status) });
+            return Ok(false);
+        }
+        let path = paths[&key].clone();
+        let (page, markdown) = match convert(url, &path, paths, &a) {
+            Ok(converted) => converted,
+            Err(reason) => {
+                summary.skipped.push(WebSkipped { url: key, reason });
+                return Ok(false);
+            }
+        };
+        let last_modified = header(&a.headers, LAST_MODIFIED);
+        let file = page_file(&key, &path, &page, &markdown, lastmod.as_deref(), last_modified.as_deref())?;
+        let out = self.opts.out.join(&path);
+        // A page fetched again (no lastmod, no validator) that converts to the
+        // same file is not rewritten: a run that changed nothing writes nothing.
+        if std::fs::read(&out).is_ok_and(|old| old == file.as_bytes()) {
+            summary.unchanged += 1;
+        } else {
+            write_atomic(&out, file.as_bytes())?;
+            summary.written += 1;
+        }
+        state.pages.insert(key, StateEntry { path, lastmod, etag: header(&a.headers, ETAG), last_modified });
+        Ok(true)
+    }
+}
+
+/// The sitemap's pages a run keeps, each once, in sitemap order: on the sitemap's
+/// origin (the others are reported), under an `--include` prefix (any, when none
+/// is given) and under no `--exclude` prefix.
+fn select_pages(
+    entries: Vec<sitemap::Entry>,
+    sitemap_url: &Url,
+    opts: &WebOptions,
+    skipped: &mut Vec<WebSkipped>,
+) -> Vec<(Url, Option<String>)> {
+    let origin = sitemap_url.origin();
+    let mut pages: Vec<(Url, Option<String>)> = Vec::new();
+    let mut seen = HashSet::new();
+    for e in entries {
+        let Ok(u) = Url::parse(&e.loc) else {
+            skipped.push(WebSkipped { url: e.loc, reason: "not a URL".into() });
+            continue;
+        };
+        let u = normalise(u);
+        if u.origin() != origin {
+            skipped.push(WebSkipped { url: u.to_string(), reason: "on another origin than the sitemap".into() });
+            continue;
+        }
+        if !opts.include.is_empty() && !opts.include.iter().any(|p| u.as_str().starts_with(p.as_str())) {
+            continue;
+        }
+        if opts.exclude.iter().any(|p| u.as_str().starts_with(p.as_str())) {
+            continue;
+        }
+        if seen.insert(u.to_string()) {
+            pages.push((u, e.lastmod));
+        }
+    }
+    pages
+}
+
+/// What robots.txt rules are matched against: the URL's path and query.
+fn robots_path(u: &Url) -> String {
+    match u.query() {
+        Some(q) => format!("{}?{q}", u.path()),
+        None => u.path().to_string(),
+    }
+}
+
+/// Which pages to request, with their conditional headers. A page whose file is
+/// where its state entry says and whose sitemap `lastmod` is the one recorded is
+/// not requested (counted in `unchanged`); one the state knows is asked with its
+/// `If-None-Match` / `If-Modified-Since`, so that an unchanged page answers 304.
+fn plan(
+    out: &Path,
+    allowed: &[(Url, Option<String>)],
+    paths: &HashMap<String, String>,
+    state: &State,
+    unchanged: &mut usize,
+) -> Vec<Request> {
+    let mut work = Vec::new();
+    for (u, lastmod) in allowed {
+        let key = u.to_string();
+        let path = &paths[&key];
+        let known = state.pages.get(&key).filter(|e| e.path == *path && out.join(path).is_file());
+        if let Some(k) = known {
+            if lastmod.is_some() && k.lastmod == *lastmod {
+                *unchanged += 1;
+                continue;
+            }
+        }
+        let mut conditions = Vec::new();
+        if let Some(k) = known {
+            if let Some(e) = &k.etag {
+                conditions.push((IF_NONE_MATCH, e.clone()));
+            }
+            if let Some(m) = &k.last_modified {
+                conditions.push((IF_MODIFIED_SINCE, m.clone()));
+            }
+        }
+        work.push(Request { url: u.clone(), lastmod: lastmod.clone(), conditions });
+    }
+    work
+}
+
+/// A fetched page's parts and its main content as Markdown, links to the other
+/// ingested pages rewritten to their files. `Err` is why the page is skipped: it
+/// is not HTML, or its content cannot be converted.
+fn convert(url: &Url, path: &str, paths: &HashMap<String, String>, a: &Answer) -> Result<(Extracted, String), String> {
+    let ctype = header(&a.headers, CONTENT_TYPE).unwrap_or_default();
+    if !ctype.is_empty() && !ctype.contains("html") {
+        let hint = if ctype.contains("pdf") { "; ingest it with `site-builder ingest pdf`" } else { "" };
+        return Err(format!("not an HTML page ({ctype}){hint}"));
+    }
+    let text = crate::html::decode(&a.body, Some(&ctype));
+    let dom = crate::html::Dom::parse(&text);
+    let page = crate::html::extract(&dom, &|href: &str| link_target(url, path, paths, href));
+    let markdown = crate::storage::to_markdown(&page.xhtml, &crate::storage::TitleLinks).map_err(|e| e.to_string())?;
+    Ok((page, markdown))
+}
+
+/// What a link (`href`) of the page at `url`, written to `path`, becomes: the
+/// relative path of another ingested page's file (an anchor when it is this
+/// page), the absolute URL of any other http(s) or mailto target, `None` (only
+/// the words kept) for other schemes.
+fn link_target(url: &Url, path: &str, paths: &HashMap<String, String>, href: &str) -> Option<String> {
+    let target = url.join(href.trim()).ok()?;
+    match target.scheme() {
+        "http" | "https" => {}
+        "mailto" => return Some(target.to_string()),
+        _ => return None,
+    }
+    let frag = target.fragment().map(|f| format!("#{f}")).unwrap_or_default();
+    let t = normalise(target.clone());
+    match paths.get(t.as_str()) {
+        // A link within the page stays an anchor.
+        Some(file) if *file == path && !frag.is_empty() => Some(frag),
+        Some(file) => Some(format!("{}{frag}", relative(path, file))),
+        None => Some(target.to_string()),
+    }
+}
+
+/// A converted page's file: the frontmatter (`title`, the breadcrumb as `path`
+/// and `parent`, `original_url`, `page_id`, `last_updated` from `lastmod` or
+/// `Last-Modified`), the title as its `#` heading, then the Markdown.
+fn page_file(
+    key: &str,
+    path: &str,
+    page: &Extracted,
+    markdown: &str,
+    lastmod: Option<&str>,
+    last_modified: Option<&str>,
+) -> Result<String, WebError> {
+    let title = if page.title.is_empty() { key.to_string() } else { page.title.clone() };
+    let mut chain = page.breadcrumb.clone();
+    chain.push(title.clone());
+    let parent = page.breadcrumb.last().cloned().unwrap_or_default();
+    // The file's path, `/` as `-`: unique as the file is, stable across runs.
+    let page_id = path.trim_end_matches(".md").trim_end_matches("/index").replace('/', "-");
+    let fm =
+        Frontmatter { title: &title, parent: &parent, path: &chain.join(" / "), original_url: key, page_id: &page_id };
+    let yaml =
+        serde_norway::to_string(&fm).map_err(|e| WebError::Fetch { url: key.to_string(), message: e.to_string() })?;
+    let date_line = date_of(lastmod, last_modified).map(|d| format!("last_updated: '{d}'\n")).unwrap_or_default();
+    Ok(format!("---\n{yaml}{date_line}---\n\n# {title}\n\n{markdown}"))
 }
 
 #[cfg(test)]

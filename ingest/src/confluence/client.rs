@@ -1,29 +1,21 @@
 //! An async client for the two Confluence REST calls the ingest needs: one page
 //! with its storage body, and a page's children (paged). It runs on a tokio
 //! runtime, so the caller can have many requests in flight on one thread; it
-//! retries 429 and 5xx answers and dropped connections with exponential backoff,
-//! honouring `Retry-After` (seconds or an HTTP date), and turns 401/403 into an
-//! error that stops the run.
+//! retries 429 and 5xx answers, dropped connections and bodies cut short
+//! ([`crate::retry`]: exponential backoff with jitter, `Retry-After` honoured), and
+//! turns 401/403 into an error that stops the run.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{Duration, SystemTime};
+use std::time::SystemTime;
 
 use kb_common::percent::encode_segment;
-use reqwest::header::{HeaderMap, ACCEPT, RETRY_AFTER};
+use reqwest::header::ACCEPT;
 use reqwest::Url;
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 
-/// Attempts per request, the first included.
-pub const MAX_ATTEMPTS: u32 = 5;
-/// The longest wait between attempts, whatever `Retry-After` asks for.
-pub(crate) const MAX_WAIT: Duration = Duration::from_secs(30);
-/// The first backoff when the server gives no `Retry-After`.
-const FIRST_BACKOFF: Duration = Duration::from_millis(200);
-/// One request, body included, must finish within this.
-pub(crate) const REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
-/// The largest answer read; a page's storage body is far smaller.
-const MAX_BODY: usize = 64 * 1024 * 1024;
+use crate::http::{read_body, CONNECT_TIMEOUT, REQUEST_TIMEOUT};
+use crate::retry::{self, Attempt, Exhausted, Policy, Step};
 
 /// What can go wrong talking to Confluence.
 #[derive(Debug, thiserror::Error)]
@@ -139,7 +131,7 @@ impl Client {
     pub fn new(base_url: &str, token: Option<String>) -> Result<Client, FetchError> {
         let http = kb_common::http::client()
             .timeout(REQUEST_TIMEOUT)
-            .connect_timeout(Duration::from_secs(10))
+            .connect_timeout(CONNECT_TIMEOUT)
             // Redirects are followed (http → https, a moved context path); reqwest
             // drops the Authorization header when one leads to another host.
             .build()
@@ -220,76 +212,45 @@ impl Client {
 
     /// GET with retries; the body of a 2xx answer.
     async fn get(&self, page_id: &str, url: &str) -> Result<Vec<u8>, FetchError> {
-        let mut attempt = 0;
-        loop {
-            attempt += 1;
-            let mut req = self.http.get(url).header(ACCEPT, "application/json");
-            if let Some(t) = &self.token {
-                req = req.bearer_auth(t);
+        let retries = &self.retries;
+        let count = || {
+            retries.fetch_add(1, Ordering::Relaxed);
+        };
+        match retry::run(&Policy::DEFAULT, count, move |a| self.attempt(page_id, url, a)).await {
+            Ok(outcome) => outcome,
+            Err(Exhausted { attempts, why }) => {
+                Err(FetchError::Transport { page_id: page_id.into(), url: url.into(), attempts, message: why })
             }
-            // Why this attempt failed in a way worth retrying, and how long to wait.
-            let (why, wait) = match req.send().await {
-                Ok(resp) => {
-                    let status = resp.status().as_u16();
-                    if resp.status().is_success() {
-                        match read_body(resp).await {
-                            Ok(bytes) => return Ok(bytes),
-                            Err(e) => (e, backoff(attempt)),
-                        }
-                    } else if status == 401 || status == 403 {
-                        return Err(FetchError::Auth { status, page_id: page_id.into(), url: url.into() });
-                    } else if (status == 429 || status >= 500) && attempt < MAX_ATTEMPTS {
-                        let wait = retry_after(resp.headers(), SystemTime::now()).unwrap_or_else(|| backoff(attempt));
-                        (String::new(), wait)
-                    } else {
-                        return Err(FetchError::Status {
-                            status,
-                            page_id: page_id.into(),
-                            url: url.into(),
-                            attempts: attempt,
-                        });
-                    }
-                }
-                Err(e) => (kb_common::http::describe(&e), backoff(attempt)),
-            };
-            if attempt >= MAX_ATTEMPTS {
-                return Err(FetchError::Transport {
-                    page_id: page_id.into(),
-                    url: url.into(),
-                    attempts: attempt,
-                    message: why,
-                });
-            }
-            self.retries.fetch_add(1, Ordering::Relaxed);
-            tokio::time::sleep(wait.min(MAX_WAIT)).await;
         }
     }
-}
 
-/// A 2xx answer's body, refused past [`MAX_BODY`].
-pub(crate) async fn read_body(mut resp: reqwest::Response) -> Result<Vec<u8>, String> {
-    if resp.content_length().is_some_and(|n| n > MAX_BODY as u64) {
-        return Err(format!("the answer is larger than {} MiB", MAX_BODY >> 20));
-    }
-    let mut body = Vec::new();
-    while let Some(chunk) = resp.chunk().await.map_err(|e| kb_common::http::describe(&e))? {
-        if body.len() + chunk.len() > MAX_BODY {
-            return Err(format!("the answer is larger than {} MiB", MAX_BODY >> 20));
+    /// One attempt of [`Client::get`]. A body cut short is retried like a
+    /// dropped connection; a 429 or 5xx on the last attempt is reported with its
+    /// status.
+    async fn attempt(&self, page_id: &str, url: &str, a: Attempt) -> Step<Result<Vec<u8>, FetchError>> {
+        let mut req = self.http.get(url).header(ACCEPT, "application/json");
+        if let Some(t) = &self.token {
+            req = req.bearer_auth(t);
         }
-        body.extend_from_slice(&chunk);
+        let resp = match req.send().await {
+            Ok(resp) => resp,
+            Err(e) => return Step::Retry { why: kb_common::http::describe(&e), retry_after: None },
+        };
+        let status = resp.status().as_u16();
+        if resp.status().is_success() {
+            match read_body(resp).await {
+                Ok(bytes) => Step::Done(Ok(bytes)),
+                Err(why) => Step::Retry { why, retry_after: None },
+            }
+        } else if status == 401 || status == 403 {
+            Step::Done(Err(FetchError::Auth { status, page_id: page_id.into(), url: url.into() }))
+        } else if retry::retryable(status) && !a.last {
+            let retry_after = retry::retry_after(resp.headers(), SystemTime::now());
+            Step::Retry { why: format!("answered {status}"), retry_after }
+        } else {
+            Step::Done(Err(FetchError::Status { status, page_id: page_id.into(), url: url.into(), attempts: a.number }))
+        }
     }
-    Ok(body)
-}
-
-/// How long `Retry-After` asks to wait: delay-seconds or an HTTP date (RFC 9110
-/// §10.2.3); a date in the past means now. `None` when absent or unreadable.
-pub(crate) fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
-    let value = headers.get(RETRY_AFTER)?.to_str().ok()?.trim();
-    if let Ok(secs) = value.parse::<u64>() {
-        return Some(Duration::from_secs(secs));
-    }
-    let at = httpdate::parse_http_date(value).ok()?;
-    Some(at.duration_since(now).unwrap_or(Duration::ZERO))
 }
 
 /// Whether a link is absolute (`scheme:…`) rather than relative to the base.
@@ -306,11 +267,6 @@ fn origin(url: &str) -> Option<(String, String, u16)> {
         return None;
     }
     Some((url.scheme().to_string(), url.host_str()?.to_string(), url.port_or_known_default()?))
-}
-
-/// 200 ms, 400 ms, 800 ms, … for attempt 1, 2, 3, …
-pub(crate) fn backoff(attempt: u32) -> Duration {
-    FIRST_BACKOFF.saturating_mul(1 << attempt.saturating_sub(1).min(10))
 }
 
 #[cfg(test)]
@@ -335,22 +291,6 @@ mod tests {
         assert_eq!(o("ftp://x/y"), None);
         assert!(is_absolute("HTTPS://x") && is_absolute("javascript:x"));
         assert!(!is_absolute("/rest/a:b") && !is_absolute("//host/x") && !is_absolute("rest/a:b"));
-    }
-
-    #[test]
-    fn retry_after_takes_seconds_or_a_date() {
-        let now = httpdate::parse_http_date("Wed, 21 Oct 2026 07:28:00 GMT").unwrap();
-        let at = |v: &str| {
-            let mut h = HeaderMap::new();
-            h.insert(RETRY_AFTER, v.parse().unwrap());
-            retry_after(&h, now)
-        };
-        assert_eq!(at("120"), Some(Duration::from_secs(120)));
-        assert_eq!(at(" 3 "), Some(Duration::from_secs(3)));
-        assert_eq!(at("Wed, 21 Oct 2026 07:28:30 GMT"), Some(Duration::from_secs(30)));
-        assert_eq!(at("Wed, 21 Oct 2026 07:00:00 GMT"), Some(Duration::ZERO), "a past date means now");
-        assert_eq!(at("soon"), None);
-        assert_eq!(retry_after(&HeaderMap::new(), now), None);
     }
 
     /// A server that answers its n-th request with the n-th of `bodies(base)` (the
