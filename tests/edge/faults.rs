@@ -28,12 +28,11 @@ fn faulty_host(timeout: Duration) -> edge_host::Running {
 fn panics_and_traps_become_500_and_the_host_recovers() {
     let h = faulty_host(Duration::from_secs(10));
     for path in ["/api/panic", "/api/trap", "/api/panic"] {
-        let t = Instant::now();
+        // A 500, not the timeout's 504: the fault ended the request at once.
         let r = get(&format!("{}{path}", h.url()));
         assert_eq!(r.status, 500, "{path}: {}", r.text());
         assert_valid("Error", &r.json());
         assert_eq!(r.json()["error"]["code"], "internal");
-        assert!(t.elapsed() < Duration::from_secs(5), "{path} took {:?}", t.elapsed());
         let r = get(&format!("{}/api/ok", h.url()));
         assert_eq!((r.status, r.text().as_str()), (200, "ok"), "after {path}");
     }
@@ -42,23 +41,25 @@ fn panics_and_traps_become_500_and_the_host_recovers() {
 #[test]
 #[ignore = "needs the model and the wasm32-wasip2 target (the demo built and its component compiled): scripts/test runs it"]
 fn a_function_that_never_answers_gets_504_at_the_timeout() {
-    let h = faulty_host(Duration::from_secs(2));
+    let timeout = Duration::from_secs(5);
+    let h = faulty_host(timeout);
     let url = h.url();
     let stuck = std::thread::spawn(move || {
         let t = Instant::now();
         let r = get(&format!("{url}/api/loop"));
         (r.status, r.json(), t.elapsed())
     });
-    // While one instance spins, others answer.
+    // While one instance spins, others answer: the other request is answered
+    // while the stuck one is still waiting for its timeout (an order, not a
+    // duration, so a loaded machine cannot fail it).
     std::thread::sleep(Duration::from_millis(300));
-    let t = Instant::now();
     let r = get(&format!("{}/api/ok", h.url()));
     assert_eq!(r.status, 200);
-    assert!(t.elapsed() < Duration::from_secs(1), "ok waited {:?} behind the stuck request", t.elapsed());
+    assert!(!stuck.is_finished(), "ok was answered only once the stuck request had ended");
     let (status, body, took) = stuck.join().unwrap();
     assert_eq!(status, 504, "{body}");
     assert_valid("Error", &body);
     assert_eq!(body["error"]["code"], "timeout");
-    assert!(took >= Duration::from_secs(2) && took < Duration::from_secs(6), "answered after {took:?}");
+    assert!(took >= timeout, "answered after {took:?}, before the timeout");
     assert_eq!(get(&format!("{}/api/ok", h.url())).status, 200, "the host still serves");
 }

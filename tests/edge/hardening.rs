@@ -248,29 +248,40 @@ fn status_line(stream: &mut std::net::TcpStream) -> Option<u16> {
     line.split_whitespace().nth(1).and_then(|s| s.parse().ok())
 }
 
-/// Whether the server closes `stream` within `within` (reads until end of file).
-fn closed_within(stream: &mut std::net::TcpStream, within: Duration) -> bool {
+/// Whether the server closes `stream` (reads until end of file). A connection
+/// the server keeps open is given up on after a minute: a guard against a hang,
+/// far past the deadlines the tests set, not a measure of them.
+fn closed_by_server(stream: &mut std::net::TcpStream) -> bool {
     use std::io::Read;
-    let start = std::time::Instant::now();
-    stream.set_read_timeout(Some(within)).unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
     let mut buf = [0u8; 4096];
     loop {
         match stream.read(&mut buf) {
-            Ok(0) => return start.elapsed() <= within,
+            Ok(0) => return true,
             Ok(_) => continue,
-            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => return start.elapsed() <= within,
-            Err(_) => return false,
+            Err(e) => return e.kind() == std::io::ErrorKind::ConnectionReset,
         }
     }
+}
+
+/// Whether the server has answered on `stream` yet (bytes waiting, or closed).
+fn answered_yet(stream: &std::net::TcpStream) -> bool {
+    stream.set_nonblocking(true).unwrap();
+    let mut buf = [0u8; 1];
+    let answered = !matches!(stream.peek(&mut buf), Err(e) if e.kind() == std::io::ErrorKind::WouldBlock);
+    stream.set_nonblocking(false).unwrap();
+    answered
 }
 
 /// 256 slow POSTs from one address (headers, then 1 byte of a 100-byte body:
 /// enough to hold all 256 of the host's function slots before the host read
 /// bodies itself) beside a reader at another address: the reader's searches are
-/// all answered, each well within a second; the slow requests are answered 408
-/// when the body deadline passes (at most `in_flight_per_client` of them: the
-/// rest 429 at once); a connection that sends half its headers, or sits idle after
-/// a request, is closed at the header deadline.
+/// all answered while the slow requests still hold their slots; those are
+/// answered 408 when the body deadline passes (at most `in_flight_per_client` of
+/// them: the rest 429 at once), not 504 at the function's timeout; a connection
+/// that sends half its headers, or sits idle after a request, is closed at the
+/// header deadline. Orders and statuses, not durations: a loaded machine
+/// cannot fail them.
 #[test]
 #[ignore = "needs the model and the wasm32-wasip2 target (the demo built and its component compiled): scripts/test runs it"]
 fn slow_clients_hold_neither_the_function_nor_other_readers() {
@@ -278,7 +289,8 @@ fn slow_clients_hold_neither_the_function_nor_other_readers() {
     use std::net::TcpStream;
     let limits = edge_host::Limits {
         header_timeout: Duration::from_secs(2),
-        body_timeout: Duration::from_secs(2),
+        // Long enough that the reader's searches come before it on any machine.
+        body_timeout: Duration::from_secs(10),
         ..edge_host::Limits::default()
     };
     // No chat limit: the function's own limit (20 a minute) would refuse most slow
@@ -291,14 +303,9 @@ fn slow_clients_hold_neither_the_function_nor_other_readers() {
         .timeout(Duration::from_secs(60))
         .build()
         .unwrap();
-    let search = |q: &str| {
-        let t = std::time::Instant::now();
-        let r = reader.get(format!("{}/api/search?q={q}&mode=bm25", host.url())).send().unwrap();
-        (r.status().as_u16(), t.elapsed())
-    };
-    assert_eq!(search("warm+up").0, 200);
+    let search = |q: &str| reader.get(format!("{}/api/search?q={q}&mode=bm25", host.url())).send().unwrap().status();
+    assert_eq!(search("warm+up"), 200);
 
-    let attack_start = std::time::Instant::now();
     let mut slow: Vec<TcpStream> = (0..edge_host::server::MAX_API_REQUESTS)
         .map(|_| {
             let mut s = TcpStream::connect(addr).unwrap();
@@ -312,40 +319,37 @@ fn slow_clients_hold_neither_the_function_nor_other_readers() {
         .collect();
     // Give the host a moment to take them all in.
     std::thread::sleep(Duration::from_millis(300));
-    let mut times = Vec::new();
     for q in ["parking+permit", "wifi", "library+hours", "student+id+card", "vpn", "printing", "email", "exam"] {
-        let (status, took) = search(q);
-        assert_eq!(status, 200, "{q} during the attack");
-        times.push(took);
+        assert_eq!(search(q), 200, "{q} during the attack");
     }
-    let slowest = times.iter().max().unwrap();
-    assert!(*slowest < Duration::from_secs(1), "the reader waited {slowest:?} behind the slow bodies: {times:?}");
+    // Which slow requests had been answered while the reader was served.
+    let answered_during: Vec<bool> = slow.iter().map(answered_yet).collect();
 
     // The slow requests: 408 at the body deadline (those in flight), 429 at once
-    // (the rest); none waits for the function's request timeout.
+    // (the rest); a 408, not the 504 of the function's request timeout.
     let mut statuses = std::collections::BTreeMap::<u16, usize>::new();
-    for s in &mut slow {
-        s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
-        *statuses.entry(status_line(s).unwrap_or(0)).or_default() += 1;
+    for (s, answered) in slow.iter_mut().zip(&answered_during) {
+        s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+        let status = status_line(s).unwrap_or(0);
+        *statuses.entry(status).or_default() += 1;
+        assert!(status != 408 || !answered, "a slow body was answered before the reader was served");
     }
-    let took = attack_start.elapsed();
     let in_flight = limits.in_flight_per_client;
     assert_eq!(
         statuses,
         [(408, in_flight), (429, edge_host::server::MAX_API_REQUESTS - in_flight)].into_iter().collect(),
         "slow bodies answered"
     );
-    assert!(took < Duration::from_secs(10), "the slow bodies were held {took:?}");
 
     // Headers: half a request line, or an idle kept-alive connection, is closed at
     // the header deadline.
     let mut half = TcpStream::connect(addr).unwrap();
     half.write_all(b"GET /api/health HTTP/1.1\r\nhost: x").unwrap();
-    assert!(closed_within(&mut half, Duration::from_secs(5)), "half-sent headers kept the connection open");
+    assert!(closed_by_server(&mut half), "half-sent headers kept the connection open");
     let mut idle = TcpStream::connect(addr).unwrap();
     idle.write_all(format!("GET /api/health HTTP/1.1\r\nhost: {addr}\r\n\r\n").as_bytes()).unwrap();
     assert_eq!(status_line(&mut idle), Some(200));
-    assert!(closed_within(&mut idle, Duration::from_secs(5)), "an idle connection was kept past the header deadline");
+    assert!(closed_by_server(&mut idle), "an idle connection was kept past the header deadline");
 
     // Bodies still arrive whole, declared by length or chunked.
     let r = request("POST", &format!("{}/api/chat", host.url()), &[JSON], Some(&chat_body()));
