@@ -480,7 +480,106 @@ fn window_vectors(
     Ok(out)
 }
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// One question and what every variant of it needs: the index, the default
+/// parameters (convex over 100 candidates), the page it is about and its vector.
+struct Case<'q, 'i> {
+    idx: &'q Index<'i>,
+    p: SearchParams,
+    question: &'q str,
+    category: &'q str,
+    target: String,
+    qv: Vec<f32>,
+}
+
+impl Case<'_, '_> {
+    /// The exact cosine of chunk `d` with the question's vector.
+    fn dense(&self, d: u32) -> Option<f32> {
+        Some(self.idx.dense_score(&self.qv, d))
+    }
+
+    /// The candidates of the question's vector under `p`.
+    fn candidates(&self, p: &SearchParams) -> Candidates {
+        self.idx.candidates(self.question, Some(&self.qv), p)
+    }
+
+    /// The candidates of `qvec` under `cand` (BM25's side replaced by `sparse` when
+    /// given), fused under `fuse` with exact cosines of `qvec`.
+    fn fuse_with(
+        &self,
+        qvec: &[f32],
+        sparse: Option<Vec<(u32, f32, f32)>>,
+        cand: &SearchParams,
+        fuse: &SearchParams,
+    ) -> Vec<Hit> {
+        let mut c: Candidates = self.idx.candidates(self.question, Some(qvec), cand);
+        if let Some(s) = sparse {
+            c.sparse = s;
+        }
+        let dense_of = |d: u32| Some(self.idx.dense_score(qvec, d));
+        fusion::fuse(fuse, &c.dense, &c.sparse, dense_of)
+    }
+
+    /// The default ranking with `qvec` for the dense side and `sparse`, when
+    /// given, for BM25's.
+    fn search(&self, qvec: &[f32], sparse: Option<Vec<(u32, f32, f32)>>) -> Vec<Hit> {
+        self.fuse_with(qvec, sparse, &self.p, &self.p)
+    }
+
+    /// The question's own ranking under `p`.
+    fn fused(&self, p: &SearchParams) -> Vec<Hit> {
+        self.fuse_with(&self.qv, None, p, p)
+    }
+}
+
+/// The table: one row per variant, in the order the variants first came, each
+/// scored over every question and by category.
+#[derive(Default)]
+struct Table {
+    rows: Vec<(String, HashMap<String, Acc>)>,
+}
+
+impl Table {
+    fn record(&mut self, case: &Case<'_, '_>, name: String, hits: &[Hit]) {
+        let pos = self.rows.iter().position(|r| r.0 == name).unwrap_or_else(|| {
+            self.rows.push((name.clone(), HashMap::new()));
+            self.rows.len() - 1
+        });
+        self.rows[pos].1.entry("all".into()).or_default().add(case.idx, hits, &case.target);
+        self.rows[pos].1.entry(case.category.into()).or_default().add(case.idx, hits, &case.target);
+    }
+
+    fn print(&self) {
+        println!("{:<24} {:<24} {:<24} {:<24} {:<24}", "variant", "all R/CP/MRR", "natural", "keyword", "identifier");
+        for (name, accs) in &self.rows {
+            let get = |c: &str| accs.get(c).map(|a| a.line()).unwrap_or_default();
+            println!(
+                "{name:<24} {:<24} {:<24} {:<24} {:<24}",
+                get("all"),
+                get("natural"),
+                get("keyword"),
+                get("identifier")
+            );
+        }
+    }
+}
+
+/// What some variants read besides the index: the window vectors (`--windows`),
+/// the pages' titles and breadcrumbs, the knowledge base's names.
+struct Fields {
+    windows: Option<Vec<Vec<Vec<f32>>>>,
+    titles: Titles,
+    paths: Titles,
+    vocab: Vocabulary,
+}
+
+/// The command line: the index, the QA files and the `--windows` file.
+struct Args {
+    index: String,
+    qa: Vec<String>,
+    windows_file: Option<PathBuf>,
+}
+
+fn parse_args() -> Result<Args, Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (args, windows_file) = match args.iter().position(|a| a == "--windows") {
         Some(i) if i + 1 < args.len() => {
@@ -496,245 +595,268 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if qa.is_empty() {
         return Err("usage: query_ablation INDEX QA.csv [QA.csv…]".into());
     }
-    let searcher = Searcher::open(&PathBuf::from(index), None)?;
+    Ok(Args { index: index.clone(), qa: qa.to_vec(), windows_file })
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let Args { index, qa, windows_file } = parse_args()?;
+    let searcher = Searcher::open(&PathBuf::from(&index), None)?;
     let svc = searcher.service()?;
     let idx = svc.index().ok_or("this example reads an index file")?;
     let mut questions: Vec<Question> = Vec::new();
-    for f in qa {
+    for f in &qa {
         questions.extend(read_qa(&PathBuf::from(f))?);
     }
     let p = SearchParams { k: 100, mode: Mode::Convex, ..idx.default_params(100) };
-    let mut rows: Vec<(String, HashMap<String, Acc>)> = Vec::new();
-    let mut record = |name: String, cat: &str, hits: &[Hit], target: &str| {
-        let pos = rows.iter().position(|r| r.0 == name).unwrap_or_else(|| {
-            rows.push((name.clone(), HashMap::new()));
-            rows.len() - 1
-        });
-        rows[pos].1.entry("all".into()).or_default().add(idx, hits, target);
-        rows[pos].1.entry(cat.into()).or_default().add(idx, hits, target);
-    };
     let windows = match &windows_file {
-        Some(f) => Some(window_vectors(&svc, &PathBuf::from(index), f)?),
+        Some(f) => Some(window_vectors(&svc, &PathBuf::from(&index), f)?),
         None => None,
     };
     let titles = Titles::new(&svc, false);
     let paths = Titles::new(&svc, true);
     let vocab = Vocabulary::new(idx);
     println!("{} names found in {} chunks", vocab.names.len(), vocab.chunks);
+    let fields = Fields { windows, titles, paths, vocab };
+    let mut table = Table::default();
     for q in &questions {
-        let target = site_builder::build::page_url(&q.source_file.replace('\\', "/"));
-        let qv = svc.embed_for(&q.question, Mode::Convex).ok_or("no query vector")?;
-        let search = |qvec: &[f32], sparse: Option<Vec<(u32, f32, f32)>>| -> Vec<Hit> {
-            let mut c: Candidates = idx.candidates(&q.question, Some(qvec), &p);
-            if let Some(s) = sparse {
-                c.sparse = s;
-            }
-            let dense_of = |d: u32| Some(idx.dense_score(qvec, d));
-            fusion::fuse(&p, &c.dense, &c.sparse, dense_of)
+        let case = Case {
+            idx,
+            p,
+            question: &q.question,
+            category: &q.category,
+            target: site_builder::build::page_url(&q.source_file.replace('\\', "/")),
+            qv: svc.embed_for(&q.question, Mode::Convex).ok_or("no query vector")?,
         };
-        let base = search(&qv, None);
-        record("convex".into(), &q.category, &base, &target);
-        {
-            let c: Candidates = idx.candidates(&q.question, Some(&qv), &p);
-            let dense_of = |d: u32| Some(idx.dense_score(&qv, d));
-            let h = fusion::fuse(&SearchParams { mode: Mode::Dense, ..p }, &c.dense, &c.sparse, dense_of);
-            record("dense (stored vector)".into(), &q.category, &h, &target);
-        }
-        let rank = base.iter().position(|h| idx.chunk(h.doc).map(|m| m.url == target).unwrap_or(false));
-        if rank.is_none_or(|r| r >= 5) {
-            println!("base rank {:?}: {}", rank.map(|r| r + 1), q.question);
-            println!("    target {target}");
-            for h in base.iter().take(5) {
-                let m = idx.chunk(h.doc)?;
-                println!("    {:.3} {} › {}", h.score, m.title, m.headers.join(" › "));
-            }
-        }
-        for m in [1, 3, 5] {
-            for beta in [0.25f32, 0.5, 1.0] {
-                let v = dense_prf(idx, &qv, &base, m, beta);
-                record(format!("dense prf m{m} b{beta}"), &q.category, &search(&v, None), &target);
-            }
-        }
-        for m in [3, 5] {
-            for n in [5, 10, 20] {
-                for lambda in [0.5f32, 0.7] {
-                    let terms = rm3_terms(idx, &q.question, &base, m, n, lambda);
-                    let s = weighted_bm25(idx, &terms, &p);
-                    record(format!("rm3 m{m} n{n} l{lambda}"), &q.category, &search(&qv, Some(s)), &target);
-                }
-            }
-        }
-        {
-            let c: Candidates = idx.candidates(&q.question, Some(&qv), &p);
-            let full = idx.bm25_scores(&q.question, p.k1, p.b);
-            for head in [5usize, 10, 20, 50, 100] {
-                for alpha in [0.4f32, 0.5, 0.6] {
-                    let h = linear(idx, &qv, &c.dense, &full, head, alpha, false);
-                    record(format!("linear h{head} a{alpha}"), &q.category, &h, &target);
-                }
-                let h = linear(idx, &qv, &c.dense, &full, head, 0.5, true);
-                record(format!("zscore h{head}"), &q.category, &h, &target);
-            }
-            for nd in [20usize, 50] {
-                let pp = SearchParams { norm_depth: nd, ..p };
-                let dense_of = |d: u32| Some(idx.dense_score(&qv, d));
-                let h = fusion::fuse(&pp, &c.dense, &c.sparse, dense_of);
-                record(format!("convex clamp nd{nd}"), &q.category, &h, &target);
-            }
-        }
-        if let Some(windows) = &windows {
-            let cos = |v: &[f32]| v.iter().zip(&qv).map(|(a, b)| a * b).sum::<f32>();
-            for w in [1.0f32, 0.5, 0.25] {
-                // Dense side rescored over every chunk: w · best window + (1 − w) · stored vector.
-                let mut dense: Vec<(u32, f32)> = (0..idx.len() as u32)
-                    .map(|d| {
-                        let best = windows[d as usize].iter().map(|v| cos(v)).fold(f32::MIN, f32::max);
-                        (d, w * best + (1.0 - w) * idx.dense_score(&qv, d))
-                    })
-                    .collect();
-                dense.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-                dense.truncate(p.depth);
-                let score: HashMap<u32, f32> = dense.iter().copied().collect();
-                let c: Candidates = idx.candidates(&q.question, Some(&qv), &p);
-                let dense_of = |d: u32| {
-                    Some(score.get(&d).copied().unwrap_or_else(|| {
-                        let best = windows[d as usize].iter().map(|v| cos(v)).fold(f32::MIN, f32::max);
-                        w * best + (1.0 - w) * idx.dense_score(&qv, d)
-                    }))
-                };
-                let name = if w == 1.0 { "maxp".to_string() } else { format!("blend+maxp w{w}") };
-                record(
-                    format!("{name} dense"),
-                    &q.category,
-                    &fusion::fuse(&SearchParams { mode: Mode::Dense, ..p }, &dense, &c.sparse, dense_of),
-                    &target,
-                );
-                record(name, &q.category, &fusion::fuse(&p, &dense, &c.sparse, dense_of), &target);
-            }
-        }
-        for tau in [0.1f32, 0.2, 0.3] {
-            for dw in [0.0f32, 0.5, 1.0] {
-                let h = with_titles(idx, &titles, &q.question, &qv, &base, tau, dw);
-                record(format!("title t{tau} d{dw}"), &q.category, &h, &target);
-                let h = with_titles(idx, &paths, &q.question, &qv, &base, tau, dw);
-                record(format!("path t{tau} d{dw}"), &q.category, &h, &target);
-            }
-        }
-        for theta in [0.15f32, 0.25, 0.35] {
-            for max in [1usize, 2] {
-                let ex = vocab.expand(&q.question, theta, max);
-                for w in [0.3f32, 0.6, 1.0] {
-                    let mut terms: Vec<(String, f32)> = {
-                        let mut o = analyzer::terms(&q.question);
-                        o.sort();
-                        o.dedup();
-                        o.into_iter().map(|t| (t, 1.0)).collect()
-                    };
-                    terms.extend(ex.iter().map(|(t, s)| (t.clone(), w * s)));
-                    let sp = weighted_bm25(idx, &terms, &p);
-                    record(format!("vocab t{theta} m{max} w{w}"), &q.category, &search(&qv, Some(sp)), &target);
-                }
-            }
-        }
-        for gamma in [0.1f32, 0.25, 0.5, 1.0] {
-            record(format!("page g{gamma}"), &q.category, &page_group(idx, &base, gamma), &target);
-        }
-        for n in [5usize, 10] {
-            record(format!("pages together n{n}"), &q.category, &pages_together(idx, &base, n), &target);
-            let g = page_group(idx, &base, 0.1);
-            record(format!("page g0.1 + together n{n}"), &q.category, &pages_together(idx, &g, n), &target);
-        }
-        // Queries with an identifier (an exact `=` term: letters or digits with
-        // identifier punctuation) fused with more weight on BM25.
-        // (The analyzer's exact terms as the detector also caught every hyphenated
-        // word: 0.867–0.880 over the same grid.)
-        let has_ident = analyzer::names_identifier(&q.question);
-        for a_id in [0.2f32, 0.3, 0.4, 0.45] {
-            let alpha = if has_ident { a_id } else { 0.5 };
-            let pp = SearchParams { alpha, ..p };
-            let c: Candidates = idx.candidates(&q.question, Some(&qv), &pp);
-            let dense_of = |d: u32| Some(idx.dense_score(&qv, d));
-            let fused = fusion::fuse(&pp, &c.dense, &c.sparse, dense_of);
-            record(format!("ident a{a_id} page sum d1"), &q.category, &page_sum(idx, &fused, 1.0, 1), &target);
-        }
-        if has_ident {
-            record("(queries with an identifier)".into(), &q.category, &base, &target);
-        }
-        for alpha in [0.5f32, 0.55, 0.6] {
-            let pp = SearchParams { alpha, ..p };
-            let c: Candidates = idx.candidates(&q.question, Some(&qv), &pp);
-            let dense_of = |d: u32| Some(idx.dense_score(&qv, d));
-            let fused = fusion::fuse(&pp, &c.dense, &c.sparse, dense_of);
-            for tau in [0.05f32, 0.1, 0.2, 0.3, 0.5, 1.0] {
-                for top in [2usize, 3, 100] {
-                    let lse = |s: &[f32]| {
-                        let m = s[0];
-                        m + tau * s.iter().take(top).map(|&x| ((x - m) / tau).exp()).sum::<f32>().ln()
-                    };
-                    record(
-                        format!("page lse a{alpha} t{tau} top{top}"),
-                        &q.category,
-                        &page_by(idx, &fused, 1, lse),
-                        &target,
-                    );
-                }
-            }
-            for n in [5usize, 10, 20] {
-                // A page's second chunk counts only when it is among the first n.
-                let mut seconds: HashMap<u32, usize> = HashMap::new();
-                let capped: Vec<Hit> = fused
-                    .iter()
-                    .enumerate()
-                    .map(|(i, h)| {
-                        let k = seconds.entry(idx.page_of(h.doc)).or_insert(0);
-                        *k += 1;
-                        Hit { score: if *k > 1 && i >= n { 0.0 } else { h.score }, ..h.clone() }
-                    })
-                    .collect();
-                let mut order = page_sum(idx, &capped, 1.0, 1);
-                let own: HashMap<u32, f32> = fused.iter().map(|h| (h.doc, h.score)).collect();
-                order.iter_mut().for_each(|h| h.score = own[&h.doc]);
-                record(format!("page sum a{alpha} d1 second in top{n}"), &q.category, &order, &target);
-            }
-            for delta in [0.0f32, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0] {
-                record(
-                    format!("page sum a{alpha} d{delta} m1"),
-                    &q.category,
-                    &page_sum(idx, &fused, delta, 1),
-                    &target,
-                );
-            }
-        }
-        for alpha in [0.35f32, 0.4, 0.45, 0.55, 0.6, 0.7] {
-            let pp = SearchParams { alpha, ..p };
-            let c: Candidates = idx.candidates(&q.question, Some(&qv), &pp);
-            let dense_of = |d: u32| Some(idx.dense_score(&qv, d));
-            record(format!("convex a{alpha}"), &q.category, &fusion::fuse(&pp, &c.dense, &c.sparse, dense_of), &target);
-        }
-        for k1 in [0.9f32, 1.2, 1.5, 2.0] {
-            for b in [0.4f32, 0.6, 0.75, 0.9] {
-                let pp = SearchParams { k1, b, ..p };
-                let c: Candidates = idx.candidates(&q.question, Some(&qv), &pp);
-                let dense_of = |d: u32| Some(idx.dense_score(&qv, d));
-                record(
-                    format!("bm25 k{k1} b{b}"),
-                    &q.category,
-                    &fusion::fuse(&pp, &c.dense, &c.sparse, dense_of),
-                    &target,
-                );
-            }
-        }
+        ablate(&case, &fields, &mut table)?;
     }
-    println!("{:<24} {:<24} {:<24} {:<24} {:<24}", "variant", "all R/CP/MRR", "natural", "keyword", "identifier");
-    for (name, accs) in &rows {
-        let get = |c: &str| accs.get(c).map(|a| a.line()).unwrap_or_default();
-        println!(
-            "{name:<24} {:<24} {:<24} {:<24} {:<24}",
-            get("all"),
-            get("natural"),
-            get("keyword"),
-            get("identifier")
-        );
-    }
+    table.print();
     Ok(())
+}
+
+/// Every variant of one question, in the order the table lists them.
+fn ablate(case: &Case<'_, '_>, fields: &Fields, table: &mut Table) -> Result<(), Box<dyn std::error::Error>> {
+    let base = baseline(case, table)?;
+    feedback(case, &base, table);
+    unclamped(case, table);
+    if let Some(windows) = &fields.windows {
+        maxp(case, windows, table);
+    }
+    second_field(case, fields, &base, table);
+    names(case, &fields.vocab, table);
+    grouping(case, &base, table);
+    identifiers(case, &base, table);
+    for alpha in [0.5f32, 0.55, 0.6] {
+        page_ranking(case, alpha, table);
+    }
+    weights(case, table);
+    Ok(())
+}
+
+/// The default ranking (returned) and the dense side alone; a question whose page
+/// the default does not rank in its first 5 is printed with what came instead.
+fn baseline(case: &Case<'_, '_>, table: &mut Table) -> Result<Vec<Hit>, Box<dyn std::error::Error>> {
+    let (idx, p, target) = (case.idx, case.p, &case.target);
+    let base = case.search(&case.qv, None);
+    table.record(case, "convex".into(), &base);
+    let h = case.fuse_with(&case.qv, None, &p, &SearchParams { mode: Mode::Dense, ..p });
+    table.record(case, "dense (stored vector)".into(), &h);
+    let rank = base.iter().position(|h| idx.chunk(h.doc).map(|m| &m.url == target).unwrap_or(false));
+    if rank.is_none_or(|r| r >= 5) {
+        println!("base rank {:?}: {}", rank.map(|r| r + 1), case.question);
+        println!("    target {target}");
+        for h in base.iter().take(5) {
+            let m = idx.chunk(h.doc)?;
+            println!("    {:.3} {} › {}", h.score, m.title, m.headers.join(" › "));
+        }
+    }
+    Ok(base)
+}
+
+/// Pseudo-relevance feedback from the default ranking: Rocchio on the query
+/// vector, RM3 on the BM25 side.
+fn feedback(case: &Case<'_, '_>, base: &[Hit], table: &mut Table) {
+    for m in [1, 3, 5] {
+        for beta in [0.25f32, 0.5, 1.0] {
+            let v = dense_prf(case.idx, &case.qv, base, m, beta);
+            table.record(case, format!("dense prf m{m} b{beta}"), &case.search(&v, None));
+        }
+    }
+    for m in [3, 5] {
+        for n in [5, 10, 20] {
+            for lambda in [0.5f32, 0.7] {
+                let terms = rm3_terms(case.idx, case.question, base, m, n, lambda);
+                let s = weighted_bm25(case.idx, &terms, &case.p);
+                table.record(case, format!("rm3 m{m} n{n} l{lambda}"), &case.search(&case.qv, Some(s)));
+            }
+        }
+    }
+}
+
+/// Fusion without the clamp (linear over the range, or z-scores, of each side's
+/// top N), and today's clamped fusion with a deeper range.
+fn unclamped(case: &Case<'_, '_>, table: &mut Table) {
+    let (idx, p) = (case.idx, case.p);
+    let c = case.candidates(&p);
+    let full = idx.bm25_scores(case.question, p.k1, p.b);
+    for head in [5usize, 10, 20, 50, 100] {
+        for alpha in [0.4f32, 0.5, 0.6] {
+            let h = linear(idx, &case.qv, &c.dense, &full, head, alpha, false);
+            table.record(case, format!("linear h{head} a{alpha}"), &h);
+        }
+        let h = linear(idx, &case.qv, &c.dense, &full, head, 0.5, true);
+        table.record(case, format!("zscore h{head}"), &h);
+    }
+    for nd in [20usize, 50] {
+        let pp = SearchParams { norm_depth: nd, ..p };
+        let h = fusion::fuse(&pp, &c.dense, &c.sparse, |d| case.dense(d));
+        table.record(case, format!("convex clamp nd{nd}"), &h);
+    }
+}
+
+/// With window vectors: the dense side rescored over every chunk by its best
+/// window (MaxP), or by a blend of that and the stored vector.
+fn maxp(case: &Case<'_, '_>, windows: &[Vec<Vec<f32>>], table: &mut Table) {
+    let (idx, p, qv) = (case.idx, case.p, &case.qv);
+    let cos = |v: &[f32]| v.iter().zip(qv).map(|(a, b)| a * b).sum::<f32>();
+    for w in [1.0f32, 0.5, 0.25] {
+        // Dense side rescored over every chunk: w · best window + (1 − w) · stored vector.
+        let mut dense: Vec<(u32, f32)> = (0..idx.len() as u32)
+            .map(|d| {
+                let best = windows[d as usize].iter().map(|v| cos(v)).fold(f32::MIN, f32::max);
+                (d, w * best + (1.0 - w) * idx.dense_score(qv, d))
+            })
+            .collect();
+        dense.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        dense.truncate(p.depth);
+        let score: HashMap<u32, f32> = dense.iter().copied().collect();
+        let c: Candidates = case.candidates(&p);
+        let dense_of = |d: u32| {
+            Some(score.get(&d).copied().unwrap_or_else(|| {
+                let best = windows[d as usize].iter().map(|v| cos(v)).fold(f32::MIN, f32::max);
+                w * best + (1.0 - w) * idx.dense_score(qv, d)
+            }))
+        };
+        let name = if w == 1.0 { "maxp".to_string() } else { format!("blend+maxp w{w}") };
+        table.record(
+            case,
+            format!("{name} dense"),
+            &fusion::fuse(&SearchParams { mode: Mode::Dense, ..p }, &dense, &c.sparse, dense_of),
+        );
+        table.record(case, name, &fusion::fuse(&p, &dense, &c.sparse, dense_of));
+    }
+}
+
+/// The page title, or the breadcrumb, as a second field added at weight `t`.
+fn second_field(case: &Case<'_, '_>, fields: &Fields, base: &[Hit], table: &mut Table) {
+    for tau in [0.1f32, 0.2, 0.3] {
+        for dw in [0.0f32, 0.5, 1.0] {
+            let h = with_titles(case.idx, &fields.titles, case.question, &case.qv, base, tau, dw);
+            table.record(case, format!("title t{tau} d{dw}"), &h);
+            let h = with_titles(case.idx, &fields.paths, case.question, &case.qv, base, tau, dw);
+            table.record(case, format!("path t{tau} d{dw}"), &h);
+        }
+    }
+}
+
+/// The knowledge base's names the question's terms point to, added to its BM25 query.
+fn names(case: &Case<'_, '_>, vocab: &Vocabulary, table: &mut Table) {
+    for theta in [0.15f32, 0.25, 0.35] {
+        for max in [1usize, 2] {
+            let ex = vocab.expand(case.question, theta, max);
+            for w in [0.3f32, 0.6, 1.0] {
+                let mut terms: Vec<(String, f32)> = {
+                    let mut o = analyzer::terms(case.question);
+                    o.sort();
+                    o.dedup();
+                    o.into_iter().map(|t| (t, 1.0)).collect()
+                };
+                terms.extend(ex.iter().map(|(t, s)| (t.clone(), w * s)));
+                let sp = weighted_bm25(case.idx, &terms, &case.p);
+                table.record(case, format!("vocab t{theta} m{max} w{w}"), &case.search(&case.qv, Some(sp)));
+            }
+        }
+    }
+}
+
+/// Chunks moved toward their page's best, and pages' chunks put together.
+fn grouping(case: &Case<'_, '_>, base: &[Hit], table: &mut Table) {
+    let idx = case.idx;
+    for gamma in [0.1f32, 0.25, 0.5, 1.0] {
+        table.record(case, format!("page g{gamma}"), &page_group(idx, base, gamma));
+    }
+    for n in [5usize, 10] {
+        table.record(case, format!("pages together n{n}"), &pages_together(idx, base, n));
+        let g = page_group(idx, base, 0.1);
+        table.record(case, format!("page g0.1 + together n{n}"), &pages_together(idx, &g, n));
+    }
+}
+
+/// Queries with an identifier (an exact `=` term: letters or digits with
+/// identifier punctuation) fused with more weight on BM25.
+/// (The analyzer's exact terms as the detector also caught every hyphenated
+/// word: 0.867–0.880 over the same grid.)
+fn identifiers(case: &Case<'_, '_>, base: &[Hit], table: &mut Table) {
+    let has_ident = analyzer::names_identifier(case.question);
+    for a_id in [0.2f32, 0.3, 0.4, 0.45] {
+        let alpha = if has_ident { a_id } else { 0.5 };
+        let fused = case.fused(&SearchParams { alpha, ..case.p });
+        table.record(case, format!("ident a{a_id} page sum d1"), &page_sum(case.idx, &fused, 1.0, 1));
+    }
+    if has_ident {
+        table.record(case, "(queries with an identifier)".into(), base);
+    }
+}
+
+/// Pages ranked by more than their best chunk, at convex α `alpha`: a soft
+/// maximum of their best chunks, best + second when the second is near the top,
+/// and best + δ · second.
+fn page_ranking(case: &Case<'_, '_>, alpha: f32, table: &mut Table) {
+    let idx = case.idx;
+    let fused = case.fused(&SearchParams { alpha, ..case.p });
+    for tau in [0.05f32, 0.1, 0.2, 0.3, 0.5, 1.0] {
+        for top in [2usize, 3, 100] {
+            let lse = |s: &[f32]| {
+                let m = s[0];
+                m + tau * s.iter().take(top).map(|&x| ((x - m) / tau).exp()).sum::<f32>().ln()
+            };
+            table.record(case, format!("page lse a{alpha} t{tau} top{top}"), &page_by(idx, &fused, 1, lse));
+        }
+    }
+    for n in [5usize, 10, 20] {
+        table.record(case, format!("page sum a{alpha} d1 second in top{n}"), &second_in_top(idx, &fused, n));
+    }
+    for delta in [0.0f32, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0] {
+        table.record(case, format!("page sum a{alpha} d{delta} m1"), &page_sum(idx, &fused, delta, 1));
+    }
+}
+
+/// Pages by best + second chunk, a page's second chunk counted only when it is
+/// among the first `n`; each chunk keeps its own fused score.
+fn second_in_top(idx: &Index<'_>, fused: &[Hit], n: usize) -> Vec<Hit> {
+    let mut seconds: HashMap<u32, usize> = HashMap::new();
+    let capped: Vec<Hit> = fused
+        .iter()
+        .enumerate()
+        .map(|(i, h)| {
+            let k = seconds.entry(idx.page_of(h.doc)).or_insert(0);
+            *k += 1;
+            Hit { score: if *k > 1 && i >= n { 0.0 } else { h.score }, ..h.clone() }
+        })
+        .collect();
+    let mut order = page_sum(idx, &capped, 1.0, 1);
+    let own: HashMap<u32, f32> = fused.iter().map(|h| (h.doc, h.score)).collect();
+    order.iter_mut().for_each(|h| h.score = own[&h.doc]);
+    order
+}
+
+/// The fusion weight, and BM25's k1 and b.
+fn weights(case: &Case<'_, '_>, table: &mut Table) {
+    for alpha in [0.35f32, 0.4, 0.45, 0.55, 0.6, 0.7] {
+        table.record(case, format!("convex a{alpha}"), &case.fused(&SearchParams { alpha, ..case.p }));
+    }
+    for k1 in [0.9f32, 1.2, 1.5, 2.0] {
+        for b in [0.4f32, 0.6, 0.75, 0.9] {
+            table.record(case, format!("bm25 k{k1} b{b}"), &case.fused(&SearchParams { k1, b, ..case.p }));
+        }
+    }
 }

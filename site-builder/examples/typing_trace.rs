@@ -32,6 +32,7 @@ use std::path::PathBuf;
 use search_core::index::{Mode, SearchParams};
 use search_core::query_cache::QueryCache;
 use search_service::service::{Query, Service};
+use site_builder::eval::Question;
 use site_builder::search::Searcher;
 
 const SESSIONS: usize = 4000;
@@ -174,90 +175,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
 
     // 1. The trace.
-    let mut rng = Rng(20261130);
-    let weights: Vec<f64> = (1..=questions.len()).map(|r| 1.0 / r as f64).collect();
-    let mut order: Vec<usize> = (0..questions.len()).collect();
-    // Popularity independent of the file's order.
-    for i in (1..order.len()).rev() {
-        order.swap(i, (rng.next() % (i as u64 + 1)) as usize);
-    }
-    let sessions: Vec<Vec<Sent>> =
-        (0..SESSIONS).map(|_| session(&questions[order[zipf_pick(&weights, &mut rng)]].question, &mut rng)).collect();
+    let sessions = trace(&questions);
     let requests: Vec<&Sent> = sessions.iter().flatten().filter(|s| s.k > 0).collect();
     let per_session = requests.len() as f64 / SESSIONS as f64;
-
     // 2. The cache on today's policy (every request fused), by capacity and spread.
-    let tokens: HashMap<&str, Vec<u32>> =
-        requests.iter().map(|s| (s.text.as_str(), svc.encoder().tokenize(&s.text))).collect();
-    let mut cache_rows = Vec::new();
-    for instances in [1usize, 4] {
-        for capacity in [64usize, 512, 4096] {
-            let mut caches: Vec<QueryCache> = (0..instances).map(|_| QueryCache::new(capacity)).collect();
-            let mut spread = Rng(7);
-            for s in &requests {
-                let c = &mut caches[(spread.next() % instances as u64) as usize];
-                let t = &tokens[s.text.as_str()];
-                if c.get(t).is_none() {
-                    c.insert(t.clone(), Vec::new());
-                }
-            }
-            let (h, m) = caches.iter().fold((0, 0), |(h, m), c| (h + c.stats().0, m + c.stats().1));
-            cache_rows.push(serde_json::json!({"instances": instances, "capacity": capacity,
-                "hit_rate": h as f64 / (h + m) as f64}));
-        }
-    }
-
+    let cache_rows = cache_hit_rates(&svc, &requests);
     // 3. Encoder passes per session under each policy (one instance, 512 vectors).
-    let passes = |fused: &dyn Fn(&Sent) -> bool, cached: bool| {
-        let mut c = QueryCache::new(if cached { 512 } else { 0 });
-        let mut n = 0usize;
-        for s in sessions.iter().flatten().filter(|s| fused(s)) {
-            let t = svc.encoder().tokenize(&s.text);
-            if c.get(&t).is_none() {
-                n += 1;
-                c.insert(t, Vec::new());
-            }
-        }
-        n as f64 / SESSIONS as f64
-    };
     let policies = serde_json::json!({
-        "fused_every_pause": passes(&|s: &Sent| s.k > 0, false),
-        "fused_every_pause_cached": passes(&|s: &Sent| s.k > 0, true),
-        "bm25_typing_fused_settled_cached": passes(&|s: &Sent| s.settled, true),
+        "fused_every_pause": encoder_passes(&svc, &sessions, &|s: &Sent| s.k > 0, false),
+        "fused_every_pause_cached": encoder_passes(&svc, &sessions, &|s: &Sent| s.k > 0, true),
+        "bm25_typing_fused_settled_cached": encoder_passes(&svc, &sessions, &|s: &Sent| s.settled, true),
     });
     let settled_requests = sessions.iter().flatten().filter(|s| s.settled).count() as f64 / SESSIONS as f64;
-
     // 4. Quality while typing.
-    let mut quality = Vec::new();
-    for frac in [0.25, 0.5, 0.75, 1.0] {
-        let mut sums: HashMap<&str, (f64, f64)> = HashMap::new();
-        for q in &questions {
-            let n = q.question.chars().count();
-            let cut: String = q.question.chars().take(((n as f64 * frac).ceil() as usize).max(2)).collect();
-            let cut = cut.trim_end().to_string();
-            let target = site_builder::build::page_url(&q.source_file.replace('\\', "/"));
-            let fused = svc.default_params(10).mode;
-            // Mid-word unless the cut fell on a space (then the word is whole).
-            let typing = !q.question.chars().nth(cut.chars().count()).is_some_and(char::is_whitespace);
-            for (name, mode, partial) in [
-                ("bm25", Mode::Bm25, false),
-                ("bm25_partial", Mode::Bm25, typing),
-                ("fused", fused, false),
-                ("fused_partial", fused, typing),
-            ] {
-                let (r, rr) = judge(&svc, &cut, mode, partial, &target);
-                let e = sums.entry(name).or_default();
-                e.0 += r;
-                e.1 += rr;
-            }
-        }
-        let n = questions.len() as f64;
-        let row: serde_json::Map<String, serde_json::Value> = sums
-            .iter()
-            .map(|(k, (r, rr))| (k.to_string(), serde_json::json!({"recall_at_5": r / n, "mrr_at_10": rr / n})))
-            .collect();
-        quality.push(serde_json::json!({"typed": frac, "modes": row}));
-    }
+    let quality: Vec<serde_json::Value> =
+        [0.25, 0.5, 0.75, 1.0].into_iter().map(|frac| quality_typed(&svc, &questions, frac)).collect();
 
     let out = serde_json::json!({
         "questions": questions.len(),
@@ -270,4 +202,89 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     });
     println!("{out}");
     Ok(())
+}
+
+/// SESSIONS readers, each typing a question drawn by a Zipf law over the
+/// questions in a shuffled order: the requests of each session.
+fn trace(questions: &[Question]) -> Vec<Vec<Sent>> {
+    let mut rng = Rng(20261130);
+    let weights: Vec<f64> = (1..=questions.len()).map(|r| 1.0 / r as f64).collect();
+    let mut order: Vec<usize> = (0..questions.len()).collect();
+    // Popularity independent of the file's order.
+    for i in (1..order.len()).rev() {
+        order.swap(i, (rng.next() % (i as u64 + 1)) as usize);
+    }
+    (0..SESSIONS).map(|_| session(&questions[order[zipf_pick(&weights, &mut rng)]].question, &mut rng)).collect()
+}
+
+/// The query-vector cache's hit rate on `requests`, by capacity, for one
+/// instance and for requests spread at random over four.
+fn cache_hit_rates(svc: &Service, requests: &[&Sent]) -> Vec<serde_json::Value> {
+    let tokens: HashMap<&str, Vec<u32>> =
+        requests.iter().map(|s| (s.text.as_str(), svc.encoder().tokenize(&s.text))).collect();
+    let mut cache_rows = Vec::new();
+    for instances in [1usize, 4] {
+        for capacity in [64usize, 512, 4096] {
+            let mut caches: Vec<QueryCache> = (0..instances).map(|_| QueryCache::new(capacity)).collect();
+            let mut spread = Rng(7);
+            for s in requests {
+                let c = &mut caches[(spread.next() % instances as u64) as usize];
+                let t = &tokens[s.text.as_str()];
+                if c.get(t).is_none() {
+                    c.insert(t.clone(), Vec::new());
+                }
+            }
+            let (h, m) = caches.iter().fold((0, 0), |(h, m), c| (h + c.stats().0, m + c.stats().1));
+            cache_rows.push(serde_json::json!({"instances": instances, "capacity": capacity,
+                "hit_rate": h as f64 / (h + m) as f64}));
+        }
+    }
+    cache_rows
+}
+
+/// Encoder passes per session when the requests `fused` picks are fused, with a
+/// cache of 512 vectors when `cached`.
+fn encoder_passes(svc: &Service, sessions: &[Vec<Sent>], fused: &dyn Fn(&Sent) -> bool, cached: bool) -> f64 {
+    let mut c = QueryCache::new(if cached { 512 } else { 0 });
+    let mut n = 0usize;
+    for s in sessions.iter().flatten().filter(|s| fused(s)) {
+        let t = svc.encoder().tokenize(&s.text);
+        if c.get(&t).is_none() {
+            n += 1;
+            c.insert(t, Vec::new());
+        }
+    }
+    n as f64 / SESSIONS as f64
+}
+
+/// Page recall@5 and MRR@10 of the questions cut at `frac` of their characters,
+/// for BM25 and the fused default, each as is and with `partial`.
+fn quality_typed(svc: &Service, questions: &[Question], frac: f64) -> serde_json::Value {
+    let mut sums: HashMap<&str, (f64, f64)> = HashMap::new();
+    for q in questions {
+        let n = q.question.chars().count();
+        let cut: String = q.question.chars().take(((n as f64 * frac).ceil() as usize).max(2)).collect();
+        let cut = cut.trim_end().to_string();
+        let target = site_builder::build::page_url(&q.source_file.replace('\\', "/"));
+        let fused = svc.default_params(10).mode;
+        // Mid-word unless the cut fell on a space (then the word is whole).
+        let typing = !q.question.chars().nth(cut.chars().count()).is_some_and(char::is_whitespace);
+        for (name, mode, partial) in [
+            ("bm25", Mode::Bm25, false),
+            ("bm25_partial", Mode::Bm25, typing),
+            ("fused", fused, false),
+            ("fused_partial", fused, typing),
+        ] {
+            let (r, rr) = judge(svc, &cut, mode, partial, &target);
+            let e = sums.entry(name).or_default();
+            e.0 += r;
+            e.1 += rr;
+        }
+    }
+    let n = questions.len() as f64;
+    let row: serde_json::Map<String, serde_json::Value> = sums
+        .iter()
+        .map(|(k, (r, rr))| (k.to_string(), serde_json::json!({"recall_at_5": r / n, "mrr_at_10": rr / n})))
+        .collect();
+    serde_json::json!({"typed": frac, "modes": row})
 }

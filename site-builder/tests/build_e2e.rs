@@ -1,54 +1,17 @@
 //! End-to-end tests of `site-builder build`: the real binary on the demo content,
 //! on the CSC corpus from `../shared`, and on hand-made bad input.
 
+mod common;
+
 use std::collections::{BTreeMap, HashSet};
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-use search_core::chunk::{decode_jsonl, Chunk};
+use common::{
+    assert_ok, build, build_with_index, chunks, repo, report, run, run_with_env, stderr, stdout, walk, write,
+};
+use search_core::chunk::Chunk;
 use serde_json::Value;
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
-}
-
-fn run(args: &[&str]) -> Output {
-    run_with_env(args, &[])
-}
-
-fn run_with_env(args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_site-builder"));
-    cmd.args(args).current_dir(repo());
-    // The build reads LLM settings from the environment: start from none.
-    for k in ["SPIN_VARIABLE_LLM_BASE_URL", "SPIN_VARIABLE_LLM_MODEL", "SPIN_VARIABLE_LLM_API_KEY"] {
-        cmd.env_remove(k);
-    }
-    cmd.envs(env.iter().copied());
-    cmd.output().unwrap()
-}
-
-/// A site-only build (no search index): what most of these tests are about.
-fn build(content: &Path, out: &Path, extra: &[&str]) -> Output {
-    let mut args = vec!["--no-index"];
-    args.extend_from_slice(extra);
-    build_with_index(content, out, &args)
-}
-
-/// A full build, search index included (needs the model: scripts/fetch-model).
-fn build_with_index(content: &Path, out: &Path, extra: &[&str]) -> Output {
-    let mut args = vec!["build", "--quiet", "--content", content.to_str().unwrap(), "--out", out.to_str().unwrap()];
-    args.extend_from_slice(extra);
-    run(&args)
-}
-
-fn report(out: &Path) -> Value {
-    serde_json::from_str(&fs::read_to_string(out.join("report.json")).unwrap()).unwrap()
-}
-
-fn chunks(out: &Path) -> Vec<Chunk> {
-    decode_jsonl(&fs::read_to_string(out.join("chunks.jsonl")).unwrap()).unwrap()
-}
 
 fn dropped_by_rule(r: &Value) -> BTreeMap<String, Vec<String>> {
     let mut m: BTreeMap<String, Vec<String>> = BTreeMap::new();
@@ -86,19 +49,6 @@ fn check_site_links(site: &Path) -> usize {
     }
     assert!(missing.is_empty(), "{} dangling links, e.g. {:?}", missing.len(), &missing[..missing.len().min(5)]);
     checked
-}
-
-fn walk(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for e in fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            out.extend(walk(&p));
-        } else {
-            out.push(p);
-        }
-    }
-    out
 }
 
 /// Whether every code fence the file opens is closed (some real pages forget one).
@@ -145,9 +95,9 @@ fn demo_content_builds_with_every_filter_exercised() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("dist");
     let o = build_with_index(&repo().join("content"), &out, &[]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let stdout = String::from_utf8_lossy(&o.stdout);
-    assert!(stdout.contains("rendered"), "summary missing: {stdout}");
+    assert_ok(&o);
+    let summary = stdout(&o);
+    assert!(summary.contains("rendered"), "summary missing: {summary}");
 
     let r = report(&out);
     let pages = &r["pages"];
@@ -258,7 +208,7 @@ fn csc_corpus_renders_every_page() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("csc");
     let o = build(&corpus, &out, &[]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_ok(&o);
     let r = report(&out);
     assert_eq!(r["pages"]["read"], 697);
     assert_eq!(r["pages"]["rendered"], 697);
@@ -289,12 +239,6 @@ fn csc_corpus_renders_every_page() {
     }
 }
 
-fn write(dir: &Path, rel: &str, bytes: &[u8]) {
-    let p = dir.join(rel);
-    fs::create_dir_all(p.parent().unwrap()).unwrap();
-    fs::write(p, bytes).unwrap();
-}
-
 fn bad_content(dir: &Path) {
     write(
         dir,
@@ -321,7 +265,7 @@ fn bad_input_is_reported_by_file_and_line_and_skipped() {
     bad_content(&content);
     let out = tmp.path().join("dist");
     let o = build(&content, &out, &[]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_ok(&o);
     let r = report(&out);
     assert_eq!(r["pages"]["read"], 8);
     assert_eq!(r["pages"]["rendered"], 4);
@@ -345,8 +289,8 @@ fn bad_input_is_reported_by_file_and_line_and_skipped() {
     assert_eq!(skipped["good.md"].0, "duplicate_page_id");
     let messages: Vec<&str> = r["skipped"].as_array().unwrap().iter().map(|s| s["message"].as_str().unwrap()).collect();
     assert!(messages.iter().any(|m| m.contains("good.md") && m.contains("dup.md")), "{messages:?}");
-    let stdout = String::from_utf8_lossy(&o.stdout);
-    assert!(stdout.contains("4 skipped"), "{stdout}");
+    let summary = stdout(&o);
+    assert!(summary.contains("4 skipped"), "{summary}");
 
     // Hostile HTML is inert on the built page.
     let evil = fs::read_to_string(out.join("site/evil.html")).unwrap().to_lowercase();
@@ -369,7 +313,7 @@ fn strict_fails_and_keeps_the_previous_site() {
     write(&content, "c.md", b"---\ntitle: [x\n---\n");
     let o = build(&content, &out, &["--strict"]);
     assert_eq!(o.status.code(), Some(1));
-    let err = String::from_utf8_lossy(&o.stderr);
+    let err = stderr(&o);
     assert!(err.contains("1 page(s) skipped and 1 broken link(s)"), "{err}");
     assert_eq!(fs::read_to_string(out.join("site/b.html")).unwrap(), before, "site replaced despite --strict");
     // The report says why, and no staging folder is left behind.
@@ -391,17 +335,17 @@ fn browser_semantic_needs_its_engine_and_keeps_the_previous_site() {
     for f in ["search_web.js", "search_web_bg.wasm"] {
         let from = repo().join("search-web/pkg").join(f);
         assert!(from.is_file(), "{} missing: run scripts/build-search-web (scripts/test does)", from.display());
-        write(&engine, f, &fs::read(from).unwrap());
+        write(&engine, f, fs::read(from).unwrap());
     }
     let out = tmp.path().join("dist");
     let e = engine.to_str().unwrap();
     let o = build_with_index(&content, &out, &["--browser-engine", e]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_ok(&o);
     let before = fs::read_to_string(out.join("site/_search/search.json")).unwrap();
     assert!(!before.contains("semantic"), "{before}");
     let o = build_with_index(&content, &out, &["--browser-engine", e, "--browser-semantic"]);
     assert!(!o.status.success());
-    let err = String::from_utf8_lossy(&o.stderr);
+    let err = stderr(&o);
     assert!(
         err.contains("--browser-semantic")
             && err.contains("search_web_semantic_bg.wasm")
@@ -413,7 +357,7 @@ fn browser_semantic_needs_its_engine_and_keeps_the_previous_site() {
     assert!(!fs::read_to_string(out.join("site/index.html")).unwrap().contains("data-semantic"));
     // And it conflicts with leaving browser search out.
     let o = build_with_index(&content, &out, &["--no-browser-search", "--browser-semantic"]);
-    assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 }
 
 #[test]
@@ -421,17 +365,17 @@ fn usage_errors_name_the_parameter() {
     let tmp = tempfile::tempdir().unwrap();
     let o = build(&tmp.path().join("nope"), &tmp.path().join("out"), &[]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("--content"));
+    assert!(stderr(&o).contains("--content"));
     let o = build(&repo().join("content"), &tmp.path().join("out"), &["--overlap", "1500"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("--overlap"));
+    assert!(stderr(&o).contains("--overlap"));
     for bad in [["--header-levels", "x"], ["--header-levels", "9"], ["--alpha", "2"]] {
         let o = run(&["build", bad[0], bad[1]]);
         assert_eq!(o.status.code(), Some(2), "{bad:?}");
-        assert!(String::from_utf8_lossy(&o.stderr).contains(bad[0]), "{bad:?}");
+        assert!(stderr(&o).contains(bad[0]), "{bad:?}");
     }
     let help = run(&["build", "--help"]);
-    assert!(String::from_utf8_lossy(&help.stdout).contains("--chunk-size"));
+    assert!(stdout(&help).contains("--chunk-size"));
 }
 
 /// An OpenAI-compatible endpoint that answers every chat completion with `reply`
@@ -501,7 +445,7 @@ fn stub_candidates_go_to_the_llm_when_one_is_configured() {
     let args =
         ["build", "--quiet", "--no-index", "--content", content.to_str().unwrap(), "--out", out.to_str().unwrap()];
     let o = run_with_env(&args, &[("SPIN_VARIABLE_LLM_BASE_URL", &llm.url), ("SPIN_VARIABLE_LLM_MODEL", "judge")]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_ok(&o);
     let r = report(&out);
     assert_eq!(r["options"]["stub_judge"], "llm");
     assert_eq!(llm.count(), candidates, "one request per candidate");
@@ -519,9 +463,9 @@ fn stub_candidates_go_to_the_llm_when_one_is_configured() {
     // Without a model the settings are refused, as the edge function refuses them.
     let o = run_with_env(&args, &[("SPIN_VARIABLE_LLM_BASE_URL", &broken.url)]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("llm_model"), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(stderr(&o).contains("llm_model"), "{}", stderr(&o));
     let o = run_with_env(&args, &[("SPIN_VARIABLE_LLM_BASE_URL", &broken.url), ("SPIN_VARIABLE_LLM_MODEL", "judge")]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_ok(&o);
     let r = report(&out);
     assert_eq!(dropped_by_rule(&r)["stub"], dropped_by_rule(&heuristic)["stub"]);
     let fallbacks = r["warnings"]
@@ -535,5 +479,5 @@ fn stub_candidates_go_to_the_llm_when_one_is_configured() {
     // --stub-judge llm without an LLM is a usage error.
     let o = run(&["build", "--quiet", "--out", tmp.path().join("x").to_str().unwrap(), "--stub-judge", "llm"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("SPIN_VARIABLE_LLM_BASE_URL"));
+    assert!(stderr(&o).contains("SPIN_VARIABLE_LLM_BASE_URL"));
 }

@@ -4,36 +4,13 @@
 //! four real knowledge bases in `../shared/corpora` (no page lost, no syntax left
 //! raw, broken links only where the source is broken).
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::fs;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
 
-use search_core::chunk::decode_jsonl;
-use serde_json::Value;
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
-}
-
-fn build(content: &Path, out: &Path, extra: &[&str]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_site-builder"));
-    cmd.args(["build", "--quiet", "--no-index", "--content"]).arg(content).arg("--out").arg(out).args(extra);
-    for k in ["SPIN_VARIABLE_LLM_BASE_URL", "SPIN_VARIABLE_LLM_MODEL", "SPIN_VARIABLE_LLM_API_KEY"] {
-        cmd.env_remove(k);
-    }
-    cmd.current_dir(repo()).output().unwrap()
-}
-
-fn report(out: &Path) -> Value {
-    serde_json::from_str(&fs::read_to_string(out.join("report.json")).unwrap()).unwrap()
-}
-
-fn write(dir: &Path, rel: &str, text: &str) {
-    let path = dir.join(rel);
-    fs::create_dir_all(path.parent().unwrap()).unwrap();
-    fs::write(path, text).unwrap();
-}
+use common::{assert_ok, build, chunks, repo, report, stderr, stdout, write};
 
 /// One small knowledge base per dialect, side by side.
 fn mixed(dir: &Path) {
@@ -80,7 +57,7 @@ fn every_dialect_renders_as_its_tool_would() {
     mixed(&content);
     let out = tmp.path().join("dist");
     let o = build(&content, &out, &[]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_ok(&o);
     let r = report(&out);
     assert_eq!(r["pages"]["read"], 9, "{}", r["pages"]);
     assert_eq!(r["pages"]["rendered"], 7);
@@ -137,7 +114,7 @@ fn every_dialect_renders_as_its_tool_would() {
     }
 
     // The index text: aliases beside the title, no comment, no raw syntax.
-    let chunks = decode_jsonl(&fs::read_to_string(out.join("chunks.jsonl")).unwrap()).unwrap();
+    let chunks = chunks(&out);
     let setup = chunks.iter().find(|c| c.title == "Setup guide").unwrap();
     assert_eq!(setup.aliases, vec!["Installation".to_string()]);
     assert!(setup.index_text.contains("Also known as: Installation"), "{}", setup.index_text);
@@ -170,7 +147,7 @@ fn hostile_dialect_syntax_stays_inert() {
     );
     let out = tmp.path().join("dist");
     let o = build(&content, &out, &[]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_ok(&o);
     for page in ["evil.html", "hugo.html"] {
         let html = fs::read_to_string(out.join("site").join(page)).unwrap().to_lowercase();
         let main = html.split("<main").nth(1).unwrap_or_default();
@@ -192,8 +169,8 @@ fn a_build_that_renders_nothing_says_why_and_exits_2() {
     write(&content, "b.md", "---\ntitle: [unclosed\n---\n");
     let out = tmp.path().join("dist");
     let o = build(&content, &out, &[]);
-    assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stdout));
-    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
+    let err = stderr(&o);
     assert!(err.contains("2 page(s) read") && err.contains("none could be rendered"), "{err}");
     assert!(err.contains("empty_file") && err.contains("malformed_yaml"), "{err}");
     assert_eq!(report(&out)["skipped"].as_array().unwrap().len(), 2);
@@ -204,7 +181,7 @@ fn an_unknown_dialect_names_the_choices() {
     let tmp = tempfile::tempdir().unwrap();
     let o = build(tmp.path(), &tmp.path().join("dist"), &["--dialect", "asciidoc"]);
     assert_eq!(o.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&o.stderr);
+    let err = stderr(&o);
     assert!(err.contains("--dialect") && err.contains("obsidian") && err.contains("hugo"), "{err}");
 }
 
@@ -235,7 +212,7 @@ fn the_shared_knowledge_bases_lose_no_page_and_leave_no_syntax_raw() {
         let tmp = tempfile::tempdir().unwrap();
         let out = tmp.path().join("out");
         let o = build(&shared.join(corpus.dir), &out, &[]);
-        assert!(o.status.success(), "{}: {}", corpus.dir, String::from_utf8_lossy(&o.stderr));
+        assert!(o.status.success(), "{}: {}", corpus.dir, stderr(&o));
         let r = report(&out);
         let p = &r["pages"];
         assert_eq!(p["read"], corpus.pages, "{}", corpus.dir);

@@ -10,16 +10,15 @@
 //! every URL it removed and every link to a file with active content, by file and
 //! line, and the site's manifest must tell the host which files are the build's.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::fs;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 
+use common::{assert_ok, build, repo, report, walk};
+use edge_host::static_files::{Manifest, MANIFEST};
 use serde_json::Value;
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("workspace root").to_path_buf()
-}
 
 /// Every URL the fixture hides, as `(file, line)`: what `report.json` must list.
 /// The table in SECURITY.md counts these (41) among the fixture's 65 constructs.
@@ -107,17 +106,6 @@ const TEMPLATE_IDS: &[&str] = &[
 const URL_ATTRS: &[&str] =
     &["href", "src", "srcset", "action", "formaction", "xlink:href", "data", "poster", "cite", "background"];
 
-fn html_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in fs::read_dir(dir).expect("site folder").flatten() {
-        let p = entry.path();
-        if p.is_dir() {
-            html_files(&p, out);
-        } else if p.extension().is_some_and(|e| e == "html") {
-            out.push(p);
-        }
-    }
-}
-
 /// The attributes of every tag, as html5ever / minijinja write them (`name="value"`).
 fn tags(html: &str) -> Vec<(String, Vec<(String, String)>)> {
     let mut out = Vec::new();
@@ -141,21 +129,20 @@ fn tags(html: &str) -> Vec<(String, Vec<(String, String)>)> {
 #[test]
 fn hostile_content_builds_inert_and_every_removed_url_is_reported() {
     let out = tempfile::tempdir().expect("tempdir");
-    let content = repo().join("tests/hostile");
-    let status = Command::new(env!("CARGO_BIN_EXE_site-builder"))
-        .args(["build", "--quiet", "--no-index", "--content"])
-        .arg(&content)
-        .arg("--out")
-        .arg(out.path())
-        .current_dir(repo())
-        .env_remove("SPIN_VARIABLE_LLM_BASE_URL")
-        .output()
-        .expect("run site-builder");
-    assert!(status.status.success(), "build failed: {}", String::from_utf8_lossy(&status.stderr));
-
-    let report: Value =
-        serde_json::from_str(&fs::read_to_string(out.path().join("report.json")).expect("report")).expect("json");
+    assert_ok(&build(&repo().join("tests/hostile"), out.path(), &[]));
+    let report = report(out.path());
     assert_eq!(report["skipped"].as_array().map(Vec::len), Some(0), "{}", report["skipped"]);
+    blocked_urls_are_reported(&report);
+    links_to_active_files_are_reported(&report);
+    let site = out.path().join("site");
+    let manifest = manifest_lists_what_the_build_wrote(&site);
+    generated_pages_are_inert(&site, &manifest);
+    safe_content_stays(&site);
+}
+
+/// Every URL the build removed is in `report.json`, by file and line: those of
+/// [`EXPECTED_BLOCKED`], no more, no fewer.
+fn blocked_urls_are_reported(report: &Value) {
     let mut got: BTreeMap<(String, usize), usize> = BTreeMap::new();
     for b in report["blocked_urls"].as_array().expect("blocked_urls") {
         let key = (b["file"].as_str().unwrap_or("").to_string(), b["line"].as_u64().unwrap_or(0) as usize);
@@ -168,8 +155,10 @@ fn hostile_content_builds_inert_and_every_removed_url_is_reported() {
     }
     assert_eq!(got, want, "report.json blocked_urls");
     assert_eq!(EXPECTED_BLOCKED.len(), 41);
+}
 
-    // Links to files with script of their own, by file and line.
+/// Links to files with script of their own are warnings, by file and line.
+fn links_to_active_files_are_reported(report: &Value) {
     let mut active: Vec<(String, usize, String)> = report["warnings"]
         .as_array()
         .expect("warnings")
@@ -185,11 +174,12 @@ fn hostile_content_builds_inert_and_every_removed_url_is_reported() {
     let want: Vec<(String, usize, String)> =
         EXPECTED_ACTIVE.iter().map(|(f, l, a)| (f.to_string(), *l, a.to_string())).collect();
     assert_eq!(active, want, "report.json warnings: {:#}", report["warnings"]);
+}
 
-    // The manifest: what the build wrote is listed as its own, what it copied is not.
-    let site = out.path().join("site");
-    let manifest = fs::read(site.join(edge_host::static_files::MANIFEST)).expect("the site's manifest");
-    let manifest = edge_host::static_files::Manifest::parse(&manifest).expect("a manifest of this version");
+/// The manifest: what the build wrote is listed as its own, what it copied is not.
+fn manifest_lists_what_the_build_wrote(site: &Path) -> Manifest {
+    let manifest = fs::read(site.join(MANIFEST)).expect("the site's manifest");
+    let manifest = Manifest::parse(&manifest).expect("a manifest of this version");
     for own in ["index.html", "search.html", "404.html", "hostile/linked-files.html", "assets/search.js"] {
         assert!(manifest.generated(own), "{own} is not listed as the build's");
     }
@@ -198,59 +188,71 @@ fn hostile_content_builds_inert_and_every_removed_url_is_reported() {
         assert!(site.join(&rel).is_file(), "{rel} was not copied");
         assert!(!manifest.generated(&rel), "{rel} is listed as the build's");
     }
+    manifest
+}
 
-    // Every page the build generated is inert (the copied `.html` file is the
-    // user's, served sandboxed and as a download: tests/edge/browser.rs).
-    let mut files = Vec::new();
-    html_files(&site, &mut files);
+/// Every page the build generated is inert (the copied `.html` file is the
+/// user's, served sandboxed and as a download: tests/edge/browser.rs).
+fn generated_pages_are_inert(site: &Path, manifest: &Manifest) {
+    let mut files = walk(site);
     files.retain(|f| {
-        let rel = f.strip_prefix(&site).unwrap_or(f).to_string_lossy().replace('\\', "/");
-        manifest.generated(&rel)
+        let rel = f.strip_prefix(site).unwrap_or(f).to_string_lossy().replace('\\', "/");
+        f.extension().is_some_and(|e| e == "html") && manifest.generated(&rel)
     });
     assert!(files.len() >= 6, "{files:?}");
     for file in &files {
         let html = fs::read_to_string(file).expect("page");
-        let name = file.strip_prefix(&site).unwrap_or(file).display().to_string();
+        let name = file.strip_prefix(site).unwrap_or(file).display().to_string();
         let lower = html.to_ascii_lowercase();
         for bad in ["<iframe", "<object", "<embed", "<base", "<svg", "<math", "<form action=\"javascript"] {
             assert!(!lower.contains(bad), "{name}: {bad} survived");
         }
         for (tag, attrs) in tags(&html) {
-            let get = |n: &str| attrs.iter().find(|(a, _)| a == n).map(|(_, v)| v.as_str());
-            if tag == "script" {
-                // Only our two scripts, by URL, never inline code.
-                let src = get("src").unwrap_or("");
-                assert!(src.ends_with("assets/search.js") || src.ends_with("widget.js"), "{name}: <script {attrs:?}>");
-            }
-            if tag == "meta" {
-                let equiv = get("http-equiv").unwrap_or("content-security-policy");
-                assert!(equiv.eq_ignore_ascii_case("content-security-policy"), "{name}: <meta http-equiv={equiv}>");
-            }
-            for (attr, value) in &attrs {
-                assert!(!attr.starts_with("on"), "{name}: {attr}= on <{tag}>");
-                assert!(attr != "style", "{name}: style= on <{tag}>");
-                if URL_ATTRS.contains(&attr.as_str()) {
-                    let squeezed: String = value.chars().filter(|c| !c.is_whitespace() && !c.is_control()).collect();
-                    let squeezed = squeezed.to_ascii_lowercase();
-                    for scheme in ["javascript:", "vbscript:", "data:", "file:"] {
-                        assert!(!squeezed.starts_with(scheme), "{name}: {attr}=\"{value}\" on <{tag}>");
-                    }
-                }
-                // Content ids carry the prefix; only headings (our anchors) and
-                // the templates' own elements have bare ids.
-                if attr == "id" && !value.starts_with("user-content-") {
-                    // The home page's introduction carries its lifted title's anchor.
-                    let heading = matches!(tag.as_str(), "h1" | "h2" | "h3" | "h4" | "h5" | "h6")
-                        || get("class").is_some_and(|c| c.contains("home-intro"));
-                    assert!(heading || TEMPLATE_IDS.contains(&value.as_str()), "{name}: id=\"{value}\" on <{tag}>");
-                }
-                if attr == "name" {
-                    assert!(matches!(tag.as_str(), "meta" | "input"), "{name}: name=\"{value}\" on <{tag}>");
-                }
-            }
+            tag_is_inert(&name, &tag, &attrs);
         }
     }
+}
 
+/// One tag of a generated page (`name`): only our scripts, no handler, style,
+/// script URL, or bare `id` / `name` that could clobber a global.
+fn tag_is_inert(name: &str, tag: &str, attrs: &[(String, String)]) {
+    let get = |n: &str| attrs.iter().find(|(a, _)| a == n).map(|(_, v)| v.as_str());
+    if tag == "script" {
+        // Only our two scripts, by URL, never inline code.
+        let src = get("src").unwrap_or("");
+        assert!(src.ends_with("assets/search.js") || src.ends_with("widget.js"), "{name}: <script {attrs:?}>");
+    }
+    if tag == "meta" {
+        let equiv = get("http-equiv").unwrap_or("content-security-policy");
+        assert!(equiv.eq_ignore_ascii_case("content-security-policy"), "{name}: <meta http-equiv={equiv}>");
+    }
+    for (attr, value) in attrs {
+        assert!(!attr.starts_with("on"), "{name}: {attr}= on <{tag}>");
+        assert!(attr != "style", "{name}: style= on <{tag}>");
+        if URL_ATTRS.contains(&attr.as_str()) {
+            let squeezed: String = value.chars().filter(|c| !c.is_whitespace() && !c.is_control()).collect();
+            let squeezed = squeezed.to_ascii_lowercase();
+            for scheme in ["javascript:", "vbscript:", "data:", "file:"] {
+                assert!(!squeezed.starts_with(scheme), "{name}: {attr}=\"{value}\" on <{tag}>");
+            }
+        }
+        // Content ids carry the prefix; only headings (our anchors) and
+        // the templates' own elements have bare ids.
+        if attr == "id" && !value.starts_with("user-content-") {
+            // The home page's introduction carries its lifted title's anchor.
+            let heading = matches!(tag, "h1" | "h2" | "h3" | "h4" | "h5" | "h6")
+                || get("class").is_some_and(|c| c.contains("home-intro"));
+            assert!(heading || TEMPLATE_IDS.contains(&value.as_str()), "{name}: id=\"{value}\" on <{tag}>");
+        }
+        if attr == "name" {
+            assert!(matches!(tag, "meta" | "input"), "{name}: name=\"{value}\" on <{tag}>");
+        }
+    }
+}
+
+/// What is safe stays: prefixed ids, safe links, heading anchors, a blocked
+/// link's words, explicit ids, and prompt injections as visible text.
+fn safe_content_stays(site: &Path) {
     let raw = fs::read_to_string(site.join("hostile/raw-html.html")).expect("raw-html page");
     assert!(raw.contains("id=\"user-content-forms\"") && !raw.contains("id=\"forms\""));
     assert!(raw.contains("id=\"user-content-location\"") && !raw.contains("id=\"location\""));

@@ -5,14 +5,17 @@
 //! number of bodies (an interrupted run), so retries, paging, incremental runs,
 //! resuming and bad input are all exercised.
 
+mod common;
+
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
+use common::{assert_ok, read, report, run, run_with_env, stderr, stdout, walk};
 use serde_json::{json, Value};
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/confluence");
@@ -283,52 +286,27 @@ fn tree() -> Vec<FPage> {
         .collect()
 }
 
-fn run(args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_site-builder"));
-    cmd.args(args).env_remove("CONFLUENCE_TOKEN");
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    cmd.output().expect("run site-builder")
-}
-
 fn ingest(server: &Server, out: &Path, extra: &[&str]) -> Output {
     let mut args = vec!["ingest", "confluence", "--base-url", &server.base, "--root-page", "100", "--quiet"];
     let out_s = out.to_str().expect("utf-8 path");
     args.extend(["--out", out_s]);
     args.extend(extra);
-    run(&args, &[])
+    run(&args)
 }
 
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn read(out: &Path, rel: &str) -> String {
-    std::fs::read_to_string(out.join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
-}
-
-/// Every file under `dir`, relative, with its modification time.
+/// Every file under `dir` (none if it is not there), relative, with its
+/// modification time.
 fn files(dir: &Path) -> BTreeMap<String, SystemTime> {
-    let mut out = BTreeMap::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&d) else { continue };
-        for e in entries.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                let rel = p.strip_prefix(dir).expect("under dir").to_string_lossy().replace('\\', "/");
-                out.insert(rel, e.metadata().and_then(|m| m.modified()).expect("mtime"));
-            }
-        }
+    if !dir.exists() {
+        return BTreeMap::new();
     }
-    out
+    walk(dir)
+        .into_iter()
+        .map(|p| {
+            let rel = p.strip_prefix(dir).expect("under dir").to_string_lossy().replace('\\', "/");
+            (rel, p.metadata().and_then(|m| m.modified()).expect("mtime"))
+        })
+        .collect()
 }
 
 fn md_files(dir: &Path) -> Vec<String> {
@@ -347,7 +325,7 @@ fn converts_the_tree_and_the_result_builds() {
     let server = Server::start(tree());
     let (t, out) = tempdir();
     let o = ingest(&server, &out, &[]);
-    assert!(o.status.success(), "stderr: {}\nstdout: {}", stderr(&o), stdout(&o));
+    assert_ok(&o);
     let summary = stdout(&o);
     assert!(summary.starts_with("20 pages in the tree: 20 fetched, 0 unchanged, 20 written, 0 skipped"), "{summary}");
     assert!(!summary.contains(" 0 retries"), "the flaky answers must have been retried: {summary}");
@@ -362,36 +340,43 @@ fn converts_the_tree_and_the_result_builds() {
         assert!(gap(id) >= std::time::Duration::from_millis(950), "page {id} was retried after {:?}", gap(id));
     }
 
-    let expected = [
-        "index.md",
-        "it-services/index.md",
-        "it-services/connecting-to-the-vpn.md",
-        "it-services/eduroam-wi-fi.md",
-        "it-services/email-on-your-phone.md",
-        "it-services/resetting-your-password.md",
-        "it-services/printing.md",
-        "finance/index.md",
-        "finance/paying-your-bill.md",
-        "finance/refunds.md",
-        "finance/payment-plans.md",
-        "campus/index.md",
-        "campus/parking/index.md",
-        "campus/parking/buying-a-parking-permit.md",
-        "campus/parking/parking-citations.md",
-        "campus/parking/shuttle-bus.md",
-        "campus/parking/bikes-on-campus.md",
-        "campus/dining.md",
-        "campus/library.md",
-        "faq.md",
-    ];
-    let mut want: Vec<String> = expected.iter().map(|s| s.to_string()).collect();
+    let mut want: Vec<String> = TREE_FILES.iter().map(|s| s.to_string()).collect();
     want.sort();
     assert_eq!(md_files(&out), want);
     assert!(out.join(".confluence-state.json").is_file());
+    vpn_page_is_converted(&out, &server.base);
+    tables_admonitions_and_links_are_converted(&out);
+    builds_strictly(&out, &t.path().join("dist"));
+}
 
-    // Frontmatter in the shape of content/.
-    let vpn = read(&out, "it-services/connecting-to-the-vpn.md");
-    let base = &server.base;
+/// The files the 20-page tree becomes.
+const TREE_FILES: [&str; 20] = [
+    "index.md",
+    "it-services/index.md",
+    "it-services/connecting-to-the-vpn.md",
+    "it-services/eduroam-wi-fi.md",
+    "it-services/email-on-your-phone.md",
+    "it-services/resetting-your-password.md",
+    "it-services/printing.md",
+    "finance/index.md",
+    "finance/paying-your-bill.md",
+    "finance/refunds.md",
+    "finance/payment-plans.md",
+    "campus/index.md",
+    "campus/parking/index.md",
+    "campus/parking/buying-a-parking-permit.md",
+    "campus/parking/parking-citations.md",
+    "campus/parking/shuttle-bus.md",
+    "campus/parking/bikes-on-campus.md",
+    "campus/dining.md",
+    "campus/library.md",
+    "faq.md",
+];
+
+/// The VPN page (tests/fixtures/confluence/vpn.xml): frontmatter in the shape of
+/// content/, then Markdown with nothing of the storage format left.
+fn vpn_page_is_converted(out: &Path, base: &str) {
+    let vpn = read(out, "it-services/connecting-to-the-vpn.md");
     let front = format!(
         "---\ntitle: Connecting to the VPN\nparent: IT Services\npath: Help Center / IT Services / Connecting to the VPN\n\
          original_url: {base}/spaces/HC/pages/111\npage_id: '111'\nversion: 3\nlast_updated: '2026-03-03'\n---\n\n# Connecting to the VPN\n\n"
@@ -412,8 +397,11 @@ fn converts_the_tree_and_the_result_builds() {
     for gone in ["ac:", "ri:", "maxLevel", "style", "vpn-client-screenshot", "&nbsp;", "Terminal", "\n\n\n"] {
         assert!(!vpn.contains(gone), "{gone:?} leaked into:\n{vpn}");
     }
+}
 
-    let refunds = read(&out, "finance/refunds.md");
+/// Tables, admonitions, child lists and links between pages, at every depth.
+fn tables_admonitions_and_links_are_converted(out: &Path) {
+    let refunds = read(out, "finance/refunds.md");
     for want in [
         "| Withdrawal | Refund |\n| --- | --- |\n| Week 1 | 100% (tuition \\| fees) |\n| Week 2\u{2013}3 | **50%** |\n| After week 3 | none |",
         "!!! warning \"Financial aid\"\n\n    Withdrawing may reduce your aid.\n\n    -   Talk to an adviser first.",
@@ -422,7 +410,7 @@ fn converts_the_tree_and_the_result_builds() {
     ] {
         assert!(refunds.contains(want), "missing {want:?} in:\n{refunds}");
     }
-    let parking = read(&out, "campus/parking/index.md");
+    let parking = read(out, "campus/parking/index.md");
     assert!(parking.contains("parent: Campus\npath: Help Center / Campus / Parking\n"), "{parking}");
     assert!(
         parking
@@ -430,29 +418,27 @@ fn converts_the_tree_and_the_result_builds() {
         "{parking}"
     );
     assert!(!parking.contains("ac:") && !parking.contains("60%"), "{parking}");
-    let root = read(&out, "index.md");
+    let root = read(out, "index.md");
     assert!(root.starts_with("---\ntitle: Help Center\nparent: ''\npath: Help Center\n"), "{root}");
-    assert!(read(&out, "faq.md").contains("[Help Center](index.md)"));
-    assert!(read(&out, "campus/parking/shuttle-bus.md").contains("[Help Center](../../index.md)"));
+    assert!(read(out, "faq.md").contains("[Help Center](index.md)"));
+    assert!(read(out, "campus/parking/shuttle-bus.md").contains("[Help Center](../../index.md)"));
+}
 
-    // The content folder builds, strictly, with every internal link resolved, into
-    // the site and the index.
-    let site = t.path().join("dist");
-    let b = run(
-        &[
-            "build",
-            "--content",
-            out.to_str().expect("utf-8"),
-            "--out",
-            site.to_str().expect("utf-8"),
-            "--no-embed-cache",
-            "--strict",
-            "--quiet",
-        ],
-        &[],
-    );
-    assert!(b.status.success(), "build failed:\n{}\n{}", stderr(&b), stdout(&b));
-    let report: Value = serde_json::from_str(&read(&site, "report.json")).expect("report.json");
+/// The content folder builds into `site`, strictly, with every internal link
+/// resolved, into the site and the index.
+fn builds_strictly(content: &Path, site: &Path) {
+    let b = run(&[
+        "build",
+        "--content",
+        content.to_str().expect("utf-8"),
+        "--out",
+        site.to_str().expect("utf-8"),
+        "--no-embed-cache",
+        "--strict",
+        "--quiet",
+    ]);
+    assert_ok(&b);
+    let report = report(site);
     assert_eq!(report["broken_links"], json!([]), "{report}");
     assert_eq!(report["skipped"], json!([]), "{report}");
     assert_eq!(report["missing_assets"], json!([]), "{report}");
@@ -471,7 +457,7 @@ fn reruns_are_incremental_and_a_new_version_rewrites_one_page() {
     let bodies = server.with(|s| s.total_body_requests());
 
     let o = ingest(&server, &out, &[]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    assert_ok(&o);
     assert!(stdout(&o).starts_with("20 pages in the tree: 0 fetched, 20 unchanged, 0 written"), "{}", stdout(&o));
     assert_eq!(files(&out), before, "a run with nothing new must not touch a file");
     assert_eq!(server.with(|s| s.total_body_requests()), bodies, "no body may be fetched again");
@@ -484,7 +470,7 @@ fn reruns_are_incremental_and_a_new_version_rewrites_one_page() {
     });
     std::thread::sleep(std::time::Duration::from_millis(20));
     let o = ingest(&server, &out, &[]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    assert_ok(&o);
     assert!(stdout(&o).starts_with("20 pages in the tree: 1 fetched, 19 unchanged, 1 written"), "{}", stdout(&o));
     let after = files(&out);
     let changed: Vec<&String> = after.iter().filter(|(k, v)| before.get(*k) != Some(*v)).map(|(k, _)| k).collect();
@@ -501,7 +487,7 @@ fn pages_are_fetched_concurrently_up_to_the_bound() {
         server.with(|s| s.delay = std::time::Duration::from_millis(150));
         let (_t, out) = tempdir();
         let o = ingest(&server, &out, &["--concurrency", concurrency]);
-        assert!(o.status.success(), "{}", stderr(&o));
+        assert_ok(&o);
         assert!(stdout(&o).starts_with("20 pages in the tree: 20 fetched"), "{}", stdout(&o));
         // 20 bodies at 150 ms each: one at a time never overlaps, four at once
         // must reach four (and never five).
@@ -537,7 +523,7 @@ fn an_interrupted_run_resumes() {
     server.with(|s| s.deny_after = None);
     let served = server.with(|s| s.bodies_served);
     let o = ingest(&server, &out, &[]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    assert_ok(&o);
     let n = written.len();
     assert!(
         stdout(&o).starts_with(&format!("20 pages in the tree: {} fetched, {n} unchanged, {} written", 20 - n, 20 - n)),
@@ -563,7 +549,7 @@ fn invalid_xml_skips_that_page_only() {
     let server = Server::start(pages);
     let (_t, out) = tempdir();
     let o = ingest(&server, &out, &[]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    assert_ok(&o);
     let s = stdout(&o);
     assert!(s.starts_with("20 pages in the tree: 20 fetched, 0 unchanged, 19 written, 1 skipped"), "{s}");
     assert!(s.contains("skipped page 123 (Payment plans): page 123: the storage body is not well-formed"), "{s}");
@@ -592,7 +578,7 @@ fn refused_credentials_stop_before_anything_is_written() {
 
     // The right token works.
     let out_s = out.to_str().expect("utf-8");
-    let o = run(
+    let o = run_with_env(
         &[
             "ingest",
             "confluence",
@@ -607,7 +593,7 @@ fn refused_credentials_stop_before_anything_is_written() {
         ],
         &[("KB_TEST_TOKEN", "s3cret")],
     );
-    assert!(o.status.success(), "{}", stderr(&o));
+    assert_ok(&o);
     assert_eq!(md_files(&out).len(), 20);
 }
 
@@ -619,13 +605,13 @@ fn pages_that_left_the_tree_are_reported_and_pruned() {
     server.with(|s| s.pages.retain(|p| p.id != "1314"));
 
     let o = ingest(&server, &out, &[]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    assert_ok(&o);
     assert!(stdout(&o).contains("19 unchanged, 0 written, 0 skipped, 1 gone (0 pruned)"), "{}", stdout(&o));
     assert!(stdout(&o).contains("gone: page 1314 (campus/parking/bikes-on-campus.md), kept; pass --prune"));
     assert!(out.join("campus/parking/bikes-on-campus.md").exists());
 
     let o = ingest(&server, &out, &["--prune"]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    assert_ok(&o);
     assert!(stdout(&o).contains("1 gone (1 pruned)"), "{}", stdout(&o));
     assert!(!out.join("campus/parking/bikes-on-campus.md").exists());
     assert_eq!(md_files(&out).len(), 19);

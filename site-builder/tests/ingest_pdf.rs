@@ -2,11 +2,12 @@
 //! this file (standard 14 fonts, text at fixed positions, a correct xref table), run
 //! through the real binary, and the Markdown is checked and built.
 
+mod common;
+
 use std::fmt::Write as _;
 use std::path::Path;
-use std::process::{Command, Output};
 
-const BIN: &str = env!("CARGO_BIN_EXE_site-builder");
+use common::{assert_ok, run, stderr};
 
 /// Text drawn at (x, y) from the bottom-left, in a font (`F1` Helvetica,
 /// `F2` Helvetica-Bold) and size.
@@ -165,14 +166,6 @@ fn handbook() -> Vec<u8> {
     pdf(&[page1, page2], Some("<< /Producer (test) /ModDate (D:20240115093000Z) >>"), false)
 }
 
-fn run(args: &[&str]) -> Output {
-    Command::new(BIN).args(args).output().expect("the binary runs")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
 fn files_in(dir: &Path) -> Vec<String> {
     match std::fs::read_dir(dir) {
         Ok(rd) => rd.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect(),
@@ -188,7 +181,7 @@ fn handbook_becomes_a_page_that_builds_and_chunks_at_headings() {
     std::fs::write(&file, handbook()).unwrap();
     let content_dir = dir.path().join("content");
     let o = run(&["ingest", "pdf", file.to_str().unwrap(), "--out", content_dir.to_str().unwrap()]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    assert_ok(&o);
 
     let page = content_dir.join("computer-science-handbook.md");
     let md = std::fs::read_to_string(&page)
@@ -246,7 +239,7 @@ fn handbook_becomes_a_page_that_builds_and_chunks_at_headings() {
         "--no-embed-cache",
         "--strict",
     ]);
-    assert!(o.status.success(), "{}\n{}", String::from_utf8_lossy(&o.stdout), stderr(&o));
+    assert_ok(&o);
     let chunks = std::fs::read_to_string(site.join("chunks.jsonl")).unwrap();
     let chunks: Vec<serde_json::Value> = chunks.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert!(chunks.len() >= 3, "{chunks:?}");
@@ -300,7 +293,7 @@ fn a_typeset_manual_comes_out_clean() {
     std::fs::write(&file, manual()).unwrap();
     let out = dir.path().join("content");
     let o = run(&["ingest", "pdf", file.to_str().unwrap(), "--out", out.to_str().unwrap()]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    assert_ok(&o);
     let page = out.join("campus-network-guide.md");
     let md = std::fs::read_to_string(&page)
         .unwrap_or_else(|e| panic!("{}: {e}; files: {:?}", page.display(), files_in(&out)));
@@ -378,7 +371,7 @@ fn title_option_wins() {
     let out = dir.path().join("c");
     let o =
         run(&["ingest", "pdf", file.to_str().unwrap(), "--title", "CS: the handbook", "--out", out.to_str().unwrap()]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    assert_ok(&o);
     let md = std::fs::read_to_string(out.join("cs-the-handbook.md")).unwrap();
     assert!(md.contains("title: 'CS: the handbook'\n"), "{md}");
 }

@@ -4,14 +4,14 @@
 //! encoding, a 429 with Retry-After, an ETag, a PDF and a page on another origin.
 //! The output is checked, built, and ingested again.
 
+mod common;
+
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
-use std::path::Path;
-use std::process::{Command, Output};
 use std::sync::{Arc, Mutex};
 
-const BIN: &str = env!("CARGO_BIN_EXE_site-builder");
+use common::{assert_ok, read, run, stderr, stdout};
 
 #[derive(Default)]
 struct Seen {
@@ -166,14 +166,6 @@ fn start() -> (String, Arc<Mutex<Seen>>) {
     (base, seen)
 }
 
-fn run(args: &[&str]) -> Output {
-    Command::new(BIN).args(args).output().expect("the binary runs")
-}
-
-fn read(out: &Path, rel: &str) -> String {
-    std::fs::read_to_string(out.join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
-}
-
 #[test]
 fn a_help_centre_is_ingested_politely_and_incrementally() {
     let (base, seen) = start();
@@ -183,17 +175,17 @@ fn a_help_centre_is_ingested_politely_and_incrementally() {
     let ingest = || run(&["ingest", "web", "--sitemap", &sitemap, "--out", out.to_str().unwrap()]);
 
     let o = ingest();
-    let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
-    assert!(o.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&o.stderr));
-    assert!(stdout.contains("7 pages listed: 1 disallowed by robots.txt"), "{stdout}");
-    assert!(stdout.contains("5 written"), "{stdout}");
+    let summary = stdout(&o);
+    assert!(o.status.success(), "{summary}\n{}", stderr(&o));
+    assert!(summary.contains("7 pages listed: 1 disallowed by robots.txt"), "{summary}");
+    assert!(summary.contains("5 written"), "{summary}");
     assert!(
-        stdout.contains("guide.pdf: not an HTML page (application/pdf); ingest it with `site-builder ingest pdf`"),
-        "{stdout}"
+        summary.contains("guide.pdf: not an HTML page (application/pdf); ingest it with `site-builder ingest pdf`"),
+        "{summary}"
     );
-    assert!(stdout.contains("elsewhere.example/page/: on another origin"), "{stdout}");
-    assert!(stdout.contains("1 retries"), "the 429 was retried: {stdout}");
-    assert!(stdout.contains("sitemap-gone.xml: answered 404"), "{stdout}");
+    assert!(summary.contains("elsewhere.example/page/: on another origin"), "{summary}");
+    assert!(summary.contains("1 retries"), "the 429 was retried: {summary}");
+    assert!(summary.contains("sitemap-gone.xml: answered 404"), "{summary}");
     {
         let s = seen.lock().unwrap();
         assert!(!s.hits.contains_key("/private/salaries/"), "robots.txt was obeyed");
@@ -237,15 +229,15 @@ fn a_help_centre_is_ingested_politely_and_incrementally() {
     let site = dir.path().join("site");
     let o =
         run(&["build", "--content", out.to_str().unwrap(), "--out", site.to_str().unwrap(), "--no-index", "--strict"]);
-    assert!(o.status.success(), "{}\n{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    assert_ok(&o);
 
     // Again: the pages with the same lastmod are not requested, the one with an ETag
     // is asked conditionally and answers 304, nothing is rewritten.
     let before = std::fs::metadata(out.join("network/eduroam/index.md")).unwrap().modified().unwrap();
     let o = ingest();
-    let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
-    assert!(o.status.success(), "{stdout}");
-    assert!(stdout.contains("0 written"), "{stdout}");
+    let summary = stdout(&o);
+    assert!(o.status.success(), "{summary}");
+    assert!(summary.contains("0 written"), "{summary}");
     let s = seen.lock().unwrap();
     assert_eq!(s.hits["/network/eduroam/"], 1, "unchanged lastmod: not requested again");
     assert_eq!(s.conditional.get("/network/").map(Vec::len), Some(1), "asked with If-None-Match");
@@ -272,9 +264,9 @@ fn excluded_prefixes_are_left_out_and_links_to_them_stay_absolute() {
         out.to_str().unwrap(),
         "--quiet",
     ]);
-    let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
-    assert!(o.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&o.stderr));
-    assert!(stdout.contains("3 pages listed"), "the root, vpn, the PDF and the private page are out: {stdout}");
+    let summary = stdout(&o);
+    assert!(o.status.success(), "{summary}\n{}", stderr(&o));
+    assert!(summary.contains("3 pages listed"), "the root, vpn, the PDF and the private page are out: {summary}");
     assert!(!out.join("network/vpn.md").exists() && !out.join("index.md").exists());
     assert!(!seen.lock().unwrap().hits.contains_key("/network/vpn.html"), "an excluded page is not requested");
     let edu = read(&out, "network/eduroam/index.md");
@@ -285,6 +277,6 @@ fn excluded_prefixes_are_left_out_and_links_to_them_stay_absolute() {
 fn a_wrong_sitemap_url_is_refused_with_the_reason() {
     let o = run(&["ingest", "web", "--sitemap", "help.example.edu/sitemap.xml", "--out", "/nonexistent/x"]);
     assert!(!o.status.success());
-    let err = String::from_utf8_lossy(&o.stderr);
+    let err = stderr(&o);
     assert!(err.contains("--sitemap help.example.edu/sitemap.xml") && err.contains("full http(s) URL"), "{err}");
 }

@@ -2,20 +2,14 @@
 //! `index.bin` and `encoder.bin`, `search` answers from them, `eval` scores a QA
 //! set and a BEIR folder. Needs the model files (scripts/fetch-model).
 
+mod common;
+
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 use std::sync::OnceLock;
 
+use common::{assert_ok, build_with_index, repo, report, run, stderr, stdout};
 use serde_json::Value;
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
-}
-
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_site-builder")).args(args).current_dir(repo()).output().unwrap()
-}
 
 /// The demo content built once, with its index, for every test in this file.
 fn demo() -> &'static Path {
@@ -23,8 +17,8 @@ fn demo() -> &'static Path {
     DIR.get_or_init(|| {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("dist");
-        let o = run(&["build", "--quiet", "--content", "content", "--out", out.to_str().unwrap()]);
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let o = build_with_index(&repo().join("content"), &out, &[]);
+        assert_ok(&o);
         dir
     })
     .path()
@@ -39,7 +33,7 @@ fn search(query: &str, extra: &[&str]) -> Value {
     let mut args = vec!["search", "--index", &idx, "--json", query];
     args.extend_from_slice(extra);
     let o = run(&args);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_ok(&o);
     serde_json::from_slice(&o.stdout).unwrap()
 }
 
@@ -52,7 +46,7 @@ fn urls(answer: &Value) -> Vec<String> {
 fn build_writes_the_index_and_reports_it() {
     let out = demo().join("dist");
     assert!(out.join("index.bin").exists() && out.join("encoder.bin").exists());
-    let report: Value = serde_json::from_str(&fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+    let report = report(&out);
     let ix = &report["index"];
     assert_eq!(ix["chunks"], report["chunks"]["after_filters"]);
     assert!(ix["bytes_per_chunk"].as_f64().unwrap() > 1536.0, "a 384-d f32 vector alone is 1536 bytes");
@@ -136,9 +130,8 @@ fn eval_scores_the_demo_questions() {
         "convex,bm25",
         "--json",
     ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let lines: Vec<Value> =
-        String::from_utf8_lossy(&o.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_ok(&o);
+    let lines: Vec<Value> = stdout(&o).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(lines.len(), 2);
     for m in &lines {
         for key in ["recall_at_k", "context_precision", "mrr_at_10", "ndcg_at_10", "per_category"] {
@@ -176,7 +169,7 @@ fn beir_eval_ignores_a_querys_own_document() {
     let cache = dir.path().join("cache");
     let o =
         run(&["eval", "--beir", b.to_str().unwrap(), "--mode", "dense", "--json", "--cache", cache.to_str().unwrap()]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_ok(&o);
     let m: Value = serde_json::from_slice(&o.stdout).unwrap();
     // d2 is the best document once q1's own copy is ignored.
     assert_eq!(m["ndcg_at_10"], 1.0, "{m}");
@@ -193,10 +186,10 @@ fn bad_index_files_are_clear_errors() {
     fs::copy(demo().join("dist/encoder.bin"), dir.path().join("encoder.bin")).unwrap();
     let o = run(&["search", "--index", bad.to_str().unwrap(), "anything"]);
     assert_eq!(o.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&o.stderr);
+    let err = stderr(&o);
     assert!(err.contains("index.bin") && err.contains("not a KBINDEX file"), "{err}");
     let o = run(&["search", "--index", dir.path().join("missing.bin").to_str().unwrap(), "x"]);
-    assert!(String::from_utf8_lossy(&o.stderr).contains("site-builder build"));
+    assert!(stderr(&o).contains("site-builder build"));
     let idx = index();
     for (args, needle) in [
         (vec!["search", "--index", &idx, "x", "--k", "0"], "--k"),
@@ -208,11 +201,7 @@ fn bad_index_files_are_clear_errors() {
     ] {
         let o = run(&args);
         assert_eq!(o.status.code(), Some(2), "{args:?}");
-        assert!(
-            String::from_utf8_lossy(&o.stderr).contains(needle),
-            "{args:?}: {}",
-            String::from_utf8_lossy(&o.stderr)
-        );
+        assert!(stderr(&o).contains(needle), "{args:?}: {}", stderr(&o));
     }
 }
 
@@ -221,9 +210,9 @@ fn bad_index_files_are_clear_errors() {
 fn an_hnsw_index_answers_like_the_exact_one() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("dist");
-    let o = run(&["build", "--quiet", "--content", "content", "--out", out.to_str().unwrap(), "--hnsw-threshold", "1"]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let report: Value = serde_json::from_str(&fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+    let o = build_with_index(&repo().join("content"), &out, &["--hnsw-threshold", "1"]);
+    assert_ok(&o);
+    let report = report(&out);
     assert_eq!(report["index"]["hnsw"], true);
     let flat = fs::metadata(demo().join("dist/index.bin")).unwrap().len();
     assert!(fs::metadata(out.join("index.bin")).unwrap().len() > flat, "the graph is stored in the index");
@@ -254,21 +243,13 @@ fn csc_dev_set_quality_holds() {
     );
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("csc");
-    let o = run(&[
-        "build",
-        "--quiet",
-        "--browser-semantic",
-        "--content",
-        corpus.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = build_with_index(&corpus, &out, &["--browser-semantic"]);
+    assert_ok(&o);
     let idx = out.join("index.bin").to_string_lossy().into_owned();
     let eval = |qa: &Path| -> Vec<Value> {
         let o = run(&["eval", "--index", &idx, "--qa", qa.to_str().unwrap(), "--mode", "convex,bm25,dense", "--json"]);
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        String::from_utf8_lossy(&o.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+        assert_ok(&o);
+        stdout(&o).lines().map(|l| serde_json::from_str(l).unwrap()).collect()
     };
     let (first, second) = (eval(&sets[0]), eval(&sets[1]));
     let both = |i: usize, key: &str| (first[i][key].as_f64().unwrap() + second[i][key].as_f64().unwrap()) / 2.0;
@@ -297,7 +278,7 @@ fn csc_dev_set_quality_holds() {
 fn browser_answers_as_the_edge(out: &Path, sets: &[PathBuf]) {
     use search_core::index::fragments::{Engine, Semantic, Step};
     use search_core::index::{Mode, SearchParams};
-    let report: Value = serde_json::from_slice(&fs::read(out.join("report.json")).unwrap()).unwrap();
+    let report = report(out);
     let build = report["browser_search"]["build"].as_str().unwrap_or_else(|| {
         panic!("no browser search in the CSC site (run scripts/build-search-web first): {}", report["warnings"])
     });
@@ -374,18 +355,9 @@ fn a_rebuild_embeds_only_what_changed() {
     let cache = dir.path().join("embeddings.bin");
     let out = dir.path().join("dist");
     let build = || {
-        let o = run(&[
-            "build",
-            "--quiet",
-            "--content",
-            content.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--embed-cache",
-            cache.to_str().unwrap(),
-        ]);
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        let r: Value = serde_json::from_str(&fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+        let o = build_with_index(&content, &out, &["--embed-cache", cache.to_str().unwrap()]);
+        assert_ok(&o);
+        let r = report(&out);
         (r["index"]["embedded"].as_u64().unwrap(), r["index"]["reused"].as_u64().unwrap())
     };
     let (first, reused) = build();
