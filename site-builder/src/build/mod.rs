@@ -1,0 +1,381 @@
+//! `site-builder build`: the pipeline from a content folder to `OUT/`.
+//!
+//! ```text
+//! content/**/*.{md,mdx} ─parse─▶ pages ─normalize (kb-dialect)─▶ (Html, Text) Markdown
+//!      Html ─render─▶ sanitised HTML ─templates─▶ OUT/site/
+//!      Text ─chunk─▶ chunks ─filter─▶ chunks ─enrich─▶ OUT/chunks.jsonl
+//! everything skipped, dropped or broken ─▶ OUT/report.json
+//! ```
+//!
+//! A bad page is skipped and reported (or fails the build under `--strict`); the
+//! previous `OUT/site/` is replaced only once the new one is complete.
+//!
+//! The stages, one module each: [`read`] (the content folder into pages),
+//! [`addresses`] (each page's URL and folder chain), [`pages`] (normalised and
+//! rendered, with what the report says of them), [`chunks`] (chunked, filtered,
+//! enriched, and the index built), [`write`] (the site written into the
+//! staging folder).
+
+mod addresses;
+mod chunks;
+mod pages;
+mod read;
+mod write;
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use indicatif::{ProgressBar, ProgressStyle};
+use search_core::chunk::{encode_jsonl, CHUNKS_FORMAT_VERSION};
+
+use crate::chunk::{ChunkOptions, OptionsError};
+use crate::embed::LongText;
+use crate::filter::{HeuristicJudge, StubJudge};
+use crate::output::{write_atomic, Staging, WriteError};
+use crate::parse::Page;
+use crate::render::Rendered;
+use crate::report::*;
+use crate::site::{TemplateError, Templates};
+use crate::tree::{NavTree, PageRef};
+use kb_dialect::Dialect;
+use search_core::index::{Bm25Params, Mode, VectorStorage};
+
+use chunks::{build_index, chunk_filter_enrich};
+use pages::render_pages;
+use read::{discover, read_pages};
+use write::{assets_used, write_site};
+
+pub use addresses::page_url;
+
+/// How the stub candidates are judged (`--stub-judge`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum JudgeChoice {
+    /// The LLM when one is configured, else the heuristic.
+    #[default]
+    Auto,
+    Heuristic,
+    /// The LLM; the build fails if none is configured.
+    Llm,
+}
+
+/// Everything `build` needs, parsed and checked once at the edge.
+#[derive(Debug, Clone)]
+pub struct BuildOptions {
+    pub content: PathBuf,
+    pub out: PathBuf,
+    pub chunk: ChunkOptions,
+    pub strict: bool,
+    /// A templates folder to use instead of the built-in templates.
+    pub templates: Option<PathBuf>,
+    /// Absolute base URL of the deployed site, for `sitemap.xml`.
+    pub site_url: String,
+    pub judge: JudgeChoice,
+    pub llm: Option<crate::llm::LlmConfig>,
+    /// Show progress bars (when stderr is a terminal).
+    pub progress: bool,
+    /// Apply the chunk filters (off only to measure what they are worth).
+    pub filters: bool,
+    /// Build the hybrid index (`OUT/index.bin`, `OUT/encoder.bin`); `None` skips it.
+    pub index: Option<IndexOptions>,
+    /// Write browser search into the site (`OUT/site/_search/`; needs the index);
+    /// `None` leaves it out.
+    pub browser: Option<crate::browser::BrowserOptions>,
+    /// Read every page in this dialect (`--dialect`); `None` detects it per page.
+    pub dialect: Option<Dialect>,
+    /// The path the source site served the pages under (`/docs`), for links
+    /// written site-root-relative (`/docs/setup/setup.md`); `None` detects it.
+    pub base_path: Option<String>,
+}
+
+/// How the hybrid index is built.
+#[derive(Debug, Clone)]
+pub struct IndexOptions {
+    /// Folder with `model.safetensors`, `tokenizer.json`, `config.json`.
+    pub model_dir: PathBuf,
+    pub vectors: VectorStorage,
+    pub long_text: LongText,
+    pub default_mode: Mode,
+    pub alpha: f32,
+    /// `convex`: how many top scores of each list define its range.
+    pub norm_depth: usize,
+    /// Where vectors of earlier builds are kept (`None`: embed everything).
+    pub embed_cache: Option<PathBuf>,
+    /// From this many chunks on, dense search walks an HNSW graph instead of
+    /// scanning every vector.
+    pub hnsw_threshold: usize,
+    pub bm25: Bm25Params,
+}
+
+/// Why a build did not produce its outputs.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    #[error("content folder {0} does not exist; pass --content DIR")]
+    ContentMissing(PathBuf),
+    #[error("{0} is not a folder; --content takes the folder that holds the Markdown pages")]
+    ContentNotDir(PathBuf),
+    #[error("no Markdown pages (*.md, *.mdx) under {0}")]
+    NoPages(PathBuf),
+    #[error("{read} page(s) read under {content} and none could be rendered: {reason} (see {report})")]
+    NothingRendered { read: usize, content: PathBuf, reason: String, report: PathBuf },
+    #[error(transparent)]
+    Options(#[from] OptionsError),
+    #[error(transparent)]
+    Template(#[from] TemplateError),
+    #[error(transparent)]
+    Write(#[from] WriteError),
+    #[error("--stub-judge llm needs an LLM: set SPIN_VARIABLE_LLM_BASE_URL (and _MODEL, _API_KEY) or use --stub-judge heuristic")]
+    NoLlm,
+    #[error("cannot set up the HTTP client for the LLM stub judge: {0}")]
+    LlmClient(String),
+    #[error(transparent)]
+    Embed(#[from] crate::embed::EmbedError),
+    #[error(transparent)]
+    Browser(#[from] crate::browser::BrowserError),
+    #[error("{0}")]
+    Graph(String),
+    #[error(
+        "--strict: {skipped} page(s) skipped and {broken} broken link(s); the site was not replaced (see {report})"
+    )]
+    Strict { skipped: usize, broken: usize, report: PathBuf },
+}
+
+/// A page that parsed, with everything derived from it.
+pub(super) struct Built {
+    page: Page,
+    url: String,
+    chain: Vec<String>,
+    text_md: String,
+    rendered: Rendered,
+    summary: Option<String>,
+}
+
+/// Runs the build and returns its report (also written to `OUT/report.json`).
+pub fn build(opts: &BuildOptions) -> Result<Report, BuildError> {
+    let started = Instant::now();
+    let chunk_opts = opts.chunk.validate()?;
+    check_inputs(opts)?;
+    let templates = match &opts.templates {
+        Some(dir) => Templates::from_dir(dir)?,
+        None => Templates::embedded()?,
+    };
+    let judge = stub_judge(opts)?;
+    let mut report = new_report(opts, &chunk_opts, judge.name());
+
+    // Parse.
+    let (sources, assets) = discover(&opts.content, &mut report);
+    if sources.is_empty() && report.skipped.is_empty() {
+        return Err(BuildError::NoPages(opts.content.clone()));
+    }
+    report.pages.read = sources.len() + report.skipped.len();
+    let pages = read_pages(&opts.content, &sources, &mut report);
+    report.pages.unpublished = report.unpublished.len();
+    report.pages.skipped = report.skipped.len();
+    if pages.is_empty() {
+        return Err(nothing_rendered(opts, &mut report, started));
+    }
+
+    // Normalise and render.
+    let built = render_pages(pages, &assets, opts, &mut report);
+    report.pages.rendered = built.len();
+
+    // Chunk, filter, enrich.
+    let chunks = chunk_filter_enrich(&built, &chunk_opts, opts.filters, judge.as_ref(), opts.progress, &mut report);
+
+    // Write the site into a staging folder.
+    let tree = NavTree::build(
+        &built
+            .iter()
+            .map(|b| PageRef { chain: b.chain.iter().map(String::as_str).collect(), url: &b.url, order: b.page.order })
+            .collect::<Vec<_>>(),
+    );
+    let site_dir = opts.out.join("site");
+    let staging = Staging::new(&site_dir)?;
+    write_site(&staging, &templates, &tree, &built, &assets_used(&built), opts, &mut report)?;
+    report.warnings.extend(crate::assets::active_content(
+        &opts.content,
+        built.iter().map(|b| (b.page.source.as_str(), &b.rendered.assets)),
+    ));
+
+    report.seconds = started.elapsed().as_secs_f64();
+    let report_path = opts.out.join("report.json");
+    if opts.strict && (!report.skipped.is_empty() || !report.broken_links.is_empty()) {
+        write_atomic(&report_path, &report_json(&report))?;
+        return Err(BuildError::Strict {
+            skipped: report.skipped.len(),
+            broken: report.broken_links.len(),
+            report: report_path,
+        });
+    }
+    let index_files = match &opts.index {
+        Some(io) => Some(build_index(&chunks, io, opts.progress, &mut report)?),
+        None => None,
+    };
+    if let (Some((index, encoder)), Some(bo)) = (&index_files, &opts.browser) {
+        if bo.required || crate::browser::engine_present(&bo.engine) {
+            report.browser_search = Some(crate::browser::write(&staging, index, encoder, bo)?);
+        } else {
+            report.warnings.push(Warning {
+                file: bo.engine.display().to_string(),
+                line: None,
+                message: "no browser engine here, so the site searches through /api only; build it with `scripts/build-search-web` (or pass --no-browser-search to say so)".into(),
+            });
+        }
+    }
+    crate::assets::write_manifest(&staging, &assets_used(&built))?;
+    staging.commit()?;
+    write_atomic(&opts.out.join("chunks.jsonl"), encode_jsonl(&chunks).as_bytes())?;
+    if let Some((index, encoder)) = index_files {
+        write_atomic(&opts.out.join("encoder.bin"), &encoder)?;
+        write_atomic(&opts.out.join("index.bin"), &index)?;
+    }
+    report.seconds = started.elapsed().as_secs_f64();
+    write_atomic(&report_path, &report_json(&report))?;
+    Ok(report)
+}
+
+/// The content folder exists and is a folder; a required browser engine is
+/// there, before any work (a missing engine should not cost a whole build).
+fn check_inputs(opts: &BuildOptions) -> Result<(), BuildError> {
+    if !opts.content.exists() {
+        return Err(BuildError::ContentMissing(opts.content.clone()));
+    }
+    if !opts.content.is_dir() {
+        return Err(BuildError::ContentNotDir(opts.content.clone()));
+    }
+    if let Some(bo) = opts.browser.as_ref().filter(|b| b.required) {
+        crate::browser::check_engine(bo)?;
+    }
+    Ok(())
+}
+
+/// Who judges stub candidates (`--stub-judge`).
+fn stub_judge(opts: &BuildOptions) -> Result<Box<dyn StubJudge>, BuildError> {
+    Ok(match (opts.judge, &opts.llm) {
+        (JudgeChoice::Llm, None) => return Err(BuildError::NoLlm),
+        (JudgeChoice::Heuristic, _) | (JudgeChoice::Auto, None) => Box::new(HeuristicJudge::default()),
+        (_, Some(cfg)) => Box::new(
+            crate::llm::LlmJudge::new(cfg.clone(), std::time::Duration::from_secs(60))
+                .map_err(BuildError::LlmClient)?,
+        ),
+    })
+}
+
+fn new_report(opts: &BuildOptions, chunk_opts: &ChunkOptions, judge: &str) -> Report {
+    Report {
+        format: REPORT_FORMAT_VERSION,
+        chunks_format: CHUNKS_FORMAT_VERSION,
+        content: opts.content.display().to_string(),
+        out: opts.out.display().to_string(),
+        options: ReportOptions {
+            header_levels: chunk_opts.header_levels,
+            chunk_size: chunk_opts.chunk_size,
+            overlap: chunk_opts.overlap,
+            strict: opts.strict,
+            stub_judge: judge.to_string(),
+        },
+        ..Report::default()
+    }
+}
+
+/// Writes the report and says why a build that read pages renders none.
+fn nothing_rendered(opts: &BuildOptions, report: &mut Report, started: Instant) -> BuildError {
+    let mut reasons: BTreeMap<&str, usize> = BTreeMap::new();
+    for s in &report.skipped {
+        *reasons.entry(s.reason.as_str()).or_default() += 1;
+    }
+    let reason = match report.skipped.first() {
+        Some(first) if reasons.len() == 1 => {
+            format!("every page was skipped ({}), e.g. {}", first.reason, first.message)
+        }
+        _ => {
+            let all: Vec<String> = reasons.iter().map(|(r, n)| format!("{n} {r}")).collect();
+            format!("every page was skipped: {}", all.join(", "))
+        }
+    };
+    report.seconds = started.elapsed().as_secs_f64();
+    let path = opts.out.join("report.json");
+    if let Err(e) = write_atomic(&path, &report_json(report)) {
+        return BuildError::Write(e);
+    }
+    BuildError::NothingRendered { read: report.pages.read, content: opts.content.clone(), reason, report: path }
+}
+
+fn report_json(report: &Report) -> Vec<u8> {
+    let mut v = serde_json::to_vec_pretty(report).unwrap_or_default();
+    v.push(b'\n');
+    v
+}
+
+pub(super) fn progress(enabled: bool, len: u64, what: &str) -> ProgressBar {
+    if !enabled {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(len);
+    let style = ProgressStyle::with_template("{prefix:>8} [{bar:30}] {pos}/{len} {wide_msg}")
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
+        .progress_chars("=> ");
+    bar.set_style(style);
+    bar.set_prefix(what.to_string());
+    bar
+}
+
+#[cfg(test)]
+mod tests {
+    use super::addresses::{is_folder_page, page_url, resolve_chains};
+    use super::read::is_mdx_partial;
+    use super::write::today;
+    use super::*;
+
+    #[test]
+    fn urls_mirror_sources() {
+        assert_eq!(page_url("it/wifi.md"), "it/wifi.html");
+        assert_eq!(page_url("index.md"), "index.html");
+        assert_eq!(page_url("guides/tabs.mdx"), "guides/tabs.html");
+        assert_eq!(page_url("concepts/_index.md"), "concepts/index.html");
+        assert!(is_folder_page("a/README.md") && is_folder_page("_index.md") && !is_folder_page("a/indexes.md"));
+        assert!(is_mdx_partial("a/_partial.mdx") && !is_mdx_partial("a/_index.md"));
+    }
+
+    #[test]
+    fn today_is_a_date() {
+        let t = today();
+        assert_eq!(t.len(), 10);
+        assert!(t.starts_with("20"));
+    }
+
+    fn plain(source: &str, title: &str, ancestors: Option<Vec<&str>>) -> Page {
+        Page {
+            source: source.into(),
+            id: source.into(),
+            title: title.into(),
+            ancestors: ancestors.map(|a| a.into_iter().map(String::from).collect()),
+            original_url: None,
+            version: None,
+            last_updated: None,
+            meta: Default::default(),
+            aliases: Vec::new(),
+            addresses: Vec::new(),
+            description: None,
+            draft: false,
+            order: None,
+            body: String::new(),
+            body_line: 1,
+        }
+    }
+
+    #[test]
+    fn chains_come_from_folders_when_frontmatter_is_silent() {
+        let pages = vec![
+            plain("index.md", "Help", Some(vec![])),
+            plain("it/index.md", "IT services", Some(vec!["Help"])),
+            plain("it/vpn.md", "VPN", None),
+            plain("it/deep/more/x.md", "X", None),
+            plain("misc/index.md", "Misc", None),
+        ];
+        let chains = resolve_chains(&pages);
+        assert_eq!(chains[2], vec!["Help", "IT services", "VPN"]);
+        assert_eq!(chains[3], vec!["Help", "IT services", "Deep", "More", "X"]);
+        assert_eq!(chains[4], vec!["Help", "Misc"]);
+    }
+}

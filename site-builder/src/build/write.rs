@@ -1,0 +1,259 @@
+//! The site written into the staging folder: every page through its template,
+//! the search and 404 pages, tag pages, redirects from old addresses, the
+//! sitemap and the assets pages use.
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use super::addresses::page_url;
+use super::{progress, BuildError, BuildOptions, Built};
+use crate::output::{Staging, WriteError};
+use crate::parse::Page;
+use crate::render::root_prefix;
+use crate::report::Report;
+use crate::site::Templates;
+use crate::tree::{NavTree, HOME_URL};
+use crate::render;
+
+pub(super) fn assets_used(built: &[Built]) -> Vec<String> {
+    let mut all: Vec<String> = built.iter().flat_map(|b| b.rendered.assets.iter().cloned()).collect();
+    all.sort();
+    all.dedup();
+    all
+}
+
+/// Renders every template into the staging folder.
+pub(super) fn write_site(
+    staging: &Staging,
+    templates: &Templates,
+    tree: &NavTree,
+    built: &[Built],
+    assets: &[String],
+    opts: &BuildOptions,
+    report: &mut Report,
+) -> Result<(), BuildError> {
+    use crate::site::{Child, Frame, HomeContext, HomeSection, Link, PageContext, SectionContext, SectionView};
+    let site = site_info(tree, built, opts);
+    let link = |n: usize| Link { title: &tree.nodes[n].title, url: &tree.nodes[n].url };
+    let top_sections: Vec<Link> = tree.nodes[0].children.iter().map(|&c| link(c)).collect();
+    let frame = |root: String| Frame { root, site: &site, top_sections: &top_sections };
+    let crumbs = |node: usize| -> Vec<Link> {
+        let chain = tree.ancestry(node);
+        chain[..chain.len().saturating_sub(1)].iter().map(|&n| link(n)).collect()
+    };
+    let child = |c: usize| {
+        let n = &tree.nodes[c];
+        Child {
+            title: &n.title,
+            url: &n.url,
+            summary: n.page.and_then(|p| built[p].summary.as_deref()),
+            is_section: !n.children.is_empty(),
+            child_count: tree.page_count(c) - usize::from(n.page.is_some()),
+        }
+    };
+    let child_list = |node: usize| -> Vec<Child> { tree.nodes[node].children.iter().map(|&c| child(c)).collect() };
+    let page_view = |pi: usize, node: usize| page_view(&built[pi], crumbs(node));
+
+    let mut sitemap: Vec<(&str, Option<&str>)> = Vec::new();
+    let mut tag_urls: Vec<String> = Vec::new();
+    let bar = progress(opts.progress, built.len() as u64, "write");
+    // The content's root `index.md` is the home page's introduction, not a page of its own.
+    let home_page = built.iter().position(|b| b.url == HOME_URL);
+    for (pi, b) in built.iter().enumerate() {
+        bar.inc(1);
+        if Some(pi) == home_page {
+            continue;
+        }
+        let node = tree.page_node[pi];
+        let ctx =
+            PageContext { frame: frame(root_prefix(&b.url)), page: page_view(pi, node), children: child_list(node) };
+        staging.write(&b.url, templates.render(&ctx)?.as_bytes())?;
+        report.site.html_pages += 1;
+        sitemap.push((&b.url, b.page.last_updated.as_deref()));
+    }
+    bar.finish_and_clear();
+
+    for node in tree.sections() {
+        let n = &tree.nodes[node];
+        if n.page.is_some() {
+            continue;
+        }
+        let ctx = SectionContext {
+            frame: frame(root_prefix(&n.url)),
+            section: SectionView { title: &n.title, breadcrumbs: crumbs(node), children: child_list(node) },
+        };
+        staging.write(&n.url, templates.render(&ctx)?.as_bytes())?;
+        report.site.section_pages += 1;
+        sitemap.push((&n.url, None));
+    }
+
+    for (url, title, children) in tag_pages(built, tree) {
+        let section = SectionView {
+            title: &title,
+            breadcrumbs: vec![link(0)],
+            children: children.into_iter().map(&child).collect(),
+        };
+        let ctx = SectionContext { frame: frame(root_prefix(&url)), section };
+        staging.write(&url, templates.render(&ctx)?.as_bytes())?;
+        report.site.tag_pages += 1;
+        tag_urls.push(url);
+    }
+    sitemap.extend(tag_urls.iter().map(|u| (u.as_str(), None)));
+
+    // Home: the root page's introduction (if any) and the first level of the tree.
+    let sections: Vec<HomeSection> = tree.nodes[0]
+        .children
+        .iter()
+        .map(|&c| HomeSection { entry: child(c), children: tree.nodes[c].children.iter().map(|&k| link(k)).collect() })
+        .collect();
+    let home_ctx = HomeContext { frame: frame(String::new()), page: home_page.map(|p| page_view(p, 0)), sections };
+    staging.write(HOME_URL, templates.render(&home_ctx)?.as_bytes())?;
+    report.site.html_pages += 1;
+    sitemap.insert(0, (HOME_URL, home_page.and_then(|p| built[p].page.last_updated.as_deref())));
+
+    write_search_and_not_found(staging, templates, tree, frame(String::new()), frame("/".into()))?;
+    write_sitemap(staging, templates, &opts.site_url, &sitemap)?;
+    for (dest, content) in templates.statics() {
+        staging.write(dest, content.as_bytes())?;
+    }
+    report.site.redirects = write_redirects(staging, built)?;
+    report.site.assets_copied = copy_assets(staging, &opts.content, assets)?;
+    Ok(())
+}
+
+/// What every page says of the site: its name (the tree's root, else a
+/// generic one), its size, when it was built.
+fn site_info(tree: &NavTree, built: &[Built], opts: &BuildOptions) -> crate::site::SiteInfo {
+    let root = &tree.nodes[0].title;
+    crate::site::SiteInfo {
+        title: if root.is_empty() { "Knowledge base".to_string() } else { root.clone() },
+        page_count: built.len(),
+        built: today(),
+        browser_semantic: opts.browser.as_ref().is_some_and(|b| b.semantic),
+    }
+}
+
+/// `search.html` (the no-JavaScript fallback: the whole tree) and `404.html`.
+fn write_search_and_not_found(
+    staging: &Staging,
+    templates: &Templates,
+    tree: &NavTree,
+    at_root: crate::site::Frame<'_>,
+    anywhere: crate::site::Frame<'_>,
+) -> Result<(), BuildError> {
+    use crate::site::{NotFoundContext, SearchContext, TreeNode};
+    fn subtree(tree: &NavTree, node: usize) -> TreeNode<'_> {
+        let n = &tree.nodes[node];
+        TreeNode { title: &n.title, url: &n.url, children: n.children.iter().map(|&c| subtree(tree, c)).collect() }
+    }
+    let tree_ctx = tree.nodes[0].children.iter().map(|&c| subtree(tree, c)).collect();
+    staging.write("search.html", templates.render(&SearchContext { frame: at_root, tree: tree_ctx })?.as_bytes())?;
+    staging.write("404.html", templates.render(&NotFoundContext { frame: anywhere })?.as_bytes())?;
+    Ok(())
+}
+
+/// What `page.html` shows of a built page.
+fn page_view<'a>(b: &'a Built, breadcrumbs: Vec<crate::site::Link<'a>>) -> crate::site::PageView<'a> {
+    let tags = crate::tags::of(&b.page)
+        .into_iter()
+        .map(|name| crate::site::TagLink { url: page_url(&crate::tags::source(&name)), name })
+        .collect();
+    crate::site::PageView {
+        title: &b.page.title,
+        title_id: b.rendered.title_id.as_deref(),
+        html: &b.rendered.html,
+        toc: &b.rendered.toc,
+        breadcrumbs,
+        last_updated: b.page.last_updated.as_deref(),
+        version: b.page.version.as_deref(),
+        original_url: b.page.original_url.as_deref(),
+        tags,
+        source: &b.page.source,
+        description: b.page.description.as_deref(),
+    }
+}
+
+/// `sitemap.xml`: every URL of the site under the deployed base URL.
+fn write_sitemap(
+    staging: &Staging,
+    templates: &Templates,
+    site_url: &str,
+    sitemap: &[(&str, Option<&str>)],
+) -> Result<(), BuildError> {
+    use crate::site::{SitemapContext, SitemapUrl};
+    let base = if site_url.ends_with('/') { site_url.to_string() } else { format!("{site_url}/") };
+    let urls = sitemap
+        .iter()
+        .map(|(u, d)| SitemapUrl { loc: format!("{base}{}", kb_common::percent::encode_path(u)), lastmod: *d })
+        .collect();
+    staging.write("sitemap.xml", templates.render(&SitemapContext { urls })?.as_bytes())?;
+    Ok(())
+}
+
+/// Copies the files the pages link to into the site; returns how many.
+fn copy_assets(staging: &Staging, content: &Path, assets: &[String]) -> Result<usize, BuildError> {
+    for asset in assets {
+        let from = content.join(asset);
+        let to = staging.path(asset);
+        if let Some(dir) = to.parent() {
+            std::fs::create_dir_all(dir).map_err(|source| WriteError { path: dir.to_path_buf(), source })?;
+        }
+        std::fs::copy(&from, &to).map_err(|source| WriteError { path: to.clone(), source })?;
+    }
+    Ok(assets.len())
+}
+
+/// The listing pages of tags without a page of their own: (URL, title, the
+/// tree nodes of the pages listed).
+pub(super) fn tag_pages(built: &[Built], tree: &NavTree) -> Vec<(String, String, Vec<usize>)> {
+    let page_urls: HashSet<&str> = built.iter().map(|b| b.url.as_str()).collect();
+    let refs: Vec<&Page> = built.iter().map(|b| &b.page).collect();
+    crate::tags::listings(&refs)
+        .into_iter()
+        .map(|(tag, listed)| {
+            let url = page_url(&crate::tags::source(&tag));
+            (url, format!("Tag: {tag}"), listed.iter().map(|&pi| tree.page_node[pi]).collect())
+        })
+        .filter(|(url, _, _)| !page_urls.contains(url.as_str()))
+        .collect()
+}
+
+/// A page's other addresses (`slug`, `permalink`, old URLs) answered with a
+/// redirect to its page: `ADDRESS/index.html`, which every static host serves
+/// for `/ADDRESS/` (and most for `/ADDRESS`). An address that is already a file
+/// of the site, or that is not a plain relative path, is left alone.
+fn write_redirects(staging: &Staging, built: &[Built]) -> Result<usize, BuildError> {
+    let mut taken: HashSet<String> = built.iter().map(|b| b.url.clone()).collect();
+    let mut written = 0;
+    for b in built {
+        for address in &b.page.addresses {
+            let clean = address.trim_matches('/');
+            let plain = !clean.is_empty()
+                && clean.split('/').all(|s| !s.is_empty() && s != "." && s != ".." && !s.contains(['\\', '?', '#']))
+                && !clean.chars().any(char::is_control);
+            let file = format!("{clean}/index.html");
+            if !plain || !taken.insert(file.clone()) {
+                continue;
+            }
+            let to = html_escape(&render::relative_url(&file, &b.url));
+            let title = html_escape(&b.page.title);
+            let html = format!(
+                "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{title}</title>\n<link rel=\"canonical\" href=\"{to}\"><meta http-equiv=\"refresh\" content=\"0; url={to}\"></head>\n<body><p>This page moved to <a href=\"{to}\">{title}</a>.</p></body></html>\n"
+            );
+            staging.write(&file, html.as_bytes())?;
+            written += 1;
+        }
+    }
+    Ok(written)
+}
+
+fn html_escape(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+}
+
+/// Today's date (UTC) as `YYYY-MM-DD`, from the system clock.
+pub(super) fn today() -> String {
+    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    // The date part of the RFC 3339 timestamp the index and health report use.
+    search_service::service::rfc3339(secs)[..10].to_string()
+}
