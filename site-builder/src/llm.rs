@@ -113,8 +113,9 @@ impl StubJudge for LlmJudge {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::io::{BufRead, BufReader, Read, Write};
-    use std::net::TcpListener;
+    use std::collections::VecDeque;
+    use std::sync::{Arc, Mutex};
+    use stub_http::{Request, Response, StubServer};
 
     #[test]
     fn config_reads_spin_variables() {
@@ -148,40 +149,18 @@ mod tests {
         assert!(e.contains("llm_timeout_secs"), "{e}");
     }
 
-    /// A one-shot OpenAI-compatible server: answers each request with `replies[i]`.
-    fn serve(replies: Vec<(u16, String)>) -> (String, std::thread::JoinHandle<Vec<String>>) {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let url = format!("http://{}/v1", listener.local_addr().unwrap());
-        let handle = std::thread::spawn(move || {
-            let mut seen = Vec::new();
-            for (status, body) in replies {
-                let (mut stream, _) = listener.accept().unwrap();
-                let mut reader = BufReader::new(stream.try_clone().unwrap());
-                let mut len = 0;
-                let mut head = String::new();
-                loop {
-                    let mut line = String::new();
-                    reader.read_line(&mut line).unwrap();
-                    if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-                        len = v.trim().parse().unwrap();
-                    }
-                    head.push_str(&line);
-                    if line == "\r\n" {
-                        break;
-                    }
-                }
-                let mut req = vec![0; len];
-                reader.read_exact(&mut req).unwrap();
-                seen.push(format!("{head}{}", String::from_utf8_lossy(&req)));
-                let resp = format!(
-                    "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-                    body.len()
-                );
-                stream.write_all(resp.as_bytes()).unwrap();
-            }
-            seen
+    /// An OpenAI-compatible server that answers the i-th request with
+    /// `replies[i]` (500 beyond them) and keeps every request.
+    fn serve(replies: Vec<(u16, String)>) -> (StubServer, Arc<Mutex<Vec<Request>>>) {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let log = seen.clone();
+        let replies = Mutex::new(VecDeque::from(replies));
+        let server = StubServer::start(move |req| {
+            log.lock().unwrap().push(req);
+            let (status, body) = replies.lock().unwrap().pop_front().unwrap_or((500, "{}".into()));
+            Response::new(status).header("content-type", "application/json").body(body)
         });
-        (url, handle)
+        (server, seen)
     }
 
     fn completion(content: &str) -> String {
@@ -190,14 +169,14 @@ mod tests {
 
     #[test]
     fn llm_judge_speaks_the_wire_format() {
-        let (url, server) = serve(vec![
+        let (server, seen) = serve(vec![
             (200, completion("STUB")),
             (200, completion(" content.")),
             (500, "{}".into()),
             (200, completion("maybe")),
         ]);
         let judge = LlmJudge::new(
-            LlmConfig::from_variables(&url, "m1", "sekret", "5", "").unwrap().unwrap(),
+            LlmConfig::from_variables(&format!("{}/v1", server.url()), "m1", "sekret", "5", "").unwrap().unwrap(),
             Duration::from_secs(5),
         )
         .unwrap();
@@ -205,10 +184,11 @@ mod tests {
         assert_eq!(judge.is_stub("T", "This page contains facts."), Ok(false));
         assert!(judge.is_stub("T", "x").unwrap_err().contains("HTTP 500"));
         assert!(judge.is_stub("T", "x").unwrap_err().contains("expected STUB or CONTENT"));
-        let seen = server.join().unwrap();
-        assert!(seen[0].starts_with("POST /v1/chat/completions"));
-        assert!(seen[0].contains("authorization: Bearer sekret") || seen[0].contains("Authorization: Bearer sekret"));
-        assert!(seen[0].contains("\"model\":\"m1\""));
-        assert!(seen[0].contains("This page contains links."));
+        let seen = seen.lock().unwrap();
+        assert_eq!(seen.len(), 4);
+        assert_eq!((seen[0].method(), seen[0].target()), ("POST", "/v1/chat/completions"));
+        assert_eq!(seen[0].header("authorization"), Some("Bearer sekret"));
+        assert!(seen[0].text().contains("\"model\":\"m1\""));
+        assert!(seen[0].text().contains("This page contains links."));
     }
 }

@@ -383,45 +383,20 @@ fn usage_errors_name_the_parameter() {
 struct ScriptedLlm {
     url: String,
     requests: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    _server: stub_http::StubServer,
 }
 
 impl ScriptedLlm {
     fn start(status: u16, reply: &'static str) -> ScriptedLlm {
-        use std::io::{BufRead, BufReader, Read, Write};
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        let url = format!("http://{}/v1", listener.local_addr().unwrap());
         let requests = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
         let seen = requests.clone();
-        std::thread::spawn(move || {
-            for stream in listener.incoming() {
-                let Ok(mut stream) = stream else { break };
-                let mut reader = BufReader::new(stream.try_clone().unwrap());
-                let mut len = 0;
-                loop {
-                    let mut line = String::new();
-                    if reader.read_line(&mut line).unwrap_or(0) == 0 {
-                        break;
-                    }
-                    if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-                        len = v.trim().parse().unwrap_or(0);
-                    }
-                    if line == "\r\n" {
-                        break;
-                    }
-                }
-                let mut body = vec![0; len];
-                let _ = reader.read_exact(&mut body);
-                seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-                let payload =
-                    serde_json::json!({"choices": [{"message": {"role": "assistant", "content": reply}}]}).to_string();
-                let _ = write!(
-                    stream,
-                    "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{payload}",
-                    payload.len()
-                );
-            }
+        let payload =
+            serde_json::json!({"choices": [{"message": {"role": "assistant", "content": reply}}]}).to_string();
+        let server = stub_http::StubServer::start(move |_| {
+            seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            stub_http::Response::new(status).header("content-type", "application/json").body(payload.clone())
         });
-        ScriptedLlm { url, requests }
+        ScriptedLlm { url: format!("{}/v1", server.url()), requests, _server: server }
     }
 
     fn count(&self) -> usize {

@@ -8,8 +8,6 @@
 mod common;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::io::{BufRead, BufReader, Write};
-use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::Output;
 use std::sync::{Arc, Mutex};
@@ -17,6 +15,7 @@ use std::time::SystemTime;
 
 use common::{assert_ok, read, report, run, run_with_env, stderr, stdout, walk};
 use serde_json::{json, Value};
+use stub_http::{Request, Response, StubServer};
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/confluence");
 /// The most children the server returns per listing request, whatever is asked.
@@ -61,72 +60,31 @@ impl Srv {
     }
 }
 
+/// The fake Confluence; it stops when dropped.
 struct Server {
     base: String,
     state: Arc<Mutex<Srv>>,
+    _http: StubServer,
 }
 
 impl Server {
     fn start(pages: Vec<FPage>) -> Server {
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
-        let base = format!("http://{}/wiki", listener.local_addr().expect("addr"));
         let state = Arc::new(Mutex::new(Srv { pages, ..Srv::default() }));
         let st = state.clone();
-        std::thread::spawn(move || {
-            for stream in listener.incoming().flatten() {
-                let st = st.clone();
-                std::thread::spawn(move || handle(stream, &st));
-            }
-        });
-        Server { base, state }
+        let http = StubServer::start(move |req| handle(&req, &st));
+        Server { base: format!("{}/wiki", http.url()), state, _http: http }
     }
     fn with<R>(&self, f: impl FnOnce(&mut Srv) -> R) -> R {
         f(&mut self.state.lock().expect("server state"))
     }
 }
 
-fn respond(stream: &mut TcpStream, status: u16, extra: &str, body: &str) {
-    let reason = match status {
-        200 => "OK",
-        401 => "Unauthorized",
-        404 => "Not Found",
-        429 => "Too Many Requests",
-        500 => "Internal Server Error",
-        503 => "Service Unavailable",
-        _ => "Other",
-    };
-    let head = format!(
-        "HTTP/1.1 {status} {reason}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n{extra}\r\n",
-        body.len()
-    );
-    let _ = stream.write_all(head.as_bytes());
-    let _ = stream.write_all(body.as_bytes());
-    let _ = stream.flush();
-}
-
 fn query(q: &str) -> HashMap<String, String> {
     q.split('&').filter_map(|kv| kv.split_once('=')).map(|(k, v)| (k.to_string(), v.to_string())).collect()
 }
 
-fn handle(mut stream: TcpStream, st: &Mutex<Srv>) {
-    let mut reader = BufReader::new(stream.try_clone().expect("clone stream"));
-    let mut line = String::new();
-    if reader.read_line(&mut line).is_err() {
-        return;
-    }
-    let target = line.split_whitespace().nth(1).unwrap_or("").to_string();
-    let mut auth = None;
-    loop {
-        let mut h = String::new();
-        if reader.read_line(&mut h).is_err() || h.trim().is_empty() {
-            break;
-        }
-        if let Some((k, v)) = h.split_once(':') {
-            if k.eq_ignore_ascii_case("authorization") {
-                auth = Some(v.trim().to_string());
-            }
-        }
-    }
+fn handle(req: &Request, st: &Mutex<Srv>) -> Response {
+    let target = req.target();
     let with_body = target.contains("body.storage");
     let delay = {
         let mut s = st.lock().expect("server state");
@@ -138,32 +96,37 @@ fn handle(mut stream: TcpStream, st: &Mutex<Srv>) {
     };
     // Outside the lock, so that slow answers overlap as a real server's do.
     std::thread::sleep(delay);
-    let (status, extra, body) = answer(&target, auth.as_deref(), st);
+    let (status, retry_after, body) = answer(target, req.header("authorization"), st);
     if with_body {
         st.lock().expect("server state").in_flight -= 1;
     }
-    respond(&mut stream, status, &extra, &body);
+    let response = Response::new(status).header("content-type", "application/json").body(body);
+    match retry_after {
+        Some(when) => response.header("retry-after", &when),
+        None => response,
+    }
 }
 
-fn answer(target: &str, auth: Option<&str>, st: &Mutex<Srv>) -> (u16, String, String) {
+/// The status, `Retry-After` and body of the answer to `target`.
+fn answer(target: &str, auth: Option<&str>, st: &Mutex<Srv>) -> (u16, Option<String>, String) {
     let mut s = st.lock().expect("server state");
     let (path, q) = target.split_once('?').unwrap_or((target, ""));
     let q = query(q);
     let Some(rest) = path.strip_prefix("/wiki/rest/api/content/") else {
-        return (404, String::new(), r#"{"message":"no such endpoint"}"#.into());
+        return (404, None, r#"{"message":"no such endpoint"}"#.into());
     };
     if let Some(token) = &s.token {
         if auth != Some(format!("Bearer {token}").as_str()) {
-            return (401, String::new(), r#"{"message":"unauthorized"}"#.into());
+            return (401, None, r#"{"message":"unauthorized"}"#.into());
         }
     }
     if s.deny_after.is_some_and(|n| s.bodies_served >= n) {
-        return (401, String::new(), r#"{"message":"token expired"}"#.into());
+        return (401, None, r#"{"message":"token expired"}"#.into());
     }
     if let Some(id) = rest.strip_suffix("/child/page") {
         // Flaky: the first listing of Campus answers 503.
         if id == "130" && s.failed.insert(format!("list:{id}")) {
-            return (503, String::new(), "{}".into());
+            return (503, None, "{}".into());
         }
         let start: usize = q.get("start").and_then(|v| v.parse().ok()).unwrap_or(0);
         let limit: usize = q.get("limit").and_then(|v| v.parse().ok()).unwrap_or(25).min(SERVER_LIMIT);
@@ -184,11 +147,11 @@ fn answer(target: &str, auth: Option<&str>, st: &Mutex<Srv>) -> (u16, String, St
             ));
         }
         let out = json!({"results": slice, "start": start, "limit": limit, "size": slice.len(), "_links": links});
-        return (200, String::new(), out.to_string());
+        return (200, None, out.to_string());
     }
     let id = rest.to_string();
     let Some(page) = s.page(&id).cloned() else {
-        return (404, String::new(), r#"{"message":"no such page"}"#.into());
+        return (404, None, r#"{"message":"no such page"}"#.into());
     };
     let expand = q.get("expand").cloned().unwrap_or_default();
     let with_body = expand.contains("body.storage");
@@ -198,16 +161,10 @@ fn answer(target: &str, auth: Option<&str>, st: &Mutex<Srv>) -> (u16, String, St
         // Flaky pages: the first request gets a 429 or a 5xx, some saying when to
         // come back in seconds, one with an HTTP date two seconds ahead.
         let flaky = match id.as_str() {
-            "112" => Some((429, "Retry-After: 0\r\n".to_string())),
-            "121" => Some((429, "Retry-After: 1\r\n".to_string())),
-            "122" => Some((
-                503,
-                format!(
-                    "Retry-After: {}\r\n",
-                    httpdate::fmt_http_date(SystemTime::now() + std::time::Duration::from_secs(2))
-                ),
-            )),
-            "113" | "132" => Some((500, String::new())),
+            "112" => Some((429, Some("0".to_string()))),
+            "121" => Some((429, Some("1".to_string()))),
+            "122" => Some((503, Some(httpdate::fmt_http_date(SystemTime::now() + std::time::Duration::from_secs(2))))),
+            "113" | "132" => Some((500, None)),
             _ => None,
         };
         if let Some((code, extra)) = flaky {
@@ -234,7 +191,7 @@ fn answer(target: &str, auth: Option<&str>, st: &Mutex<Srv>) -> (u16, String, St
     if with_body {
         out["body"] = json!({"storage": {"value": page.body, "representation": "storage"}});
     }
-    (200, String::new(), out.to_string())
+    (200, None, out.to_string())
 }
 
 fn fixture(name: &str) -> String {

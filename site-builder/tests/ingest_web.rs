@@ -7,11 +7,10 @@
 mod common;
 
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Write};
-use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 
 use common::{assert_ok, read, run, stderr, stdout};
+use stub_http::{Request, Response, StubServer};
 
 #[derive(Default)]
 struct Seen {
@@ -117,58 +116,30 @@ fn answer(path: &str, headers: &HashMap<String, String>, seen: &Mutex<Seen>) -> 
     }
 }
 
-fn serve(stream: TcpStream, base: &str, seen: &Mutex<Seen>) {
-    let mut reader = BufReader::new(match stream.try_clone() {
-        Ok(s) => s,
-        Err(_) => return,
-    });
-    let mut line = String::new();
-    if reader.read_line(&mut line).is_err() {
-        return;
-    }
-    let path = line.split_whitespace().nth(1).unwrap_or("/").to_string();
-    let mut headers = HashMap::new();
-    loop {
-        let mut h = String::new();
-        if reader.read_line(&mut h).is_err() || h.trim().is_empty() {
-            break;
-        }
-        if let Some((k, v)) = h.split_once(':') {
-            headers.insert(k.trim().to_ascii_lowercase(), v.trim().to_string());
-        }
-    }
-    let (status, extra, body) = answer(&path, &headers, seen);
+/// The site's answer to `req`, `BASE` in its text replaced by the site's own URL.
+fn serve(req: &Request, seen: &Mutex<Seen>) -> Response {
+    let headers: HashMap<String, String> = req.headers().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    let (status, extra, body) = answer(req.target(), &headers, seen);
+    let base = format!("http://{}", req.header("host").unwrap_or_default());
     let body = match String::from_utf8(body) {
-        Ok(text) => text.replace("BASE", base).into_bytes(),
+        Ok(text) => text.replace("BASE", &base).into_bytes(),
         Err(e) => e.into_bytes(),
     };
-    let mut out = stream;
-    let mut head = format!("HTTP/1.1 {status} X\r\nContent-Length: {}\r\nConnection: close\r\n", body.len());
-    for (k, v) in extra {
-        head.push_str(&format!("{k}: {v}\r\n"));
-    }
-    head.push_str("\r\n");
-    let _ = out.write_all(head.as_bytes());
-    let _ = out.write_all(&body);
+    extra.iter().fold(Response::new(status), |r, (k, v)| r.header(k, v)).body(body)
 }
 
-fn start() -> (String, Arc<Mutex<Seen>>) {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
+/// The site, and what it saw; it stops when the server is dropped.
+fn start() -> (StubServer, String, Arc<Mutex<Seen>>) {
     let seen = Arc::new(Mutex::new(Seen::default()));
-    let (b, s) = (base.clone(), Arc::clone(&seen));
-    std::thread::spawn(move || {
-        for stream in listener.incoming().flatten() {
-            let (b, s) = (b.clone(), Arc::clone(&s));
-            std::thread::spawn(move || serve(stream, &b, &s));
-        }
-    });
-    (base, seen)
+    let s = Arc::clone(&seen);
+    let server = StubServer::start(move |req| serve(&req, &s));
+    let base = server.url();
+    (server, base, seen)
 }
 
 #[test]
 fn a_help_centre_is_ingested_politely_and_incrementally() {
-    let (base, seen) = start();
+    let (_server, base, seen) = start();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("content");
     let sitemap = format!("{base}/sitemap.xml");
@@ -246,7 +217,7 @@ fn a_help_centre_is_ingested_politely_and_incrementally() {
 
 #[test]
 fn excluded_prefixes_are_left_out_and_links_to_them_stay_absolute() {
-    let (base, seen) = start();
+    let (_server, base, seen) = start();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("content");
     let sitemap = format!("{base}/sitemap.xml");

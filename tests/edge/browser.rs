@@ -10,18 +10,17 @@
 //! Needs `node`, `npm ci` in tests/browser (scripts/test runs it) and Chromium
 //! (`apt-get install chromium`; .ci/run installs it).
 
-use std::io::{BufRead, BufReader, Write};
-use std::net::TcpListener;
 use std::path::PathBuf;
 use std::process::Command;
+
+use stub_http::{Response, StubServer};
 
 use crate::support::llm::{answer, search, ScriptedLlm, Step};
 use crate::support::{built, repo, start, start_over};
 
-/// Serves the foreign page for any GET, on another port (another origin).
-fn foreign_page(site: &str) -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}/alumni.html", listener.local_addr().unwrap());
+/// Serves the foreign page for any GET, on another port (another origin), until
+/// dropped.
+fn foreign_page(site: &str) -> StubServer {
     let html = format!(
         r#"<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -40,22 +39,7 @@ fn foreign_page(site: &str) -> String {
   <script src="{site}/widget.js" data-endpoint="{site}/api/chat" data-title="Ask Northbridge" defer></script>
 </body></html>"#
     );
-    std::thread::spawn(move || {
-        for conn in listener.incoming() {
-            let Ok(mut conn) = conn else { continue };
-            let mut reader = BufReader::new(conn.try_clone().unwrap());
-            let mut line = String::new();
-            while reader.read_line(&mut line).map(|n| n > 0).unwrap_or(false) && line != "\r\n" {
-                line.clear();
-            }
-            let _ = write!(
-                conn,
-                "HTTP/1.1 200 OK\r\ncontent-type: text/html; charset=utf-8\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{html}",
-                html.len()
-            );
-        }
-    });
-    url
+    StubServer::start(move |_| Response::new(200).header("content-type", "text/html; charset=utf-8").body(html.clone()))
 }
 
 fn artifacts() -> PathBuf {
@@ -77,12 +61,13 @@ fn run_with(scenario: &str, site: &str, env: &[(&str, String)]) {
     );
     let chromium = std::env::var("KB_CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
     assert!(std::path::Path::new(&chromium).exists(), "{chromium} is missing: apt-get install chromium (.ci/run does)");
+    let foreign = foreign_page(site);
     let o = Command::new("node")
         .arg("check.mjs")
         .arg(scenario)
         .current_dir(&dir)
         .env("KB_SITE", site)
-        .env("KB_FOREIGN", foreign_page(site))
+        .env("KB_FOREIGN", format!("{}/alumni.html", foreign.url()))
         .env("KB_ARTIFACTS", artifacts())
         .env("KB_CHROMIUM", chromium)
         .envs(env.iter().map(|(k, v)| (*k, v.as_str())))

@@ -58,22 +58,35 @@ fn insights(h: &edge_host::Running, auth: Option<&str>) -> crate::support::Resp 
 #[ignore = "needs the model and the wasm32-wasip2 target (the demo built and its component compiled): scripts/test runs it"]
 fn chats_searches_and_feedback_become_the_report() {
     let h = host(|_| {});
-    let answered = ask(&h, "How do I buy a parking permit?");
+    let answered = chats_searches_and_feedback_are_recorded(&h);
+    let id = answered["id"].as_str().unwrap().to_string();
+    feedback_on_no_answer_of_ours_is_refused(&h, &id);
+    let report = the_endpoint_serves_the_report_to_its_token_only(&h);
+    the_report_counts_groups_and_joins_feedback(&report, &answered);
+    the_database_keeps_no_page_query_and_no_address(&h);
+    the_cli_renders_the_same_report(&h, &report);
+    the_cli_names_bad_input(&h);
+}
+
+/// Four chats (one answered, two abstentions of one question), three searches
+/// (one recorded) and a thumb then a comment on the answer; the answer's `done`.
+fn chats_searches_and_feedback_are_recorded(h: &edge_host::Running) -> Value {
+    let answered = ask(h, "How do I buy a parking permit?");
     assert_eq!(answered["abstained"], false);
     let id = answered["id"].as_str().expect("the done event names the answer").to_string();
     assert!(id.len() == 32 && id.bytes().all(|b| b.is_ascii_hexdigit()), "128 random bits: {id}");
-    ask(&h, "Where can I renew my student ID card?");
-    let swallow = ask(&h, "What is the airspeed velocity of an unladen swallow?");
+    ask(h, "Where can I renew my student ID card?");
+    let swallow = ask(h, "What is the airspeed velocity of an unladen swallow?");
     assert_eq!(swallow["abstained"], true);
-    ask(&h, "what is the airspeed velocity of an unladen swallow");
+    ask(h, "what is the airspeed velocity of an unladen swallow");
     assert_ne!(swallow["id"], answered["id"]);
     // A search records its time of writing in Server-Timing; keystrokes and later
     // pages are not recorded.
-    let r = search(&h, "q=parking+permit");
+    let r = search(h, "q=parking+permit");
     let timing = r.header("server-timing").unwrap().to_string();
     assert!(timing.contains("record;dur="), "{timing}");
-    search(&h, "q=parki&partial=true");
-    search(&h, "q=parking+permit&page=2");
+    search(h, "q=parki&partial=true");
+    search(h, "q=parking+permit&page=2");
     // The thumb, then the comment, on one answer.
     let fb = |comment: Option<&str>| {
         let mut body = json!({ "id": id, "rating": "down",
@@ -81,38 +94,50 @@ fn chats_searches_and_feedback_become_the_report() {
         if let Some(c) = comment {
             body["comment"] = json!(c);
         }
-        let r = json_post(&h, "/api/feedback", &body);
+        let r = json_post(h, "/api/feedback", &body);
         assert_eq!(r.status, 202, "{}", r.text());
     };
     fb(None);
     fb(Some("The permit prices are from last year"));
-    // Feedback on an answer the function never gave is refused and kept nowhere:
-    // a made-up id, another instance's old-style id, an array read positionally.
+    answered
+}
+
+/// Feedback on an answer the function never gave is refused and kept nowhere.
+fn feedback_on_no_answer_of_ours_is_refused(h: &edge_host::Running, id: &str) {
+    // A made-up id, another instance's old-style id, an array read positionally.
     for body in [
         json!({ "id": "0123456789abcdef0123456789abcdef", "rating": "down", "comment": "The assistant said to call 555" }),
         json!({ "id": "5f3a9c1200000000", "rating": "up" }),
     ] {
-        let r = json_post(&h, "/api/feedback", &body);
+        let r = json_post(h, "/api/feedback", &body);
         assert_eq!(r.status, 404, "{}", r.text());
         assert_valid("Error", &r.json());
         assert_eq!(r.json()["error"]["code"], "unknown_answer");
     }
-    let r = json_post(&h, "/api/feedback", &json!([id, "down"]));
+    let r = json_post(h, "/api/feedback", &json!([id, "down"]));
     assert_eq!((r.status, r.json()["error"]["parameter"].as_str()), (400, Some("body")), "{}", r.text());
     // Nor may a client say what the question or the answer was.
-    let r = json_post(&h, "/api/feedback", &json!({ "id": id, "rating": "down", "answer": "Call 555" }));
+    let r = json_post(h, "/api/feedback", &json!({ "id": id, "rating": "down", "answer": "Call 555" }));
     assert_eq!(r.status, 400, "{}", r.text());
+}
 
-    // The endpoint: no token 401, a wrong one 403, the right one the report.
-    let r = insights(&h, None);
+/// The endpoint: no token 401, a wrong one 403, the right one the report.
+fn the_endpoint_serves_the_report_to_its_token_only(h: &edge_host::Running) -> Value {
+    let r = insights(h, None);
     assert_eq!(r.status, 401);
     assert_valid("Error", &r.json());
     assert_eq!(r.header("www-authenticate"), Some("Bearer realm=\"insights\""));
-    assert_eq!(insights(&h, Some("Bearer not-the-token-at-all")).status, 403);
-    let r = insights(&h, Some(&format!("Bearer {TOKEN}")));
+    assert_eq!(insights(h, Some("Bearer not-the-token-at-all")).status, 403);
+    let r = insights(h, Some(&format!("Bearer {TOKEN}")));
     assert_eq!(r.status, 200, "{}", r.text());
     let v = r.json();
     assert_valid("Insights", &v);
+    v
+}
+
+/// The totals, the gap groups, the feedback beside what it rates, the pages.
+fn the_report_counts_groups_and_joins_feedback(v: &Value, answered: &Value) {
+    let id = answered["id"].as_str().unwrap();
     let t = &v["totals"];
     assert_eq!(
         (t["chats"].as_u64(), t["searches"].as_u64(), t["abstained"].as_u64()),
@@ -137,7 +162,7 @@ fn chats_searches_and_feedback_become_the_report() {
     let feedback = v["feedback"].as_array().unwrap();
     assert_eq!(feedback.len(), 1);
     assert_eq!(feedback[0]["comment"], "The permit prices are from last year");
-    assert_eq!(feedback[0]["answer_id"], id.as_str());
+    assert_eq!(feedback[0]["answer_id"], id);
     // Shown beside the question and answer the function recorded under the id.
     assert_eq!(feedback[0]["question"], "How do I buy a parking permit?");
     assert_eq!(feedback[0]["answer"], answered["answer"]);
@@ -152,8 +177,10 @@ fn chats_searches_and_feedback_become_the_report() {
         "{cited:#?}"
     );
     assert!(!v["never_retrieved"].as_array().unwrap().is_empty());
+}
 
-    // The database holds what the README says, and not the page's query string.
+/// The database holds what the README says, and not the page's query string.
+fn the_database_keeps_no_page_query_and_no_address(h: &edge_host::Running) {
     let db = rusqlite::Connection::open(h.state().join("sqlite_db.db")).unwrap();
     let page: String = db.query_row("SELECT page FROM kb_feedback LIMIT 1", [], |r| r.get(0)).unwrap();
     assert_eq!(page, "/campus/index.html");
@@ -165,8 +192,11 @@ fn chats_searches_and_feedback_become_the_report() {
         .map(Result::unwrap)
         .collect();
     assert!(!columns.iter().any(|c| c.contains("addr") || c.contains("agent") || c == "ip"), "{columns:?}");
+}
 
-    // The CLI reads the same state folder: the same counts, and an HTML page.
+/// The CLI reads the same state folder (or the deployed function): the same
+/// counts, and an HTML page.
+fn the_cli_renders_the_same_report(h: &edge_host::Running, v: &Value) {
     let out = h.state().join("report.html");
     let index = demo().dist.join("index.bin");
     let run = |extra: &[&str]| {
@@ -211,7 +241,11 @@ fn chats_searches_and_feedback_become_the_report() {
     assert!(html.contains("unladen swallow"));
     assert!(html.contains("The permit prices are from last year"));
     assert!(html.contains("<svg"));
-    // Bad input is named, and nothing is written.
+}
+
+/// Bad input is named, and nothing is written.
+fn the_cli_names_bad_input(h: &edge_host::Running) {
+    let index = demo().dist.join("index.bin");
     let o = Command::new(env!("CARGO_BIN_EXE_site-builder"))
         .args(["insights", "--since", "soon", "--state"])
         .arg(h.state())
