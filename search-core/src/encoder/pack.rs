@@ -5,8 +5,7 @@
 //! scale per row; Q, K and V are fused into one `3·384 × 384` matrix so a layer does
 //! one pass over its input for all three. No I/O: bytes in, bytes out.
 
-use std::collections::HashMap;
-
+#[cfg(feature = "pack")]
 use serde_json::Value;
 
 use super::kernels::quantize_rows;
@@ -26,61 +25,43 @@ pub enum PackError {
     Config(String),
 }
 
-struct Tensors<'a> {
-    data: &'a [u8],
-    index: HashMap<String, (Vec<usize>, usize, usize)>,
-}
+/// The tensors of `model.safetensors`, read in place by the `safetensors`
+/// crate (which checks the header, the offsets and the sizes). Packing is the
+/// build's: the component and the browser engine leave the `pack` feature off
+/// and carry neither this nor the crate.
+#[cfg(feature = "pack")]
+struct Tensors<'a>(safetensors::SafeTensors<'a>);
 
+#[cfg(feature = "pack")]
 impl<'a> Tensors<'a> {
     fn parse(bytes: &'a [u8]) -> Result<Tensors<'a>, PackError> {
-        let err = |m: &str| PackError::Safetensors(m.to_string());
-        if bytes.len() < 8 {
-            return Err(err("file too short"));
-        }
-        let mut n = [0u8; 8];
-        n.copy_from_slice(&bytes[..8]);
-        let n = u64::from_le_bytes(n) as usize;
-        let end = n.checked_add(8).filter(|&e| e <= bytes.len()).ok_or_else(|| err("header length beyond the file"))?;
-        let header: Value = serde_json::from_slice(&bytes[8..end]).map_err(|e| err(&e.to_string()))?;
-        let data = &bytes[end..];
-        let mut index = HashMap::new();
-        for (name, t) in header.as_object().ok_or_else(|| err("header is not an object"))? {
-            if name == "__metadata__" {
-                continue;
-            }
-            let dtype = t["dtype"].as_str().unwrap_or_default();
-            let shape: Vec<usize> = t["shape"]
-                .as_array()
-                .map(|a| a.iter().filter_map(Value::as_u64).map(|v| v as usize).collect())
-                .unwrap_or_default();
-            let offs: Vec<usize> = t["data_offsets"]
-                .as_array()
-                .map(|a| a.iter().filter_map(Value::as_u64).map(|v| v as usize).collect())
-                .unwrap_or_default();
-            if dtype != "F32" || offs.len() != 2 || offs[1] > data.len() || offs[0] > offs[1] {
-                continue; // position_ids (I64) and anything we do not use
-            }
-            index.insert(name.clone(), (shape, offs[0], offs[1]));
-        }
-        Ok(Tensors { data, index })
+        safetensors::SafeTensors::deserialize(bytes).map(Tensors).map_err(|e| PackError::Safetensors(e.to_string()))
     }
 
+    /// Tensor `name`, which must be f32 of `shape`.
     fn get(&self, name: &str, shape: &[usize]) -> Result<Vec<f32>, PackError> {
-        let (s, a, b) =
-            self.index.get(name).ok_or_else(|| PackError::Safetensors(format!("tensor `{name}` missing")))?;
-        if s != shape {
-            return Err(PackError::Safetensors(format!("tensor `{name}` has shape {s:?}, expected {shape:?}")));
+        let t = self.0.tensor(name).map_err(|_| PackError::Safetensors(format!("tensor `{name}` missing")))?;
+        if t.dtype() != safetensors::Dtype::F32 {
+            return Err(PackError::Safetensors(format!("tensor `{name}` is {:?}, expected F32", t.dtype())));
         }
-        Ok(self.data[*a..*b].chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
+        if t.shape() != shape {
+            return Err(PackError::Safetensors(format!(
+                "tensor `{name}` has shape {:?}, expected {shape:?}",
+                t.shape()
+            )));
+        }
+        Ok(t.data().chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
     }
 }
 
 /// FNV-1a, 64 bits: a cheap fingerprint of the packed weights.
+#[cfg(feature = "pack")]
 fn fnv1a(hash: u64, bytes: &[u8]) -> u64 {
     bytes.iter().fold(hash, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
 }
 
 /// Packs the original model into an encoder file.
+#[cfg(feature = "pack")]
 pub fn pack(
     safetensors: &[u8],
     tokenizer_json: &str,
