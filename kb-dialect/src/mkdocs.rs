@@ -18,6 +18,8 @@
 //! The output keeps a map from each output line to the body line it came from, so
 //! that later stages can report a file line.
 
+use html_escape::encode_quoted_attribute;
+
 use crate::fence::Fence;
 use crate::{Line, Resolver, Target};
 
@@ -165,10 +167,6 @@ fn capitalise(s: &str) -> String {
     c.next().map(|f| f.to_uppercase().chain(c).collect()).unwrap_or_default()
 }
 
-fn escape_html(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
-}
-
 /// Rewrites MkDocs containers (and the containers the other passes translated
 /// into their syntax) for `target`; with `inline`, also MkDocs's inline syntax
 /// (attribute lists, icons, `[TOC]`).
@@ -270,7 +268,7 @@ fn emit_container(
             };
             out.push((src, format!("{pad}{open}")));
             if let Some(t) = &title {
-                let t = escape_html(t);
+                let t = encode_quoted_attribute(t);
                 let label = match c.kind {
                     ContainerKind::Admonition => format!("<p class=\"admonition-title\">{t}</p>"),
                     ContainerKind::Collapsible { .. } => {

@@ -1,6 +1,8 @@
 //! The inline pass: wikilinks, image and file embeds, `==highlight==` and `^block`
 //! ids rewritten line by line, outside fenced code and inline code spans.
 
+use html_escape::encode_quoted_attribute;
+
 use super::lines::{code_segments, split_block_id, split_prefix, Fences};
 use super::wikilink::{
     block_element_id, escape_link_text, extension, file_stem, is_file_name, markdown_link, missing_page, wikilink_end,
@@ -150,7 +152,7 @@ impl Inline<'_> {
 
     /// One `[[inner]]` (`![[inner]]` when `embed`).
     fn wikilink(&mut self, inner: &str, embed: bool) -> String {
-        let inner = if self.html { unescape_html(inner) } else { inner.to_string() };
+        let inner = if self.html { unencode_quoted_attribute(inner) } else { inner.to_string() };
         let Some(w) = Wikilink::parse(&inner) else {
             return format!("{}[[{inner}]]", if embed { "!" } else { "" });
         };
@@ -203,7 +205,7 @@ impl Inline<'_> {
             }
         };
         match (image, self.html) {
-            (true, true) => format!("<img src=\"{dest}\" alt=\"{}\">", escape_html(&label)),
+            (true, true) => format!("<img src=\"{dest}\" alt=\"{}\">", encode_quoted_attribute(&label)),
             (true, false) => format!("![{}]({dest})", escape_link_text(&label)),
             (false, _) => self.link(&label, &dest),
         }
@@ -211,7 +213,7 @@ impl Inline<'_> {
 
     fn link(&self, text: &str, dest: &str) -> String {
         if self.html {
-            format!("<a href=\"{dest}\">{}</a>", escape_html(text))
+            format!("<a href=\"{dest}\">{}</a>", encode_quoted_attribute(text))
         } else {
             markdown_link(text, dest)
         }
@@ -244,12 +246,8 @@ fn is_html_title(line: &str) -> bool {
         .any(|p| t.starts_with(p))
 }
 
-fn escape_html(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
-}
-
 /// Undoes [`crate::mkdocs`]'s escaping of a title, to read a wikilink in it.
-fn unescape_html(s: &str) -> String {
+fn unencode_quoted_attribute(s: &str) -> String {
     s.replace("&quot;", "\"").replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
 }
 

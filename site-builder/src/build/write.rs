@@ -9,11 +9,11 @@ use super::addresses::page_url;
 use super::{progress, BuildError, BuildOptions, Built};
 use crate::output::{Staging, WriteError};
 use crate::parse::Page;
+use crate::render;
 use crate::render::root_prefix;
 use crate::report::Report;
-use crate::site::Templates;
+use crate::site::{escape, Templates};
 use crate::tree::{NavTree, HOME_URL};
-use crate::render;
 
 pub(super) fn assets_used(built: &[Built]) -> Vec<String> {
     let mut all: Vec<String> = built.iter().flat_map(|b| b.rendered.assets.iter().cloned()).collect();
@@ -235,8 +235,8 @@ fn write_redirects(staging: &Staging, built: &[Built]) -> Result<usize, BuildErr
             if !plain || !taken.insert(file.clone()) {
                 continue;
             }
-            let to = html_escape(&render::relative_url(&file, &b.url));
-            let title = html_escape(&b.page.title);
+            let to = escape(&render::relative_url(&file, &b.url));
+            let title = escape(&b.page.title);
             let html = format!(
                 "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{title}</title>\n<link rel=\"canonical\" href=\"{to}\"><meta http-equiv=\"refresh\" content=\"0; url={to}\"></head>\n<body><p>This page moved to <a href=\"{to}\">{title}</a>.</p></body></html>\n"
             );
@@ -245,10 +245,6 @@ fn write_redirects(staging: &Staging, built: &[Built]) -> Result<usize, BuildErr
         }
     }
     Ok(written)
-}
-
-fn html_escape(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
 /// Today's date (UTC) as `YYYY-MM-DD`, from the system clock.
