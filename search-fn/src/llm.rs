@@ -131,6 +131,12 @@ impl From<String> for Failure {
     }
 }
 
+impl From<openai::ReplyError> for Failure {
+    fn from(e: openai::ReplyError) -> Self {
+        Failure::Llm(e.to_string())
+    }
+}
+
 /// The clock of one request, for its total LLM deadline.
 struct Deadline<'c> {
     clock: &'c dyn Fn() -> f64,

@@ -241,11 +241,11 @@ fn call(
         if n == 0 {
             break;
         }
-        if let Some(text) = stream.push(&buf[..n])? {
+        if let Some(text) = stream.push(&buf[..n]).map_err(|e| e.to_string())? {
             show(text);
         }
     }
-    let (reply, rest) = stream.finish()?;
+    let (reply, rest) = stream.finish().map_err(|e| e.to_string())?;
     if let Some(text) = rest {
         show(text);
     }

@@ -70,25 +70,128 @@ impl Reply {
     }
 }
 
-/// Parses a non-streamed `/chat/completions` response.
-pub fn parse_reply(body: &[u8]) -> Result<Reply, String> {
-    let v: Value = serde_json::from_slice(body).map_err(|e| {
-        let text: String = String::from_utf8_lossy(body).chars().take(120).collect();
-        format!("the LLM's reply is not JSON ({e}): {text:?}")
-    })?;
-    let msg = v
-        .pointer("/choices/0/message")
-        .ok_or_else(|| format!("the LLM's reply has no choices[0].message: {}", preview(&v)))?;
-    let content = msg.get("content").and_then(Value::as_str).unwrap_or("").to_string();
-    let mut tool_calls = Vec::new();
-    for (i, c) in msg.get("tool_calls").and_then(Value::as_array).into_iter().flatten().enumerate() {
-        tool_calls.push(ToolCall {
-            id: c.get("id").and_then(Value::as_str).map_or_else(|| format!("call_{i}"), str::to_string),
-            name: c.pointer("/function/name").and_then(Value::as_str).unwrap_or("").to_string(),
-            arguments: c.pointer("/function/arguments").and_then(Value::as_str).unwrap_or("").to_string(),
-        });
+/// Why a reply could not be read (the messages name what the LLM sent).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ReplyError {
+    #[error("the LLM's reply is not JSON ({reason}): {start:?}")]
+    NotJson { reason: String, start: String },
+    #[error("the LLM's reply has no choices[0].message: {0}")]
+    NoMessage(String),
+    #[error("the LLM sent a chunk that is not JSON ({reason}): {data}")]
+    ChunkNotJson { reason: String, data: String },
+    #[error("the LLM reported an error: {0}")]
+    Reported(String),
+    #[error("the LLM sent a tool call index beyond 64")]
+    ToolIndex,
+    #[error("the LLM's stream ended without a single chunk")]
+    Empty,
+}
+
+/// The parts of the wire format read here, as types. Servers differ in what they
+/// fill in and with which types (null content, missing ids, numbers as strings),
+/// so every field is read leniently, element by element: a value of another type
+/// reads as absent, as these servers' own clients treat it.
+mod wire {
+    use serde::de::DeserializeOwned;
+    use serde::{Deserialize, Deserializer};
+    use serde_json::Value;
+
+    /// `T` from `v`, or `T`'s default when `v` is of another shape.
+    pub fn read<T: DeserializeOwned + Default>(v: Value) -> T {
+        serde_json::from_value(v).unwrap_or_default()
     }
-    Ok(Reply { content, tool_calls })
+
+    /// A field of type `T`, or its default when it holds another type.
+    fn lenient<'de, D: Deserializer<'de>, T: DeserializeOwned + Default>(d: D) -> Result<T, D::Error> {
+        Ok(read(Value::deserialize(d)?))
+    }
+
+    /// A field that counts when present, whatever it holds (`null` included).
+    fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+        Value::deserialize(d).map(Some)
+    }
+
+    /// A whole response or a streamed chunk: its `choices` (each read on its
+    /// own), and a chunk's `error`.
+    #[derive(Deserialize, Default)]
+    pub struct Body {
+        #[serde(default, deserialize_with = "present")]
+        pub error: Option<Value>,
+        #[serde(default, deserialize_with = "lenient")]
+        pub choices: Vec<Value>,
+    }
+
+    impl Body {
+        /// `choices[0]`, read as a choice.
+        pub fn first_choice(self) -> Option<Choice> {
+            self.choices.into_iter().next().map(read)
+        }
+    }
+
+    /// `message` in a whole response, `delta` in a chunk.
+    #[derive(Deserialize, Default)]
+    pub struct Choice {
+        #[serde(default, deserialize_with = "present")]
+        pub message: Option<Value>,
+        #[serde(default, deserialize_with = "present")]
+        pub delta: Option<Value>,
+    }
+
+    /// A message, or a streamed delta of one.
+    #[derive(Deserialize, Default)]
+    pub struct Message {
+        #[serde(default, deserialize_with = "lenient")]
+        pub content: Option<String>,
+        #[serde(default, deserialize_with = "lenient")]
+        pub tool_calls: Vec<Value>,
+    }
+
+    impl Message {
+        /// The tool calls, each read on its own.
+        pub fn tool_calls(&mut self) -> Vec<ToolCall> {
+            std::mem::take(&mut self.tool_calls).into_iter().map(read).collect()
+        }
+    }
+
+    #[derive(Deserialize, Default)]
+    pub struct ToolCall {
+        #[serde(default, deserialize_with = "lenient")]
+        pub index: Option<u64>,
+        #[serde(default, deserialize_with = "lenient")]
+        pub id: Option<String>,
+        #[serde(default, deserialize_with = "lenient")]
+        pub function: Function,
+    }
+
+    #[derive(Deserialize, Default)]
+    pub struct Function {
+        #[serde(default, deserialize_with = "lenient")]
+        pub name: Option<String>,
+        #[serde(default, deserialize_with = "lenient")]
+        pub arguments: Option<String>,
+    }
+}
+
+/// Parses a non-streamed `/chat/completions` response.
+pub fn parse_reply(body: &[u8]) -> Result<Reply, ReplyError> {
+    let v: Value = serde_json::from_slice(body).map_err(|e| ReplyError::NotJson {
+        reason: e.to_string(),
+        start: String::from_utf8_lossy(body).chars().take(120).collect(),
+    })?;
+    let body: wire::Body = wire::read(v.clone());
+    let mut msg: wire::Message =
+        body.first_choice().and_then(|c| c.message).map(wire::read).ok_or_else(|| ReplyError::NoMessage(preview(&v)))?;
+    let tool_calls = msg
+        .tool_calls()
+        .into_iter()
+        .enumerate()
+        .map(|(i, c)| ToolCall {
+            id: c.id.unwrap_or_else(|| format!("call_{i}")),
+            name: c.function.name.unwrap_or_default(),
+            arguments: c.function.arguments.unwrap_or_default(),
+        })
+        .collect();
+    Ok(Reply { content: msg.content.unwrap_or_default(), tool_calls })
 }
 
 fn preview(v: &Value) -> String {
@@ -107,7 +210,7 @@ pub struct StreamParser {
 
 impl StreamParser {
     /// Feeds bytes as they arrive; returns the text deltas they completed.
-    pub fn push(&mut self, bytes: &[u8]) -> Result<Vec<String>, String> {
+    pub fn push(&mut self, bytes: &[u8]) -> Result<Vec<String>, ReplyError> {
         let mut deltas = Vec::new();
         for &b in bytes {
             if b != b'\n' {
@@ -124,39 +227,41 @@ impl StreamParser {
                 continue;
             }
             let v: Value = serde_json::from_str(data)
-                .map_err(|e| format!("the LLM sent a chunk that is not JSON ({e}): {data}"))?;
-            if let Some(err) = v.get("error") {
-                return Err(format!("the LLM reported an error: {err}"));
+                .map_err(|e| ReplyError::ChunkNotJson { reason: e.to_string(), data: data.to_string() })?;
+            let chunk: wire::Body = wire::read(v);
+            if let Some(err) = chunk.error {
+                return Err(ReplyError::Reported(err.to_string()));
             }
             self.chunks += 1;
-            let Some(delta) = v.pointer("/choices/0/delta") else { continue };
-            if let Some(text) = delta.get("content").and_then(Value::as_str) {
-                if !text.is_empty() {
-                    self.reply.content.push_str(text);
-                    deltas.push(text.to_string());
-                }
+            let Some(delta) = chunk.first_choice().and_then(|c| c.delta) else { continue };
+            let mut delta: wire::Message = wire::read(delta);
+            if let Some(text) = delta.content.take().filter(|t| !t.is_empty()) {
+                self.reply.content.push_str(&text);
+                deltas.push(text);
             }
-            for tc in delta.get("tool_calls").and_then(Value::as_array).into_iter().flatten() {
-                let i = tc.get("index").and_then(Value::as_u64).unwrap_or(0) as usize;
-                if i > 64 {
-                    return Err("the LLM sent a tool call index beyond 64".into());
-                }
-                while self.reply.tool_calls.len() <= i {
-                    self.reply.tool_calls.push(ToolCall::default());
-                }
-                let call = &mut self.reply.tool_calls[i];
-                if let Some(id) = tc.get("id").and_then(Value::as_str) {
-                    call.id = id.to_string();
-                }
-                if let Some(name) = tc.pointer("/function/name").and_then(Value::as_str) {
-                    call.name.push_str(name);
-                }
-                if let Some(args) = tc.pointer("/function/arguments").and_then(Value::as_str) {
-                    call.arguments.push_str(args);
-                }
+            for tc in delta.tool_calls() {
+                self.add_tool_call_delta(tc)?;
             }
         }
         Ok(deltas)
+    }
+
+    /// One piece of a tool call: its id, and more of its name and arguments.
+    fn add_tool_call_delta(&mut self, tc: wire::ToolCall) -> Result<(), ReplyError> {
+        let i = tc.index.unwrap_or(0) as usize;
+        if i > 64 {
+            return Err(ReplyError::ToolIndex);
+        }
+        while self.reply.tool_calls.len() <= i {
+            self.reply.tool_calls.push(ToolCall::default());
+        }
+        let call = &mut self.reply.tool_calls[i];
+        if let Some(id) = tc.id {
+            call.id = id;
+        }
+        call.name.push_str(tc.function.name.as_deref().unwrap_or(""));
+        call.arguments.push_str(tc.function.arguments.as_deref().unwrap_or(""));
+        Ok(())
     }
 
     /// Whether a tool call has started (its text is then not the answer).
@@ -165,12 +270,12 @@ impl StreamParser {
     }
 
     /// The whole reply, once the stream has ended.
-    pub fn finish(mut self) -> Result<Reply, String> {
+    pub fn finish(mut self) -> Result<Reply, ReplyError> {
         if !self.line.is_empty() {
             self.push(b"\n")?;
         }
         if self.chunks == 0 {
-            return Err("the LLM's stream ended without a single chunk".into());
+            return Err(ReplyError::Empty);
         }
         for (i, c) in self.reply.tool_calls.iter_mut().enumerate() {
             if c.id.is_empty() {
@@ -218,5 +323,25 @@ mod tests {
         assert!(parse_reply(b"{\"choices\":[]}").is_err());
         let r = parse_reply(br#"{"choices":[{"message":{"role":"assistant","content":"Hi"}}]}"#).unwrap();
         assert_eq!(r, Reply { content: "Hi".into(), tool_calls: vec![] });
+    }
+
+    #[test]
+    fn fields_of_another_type_read_as_absent_and_an_error_field_always_counts() {
+        // A chunk that is JSON but not an object is skipped, not an error.
+        let mut p = StreamParser::default();
+        assert_eq!(p.push(b"data: 5\ndata: {\"choices\":[{\"delta\":{\"content\":\"Hi\"}}]}\n").unwrap(), ["Hi"]);
+        // Content that is not a string, an index that is not a number, a tool
+        // call that is not an object: read as absent, element by element.
+        let chunk = br#"data: {"choices":[{"delta":{"content":[1],"tool_calls":[7,{"index":"x","id":"c","function":{"name":"s"}}]}}, 3]}"#;
+        p.push(chunk).unwrap();
+        let r = p.finish().unwrap();
+        assert_eq!(r.content, "Hi");
+        assert_eq!(r.tool_calls, vec![ToolCall { id: "c".into(), name: "s".into(), arguments: String::new() }]);
+        // `"error": null` is still an error report.
+        let e = StreamParser::default().push(b"data: {\"error\": null}\n").unwrap_err();
+        assert_eq!(e, ReplyError::Reported("null".into()));
+        // A message of another type reads as an empty one; no message is an error.
+        assert_eq!(parse_reply(br#"{"choices":[{"message":null}, 4]}"#).unwrap(), Reply::default());
+        assert!(matches!(parse_reply(br#"{"choices":[{"delta":{}}]}"#), Err(ReplyError::NoMessage(_))));
     }
 }

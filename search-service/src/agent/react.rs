@@ -21,7 +21,7 @@ use std::collections::BTreeSet;
 
 use serde_json::{json, Value};
 
-use super::openai::{self, Reply, StreamParser, TOOL_NAME};
+use super::openai::{self, Reply, ReplyError, StreamParser, TOOL_NAME};
 use super::{extractive, ChatRequest, ChatTimings, Done, Event, Hit, Role, SearchStep, Source};
 use crate::service::{Query, Service};
 use search_core::index::highlight::Highlighter;
@@ -337,7 +337,7 @@ pub struct ReplyStream {
 
 impl ReplyStream {
     /// Feeds bytes as they arrive; returns the answer text they complete, if any.
-    pub fn push(&mut self, bytes: &[u8]) -> Result<Option<String>, String> {
+    pub fn push(&mut self, bytes: &[u8]) -> Result<Option<String>, ReplyError> {
         let deltas = self.parser.push(bytes)?;
         if self.parser.has_tool_calls() {
             return Ok(None);
@@ -348,7 +348,7 @@ impl ReplyStream {
 
     /// The whole reply once the stream has ended, and the answer text still held
     /// back, if any.
-    pub fn finish(mut self) -> Result<(Reply, Option<String>), String> {
+    pub fn finish(mut self) -> Result<(Reply, Option<String>), ReplyError> {
         // A stream whose last line has no newline: that line's text is part of
         // the reply, so it must be shown too (found by the llm_reply fuzzer: the
         // tokens and the `done` answer differed).
