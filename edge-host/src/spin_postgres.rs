@@ -13,8 +13,9 @@
 //! waits; here each is async on the runtime, so a slow server never stalls the
 //! other instances); the `-async` variants and `connection-builder` are not
 //! offered, and a component that imports them fails at load with the import named.
-//! TLS is not offered either: the local host connects in plain text, for a server
-//! on the same machine or network.
+//! TLS follows the address's `sslmode`, as libpq's does: when it asks for TLS the
+//! certificate and the host name are verified against the system's roots and
+//! `--postgres-ca` ([`kb_common::pg_tls`]).
 
 // The interface's `error` carries Postgres's structured error (as spin-sdk
 // allows too): its size is the WIT's, not ours to shrink.

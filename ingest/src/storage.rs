@@ -8,7 +8,7 @@
 //! become ordinary Markdown links through a [`LinkResolver`], tables become pipe
 //! tables. Nothing in the `ac:` / `ri:` namespaces is ever emitted as text.
 //!
-//! An `<a href>` whose URL could run script ([`crate::safe_url`]: anything but
+//! An `<a href>` whose URL could run script ([`kb_common::safe_url`]: anything but
 //! http(s), mailto and relative) keeps its words and loses its link: the Markdown
 //! written here is read by people and other tools too, not only by the build (which
 //! would refuse and report it again).

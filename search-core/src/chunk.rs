@@ -1,7 +1,8 @@
 //! The chunk record: the unit that is indexed, searched and cited.
 //!
 //! `site-builder build` writes the chunk set to `OUT/chunks.jsonl`, one JSON object
-//! per line, in page order then chunk order; the index stage reads it back. This
+//! per line, in page order then chunk order (the build indexes the chunks in
+//! memory; `embed-bench`, the examples and the tests read the file back). This
 //! module is the one owner of that format: [`encode_jsonl`] and [`decode_jsonl`] are
 //! the only writer and reader, and [`CHUNKS_FORMAT_VERSION`] is bumped whenever a
 //! field changes meaning.

@@ -7,7 +7,7 @@
 //! their own from a host that serves them with their type and no policy (Spin's
 //! fileserver, most static hosts), they run script as the site. `site-builder
 //! serve` sandboxes every copied file and serves HTML and XML ones as downloads
-//! (`kb_common::site_manifest::headers`), which is why it needs to know which files
+//! (`edge_host::static_files::headers`), which is why it needs to know which files
 //! the build wrote ([`write_manifest`]); other hosts need the headers SECURITY.md
 //! lists. Either way [`active_content`] names each such link in the report, so the
 //! people who write the pages can see it.

@@ -1,6 +1,6 @@
 //! The PostgreSQL tier from the command line: a native client for
-//! `search_service::pg`'s statements (what `site-builder eval --postgres` and
-//! `search --postgres` rank through, the same code as the edge function), and
+//! `search_service::pg`'s statements (what `site-builder eval --postgres` ranks
+//! through, the same code as the edge function), and
 //! `site-builder publish`, which loads a built index into a tenant.
 //!
 //! Publishing is incremental and atomic: one transaction per publish (readers

@@ -1,7 +1,7 @@
 //! Render stage: a page's Markdown (the [`kb_dialect::Target::Html`] form) →
 //! sanitised HTML, its table of contents, and the links that lead nowhere.
 //!
-//! pulldown-cmark parses; heading ids come from [`crate::slug`] (the same ids the
+//! pulldown-cmark parses; heading ids come from [`kb_common::slug`] (the same ids the
 //! chunker gives sections); relative links to `.md` pages are rewritten to the
 //! built `.html` pages, relative to the page that links; links to pages that do not
 //! exist, and to assets that are not in the content folder, are reported with their
@@ -78,7 +78,7 @@ pub struct BadLink {
     pub target: String,
 }
 
-/// A URL that was removed because it could run script (see [`crate::safe_url`]).
+/// A URL that was removed because it could run script (see [`kb_common::safe_url`]).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct BlockedUrl {
     /// 1-based line in the source file.

@@ -5,7 +5,7 @@
 //! naming the variable, wherever it is read; no base URL means no LLM.
 
 /// `llm_max_total_secs` when not set; spin.toml and the local host's defaults
-/// (`edge_host::variables`) say the same.
+/// (`kb_common::variables`) say the same.
 pub const DEFAULT_LLM_MAX_TOTAL_SECS: f64 = 60.0;
 
 /// The OpenAI-compatible endpoint the agent uses.
