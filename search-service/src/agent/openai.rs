@@ -179,8 +179,11 @@ pub fn parse_reply(body: &[u8]) -> Result<Reply, ReplyError> {
         start: String::from_utf8_lossy(body).chars().take(120).collect(),
     })?;
     let body: wire::Body = wire::read(v.clone());
-    let mut msg: wire::Message =
-        body.first_choice().and_then(|c| c.message).map(wire::read).ok_or_else(|| ReplyError::NoMessage(preview(&v)))?;
+    let mut msg: wire::Message = body
+        .first_choice()
+        .and_then(|c| c.message)
+        .map(wire::read)
+        .ok_or_else(|| ReplyError::NoMessage(preview(&v)))?;
     let tool_calls = msg
         .tool_calls()
         .into_iter()
