@@ -33,7 +33,7 @@ use reqwest::header::{HeaderMap, HeaderName, CONTENT_TYPE, ETAG, IF_MODIFIED_SIN
 use reqwest::Url;
 use serde::{Deserialize, Serialize};
 
-use crate::folder::{load_json_state, save_json_state, SaveStateError, STATE_SAVE_INTERVAL};
+use crate::folder::{load_json_state, save_json_state, StateError, STATE_SAVE_INTERVAL};
 use crate::html::Extracted;
 use crate::http::{read_body, CONNECT_TIMEOUT, REQUEST_TIMEOUT};
 use crate::retry::{self, Attempt, Policy, Step};
@@ -79,8 +79,8 @@ pub enum WebError {
         #[source]
         source: sitemap::SitemapError,
     },
-    #[error("{}: {message}; delete it to start over (every page will be fetched again)", path.display())]
-    State { path: PathBuf, message: String },
+    #[error(transparent)]
+    State(#[from] StateError),
     #[error(transparent)]
     Write(#[from] WriteError),
 }
@@ -160,14 +160,11 @@ struct State {
 }
 
 fn load_state(path: &Path) -> Result<State, WebError> {
-    load_json_state(path).map_err(|message| WebError::State { path: path.to_path_buf(), message })
+    Ok(load_json_state(path)?)
 }
 
 fn save_state(path: &Path, state: &State) -> Result<(), WebError> {
-    save_json_state(path, state).map_err(|e| match e {
-        SaveStateError::Write(w) => WebError::Write(w),
-        SaveStateError::Encode(message) => WebError::State { path: path.to_path_buf(), message },
-    })
+    Ok(save_json_state(path, state)?)
 }
 
 /// A URL as pages are keyed: no fragment, and `…/index.html` as its folder.

@@ -16,7 +16,7 @@ use kb_common::write::{write_atomic, WriteError};
 use serde::{Deserialize, Serialize};
 
 use super::client::{self, Client, FetchError};
-use crate::folder::{load_json_state, relative, save_json_state, SaveStateError, STATE_SAVE_INTERVAL};
+use crate::folder::{load_json_state, relative, save_json_state, StateError, STATE_SAVE_INTERVAL};
 use crate::storage;
 
 /// The state file, inside the output folder.
@@ -51,8 +51,8 @@ pub enum IngestError {
     Fetch(FetchError),
     #[error("{source}\nstopped after writing {written} page(s); they are recorded in {state}, so a rerun resumes")]
     Stopped { source: FetchError, written: usize, state: PathBuf },
-    #[error("{}: {message}; delete it to start over (every page will be fetched again)", path.display())]
-    State { path: PathBuf, message: String },
+    #[error(transparent)]
+    State(#[from] StateError),
     #[error(transparent)]
     Write(#[from] WriteError),
 }
@@ -140,14 +140,11 @@ struct State {
 }
 
 fn load_state(path: &Path) -> Result<State, IngestError> {
-    load_json_state(path).map_err(|message| IngestError::State { path: path.to_path_buf(), message })
+    Ok(load_json_state(path)?)
 }
 
 fn save_state(path: &Path, state: &State) -> Result<(), IngestError> {
-    save_json_state(path, state).map_err(|e| match e {
-        SaveStateError::Write(w) => IngestError::Write(w),
-        SaveStateError::Encode(message) => IngestError::State { path: path.to_path_buf(), message },
-    })
+    Ok(save_json_state(path, state)?)
 }
 
 /// A page of the listed tree.
