@@ -2,9 +2,13 @@
 //! embedded with the synthetic encoder (so the fingerprints agree), and the
 //! encoder's bytes.
 
+use std::collections::HashMap;
+
 use crate::container::AlignedBytes;
 use crate::encoder::{pack, Encoder};
+use crate::index::fragments::{Engine, Semantic, Step};
 use crate::index::{self, Bm25Params, BuildParams, Mode, VectorStorage};
+use crate::response::SearchResponse;
 use crate::Chunk;
 
 /// A one-chunk page: `page`'s chunk 0 titled `title`, with `text`.
@@ -51,4 +55,40 @@ pub fn files_with(chunks: &[Chunk], layers: usize, vectors: VectorStorage, mode:
         graph: None,
     };
     (AlignedBytes::new(&index::build(chunks, &embedded, crate::encoder::DIM, &p)), enc)
+}
+
+/// A browser-side corpus: 40 chunks on 10 pages over a small vocabulary
+/// (`parking`, `permit`, `password`, `quota`, `gpu`, …), embedded with the
+/// one-layer synthetic encoder, vectors stored as `storage`, `convex` by
+/// default; `(index.bin, encoder.bin)`.
+pub fn fragment_corpus(storage: VectorStorage) -> (AlignedBytes, AlignedBytes) {
+    let words = ["parking", "permit", "the", "password", "reset", "a", "of", "storage", "quota", "gpu", "job"];
+    let chunks: Vec<_> = (0..40usize)
+        .map(|i| {
+            let text: Vec<&str> = (0..9).map(|j| words[(i * 5 + j * j + j) % words.len()]).collect();
+            let page = format!("p{}", i / 4);
+            chunk(&format!("{page}_{i}"), &page, words[i % words.len()], &text.join(" "))
+        })
+        .collect();
+    files_with(&chunks, 1, storage, Mode::Convex)
+}
+
+/// The browser engine's answer to a semantic search, fetching the fragments it
+/// asks for from `files` as the browser would (`k` 5).
+pub fn browse(
+    e: &mut Engine,
+    sem: &Semantic,
+    files: &HashMap<String, Vec<u8>>,
+    q: &str,
+    mode: Mode,
+    page: usize,
+    partial: bool,
+) -> SearchResponse {
+    for _ in 0..4 {
+        match e.search_semantic(sem, q, mode, 5, page, partial) {
+            Step::Done(r) => return r,
+            Step::Need(names) => names.iter().for_each(|n| e.add(n, &files[n]).expect("the fragment loads")),
+        }
+    }
+    panic!("no answer after four rounds for {q:?}");
 }

@@ -4,51 +4,16 @@
 
 use std::collections::HashMap;
 
-use search_core::container::AlignedBytes;
 use search_core::index::fragments::semantic::vectors_file;
-use search_core::index::fragments::{split, Engine, Semantic, Step, MANIFEST};
+use search_core::index::fragments::{split, Engine, Semantic, MANIFEST};
 use search_core::index::{Index, Mode, SearchParams, VectorStorage};
-use search_core::response::SearchResponse;
-use search_core::testing::{chunk, files_with};
+use search_core::testing::{browse, fragment_corpus};
 use search_service::service::Service;
-
-/// An index of 40 chunks on 10 pages embedded with the synthetic encoder
-/// (vectors stored as `storage`, `convex` by default), and that encoder.
-fn corpus_in(storage: VectorStorage) -> (AlignedBytes, AlignedBytes) {
-    let words = ["parking", "permit", "the", "password", "reset", "a", "of", "storage", "quota", "gpu", "job"];
-    let chunks: Vec<_> = (0..40usize)
-        .map(|i| {
-            let text: Vec<&str> = (0..9).map(|j| words[(i * 5 + j * j + j) % words.len()]).collect();
-            let page = format!("p{}", i / 4);
-            chunk(&format!("{page}_{i}"), &page, words[i % words.len()], &text.join(" "))
-        })
-        .collect();
-    files_with(&chunks, 1, storage, Mode::Convex)
-}
-
-/// The browser's answer, fetching the fragments it asks for.
-fn browser(
-    e: &mut Engine,
-    sem: &Semantic,
-    files: &HashMap<String, Vec<u8>>,
-    q: &str,
-    mode: Mode,
-    page: usize,
-    partial: bool,
-) -> SearchResponse {
-    for _ in 0..4 {
-        match e.search_semantic(sem, q, mode, 5, page, partial) {
-            Step::Done(r) => return r,
-            Step::Need(names) => names.iter().for_each(|n| e.add(n, &files[n]).unwrap()),
-        }
-    }
-    panic!("no answer after four rounds for {q:?}");
-}
 
 #[test]
 fn the_browser_ranks_every_mode_as_the_edge_does() {
     for storage in [VectorStorage::I16, VectorStorage::F16] {
-        let (index, enc) = corpus_in(storage);
+        let (index, enc) = fragment_corpus(storage);
         let idx = Index::open(index.as_slice()).unwrap();
         let files: HashMap<String, Vec<u8>> = split(&idx, 256).unwrap().files.into_iter().collect();
         let vectors = vectors_file(&idx).unwrap();
@@ -58,7 +23,7 @@ fn the_browser_ranks_every_mode_as_the_edge_does() {
         for q in ["parking permit", "reset the password", "gpu job quota", "zebra", "stor", "the"] {
             for mode in [Mode::Convex, Mode::Dense, Mode::Rrf, Mode::Dot, Mode::Bm25] {
                 for (page, partial) in [(1, false), (2, false), (1, true)] {
-                    let got = browser(&mut e, &sem, &files, q, mode, page, partial);
+                    let got = browse(&mut e, &sem, &files, q, mode, page, partial);
                     let p = SearchParams { mode, partial, ..svc.default_params(5) };
                     let want = svc.search(q, &p, page, &|| 0.0).unwrap();
                     assert_eq!(got.mode, mode);

@@ -240,44 +240,11 @@ mod tests {
     use super::*;
     use crate::index::fragments::{split, MANIFEST};
     use crate::index::{build, BuildParams, VectorStorage};
-    use crate::response::SearchResponse;
-    use crate::testing::{chunk, files_with};
+    use crate::testing::{browse, chunk, fragment_corpus};
 
-    /// An index of 40 chunks on 10 pages embedded with the synthetic encoder
-    /// (f16 vectors, `convex` by default), and that encoder.
+    /// [`fragment_corpus`] with f16 vectors.
     fn corpus() -> (AlignedBytes, AlignedBytes) {
-        corpus_in(VectorStorage::F16)
-    }
-
-    /// [`corpus`] with its vectors stored as `storage`.
-    fn corpus_in(storage: VectorStorage) -> (AlignedBytes, AlignedBytes) {
-        let words = ["parking", "permit", "the", "password", "reset", "a", "of", "storage", "quota", "gpu", "job"];
-        let chunks: Vec<_> = (0..40usize)
-            .map(|i| {
-                let text: Vec<&str> = (0..9).map(|j| words[(i * 5 + j * j + j) % words.len()]).collect();
-                let page = format!("p{}", i / 4);
-                chunk(&format!("{page}_{i}"), &page, words[i % words.len()], &text.join(" "))
-            })
-            .collect();
-        files_with(&chunks, 1, storage, Mode::Convex)
-    }
-
-    fn run(
-        e: &mut Engine,
-        sem: &Semantic,
-        files: &HashMap<String, Vec<u8>>,
-        q: &str,
-        mode: Mode,
-        page: usize,
-        partial: bool,
-    ) -> SearchResponse {
-        for _ in 0..4 {
-            match e.search_semantic(sem, q, mode, 5, page, partial) {
-                Step::Done(r) => return r,
-                Step::Need(names) => names.iter().for_each(|n| e.add(n, &files[n]).unwrap()),
-            }
-        }
-        panic!("no answer after four rounds for {q:?}");
+        fragment_corpus(VectorStorage::F16)
     }
 
     /// The browser's ranking is compared with the edge's (`search-service`'s
@@ -286,7 +253,7 @@ mod tests {
     #[test]
     fn vectors_travel_as_stored_and_a_query_is_encoded_once() {
         for storage in [VectorStorage::I16, VectorStorage::F16] {
-            let (index, enc) = corpus_in(storage);
+            let (index, enc) = fragment_corpus(storage);
             let idx = Index::open(index.as_slice()).unwrap();
             let files: HashMap<String, Vec<u8>> = split(&idx, 256).unwrap().files.into_iter().collect();
             let vectors = vectors_file(&idx).unwrap();
@@ -297,7 +264,7 @@ mod tests {
             assert_eq!(matches!(sem.vectors, Rows::I16(_)), fixed, "{storage:?}");
             assert_eq!(sem.default_mode(), Mode::Convex);
             // Meaning, not words: a query no chunk contains still finds the closest.
-            let zebra = run(&mut e, &sem, &files, "zebra", Mode::Dense, 1, false);
+            let zebra = browse(&mut e, &sem, &files, "zebra", Mode::Dense, 1, false);
             assert_eq!(zebra.results.len(), 5);
             assert!(matches!(e.search("zebra", 5, 1, false), Step::Done(r) if r.results.is_empty()));
             // The vector is encoded once per text, not once per round of fetching.
