@@ -159,14 +159,6 @@ struct State {
     pages: BTreeMap<String, StateEntry>,
 }
 
-fn load_state(path: &Path) -> Result<State, WebError> {
-    Ok(load_json_state(path)?)
-}
-
-fn save_state(path: &Path, state: &State) -> Result<(), WebError> {
-    Ok(save_json_state(path, state)?)
-}
-
 /// A URL as pages are keyed: no fragment, and `…/index.html` as its folder.
 fn normalise(mut url: Url) -> Url {
     url.set_fragment(None);
@@ -412,7 +404,7 @@ struct Request {
 pub fn ingest_web(opts: &WebOptions) -> Result<WebSummary, WebError> {
     let sitemap_url = sitemap_url(opts)?;
     let state_path = opts.out.join(STATE_FILE);
-    let mut state = load_state(&state_path)?;
+    let mut state = load_json_state::<State>(&state_path)?;
     state.sitemap = opts.sitemap.clone();
     let setup = |message: String| WebError::Fetch { url: opts.sitemap.clone(), message };
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| setup(e.to_string()))?;
@@ -431,7 +423,7 @@ pub fn ingest_web(opts: &WebOptions) -> Result<WebSummary, WebError> {
     // the next run resumes after them. A run that stopped before writing anything
     // leaves the folder as it was.
     if crawled.is_ok() || summary.written > 0 {
-        save_state(&run.state_path, &state)?;
+        save_json_state(&run.state_path, &state)?;
     }
     crawled?;
     summary.skipped.sort_by(|a, b| a.url.cmp(&b.url));
@@ -552,7 +544,7 @@ impl Run<'_> {
                 continue;
             }
             if last_save.elapsed() >= STATE_SAVE_INTERVAL {
-                save_state(&self.state_path, state)?;
+                save_json_state(&self.state_path, state)?;
                 last_save = Instant::now();
             }
         }

@@ -73,6 +73,19 @@ pub fn fragment_corpus(storage: VectorStorage) -> (AlignedBytes, AlignedBytes) {
     files_with(&chunks, 1, storage, Mode::Convex)
 }
 
+/// The browser's view of `index` (split into fragments of 256 bytes): the
+/// fragment files by name, the lexical engine opened on the manifest, and the
+/// semantic side over `encoder` and the index's vectors.
+pub fn open_fragments(index: &AlignedBytes, encoder: &AlignedBytes) -> (HashMap<String, Vec<u8>>, Engine, Semantic) {
+    let idx = index::Index::open(index.as_slice()).expect("the index opens");
+    let files: HashMap<String, Vec<u8>> =
+        index::fragments::split(&idx, 256).expect("the index splits").files.into_iter().collect();
+    let vectors = index::fragments::semantic::vectors_file(&idx).expect("the vectors export");
+    let e = Engine::open(&files[index::fragments::MANIFEST]).expect("the manifest opens");
+    let sem = Semantic::open(&e, encoder.as_slice(), &vectors).expect("the semantic side opens");
+    (files, e, sem)
+}
+
 /// The browser engine's answer to a semantic search, fetching the fragments it
 /// asks for from `files` as the browser would (`k` 5).
 pub fn browse(

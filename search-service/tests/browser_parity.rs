@@ -2,23 +2,15 @@
 //! ranks every mode, page and partial query as the edge's service does, to the
 //! result: both read one index, the browser through its fragments.
 
-use std::collections::HashMap;
-
-use search_core::index::fragments::semantic::vectors_file;
-use search_core::index::fragments::{split, Engine, Semantic, MANIFEST};
-use search_core::index::{Index, Mode, SearchParams, VectorStorage};
-use search_core::testing::{browse, fragment_corpus};
+use search_core::index::{Mode, SearchParams, VectorStorage};
+use search_core::testing::{browse, fragment_corpus, open_fragments};
 use search_service::service::Service;
 
 #[test]
 fn the_browser_ranks_every_mode_as_the_edge_does() {
     for storage in [VectorStorage::I16, VectorStorage::F16] {
         let (index, enc) = fragment_corpus(storage);
-        let idx = Index::open(index.as_slice()).unwrap();
-        let files: HashMap<String, Vec<u8>> = split(&idx, 256).unwrap().files.into_iter().collect();
-        let vectors = vectors_file(&idx).unwrap();
-        let mut e = Engine::open(&files[MANIFEST]).unwrap();
-        let sem = Semantic::open(&e, enc.as_slice(), &vectors).unwrap();
+        let (files, mut e, sem) = open_fragments(&index, &enc);
         let svc = Service::open(index.as_slice(), enc.as_slice()).unwrap();
         for q in ["parking permit", "reset the password", "gpu job quota", "zebra", "stor", "the"] {
             for mode in [Mode::Convex, Mode::Dense, Mode::Rrf, Mode::Dot, Mode::Bm25] {

@@ -194,23 +194,26 @@ fn the_database_keeps_no_page_query_and_no_address(h: &edge_host::Running) {
     assert!(!columns.iter().any(|c| c.contains("addr") || c.contains("agent") || c == "ip"), "{columns:?}");
 }
 
+/// `site-builder insights --since 1d` over `h`'s state folder and the demo's
+/// index, with `extra` arguments; it must succeed.
+fn insights_cli(h: &edge_host::Running, extra: &[&str]) -> std::process::Output {
+    let o = Command::new(env!("CARGO_BIN_EXE_site-builder"))
+        .args(["insights", "--since", "1d", "--state"])
+        .arg(h.state())
+        .arg("--index")
+        .arg(demo().dist.join("index.bin"))
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    o
+}
+
 /// The CLI reads the same state folder (or the deployed function): the same
 /// counts, and an HTML page.
 fn the_cli_renders_the_same_report(h: &edge_host::Running, v: &Value) {
     let out = h.state().join("report.html");
-    let index = demo().dist.join("index.bin");
-    let run = |extra: &[&str]| {
-        let o = Command::new(env!("CARGO_BIN_EXE_site-builder"))
-            .args(["insights", "--since", "1d", "--state"])
-            .arg(h.state())
-            .arg("--index")
-            .arg(&index)
-            .args(extra)
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        o
-    };
+    let run = |extra: &[&str]| insights_cli(h, extra);
     let o = run(&["--json"]);
     let cli: Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(cli["totals"], v["totals"]);
@@ -413,19 +416,7 @@ fn terminal_escapes_in_questions_reach_no_terminal() {
     let question = "\u{1b}[2J\u{1b}]0;pwned\u{7}airspeed of an \u{1b}[5munladen\u{1b}[0m swallow \
                     \u{9b}31mc1 \u{1b}]8;;https://evil.example/\u{1b}\\click\u{1b}]8;;\u{1b}\\ \u{202e}txt.exe";
     assert_eq!(ask(&h, question)["abstained"], true);
-    let index = demo().dist.join("index.bin");
-    let run = |extra: &[&str]| {
-        let o = Command::new(env!("CARGO_BIN_EXE_site-builder"))
-            .args(["insights", "--since", "1d", "--state"])
-            .arg(h.state())
-            .arg("--index")
-            .arg(&index)
-            .args(extra)
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        o
-    };
+    let run = |extra: &[&str]| insights_cli(&h, extra);
     // Raw control bytes: C0 but newline and tab, DEL, and C1 and the bidi
     // overrides as UTF-8.
     let raw = |bytes: &[u8]| -> Vec<String> {

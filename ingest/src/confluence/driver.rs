@@ -139,14 +139,6 @@ struct State {
     pages: BTreeMap<String, StateEntry>,
 }
 
-fn load_state(path: &Path) -> Result<State, IngestError> {
-    Ok(load_json_state(path)?)
-}
-
-fn save_state(path: &Path, state: &State) -> Result<(), IngestError> {
-    Ok(save_json_state(path, state)?)
-}
-
 /// A page of the listed tree.
 #[derive(Debug, Clone)]
 struct Node {
@@ -220,7 +212,7 @@ async fn run(opts: &IngestOptions, token: Option<String>) -> Result<Summary, Ing
 
     // Phase 2: fetch what changed.
     let state_path = opts.out.join(STATE_FILE);
-    let mut state = load_state(&state_path)?;
+    let mut state = load_json_state::<State>(&state_path)?;
     state.base_url = client.base().to_string();
     state.root_page = opts.root_page.clone();
     let mut summary = Summary { listed: nodes.len(), ..Summary::default() };
@@ -243,7 +235,7 @@ async fn run(opts: &IngestOptions, token: Option<String>) -> Result<Summary, Ing
 
     // Pages that left the tree.
     leave_gone(opts, &nodes, &live_paths, &mut state, &mut summary)?;
-    save_state(&state_path, &state)?;
+    save_json_state(&state_path, &state)?;
     summary.skipped.sort_by(|a, b| a.page_id.cmp(&b.page_id));
     Ok(summary)
 }
@@ -301,8 +293,8 @@ impl Fetching<'_> {
                 Err(error) => return Err(Stop { error, unsaved }),
             }
             if saved_at.elapsed() >= STATE_SAVE_INTERVAL {
-                if let Err(error) = save_state(self.state_path, state) {
-                    return Err(Stop { error, unsaved });
+                if let Err(error) = save_json_state(self.state_path, state) {
+                    return Err(Stop { error: error.into(), unsaved });
                 }
                 (saved_at, unsaved) = (Instant::now(), false);
             }
@@ -408,8 +400,8 @@ fn changed(nodes: &[Node], state: &State, out: &Path, summary: &mut Summary) -> 
 /// fails, that is the error to act on.
 fn stopped(e: IngestError, unsaved: Option<&State>, state_path: PathBuf, written: usize) -> IngestError {
     if let Some(state) = unsaved {
-        if let Err(e) = save_state(&state_path, state) {
-            return e;
+        if let Err(e) = save_json_state(&state_path, state) {
+            return e.into();
         }
     }
     match e {

@@ -240,7 +240,7 @@ mod tests {
     use super::*;
     use crate::index::fragments::{split, MANIFEST};
     use crate::index::{build, BuildParams, VectorStorage};
-    use crate::testing::{browse, chunk, fragment_corpus};
+    use crate::testing::{browse, chunk, fragment_corpus, open_fragments};
 
     /// [`fragment_corpus`] with f16 vectors.
     fn corpus() -> (AlignedBytes, AlignedBytes) {
@@ -254,11 +254,7 @@ mod tests {
     fn vectors_travel_as_stored_and_a_query_is_encoded_once() {
         for storage in [VectorStorage::I16, VectorStorage::F16] {
             let (index, enc) = fragment_corpus(storage);
-            let idx = Index::open(index.as_slice()).unwrap();
-            let files: HashMap<String, Vec<u8>> = split(&idx, 256).unwrap().files.into_iter().collect();
-            let vectors = vectors_file(&idx).unwrap();
-            let mut e = Engine::open(&files[MANIFEST]).unwrap();
-            let sem = Semantic::open(&e, enc.as_slice(), &vectors).unwrap();
+            let (files, mut e, sem) = open_fragments(&index, &enc);
             // Fixed point travels as it is stored, halves as they are.
             let fixed = storage == VectorStorage::I16;
             assert_eq!(matches!(sem.vectors, Rows::I16(_)), fixed, "{storage:?}");
