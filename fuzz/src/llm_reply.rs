@@ -4,7 +4,7 @@
 //! would cut them). Any bytes are a reply or an error; the streamed reading of
 //! the same bytes must not depend on where they were cut.
 
-use search_service::agent::openai::{parse_reply, Reply};
+use search_service::agent::openai::{parse_reply, Reply, ReplyError};
 use search_service::agent::react::ReplyStream;
 
 pub fn run(data: &[u8]) {
@@ -17,7 +17,7 @@ pub fn run(data: &[u8]) {
     let pieces = read(body, &sizes);
     // The assembled reply does not depend on the cuts. (The text shown on the way
     // may: text before a tool call is shown only if it arrived in an earlier piece.)
-    let reply = |r: &Result<(String, Reply), String>| r.as_ref().map(|(_, reply)| reply.clone()).map_err(|_| ());
+    let reply = |r: &Result<(String, Reply), ReplyError>| r.as_ref().map(|(_, reply)| reply.clone()).map_err(|_| ());
     assert_eq!(reply(&whole), reply(&pieces), "the reply depends on how the stream was cut");
     if let Ok((shown, reply)) = &pieces {
         if reply.tool_calls.is_empty() {
@@ -29,7 +29,7 @@ pub fn run(data: &[u8]) {
 
 /// The text shown as it arrived and the reply (or the error) of a stream cut
 /// into pieces of `sizes` bytes (cycling).
-fn read(body: &[u8], sizes: &[usize]) -> Result<(String, Reply), String> {
+fn read(body: &[u8], sizes: &[usize]) -> Result<(String, Reply), ReplyError> {
     let mut stream = ReplyStream::default();
     let mut shown = String::new();
     let mut rest = body;
