@@ -8,8 +8,10 @@ use std::time::{Duration, Instant};
 
 use stub_http::{Request, Response, StubServer};
 
+/// The workspace's client (its TLS set up once: in a workspace build reqwest
+/// carries `rustls-no-provider`, and a bare builder would panic).
 fn client() -> reqwest::blocking::Client {
-    reqwest::blocking::Client::builder().timeout(Duration::from_secs(20)).build().unwrap()
+    kb_common::http::blocking_client().timeout(Duration::from_secs(20)).build().unwrap()
 }
 
 #[test]
@@ -90,7 +92,7 @@ fn dropping_the_server_cuts_stalled_responses_off() {
     // cuts it, and a drop that waited for the stall would let it succeed.
     let server = StubServer::start(|_| Response::new(200).delay(Duration::from_secs(600)));
     let url = server.url();
-    let client = reqwest::blocking::Client::builder().timeout(None).build().unwrap();
+    let client = kb_common::http::blocking_client().timeout(None).build().unwrap();
     let request = std::thread::spawn(move || client.get(url).send().map(|r| r.status()));
     std::thread::sleep(Duration::from_millis(200));
     let addr = server.addr();
