@@ -231,3 +231,40 @@ pub fn synthetic(layers: usize) -> Vec<u8> {
     w.add_u32("fingerprint", &[7, 0]);
     w.finish()
 }
+
+#[cfg(all(test, feature = "pack"))]
+mod tests {
+    use super::*;
+
+    const CONFIG: &str = r#"{"vocab_size": 4, "hidden_size": 384, "num_hidden_layers": 0,
+        "num_attention_heads": 12, "intermediate_size": 32, "max_position_embeddings": 16,
+        "type_vocab_size": 1}"#;
+    const TOKENIZER: &str = r#"{"model": {"type": "WordPiece", "vocab": {"[PAD]": 0, "a": 1}}}"#;
+
+    /// A `model.safetensors` that is not one (cut, lying about its header, with a
+    /// tensor of another type) is an error naming the file, never a panic.
+    #[test]
+    fn a_bad_model_file_is_an_error_naming_it() {
+        let header = |json: &str| {
+            let mut b = (json.len() as u64).to_le_bytes().to_vec();
+            b.extend_from_slice(json.as_bytes());
+            b
+        };
+        let mut i64_tensor =
+            header(r#"{"embeddings.word_embeddings.weight":{"dtype":"I64","shape":[4,384],"data_offsets":[0,12288]}}"#);
+        i64_tensor.resize(i64_tensor.len() + 12_288, 0);
+        let cases: [(&str, Vec<u8>); 5] = [
+            ("empty", Vec::new()),
+            ("short", vec![1, 2, 3]),
+            ("header past the end", u64::MAX.to_le_bytes().to_vec()),
+            ("not JSON", header("{not json")),
+            ("another type", i64_tensor),
+        ];
+        for (what, bytes) in cases {
+            let e = pack(&bytes, TOKENIZER, CONFIG, 12).expect_err(what).to_string();
+            assert!(e.starts_with("model.safetensors: "), "{what}: {e}");
+        }
+        let e = pack(&header("{}"), TOKENIZER, CONFIG, 12).expect_err("no tensors").to_string();
+        assert!(e.contains("`embeddings.word_embeddings.weight` missing"), "{e}");
+    }
+}
