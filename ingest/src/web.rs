@@ -27,6 +27,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use futures_util::stream::{self, StreamExt};
 use indicatif::ProgressBar;
+use kb_common::frontmatter::Frontmatter;
 use kb_common::slug::slugify;
 use kb_common::write::{write_atomic, WriteError};
 use reqwest::header::{HeaderMap, HeaderName, CONTENT_TYPE, ETAG, IF_MODIFIED_SINCE, IF_NONE_MATCH, LAST_MODIFIED};
@@ -314,15 +315,6 @@ fn date_of(lastmod: Option<&str>, last_modified: Option<&str>) -> Option<String>
         let t = time::OffsetDateTime::from(t);
         Some(t.date().to_string())
     })
-}
-
-#[derive(Serialize)]
-struct Frontmatter<'a> {
-    title: &'a str,
-    parent: &'a str,
-    path: &'a str,
-    original_url: &'a str,
-    page_id: &'a str,
 }
 
 /// Reads the sitemaps under `url`: the pages of a `<urlset>`, and those of every
@@ -730,15 +722,19 @@ fn page_file(
     let title = if page.title.is_empty() { key.to_string() } else { page.title.clone() };
     let mut chain = page.breadcrumb.clone();
     chain.push(title.clone());
-    let parent = page.breadcrumb.last().cloned().unwrap_or_default();
     // The file's path, `/` as `-`: unique as the file is, stable across runs.
     let page_id = path.trim_end_matches(".md").trim_end_matches("/index").replace('/', "-");
-    let fm =
-        Frontmatter { title: &title, parent: &parent, path: &chain.join(" / "), original_url: key, page_id: &page_id };
-    let yaml =
-        serde_norway::to_string(&fm).map_err(|e| WebError::Fetch { url: key.to_string(), message: e.to_string() })?;
-    let date_line = date_of(lastmod, last_modified).map(|d| format!("last_updated: '{d}'\n")).unwrap_or_default();
-    Ok(format!("---\n{yaml}{date_line}---\n\n# {title}\n\n{markdown}"))
+    let fm = Frontmatter {
+        title: Some(title.clone()),
+        parent: page.breadcrumb.last().cloned(),
+        path: Some(chain.join(" / ")),
+        original_url: Some(key.to_string()),
+        page_id: Some(page_id),
+        last_updated: date_of(lastmod, last_modified),
+        ..Frontmatter::default()
+    };
+    fm.page_file(&format!("# {title}\n\n{markdown}"))
+        .map_err(|e| WebError::Fetch { url: key.to_string(), message: e.to_string() })
 }
 
 #[cfg(test)]

@@ -10,6 +10,8 @@
 //! * [`path`]: content-relative paths: joining a link onto its page's folder, and
 //!   the way from one page to another.
 //! * [`write`]: files written atomically.
+//! * `frontmatter` (feature `frontmatter`): the keys ingestion writes and the
+//!   build reads, as one serde type.
 //! * [`site_manifest`]: the list of the files a built site wrote itself.
 //! * [`variables`]: the Spin variables, from `SPIN_VARIABLE_*` and `.env`.
 //! * [`spin_state`]: the file names of the state folder the local host keeps.
@@ -17,6 +19,8 @@
 //!   (TLS set up once, a user agent, no hidden timeouts).
 //! * `pg_tls` (feature `pg-tls`): the certificates PostgreSQL connections trust.
 
+#[cfg(feature = "frontmatter")]
+pub mod frontmatter;
 #[cfg(feature = "http")]
 pub mod http;
 pub mod path;

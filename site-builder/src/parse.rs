@@ -21,6 +21,7 @@
 
 use std::collections::BTreeMap;
 
+use kb_common::frontmatter::{self, Frontmatter, Split};
 use serde_json::Value;
 
 use crate::fence::prose_lines;
@@ -109,10 +110,6 @@ impl PageError {
     }
 }
 
-/// Frontmatter keys read as one text each; the rest goes to [`Page::meta`] (and
-/// [`Identity`] reads what it knows from there).
-const KNOWN_KEYS: [&str; 7] = ["title", "parent", "path", "original_url", "page_id", "version", "last_updated"];
-
 /// Parses the bytes of the file at `source` (relative path, `/`-separated).
 pub fn parse_page(source: &str, bytes: &[u8]) -> Result<Page, PageError> {
     let file = source.to_string();
@@ -138,47 +135,45 @@ pub fn parse_page(source: &str, bytes: &[u8]) -> Result<Page, PageError> {
         return Err(PageError::Empty { file });
     }
 
-    let Some((yaml, body, body_line)) = split_frontmatter(text, &file)? else {
+    let split = frontmatter::split(text).map_err(|_| PageError::UnclosedFrontmatter { file: file.clone() })?;
+    let Some(Split { yaml, body, body_line }) = split else {
         return Ok(plain_page(source, text));
     };
-    let value: serde_norway::Value = serde_norway::from_str(yaml).map_err(|e| PageError::BadYaml {
+    let bad_yaml = |e: serde_norway::Error| PageError::BadYaml {
         file: file.clone(),
         // The YAML starts on line 2 of the file, after the opening `---`.
         line: e.location().map_or(2, |l| l.line() + 1),
         message: yaml_message(&e),
-    })?;
+    };
+    let value: serde_norway::Value = serde_norway::from_str(yaml).map_err(bad_yaml)?;
     let map = match value {
         serde_norway::Value::Mapping(m) => m,
         serde_norway::Value::Null => serde_norway::Mapping::new(),
         _ => return Err(PageError::FrontmatterNotMapping { file, line: 2 }),
     };
 
-    let line_of = |key: &str| key_line(yaml, key).map_or(2, |l| l + 1);
-    let mut fields: BTreeMap<String, Option<String>> = BTreeMap::new();
+    // The contract's keys (kb_common::frontmatter) are read through its type; the
+    // rest are other tools' keys, kept as metadata for [`Identity`] and the pages.
+    let mut known = serde_norway::Mapping::new();
     let mut meta = BTreeMap::new();
     for (k, v) in map {
         let key = match k {
             serde_norway::Value::String(s) => s,
             other => scalar_to_string(&other).unwrap_or_default(),
         };
-        if KNOWN_KEYS.contains(&key.as_str()) {
-            let s = match &v {
-                serde_norway::Value::Null => None,
-                other => Some(scalar_to_string(other).ok_or_else(|| PageError::NotScalar {
-                    file: file.clone(),
-                    line: line_of(&key),
-                    key: key.clone(),
-                })?),
-            };
-            fields.insert(key, s.map(|s| s.trim().to_string()).filter(|s| !s.is_empty()));
-        } else {
+        if !frontmatter::KEYS.contains(&key.as_str()) {
             meta.insert(key, serde_json::to_value(&v).unwrap_or(Value::Null));
+        } else if frontmatter::is_single_value(&v) {
+            known.insert(serde_norway::Value::String(key), v);
+        } else {
+            let line = key_line(yaml, &key).map_or(2, |l| l + 1);
+            return Err(PageError::NotScalar { file, line, key });
         }
     }
-    let get = |k: &str| fields.get(k).cloned().flatten();
+    let fm: Frontmatter = serde_norway::from_value(serde_norway::Value::Mapping(known)).map_err(bad_yaml)?;
 
-    let title = get("title").unwrap_or_else(|| title_from_body_or_name(source, body));
-    let ancestors = match (get("path"), get("parent")) {
+    let title = fm.title.unwrap_or_else(|| title_from_body_or_name(source, body));
+    let ancestors = match (fm.path, fm.parent) {
         (Some(path), _) => {
             let mut chain: Vec<String> =
                 path.split(" / ").map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect();
@@ -192,13 +187,13 @@ pub fn parse_page(source: &str, bytes: &[u8]) -> Result<Page, PageError> {
     };
     let identity = Identity::read(source, &meta);
     Ok(Page {
-        id: get("page_id").unwrap_or_else(|| id_from_path(source)),
+        id: fm.page_id.unwrap_or_else(|| id_from_path(source)),
         source: file,
         title,
         ancestors,
-        original_url: get("original_url"),
-        version: get("version"),
-        last_updated: get("last_updated"),
+        original_url: fm.original_url,
+        version: fm.version,
+        last_updated: fm.last_updated,
         meta,
         aliases: identity.aliases,
         addresses: identity.addresses,
@@ -271,26 +266,6 @@ impl Identity {
         }
         id
     }
-}
-
-/// Splits `---\n yaml \n---\n body`; `Ok(None)` when the file has no frontmatter.
-fn split_frontmatter<'a>(text: &'a str, file: &str) -> Result<Option<(&'a str, &'a str, usize)>, PageError> {
-    let Some(rest) = text.strip_prefix("---").filter(|r| r.starts_with('\n') || r.starts_with("\r\n")) else {
-        return Ok(None);
-    };
-    let rest = rest.trim_start_matches('\r').strip_prefix('\n').unwrap_or(rest);
-    let mut offset = 0;
-    for (i, line) in rest.split_inclusive('\n').enumerate() {
-        let trimmed = line.trim_end();
-        if trimmed == "---" || trimmed == "..." {
-            let yaml = &rest[..offset];
-            let body = &rest[offset + line.len()..];
-            // Line 1 is the opening fence, YAML lines follow, then the closing fence.
-            return Ok(Some((yaml, body, i + 3)));
-        }
-        offset += line.len();
-    }
-    Err(PageError::UnclosedFrontmatter { file: file.to_string() })
 }
 
 /// A page's title when its frontmatter names none: the first H1, else the file name.

@@ -8,6 +8,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use common::{assert_ok, run, stderr};
+use kb_common::frontmatter::Frontmatter;
 
 /// Text drawn at (x, y) from the bottom-left, in a font (`F1` Helvetica,
 /// `F2` Helvetica-Bold) and size.
@@ -186,20 +187,18 @@ fn handbook_becomes_a_page_that_builds_and_chunks_at_headings() {
     let page = content_dir.join("computer-science-handbook.md");
     let md = std::fs::read_to_string(&page)
         .unwrap_or_else(|e| panic!("{}: {e}; files: {:?}", page.display(), files_in(&content_dir)));
-    for field in [
-        "title: 'Computer Science Handbook'\n",
-        "page_id: 'computer-science-handbook'\n",
-        "source_file: 'cs-handbook.pdf'\n",
-        "path: 'Computer Science Handbook'\n",
-        "parent: ''\n",
-        "last_updated: '2024-01-15'\n",
-        "version: 1\n",
-    ] {
-        assert!(
-            md.starts_with("---\n") && md.split("---").nth(1).unwrap().contains(field),
-            "missing {field:?} in\n{md}"
-        );
-    }
+    let fm = frontmatter_of(&md);
+    let expected = Frontmatter {
+        title: Some("Computer Science Handbook".into()),
+        page_id: Some("computer-science-handbook".into()),
+        source_file: Some("cs-handbook.pdf".into()),
+        path: Some("Computer Science Handbook".into()),
+        last_updated: Some("2024-01-15".into()),
+        version: Some("1".into()),
+        ..Frontmatter::default()
+    };
+    assert_eq!(fm, expected, "{md}");
+    assert!(md.contains("\nlast_updated: '2024-01-15'\n"), "the date is quoted: {md}");
     assert!(md.contains("\n# Computer Science Handbook\n"), "{md}");
     for h in ["## Program requirements\n", "## Courses\n", "## Faculty\n"] {
         assert!(md.contains(&format!("\n{h}")), "missing {h:?} in\n{md}");
@@ -299,7 +298,7 @@ fn a_typeset_manual_comes_out_clean() {
         .unwrap_or_else(|e| panic!("{}: {e}; files: {:?}", page.display(), files_in(&out)));
     // The empty /Title gives way to the largest text of the first page, which the
     // running header repeats (and is dropped with it).
-    assert!(md.contains("title: 'Campus Network Guide'\n"), "{md}");
+    assert_eq!(frontmatter_of(&md).title.as_deref(), Some("Campus Network Guide"), "{md}");
     assert!(md.contains("\n# Campus Network Guide\n"), "{md}");
     // The contents page is gone, heading and entries; the sections are not.
     assert!(!md.contains(". . ."), "{md}");
@@ -341,7 +340,7 @@ fn debian_manuals_come_out_clean() {
         assert!(o.status.success(), "{pdf}: {}", stderr(&o));
         let md = std::fs::read_to_string(out.join(file))
             .unwrap_or_else(|e| panic!("{pdf} → {file}: {e}; files: {:?}", files_in(&out)));
-        assert!(md.contains(&format!("title: '{title}'\n")), "{pdf}: {}", &md[..md.len().min(400)]);
+        assert_eq!(frontmatter_of(&md).title.as_deref(), Some(title), "{pdf}: {}", &md[..md.len().min(400)]);
         assert!(md.contains(phrase), "{pdf}: no {phrase:?}");
         for line in md.lines() {
             let l = line.trim();
@@ -373,7 +372,7 @@ fn title_option_wins() {
         run(&["ingest", "pdf", file.to_str().unwrap(), "--title", "CS: the handbook", "--out", out.to_str().unwrap()]);
     assert_ok(&o);
     let md = std::fs::read_to_string(out.join("cs-the-handbook.md")).unwrap();
-    assert!(md.contains("title: 'CS: the handbook'\n"), "{md}");
+    assert_eq!(frontmatter_of(&md).title.as_deref(), Some("CS: the handbook"), "{md}");
 }
 
 fn refused(name: &str, bytes: Option<&[u8]>, message: &str) {
@@ -410,4 +409,9 @@ fn a_pdf_without_text_is_refused() {
 #[test]
 fn a_missing_file_is_refused() {
     refused("nowhere.pdf", None, "no such file");
+}
+
+/// The frontmatter of a written page, read as the build reads it.
+fn frontmatter_of(md: &str) -> Frontmatter {
+    Frontmatter::of_page(md).unwrap_or_else(|e| panic!("{e}: {md}")).unwrap_or_else(|| panic!("no frontmatter: {md}"))
 }

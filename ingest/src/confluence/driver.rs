@@ -10,6 +10,7 @@ use std::time::Instant;
 
 use futures_util::stream::{self, StreamExt};
 use indicatif::ProgressBar;
+use kb_common::frontmatter::Frontmatter;
 use kb_common::percent::encode_segment;
 use kb_common::slug::slugify;
 use kb_common::write::{write_atomic, WriteError};
@@ -164,16 +165,6 @@ impl storage::LinkResolver for TreeLinks<'_> {
             None => storage::TitleLinks.page_link(title),
         }
     }
-}
-
-#[derive(Serialize)]
-struct Frontmatter<'a> {
-    title: &'a str,
-    parent: &'a str,
-    path: &'a str,
-    original_url: &'a str,
-    page_id: &'a str,
-    version: u64,
 }
 
 /// Ingests the tree under `opts.root_page`.
@@ -469,7 +460,6 @@ impl PageWriter<'_> {
             p = self.nodes[i].parent;
         }
         chain.reverse();
-        let parent = node.parent.map_or("", |i| self.nodes[i].title.as_str());
         let base = self.base;
         let original_url = match page.links.webui.as_deref() {
             Some(w) if w.starts_with("http://") || w.starts_with("https://") => w.to_string(),
@@ -478,21 +468,19 @@ impl PageWriter<'_> {
         };
         let version = page.version.as_ref().map_or(node.version, |v| v.number);
         let last_updated = page.version.as_ref().and_then(|v| v.when.as_deref()).and_then(date_of);
-        let path_text = chain.join(" / ");
         let fm = Frontmatter {
-            title: &node.title,
-            parent,
-            path: &path_text,
-            original_url: &original_url,
-            page_id: &node.id,
-            version,
+            title: Some(node.title.clone()),
+            parent: node.parent.map(|i| self.nodes[i].title.clone()),
+            path: Some(chain.join(" / ")),
+            original_url: Some(original_url),
+            page_id: Some(node.id.clone()),
+            version: Some(version.to_string()),
+            last_updated: last_updated.map(|d| d.to_string()),
+            ..Frontmatter::default()
         };
-        let yaml =
-            serde_norway::to_string(&fm).map_err(|e| format!("page {}: cannot write the frontmatter: {e}", node.id))?;
-        // Quoted like the pages in content/, so that no YAML reader takes it for a
-        // date object; it is a `time::Date`, so the quoting is safe.
-        let date_line = last_updated.map(|d| format!("last_updated: '{d}'\n")).unwrap_or_default();
-        Ok((format!("---\n{yaml}{date_line}---\n\n# {}\n\n{markdown}", node.title), version))
+        let text =
+            fm.page_file(&format!("# {}\n\n{markdown}", node.title)).map_err(|e| format!("page {}: {e}", node.id))?;
+        Ok((text, version))
     }
 }
 

@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
+use kb_common::frontmatter::{Frontmatter, FrontmatterError};
 use lopdf::{Document, Object};
 
 use super::{Converted, PdfOptions};
@@ -38,20 +39,20 @@ pub(super) fn page_text(
     slug: &str,
     info: &HashMap<String, String>,
     converted: &Converted,
-) -> String {
+) -> Result<String, FrontmatterError> {
     let date = ["ModDate", "CreationDate"].iter().find_map(|k| info.get(*k).and_then(|d| pdf_date(d)));
     let source_file = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
 
-    let mut text = String::from("---\n");
-    let _ = writeln!(text, "title: {}", yaml_quote(title));
-    let _ = writeln!(text, "page_id: {}", yaml_quote(slug));
-    let _ = writeln!(text, "source_file: {}", yaml_quote(&source_file));
-    let _ = writeln!(text, "path: {}", yaml_quote(title));
-    text.push_str("parent: ''\n");
-    if let Some(d) = date {
-        let _ = writeln!(text, "last_updated: '{d}'");
-    }
-    text.push_str("version: 1\n---\n\n");
+    let fm = Frontmatter {
+        title: Some(title.to_string()),
+        page_id: Some(slug.to_string()),
+        source_file: Some(source_file),
+        path: Some(title.to_string()),
+        last_updated: date.map(|d| d.to_string()),
+        version: Some("1".into()),
+        ..Frontmatter::default()
+    };
+    let mut body = String::new();
     // The build chunks at H1/H2; a document without any H1 gets the title as one so
     // that its first chunk has a heading, and so does one whose typeset title was
     // dropped with the running headers that repeat it.
@@ -60,15 +61,10 @@ pub(super) fn page_text(
         .as_deref()
         .is_some_and(|t| t == title && !converted.markdown.lines().any(|l| l.trim_start_matches('#').trim() == t));
     if converted.first_h1.is_none() || title_dropped {
-        let _ = writeln!(text, "# {}\n", title);
+        let _ = writeln!(body, "# {}\n", title);
     }
-    text.push_str(&converted.markdown);
-    text
-}
-
-/// `'it''s'`: single-quoted YAML, which needs no escaping but doubled quotes.
-fn yaml_quote(s: &str) -> String {
-    format!("'{}'", s.replace('\'', "''"))
+    body.push_str(&converted.markdown);
+    fm.page_file(&body)
 }
 
 /// The date of a PDF date string (ISO 32000 §7.9.4: `D:YYYYMMDDHHmmSSOHH'mm'`,

@@ -38,6 +38,7 @@ use std::path::{Path, PathBuf};
 
 use lopdf::Document;
 
+use kb_common::frontmatter::FrontmatterError;
 use kb_common::slug::slugify;
 use kb_common::write::{write_atomic, WriteError};
 
@@ -74,6 +75,12 @@ pub enum PdfError {
     Damaged { path: PathBuf, message: String },
     #[error("{} has no text layer (a scanned document?); run OCR first, e.g. with ocrmypdf", path.display())]
     NoText { path: PathBuf },
+    #[error("{}: {source}", path.display())]
+    Frontmatter {
+        path: PathBuf,
+        #[source]
+        source: FrontmatterError,
+    },
     #[error(transparent)]
     Write(#[from] WriteError),
 }
@@ -116,7 +123,8 @@ pub fn ingest_pdf(opts: &PdfOptions) -> Result<PdfSummary, PdfError> {
     if slug.is_empty() {
         slug = "document".to_string();
     }
-    let text = frontmatter::page_text(path, &title, &slug, &info, &converted);
+    let text = frontmatter::page_text(path, &title, &slug, &info, &converted)
+        .map_err(|source| PdfError::Frontmatter { path: path.clone(), source })?;
 
     let written = opts.out.join(format!("{slug}.md"));
     write_atomic(&written, text.as_bytes())?;
