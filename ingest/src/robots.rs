@@ -1,28 +1,26 @@
-//! `robots.txt` as RFC 9309 reads it, for `ingest web`: which paths a crawler
-//! named by `user_agent` may fetch, and how long it should wait between requests.
+//! `robots.txt` for `ingest web`: which paths the crawler may fetch, and how long
+//! it should wait between requests.
 //!
-//! The group is the one whose `User-agent` line names the crawler's product token
-//! (case-insensitively), else the `*` group; several groups naming the same agent
-//! are merged, as the RFC says. Within the group the longest matching rule wins
-//! (`*` matches any run of characters, a trailing `$` anchors the end) and `Allow`
-//! wins a tie. `Crawl-delay` is not in the RFC but help-centre hosts set it and
-//! mean it, so it is honoured. A missing `robots.txt` (4xx) allows everything; a
-//! server error (5xx) disallows everything, as the RFC asks, and the run says so.
+//! Matching is the `robotstxt` crate's, a port of Google's reference parser and
+//! matcher for RFC 9309: the group whose `User-agent` names the crawler's product
+//! token (case-insensitively) replaces the `*` group, several groups naming it are
+//! merged, the longest matching rule wins (`*` any run, a final `$` the end) and
+//! `Allow` wins a tie; it also forgives the usual typos (`Disalow`).
+//! `Crawl-delay` is not in the RFC but help-centre hosts set it and mean it, so it
+//! is read here from the same parse, by the same group rule. A missing
+//! `robots.txt` (4xx) allows everything; a server error (5xx) disallows everything,
+//! as the RFC asks, and the run says so.
 
-/// One `User-agent` group as written: its agents, rules and crawl delay.
-#[derive(Default)]
-struct Group {
-    agents: Vec<String>,
-    rules: Vec<(bool, String)>,
-    crawl_delay: Option<f64>,
-}
+use robotstxt::{parse_robotstxt, DefaultMatcher, RobotsParseHandler};
 
 /// The rules that apply to one crawler.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Robots {
-    /// (allow, pattern), in file order.
-    rules: Vec<(bool, String)>,
-    /// Seconds to wait between requests, when the group says.
+    /// The file as served; empty when there is none (everything allowed).
+    body: String,
+    /// The crawler's product token (`kb-site-builder`).
+    token: String,
+    /// Seconds to wait between requests, when the crawler's group says.
     pub crawl_delay: Option<f64>,
     /// `Sitemap:` lines (they apply to every agent).
     pub sitemaps: Vec<String>,
@@ -41,60 +39,19 @@ impl Robots {
         Robots { deny_all: true, ..Robots::default() }
     }
 
-    /// Parses `text` for the crawler whose product token is `user_agent`.
+    /// Reads `text` for the crawler whose user agent is `user_agent`
+    /// (`kb-site-builder/0.1 (+url)`: its product token is what groups name).
     pub fn parse(text: &str, user_agent: &str) -> Robots {
-        let token = user_agent.split('/').next().unwrap_or(user_agent).trim().to_ascii_lowercase();
-        // Groups: consecutive User-agent lines, then their rules.
-        let mut groups: Vec<Group> = Vec::new();
-        let mut sitemaps = Vec::new();
-        let mut in_agents = false;
-        for raw in text.lines() {
-            let line = raw.split('#').next().unwrap_or("").trim();
-            let Some((key, value)) = line.split_once(':') else { continue };
-            let (key, value) = (key.trim().to_ascii_lowercase(), value.trim());
-            match key.as_str() {
-                "user-agent" => {
-                    if !in_agents {
-                        groups.push(Group::default());
-                        in_agents = true;
-                    }
-                    if let Some(g) = groups.last_mut() {
-                        g.agents.push(value.to_ascii_lowercase());
-                    }
-                }
-                "allow" | "disallow" => {
-                    in_agents = false;
-                    if let Some(g) = groups.last_mut() {
-                        // An empty Disallow allows everything: no rule.
-                        if !value.is_empty() {
-                            g.rules.push((key == "allow", value.to_string()));
-                        }
-                    }
-                }
-                "crawl-delay" => {
-                    in_agents = false;
-                    if let (Some(g), Ok(d)) = (groups.last_mut(), value.parse::<f64>()) {
-                        if d.is_finite() && d >= 0.0 {
-                            g.crawl_delay = Some(d);
-                        }
-                    }
-                }
-                "sitemap" => sitemaps.push(value.to_string()),
-                _ => {}
-            }
+        let token = user_agent.split('/').next().unwrap_or(user_agent).trim().to_string();
+        let mut delays = Delays { token: token.clone(), ..Delays::default() };
+        parse_robotstxt(text, &mut delays);
+        Robots {
+            body: text.to_string(),
+            token,
+            crawl_delay: if delays.named_seen { delays.named } else { delays.star },
+            sitemaps: delays.sitemaps,
+            deny_all: false,
         }
-        let named: Vec<&Group> = groups.iter().filter(|g| g.agents.contains(&token)).collect();
-        let chosen: Vec<&Group> = if named.is_empty() {
-            groups.iter().filter(|g| g.agents.iter().any(|a| a == "*")).collect()
-        } else {
-            named
-        };
-        let mut robots = Robots { sitemaps, ..Robots::default() };
-        for g in chosen {
-            robots.rules.extend(g.rules.iter().cloned());
-            robots.crawl_delay = robots.crawl_delay.or(g.crawl_delay);
-        }
-        robots
     }
 
     /// Whether the crawler may fetch `path` (the URL's path and query).
@@ -102,48 +59,73 @@ impl Robots {
         if self.deny_all {
             return false;
         }
-        let path = if path.is_empty() { "/" } else { path };
-        let mut best: Option<(usize, bool)> = None;
-        for (allow, pattern) in &self.rules {
-            if matches(pattern, path) {
-                let len = pattern.len();
-                best = match best {
-                    Some((l, a)) if l > len || (l == len && a) => Some((l, a)),
-                    _ => Some((len, *allow)),
-                };
-            }
+        if self.body.is_empty() {
+            return true;
         }
-        best.is_none_or(|(_, allow)| allow)
+        // A whole URL, so that a path that starts `//` is not read as a host.
+        let url = format!("http://robots.invalid/{}", path.trim_start_matches('/'));
+        let url = if path.starts_with("//") { format!("http://robots.invalid{path}") } else { url };
+        DefaultMatcher::default().one_agent_allowed_by_robots(&self.body, &self.token, &url)
     }
 }
 
-/// RFC 9309 matching: the pattern matches a prefix of the path, `*` any run of
-/// characters, a final `$` the end of the path. Percent-encoding is compared as
-/// written (both sides come from the same site).
-fn matches(pattern: &str, path: &str) -> bool {
-    let (pattern, anchored) = match pattern.strip_suffix('$') {
-        Some(p) => (p, true),
-        None => (pattern, false),
-    };
-    let parts: Vec<&str> = pattern.split('*').collect();
-    let mut at = 0;
-    for (i, part) in parts.iter().enumerate() {
-        if i == 0 {
-            if !path.starts_with(part) {
-                return false;
-            }
-            at = part.len();
-        } else if i == parts.len() - 1 && anchored {
-            // The last piece must end the path, after what the earlier pieces used.
-            return path.len() >= at + part.len() && path.ends_with(part);
-        } else {
-            match path[at..].find(part) {
-                Some(p) => at += p + part.len(),
-                None => return false,
-            }
+/// Collects `Crawl-delay` and `Sitemap` lines while the crate parses the file,
+/// with the groups told apart as its matcher tells them.
+#[derive(Default)]
+struct Delays {
+    token: String,
+    /// The last line was a rule, so the next `User-agent` starts a new group.
+    after_rules: bool,
+    in_named: bool,
+    in_star: bool,
+    /// Some group names the crawler: the `*` group no longer applies.
+    named_seen: bool,
+    named: Option<f64>,
+    star: Option<f64>,
+    sitemaps: Vec<String>,
+}
+
+impl RobotsParseHandler for Delays {
+    fn handle_robots_start(&mut self) {}
+    fn handle_robots_end(&mut self) {}
+
+    fn handle_user_agent(&mut self, _line: u32, agent: &str) {
+        if std::mem::take(&mut self.after_rules) {
+            (self.in_named, self.in_star) = (false, false);
+        }
+        let agent = agent.split(|c: char| c == '/' || c.is_whitespace()).next().unwrap_or("");
+        if agent == "*" {
+            self.in_star = true;
+        } else if agent.eq_ignore_ascii_case(&self.token) {
+            (self.in_named, self.named_seen) = (true, true);
         }
     }
-    !anchored || at == path.len()
+
+    fn handle_allow(&mut self, _line: u32, _value: &str) {
+        self.after_rules = true;
+    }
+
+    fn handle_disallow(&mut self, _line: u32, _value: &str) {
+        self.after_rules = true;
+    }
+
+    fn handle_sitemap(&mut self, _line: u32, value: &str) {
+        self.sitemaps.push(value.to_string());
+    }
+
+    fn handle_unknown_action(&mut self, _line: u32, action: &str, value: &str) {
+        if !action.eq_ignore_ascii_case("crawl-delay") {
+            return;
+        }
+        self.after_rules = true;
+        let Some(delay) = value.trim().parse::<f64>().ok().filter(|d| d.is_finite() && *d >= 0.0) else { return };
+        if self.in_named {
+            self.named = self.named.or(Some(delay));
+        }
+        if self.in_star {
+            self.star = self.star.or(Some(delay));
+        }
+    }
 }
 
 #[cfg(test)]
@@ -200,6 +182,9 @@ Sitemap: https://help.example.edu/sitemap.xml
 
     #[test]
     fn wildcards_match_runs() {
+        let matches = |pattern: &str, path: &str| {
+            !Robots::parse(&format!("User-agent: *\nDisallow: {pattern}\n"), "x").allowed(path)
+        };
         assert!(matches("/*/private/", "/en/private/x"));
         assert!(!matches("/*/private/", "/en/public/x"));
         assert!(matches("/a*b*c$", "/aXbYc"));
@@ -207,6 +192,15 @@ Sitemap: https://help.example.edu/sitemap.xml
         assert!(matches("*.php", "/index.php?x"));
         assert!(matches("/x$", "/x"));
         assert!(!matches("/x$", "/xy"));
+    }
+
+    #[test]
+    fn the_delay_is_the_crawlers_groups_and_typos_are_forgiven() {
+        let file = "User-agent: *\nCrawl-delay: 5\n\nUser-agent: kb-site-builder\nDisalow: /old/\nCrawl-delay: 0.5\n";
+        let r = Robots::parse(file, "kb-site-builder/0.1");
+        assert_eq!(r.crawl_delay, Some(0.5));
+        assert!(!r.allowed("/old/page"), "Disalow is read as Disallow");
+        assert_eq!(Robots::parse(file, "Other/1").crawl_delay, Some(5.0));
     }
 
     #[test]
