@@ -2,24 +2,19 @@
 //! main content as well-formed XHTML that [`crate::storage::to_markdown`] (the one
 //! owner of the Markdown conversion) turns into Markdown.
 //!
-//! Pages are parsed by html5ever (the WHATWG algorithm, so any tag soup a help
-//! centre serves becomes the tree a browser builds) into [`Dom`], a small arena.
+//! Pages are parsed by scraper on html5ever (the WHATWG algorithm, so any tag soup
+//! a help centre serves becomes the tree a browser builds), and [`Dom`], a small
+//! arena over scraper's tree, numbers its nodes.
 //! The main content is `<main>` (or `role="main"`), else the page's only
 //! `<article>`, else the smallest element that holds most of the page's text that
 //! is not link text (navigation is mostly links, an article mostly not). Inside it,
-//! what is not content goes: scripts, styles, forms, navigation, footers, and
-//! elements whose id or class names a cookie or consent banner, a sidebar, a table
-//! of contents, the article's meta line ("Last updated …"), its tags, related
-//! articles, or the generated listing of a section's pages.
+//! what is not content goes, as the CSS selectors of `noise.css` name it: scripts,
+//! styles, forms, navigation, footers, and elements whose id or class names a
+//! cookie or consent banner, a sidebar, a table of contents, the article's meta
+//! line ("Last updated …"), its tags, related articles, or the generated listing of
+//! a section's pages.
 
-use std::borrow::Cow;
-use std::cell::RefCell;
-use std::rc::Rc;
 use std::sync::OnceLock;
-
-use html5ever::interface::{ElementFlags, NodeOrText, QuirksMode, TreeSink};
-use html5ever::tendril::{StrTendril, TendrilSink};
-use html5ever::{ns, Attribute, QualName};
 
 /// A fetched page's bytes as text, in the encoding the page declares: a byte-order
 /// mark first, then the `charset` of the `Content-Type` header, then a `<meta
@@ -53,197 +48,73 @@ pub fn decode(body: &[u8], content_type: Option<&str>) -> String {
     text.into_owned()
 }
 
-/// What a node is.
-#[derive(Debug, Clone)]
-enum Data {
-    Document,
-    Element {
-        name: QualName,
-        attrs: Vec<Attribute>,
-    },
-    Text(String),
-    /// Comments, doctypes, processing instructions: never content.
-    Other,
-}
+/// A node of scraper's tree (ego_tree's `NodeId`), named through the handle
+/// scraper's tree sink gives html5ever, so that ingest needs no ego_tree of its own.
+type TreeId = <scraper::HtmlTreeSink as html5ever::interface::TreeSink>::Handle;
 
 #[derive(Debug, Clone)]
 struct Node {
     parent: Option<usize>,
     children: Vec<usize>,
-    data: Data,
+    /// The same node in [`Dom::html`]: its name, attributes and text are read there,
+    /// and the selectors of `noise.css` matched.
+    tree: TreeId,
 }
 
-/// A parsed page. Node 0 is the document.
-#[derive(Debug, Default)]
-pub struct Dom {
-    nodes: RefCell<Vec<Node>>,
-}
-
-/// A node handle: its index, and for elements the name html5ever asks about
-/// (kept in the handle so that answering never borrows the arena).
+/// A parsed page: scraper's tree, and an arena over it whose `usize` ids (in
+/// document order) index the tables of the passes below. Node 0 is the document.
 #[derive(Debug)]
-pub struct Handle {
-    id: usize,
-    name: Option<QualName>,
-}
-
-fn no_name() -> &'static QualName {
-    static NAME: OnceLock<QualName> = OnceLock::new();
-    NAME.get_or_init(|| QualName::new(None, ns!(), "".into()))
+pub struct Dom {
+    html: scraper::Html,
+    nodes: Vec<Node>,
 }
 
 impl Dom {
     /// Parses an HTML document.
     pub fn parse(html: &str) -> Dom {
-        let dom = Dom { nodes: RefCell::new(vec![Node { parent: None, children: Vec::new(), data: Data::Document }]) };
-        html5ever::parse_document(dom, Default::default()).one(html)
+        let html = scraper::Html::parse_document(html);
+        let root = html.tree.root();
+        let mut nodes = vec![Node { parent: None, children: Vec::new(), tree: root.id() }];
+        // One walk in document order, without recursion: (a node, its parent's id).
+        let mut stack: Vec<_> = root.children().rev().map(|c| (c, 0)).collect();
+        while let Some((n, parent)) = stack.pop() {
+            let id = nodes.len();
+            nodes.push(Node { parent: Some(parent), children: Vec::new(), tree: n.id() });
+            nodes[parent].children.push(id);
+            stack.extend(n.children().rev().map(|c| (c, id)));
+        }
+        Dom { html, nodes }
     }
 
-    fn push(&self, data: Data) -> usize {
-        let mut nodes = self.nodes.borrow_mut();
-        nodes.push(Node { parent: None, children: Vec::new(), data });
-        nodes.len() - 1
+    /// Node `id` in scraper's tree. Comments, doctypes, processing instructions and
+    /// a template's contents (a fragment) are never content.
+    fn tree_node(&self, id: usize) -> Option<&scraper::Node> {
+        self.html.tree.get(self.nodes[id].tree).map(|n| n.value())
     }
 
-    fn detach(nodes: &mut [Node], id: usize) {
-        if let Some(p) = nodes[id].parent.take() {
-            nodes[p].children.retain(|&c| c != id);
-        }
-    }
-
-    /// Inserts text or a node among `parent`'s children, before the child `before`
-    /// (at the end when `None`); text next to text merges, as the DOM does.
-    fn insert(&self, parent: usize, before: Option<usize>, child: NodeOrText<Rc<Handle>>) {
-        let mut nodes = self.nodes.borrow_mut();
-        if let NodeOrText::AppendNode(h) = &child {
-            Dom::detach(&mut nodes, h.id);
-        }
-        let pos = before
-            .and_then(|b| nodes[parent].children.iter().position(|&c| c == b))
-            .unwrap_or(nodes[parent].children.len());
-        match child {
-            NodeOrText::AppendText(text) => {
-                let prev = pos.checked_sub(1).and_then(|i| nodes[parent].children.get(i).copied());
-                if let Some(prev) = prev {
-                    if let Data::Text(t) = &mut nodes[prev].data {
-                        t.push_str(&text);
-                        return;
-                    }
-                }
-                nodes.push(Node { parent: Some(parent), children: Vec::new(), data: Data::Text(text.to_string()) });
-                let id = nodes.len() - 1;
-                nodes[parent].children.insert(pos, id);
-            }
-            NodeOrText::AppendNode(h) => {
-                nodes[h.id].parent = Some(parent);
-                nodes[parent].children.insert(pos, h.id);
-            }
-        }
-    }
-}
-
-impl TreeSink for Dom {
-    type Handle = Rc<Handle>;
-    type Output = Dom;
-    type ElemName<'a> = &'a QualName;
-
-    fn finish(self) -> Dom {
-        self
-    }
-    fn parse_error(&self, _msg: Cow<'static, str>) {}
-    fn get_document(&self) -> Rc<Handle> {
-        Rc::new(Handle { id: 0, name: None })
-    }
-    fn elem_name<'a>(&'a self, target: &'a Rc<Handle>) -> &'a QualName {
-        target.name.as_ref().unwrap_or_else(|| no_name())
-    }
-    fn create_element(&self, name: QualName, attrs: Vec<Attribute>, _flags: ElementFlags) -> Rc<Handle> {
-        let id = self.push(Data::Element { name: name.clone(), attrs });
-        Rc::new(Handle { id, name: Some(name) })
-    }
-    fn create_comment(&self, _text: StrTendril) -> Rc<Handle> {
-        Rc::new(Handle { id: self.push(Data::Other), name: None })
-    }
-    fn create_pi(&self, _target: StrTendril, _data: StrTendril) -> Rc<Handle> {
-        Rc::new(Handle { id: self.push(Data::Other), name: None })
-    }
-    fn append(&self, parent: &Rc<Handle>, child: NodeOrText<Rc<Handle>>) {
-        self.insert(parent.id, None, child);
-    }
-    fn append_based_on_parent_node(&self, element: &Rc<Handle>, prev: &Rc<Handle>, child: NodeOrText<Rc<Handle>>) {
-        let has_parent = self.nodes.borrow()[element.id].parent.is_some();
-        if has_parent {
-            self.append_before_sibling(element, child);
-        } else {
-            self.append(prev, child);
-        }
-    }
-    fn append_doctype_to_document(&self, _name: StrTendril, _public: StrTendril, _system: StrTendril) {}
-    fn get_template_contents(&self, target: &Rc<Handle>) -> Rc<Handle> {
-        // Template contents are never page content: the template itself stands in.
-        Rc::clone(target)
-    }
-    fn same_node(&self, x: &Rc<Handle>, y: &Rc<Handle>) -> bool {
-        x.id == y.id
-    }
-    fn set_quirks_mode(&self, _mode: QuirksMode) {}
-    fn append_before_sibling(&self, sibling: &Rc<Handle>, child: NodeOrText<Rc<Handle>>) {
-        let parent = self.nodes.borrow()[sibling.id].parent;
-        if let Some(parent) = parent {
-            self.insert(parent, Some(sibling.id), child);
-        }
-    }
-    fn add_attrs_if_missing(&self, target: &Rc<Handle>, attrs: Vec<Attribute>) {
-        let mut nodes = self.nodes.borrow_mut();
-        if let Data::Element { attrs: have, .. } = &mut nodes[target.id].data {
-            for a in attrs {
-                if !have.iter().any(|h| h.name == a.name) {
-                    have.push(a);
-                }
-            }
-        }
-    }
-    fn remove_from_parent(&self, target: &Rc<Handle>) {
-        Dom::detach(&mut self.nodes.borrow_mut(), target.id);
-    }
-    fn reparent_children(&self, node: &Rc<Handle>, new_parent: &Rc<Handle>) {
-        let mut nodes = self.nodes.borrow_mut();
-        if node.id == new_parent.id {
-            return;
-        }
-        let children = std::mem::take(&mut nodes[node.id].children);
-        for &c in &children {
-            nodes[c].parent = Some(new_parent.id);
-        }
-        nodes[new_parent.id].children.extend(children);
+    /// Node `id` as an element selectors can be matched against.
+    fn element(&self, id: usize) -> Option<scraper::ElementRef<'_>> {
+        self.html.tree.get(self.nodes[id].tree).and_then(scraper::ElementRef::wrap)
     }
 }
 
 /// Read access to a parsed page, after parsing.
 impl Dom {
     fn tag(&self, id: usize) -> Option<String> {
-        match &self.nodes.borrow()[id].data {
-            Data::Element { name, .. } => Some(name.local.to_string()),
-            _ => None,
-        }
+        self.tree_node(id)?.as_element().map(|e| e.name().to_string())
     }
 
     fn attr(&self, id: usize, key: &str) -> Option<String> {
-        match &self.nodes.borrow()[id].data {
-            Data::Element { attrs, .. } => attrs.iter().find(|a| &*a.name.local == key).map(|a| a.value.to_string()),
-            _ => None,
-        }
+        let e = self.tree_node(id)?.as_element()?;
+        e.attrs().find(|&(name, _)| name == key).map(|(_, value)| value.to_string())
     }
 
     fn children(&self, id: usize) -> Vec<usize> {
-        self.nodes.borrow()[id].children.clone()
+        self.nodes[id].children.clone()
     }
 
     fn text_node(&self, id: usize) -> Option<String> {
-        match &self.nodes.borrow()[id].data {
-            Data::Text(t) => Some(t.clone()),
-            _ => None,
-        }
+        self.tree_node(id)?.as_text().map(|t| t.text.to_string())
     }
 
     /// Every element under `id` (itself included), depth first, without recursion
@@ -276,116 +147,32 @@ impl Dom {
     }
 }
 
-/// Whether an element is never content, wherever it is.
-fn is_noise(dom: &Dom, id: usize) -> bool {
-    let Some(tag) = dom.tag(id) else { return false };
-    if is_noise_tag(&tag) {
-        return true;
-    }
-    if let Some(role) = dom.attr(id, "role") {
-        if matches!(role.as_str(), "navigation" | "banner" | "contentinfo" | "search" | "dialog" | "alertdialog") {
-            return true;
-        }
-    }
-    if dom.attr(id, "hidden").is_some() || dom.attr(id, "aria-hidden").is_some_and(|v| v == "true") {
-        return true;
-    }
-    // A heading's permalink (`¶` in MkDocs and Sphinx, `#` in ours) is not text.
-    if tag == "a" {
-        let class = dom.attr(id, "class").unwrap_or_default().to_ascii_lowercase();
-        let text = dom.text(id);
-        if class.contains("headerlink")
-            || class.contains("permalink")
-            || matches!(text.as_str(), "#" | "¶" | "§" | "🔗")
-        {
-            return true;
-        }
-    }
-    let names = format!("{} {}", dom.attr(id, "id").unwrap_or_default(), dom.attr(id, "class").unwrap_or_default())
-        .to_ascii_lowercase();
-    is_noise_name(&names)
-}
+/// What is never content, as CSS selectors: data to read and edit without Rust.
+const NOISE_CSS: &str = include_str!("noise.css");
 
-/// Whether elements of a tag are never content (scripts, forms, navigation, …).
-fn is_noise_tag(tag: &str) -> bool {
-    matches!(
-        tag,
-        "script"
-            | "style"
-            | "noscript"
-            | "template"
-            | "svg"
-            | "iframe"
-            | "form"
-            | "button"
-            | "input"
-            | "select"
-            | "textarea"
-            | "nav"
-            // An article's footer is about the article (author, share, "was this
-            // helpful?"), not part of it.
-            | "footer"
-            | "canvas"
-            | "object"
-            | "video"
-            | "audio"
-    )
-}
-
-/// Whether an element's id and class words (`names`, lowercase) mark it as
-/// something other than content.
-fn is_noise_name(names: &str) -> bool {
-    // Listings of a section's pages that a site generates under an article (the
-    // pages are ingested themselves; their titles and summaries here would make
-    // the parent page compete for every query about its children).
-    if names.split_whitespace().any(|w| {
-        matches!(
-            w,
-            "in-section"
-                | "listing"
-                | "link-list"
-                | "children"
-                | "child-pages"
-                | "childpages-macro"
-                | "subpages"
-                | "section-tree"
-                | "article-list"
-                | "wp-block-page-list"
-        )
-    }) {
-        return true;
-    }
-    names.split(|c: char| !c.is_ascii_alphanumeric()).any(|w| {
-        matches!(
-            w,
-            "cookie"
-                | "cookies"
-                | "consent"
-                | "gdpr"
-                | "sidebar"
-                | "toc"
-                | "breadcrumb"
-                | "breadcrumbs"
-                | "skip"
-                | "share"
-                | "social"
-                | "pagination"
-                | "feedback"
-                | "navbar"
-                // "Last updated … by …", tag lists and related-article lists
-                // (WordPress entry-meta and tags-links, Zendesk article-meta, …).
-                | "meta"
-                | "byline"
-                | "tags"
-                | "related"
-        )
+/// The selectors of `noise.css`, parsed once.
+fn noise_selectors() -> &'static scraper::Selector {
+    static NOISE: OnceLock<scraper::Selector> = OnceLock::new();
+    NOISE.get_or_init(|| {
+        scraper::Selector::parse(NOISE_CSS).expect("noise.css is a valid selector list (the `noise_css_parses` test)")
     })
+}
+
+/// Whether an element is never content, wherever it is: it matches `noise.css`,
+/// or it is a heading's permalink known by its text alone (`¶` in MkDocs and
+/// Sphinx, `#` in ours), which a selector cannot see.
+fn is_noise(dom: &Dom, id: usize) -> bool {
+    let Some(element) = dom.element(id) else { return false };
+    if noise_selectors().matches(&element) {
+        return true;
+    }
+    element.value().name() == "a" && matches!(dom.text(id).as_str(), "#" | "¶" | "§" | "🔗")
 }
 
 /// For every node, the length of the text under it that is not inside a link,
 /// noise skipped: one pass, children before parents, without recursion.
 fn content_lengths(dom: &Dom) -> Vec<usize> {
-    let n = dom.nodes.borrow().len();
+    let n = dom.nodes.len();
     let mut len = vec![0usize; n];
     // Pre-order with the "inside a link" flag, then sums in reverse pre-order.
     let mut order = Vec::with_capacity(n);
@@ -404,7 +191,7 @@ fn content_lengths(dom: &Dom) -> Vec<usize> {
         let link = link || dom.tag(id).is_some_and(|t| t == "a");
         stack.extend(dom.children(id).into_iter().map(|c| (c, link)));
     }
-    let parents: Vec<Option<usize>> = dom.nodes.borrow().iter().map(|x| x.parent).collect();
+    let parents: Vec<Option<usize>> = dom.nodes.iter().map(|x| x.parent).collect();
     for &id in order.iter().rev() {
         if let Some(p) = parents[id] {
             len[p] += len[id];
@@ -824,6 +611,98 @@ mod tests {
             "printing.md",
         ] {
             assert!(!md.contains(chrome), "{chrome:?} in {md}");
+        }
+    }
+
+    #[test]
+    fn noise_css_parses() {
+        if let Err(e) = scraper::Selector::parse(NOISE_CSS) {
+            // `EmptySelector`: a comma after the last selector, or two in a row.
+            panic!("ingest/src/noise.css is not a valid selector list: {e:?}");
+        }
+    }
+
+    /// Whether the first element of `body` (an HTML fragment) is noise.
+    fn first_is_noise(body: &str) -> bool {
+        let dom = Dom::parse(&format!("<!doctype html><html><body>{body}</body></html>"));
+        let b = dom.find(0, |n| dom.tag(n).is_some_and(|t| t == "body"))[0];
+        let first = dom.children(b).into_iter().find(|&c| dom.tag(c).is_some());
+        is_noise(&dom, first.expect("an element"))
+    }
+
+    #[test]
+    fn each_group_of_noise_css_drops_what_it_names_and_keeps_the_rest() {
+        // (group, an element that goes, one that stays)
+        let cases = [
+            ("never-content tags", "<form><p>Sign in</p></form>", "<section><p>Text</p></section>"),
+            ("never-content tags: footer", "<footer>© University</footer>", "<header><h1>Title</h1></header>"),
+            ("ARIA roles", r#"<div role="navigation">A B</div>"#, r#"<div role="note">Text</div>"#),
+            ("hidden", "<div hidden>Text</div>", r#"<div aria-hidden="false">Text</div>"#),
+            (
+                "permalinks by class",
+                r##"<a class="headerlink" href="#a">link</a>"##,
+                r##"<a class="x" href="#a">link</a>"##,
+            ),
+            ("permalinks by text (html.rs)", r##"<a href="#steps">¶</a>"##, r##"<a href="#a">#1 tip</a>"##),
+            ("listings", r#"<ul class="nav link-list"><li>A</li></ul>"#, r#"<div class="product-listing">A</div>"#),
+            ("listings by id", r#"<div id="children">A</div>"#, r#"<div class="children-books">A</div>"#),
+            (
+                "cookie banners",
+                r#"<div class="cookie-banner">We use cookies</div>"#,
+                r#"<div class="stock-list">A</div>"#,
+            ),
+            ("consent", r#"<div id="CONSENT_dialog">Accept</div>"#, r#"<div class="cookiecutter">A</div>"#),
+            ("sidebars", r#"<div class="md-sidebar js-sticky">A</div>"#, r#"<div class="sidebars-guide">A</div>"#),
+            ("tables of contents", r#"<div id="toc">A</div>"#, r#"<p class="protocol">A</p>"#),
+            ("tables of contents", r#"<div class="toc_wrapper">A</div>"#, r#"<div class="tocbot-free">A</div>"#),
+            ("breadcrumbs", r#"<ol class="page__breadcrumbs">A</ol>"#, r#"<ol class="breadcrumbing">A</ol>"#),
+            ("share", r#"<div class="post share-buttons">A</div>"#, r#"<div class="shared-drive">A</div>"#),
+            ("social", r#"<div class="Social">A</div>"#, r#"<div class="sociology">A</div>"#),
+            ("pagination", r#"<div class="wp-pagination">1 2</div>"#, r#"<div class="paginated-table">A</div>"#),
+            ("feedback", r#"<div id="page-feedback">Helpful?</div>"#, r#"<div class="feedbacks">A</div>"#),
+            ("navbars", r#"<div class="navbar navbar-expand">A</div>"#, r#"<div class="navbarless">A</div>"#),
+            ("skip links", r##"<a class="skip-link" href="#main">Skip</a>"##, r#"<p class="skipper">A</p>"#),
+            ("article meta", r#"<p class="article-meta">Updated</p>"#, r#"<p class="metadata">A</p>"#),
+            ("byline", r#"<p class="byline">By A</p>"#, r#"<p class="bylines-history">A</p>"#),
+            ("tags", r#"<ul class="tags"><li>A</li></ul>"#, r#"<ul class="tagset">A</ul>"#),
+            ("related", r#"<aside class="related-articles">A</aside>"#, r#"<p class="unrelated">A</p>"#),
+        ];
+        for (group, goes, stays) in cases {
+            assert!(first_is_noise(goes), "{group}: {goes} is not dropped");
+            assert!(!first_is_noise(stays), "{group}: {stays} is dropped");
+        }
+    }
+
+    #[test]
+    fn noise_css_spells_every_word_in_every_place() {
+        // The selectors without the comments (whose legend spells a word `w`).
+        let css: String = NOISE_CSS.split("/*").map(|s| s.split_once("*/").map_or(s, |(_, after)| after)).collect();
+        // The words of the id-or-class rule are those with a `[class^="w-" i]`.
+        let words: Vec<&str> =
+            css.split(r#"[class^=""#).skip(1).filter_map(|rest| rest.split('"').next()?.strip_suffix('-')).collect();
+        assert!(words.contains(&"toc") && words.contains(&"cookie") && !words.contains(&"w"), "{words:?}");
+        for w in words {
+            for attr in ["class", "id"] {
+                let places = [
+                    format!("~=\"{w}\""),
+                    format!("^=\"{w}-\""),
+                    format!("^=\"{w}_\""),
+                    format!("*=\" {w}-\""),
+                    format!("*=\" {w}_\""),
+                    format!("$=\"-{w}\""),
+                    format!("$=\"_{w}\""),
+                    format!("*=\"-{w} \""),
+                    format!("*=\"_{w} \""),
+                    format!("*=\"-{w}-\""),
+                    format!("*=\"-{w}_\""),
+                    format!("*=\"_{w}-\""),
+                    format!("*=\"_{w}_\""),
+                ];
+                for place in places {
+                    let selector = format!("[{attr}{place} i]");
+                    assert!(css.contains(&selector), "noise.css has no {selector}");
+                }
+            }
         }
     }
 }
