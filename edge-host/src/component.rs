@@ -174,14 +174,14 @@ pub struct Services {
 
 /// One engine per process, its epoch ticking for as long as the process runs:
 /// every host in the process (the tests start several) shares it and its
-/// compiled components.
-fn engine() -> Result<Engine, String> {
-    static ENGINE: OnceLock<Result<Engine, String>> = OnceLock::new();
+/// compiled components. A failure is kept too, and every caller gets it.
+fn engine() -> Result<Engine, &'static wasmtime::Error> {
+    static ENGINE: OnceLock<Result<Engine, wasmtime::Error>> = OnceLock::new();
     ENGINE
         .get_or_init(|| {
             let mut config = Config::new();
             config.wasm_component_model(true).wasm_component_model_async(true).epoch_interruption(true);
-            let engine = Engine::new(&config).map_err(|e| format!("{e:#}"))?;
+            let engine = Engine::new(&config)?;
             let ticker = engine.clone();
             std::thread::spawn(move || loop {
                 std::thread::sleep(EPOCH_TICK);
@@ -189,7 +189,8 @@ fn engine() -> Result<Engine, String> {
             });
             Ok(engine)
         })
-        .clone()
+        .as_ref()
+        .cloned()
 }
 
 /// Compiles `path`, or returns the component compiled from the same file before.
@@ -224,10 +225,11 @@ impl Function {
             postgres,
         } = services;
         let allowed_outbound = AllowedHosts::resolve(&allowed_outbound_hosts, &variables)
-            .map_err(|message| HostError::Component { path: path.to_path_buf(), message })?;
+            .map_err(|e| HostError::Component { path: path.to_path_buf(), message: e.to_string() })?;
         let wasm_err =
             |e: wasmtime::Error| HostError::Component { path: path.to_path_buf(), message: format!("{e:#}") };
-        let engine = engine().map_err(|message| HostError::Component { path: path.to_path_buf(), message })?;
+        let engine =
+            engine().map_err(|e| HostError::Component { path: path.to_path_buf(), message: format!("{e:#}") })?;
         let component = compile(&engine, path)?;
         let mut linker = Linker::<Host>::new(&engine);
         wasmtime_wasi::p2::add_to_linker_async(&mut linker).map_err(wasm_err)?;

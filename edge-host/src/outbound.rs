@@ -9,7 +9,20 @@
 //! scheme's default port). `self` and IP ranges (CIDR) are not supported here and
 //! are refused with a message rather than silently widened.
 
-use crate::variables::Variables;
+use crate::variables::{LookupError, Variables};
+
+/// An `allowed_outbound_hosts` entry that cannot be enforced; each names the
+/// entry and what to write instead.
+#[derive(Debug, thiserror::Error)]
+pub enum OutboundError {
+    #[error("allowed_outbound_hosts: `{template}` has an unclosed `{{{{`")]
+    Unclosed { template: String },
+    #[error("allowed_outbound_hosts: `{template}` uses variable `{name}`: {lookup:?}")]
+    Variable { template: String, name: String, lookup: LookupError },
+    /// `why` completes the sentence "`entry` …".
+    #[error("allowed_outbound_hosts: `{entry}` {why}; write scheme://host[:port], e.g. https://api.openai.com or http://127.0.0.1:11434")]
+    Entry { entry: String, why: &'static str },
+}
 
 /// The list `spin.toml` gives `search-fn` (a test keeps the two equal): the LLM
 /// endpoint's origin and the PostgreSQL server's (`search_backend = postgres`),
@@ -60,7 +73,7 @@ fn default_port(scheme: &str) -> Option<u16> {
 impl AllowedHosts {
     /// Fills `{{ name }}` from `variables` and parses each entry. An entry that is
     /// empty after substitution allows nothing (an LLM-less deployment).
-    pub fn resolve(templates: &[impl AsRef<str>], variables: &Variables) -> Result<AllowedHosts, String> {
+    pub fn resolve(templates: &[impl AsRef<str>], variables: &Variables) -> Result<AllowedHosts, OutboundError> {
         let mut patterns = Vec::new();
         for t in templates {
             let entry = substitute(t.as_ref(), variables)?;
@@ -108,18 +121,19 @@ impl AllowedHosts {
     }
 }
 
-fn substitute(template: &str, variables: &Variables) -> Result<String, String> {
+fn substitute(template: &str, variables: &Variables) -> Result<String, OutboundError> {
     let mut out = String::new();
     let mut rest = template;
     while let Some(start) = rest.find("{{") {
         out.push_str(&rest[..start]);
         let after = &rest[start + 2..];
-        let end =
-            after.find("}}").ok_or_else(|| format!("allowed_outbound_hosts: `{template}` has an unclosed `{{{{`"))?;
+        let end = after.find("}}").ok_or_else(|| OutboundError::Unclosed { template: template.into() })?;
         let name = after[..end].trim();
-        let value = variables
-            .get(name)
-            .map_err(|e| format!("allowed_outbound_hosts: `{template}` uses variable `{name}`: {e:?}"))?;
+        let value = variables.get(name).map_err(|lookup| OutboundError::Variable {
+            template: template.into(),
+            name: name.into(),
+            lookup,
+        })?;
         out.push_str(&value);
         rest = &after[end + 2..];
     }
@@ -127,10 +141,8 @@ fn substitute(template: &str, variables: &Variables) -> Result<String, String> {
     Ok(out)
 }
 
-fn parse(entry: &str) -> Result<Pattern, String> {
-    let bad = |why: &str| {
-        format!("allowed_outbound_hosts: `{entry}` {why}; write scheme://host[:port], e.g. https://api.openai.com or http://127.0.0.1:11434")
-    };
+fn parse(entry: &str) -> Result<Pattern, OutboundError> {
+    let bad = |why: &'static str| OutboundError::Entry { entry: entry.into(), why };
     let (scheme, rest) = entry.split_once("://").ok_or_else(|| bad("has no scheme"))?;
     let scheme = scheme.to_ascii_lowercase();
     let scheme = match scheme.as_str() {
@@ -232,11 +244,19 @@ mod tests {
     }
 
     #[test]
+    fn bad_templates_name_the_entry() {
+        let e = AllowedHosts::resolve(&["{{ llm_allowed_outbound_host"], &Variables::defaults()).unwrap_err();
+        assert_eq!(e.to_string(), "allowed_outbound_hosts: `{{ llm_allowed_outbound_host` has an unclosed `{{`");
+        let e = AllowedHosts::resolve(&["{{ no_such }}"], &Variables::defaults()).unwrap_err();
+        assert!(matches!(&e, OutboundError::Variable { name, .. } if name == "no_such"), "{e}");
+    }
+
+    #[test]
     fn bad_entries_say_what_to_write() {
         for bad in
             ["api.openai.com", "ftp://x", "https://x/path", "https://a:b@x", "*://x", "https://x:99999", "https://self"]
         {
-            let e = AllowedHosts::resolve(&[bad], &Variables::defaults()).unwrap_err();
+            let e = AllowedHosts::resolve(&[bad], &Variables::defaults()).unwrap_err().to_string();
             assert!(e.contains(bad) && e.contains("scheme://host"), "{bad}: {e}");
         }
     }

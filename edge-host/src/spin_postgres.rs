@@ -166,6 +166,25 @@ const POOL_SIZE: usize = 16;
 /// How long `open` waits for a connection (a server that does not answer).
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// Why `open` refused an address or could not pool it: what the guest's
+/// `connection-failed` says (the interface's error carries a string) and the
+/// operator's log.
+#[derive(Debug, thiserror::Error)]
+enum ConnectError {
+    #[error("the address is not a PostgreSQL URL or key=value string: {0}")]
+    Address(#[source] tokio_postgres::Error),
+    #[error("the address names no host")]
+    NoHost,
+    #[error("a Unix socket ({}) is not an outbound host; use host:port", .0.display())]
+    UnixSocket(std::path::PathBuf),
+    #[error("postgres://{host}:{port} is not in allowed_outbound_hosts (set postgres_allowed_outbound_host)")]
+    NotAllowed { host: String, port: u16 },
+    #[error("the pool lock is poisoned")]
+    Poisoned,
+    #[error("{0}")]
+    Pool(#[source] deadpool_postgres::BuildError),
+}
+
 /// An open connection: a pooled client, returned to its pool when dropped.
 pub struct Connection {
     client: deadpool_postgres::Object,
@@ -185,8 +204,8 @@ impl Pools {
         Ok(Pools { pools: Arc::default(), tls: kb_common::pg_tls::connector(ca)? })
     }
 
-    fn pool(&self, address: &str, config: tokio_postgres::Config) -> Result<deadpool_postgres::Pool, String> {
-        let mut pools = self.pools.lock().map_err(|_| "the pool lock is poisoned".to_string())?;
+    fn pool(&self, address: &str, config: tokio_postgres::Config) -> Result<deadpool_postgres::Pool, ConnectError> {
+        let mut pools = self.pools.lock().map_err(|_| ConnectError::Poisoned)?;
         if let Some(p) = pools.get(address) {
             return Ok(p.clone());
         }
@@ -201,7 +220,7 @@ impl Pools {
             .wait_timeout(Some(CONNECT_TIMEOUT))
             .create_timeout(Some(CONNECT_TIMEOUT))
             .build()
-            .map_err(|e| e.to_string())?;
+            .map_err(ConnectError::Pool)?;
         pools.insert(address.to_string(), pool.clone());
         Ok(pool)
     }
@@ -224,26 +243,21 @@ impl HasData for SpinPostgres {
 }
 
 /// The address parsed, and every host in it allowed; else why not.
-fn admit(address: &str, allowed: &AllowedHosts) -> Result<tokio_postgres::Config, String> {
-    let mut config: tokio_postgres::Config =
-        address.parse().map_err(|e| format!("the address is not a PostgreSQL URL or key=value string: {e}"))?;
+fn admit(address: &str, allowed: &AllowedHosts) -> Result<tokio_postgres::Config, ConnectError> {
+    let mut config: tokio_postgres::Config = address.parse().map_err(ConnectError::Address)?;
     let ports = config.get_ports().to_vec();
     if config.get_hosts().is_empty() {
-        return Err("the address names no host".into());
+        return Err(ConnectError::NoHost);
     }
     for (i, host) in config.get_hosts().iter().enumerate() {
         let name = match host {
             tokio_postgres::config::Host::Tcp(h) => h.clone(),
-            tokio_postgres::config::Host::Unix(p) => {
-                return Err(format!("a Unix socket ({}) is not an outbound host; use host:port", p.display()))
-            }
+            tokio_postgres::config::Host::Unix(p) => return Err(ConnectError::UnixSocket(p.clone())),
         };
         // One port for all hosts, or one per host, as libpq reads them.
         let port = ports.get(i).or(ports.first()).copied().unwrap_or(5432);
         if !allowed.allows("postgres", &name, Some(port)) {
-            return Err(format!(
-                "postgres://{name}:{port} is not in allowed_outbound_hosts (set postgres_allowed_outbound_host)"
-            ));
+            return Err(ConnectError::NotAllowed { host: name, port });
         }
     }
     if config.get_connect_timeout().is_none() {
@@ -260,7 +274,7 @@ impl wit::HostConnection for PostgresView<'_> {
             Ok(c) => c,
             Err(why) => {
                 eprintln!("postgres connection denied: {why}");
-                return Ok(Err(Error::ConnectionFailed(why)));
+                return Ok(Err(Error::ConnectionFailed(why.to_string())));
             }
         };
         if *self.open >= MAX_OPEN {
@@ -270,7 +284,7 @@ impl wit::HostConnection for PostgresView<'_> {
         }
         let pool = match self.pools.pool(&address, config) {
             Ok(p) => p,
-            Err(e) => return Ok(Err(Error::ConnectionFailed(e))),
+            Err(e) => return Ok(Err(Error::ConnectionFailed(e.to_string()))),
         };
         let client = match pool.get().await {
             Ok(c) => c,
@@ -496,12 +510,12 @@ mod tests {
         let allowed = AllowedHosts::resolve(crate::outbound::SEARCH_FN_ALLOWED_OUTBOUND_HOSTS, &v).unwrap();
         assert!(admit("postgres://kb@db.example.edu:6432/kb", &allowed).is_ok());
         assert!(admit("host=db.example.edu port=6432 user=kb", &allowed).is_ok());
-        let e = admit("postgres://kb@db.example.edu/kb", &allowed).unwrap_err();
+        let e = admit("postgres://kb@db.example.edu/kb", &allowed).unwrap_err().to_string();
         assert!(e.contains("postgres://db.example.edu:5432") && e.contains("postgres_allowed_outbound_host"), "{e}");
         // Every host of a multi-host address must be allowed, not just the first.
         let e = admit("host=db.example.edu,evil.example.com port=6432", &allowed).unwrap_err();
-        assert!(e.contains("evil.example.com"), "{e}");
-        assert!(admit("host=/run/postgresql", &allowed).unwrap_err().contains("Unix socket"));
-        assert!(admit("not a url", &allowed).is_err());
+        assert!(matches!(&e, ConnectError::NotAllowed { host, port: 6432 } if host == "evil.example.com"), "{e}");
+        assert!(admit("host=/run/postgresql", &allowed).unwrap_err().to_string().contains("Unix socket"));
+        assert!(matches!(admit("not a url", &allowed), Err(ConnectError::Address(_))));
     }
 }

@@ -116,6 +116,18 @@ pub struct Connection {
     changes: u64,
 }
 
+/// Why the database file could not be opened; `open` fails with `io` naming the
+/// file and this reason.
+#[derive(Debug, thiserror::Error)]
+enum OpenError {
+    /// Its folder could not be created.
+    #[error("{0}")]
+    Folder(#[source] std::io::Error),
+    /// SQLite could not open it, or set it up (WAL, busy timeout, size cap).
+    #[error("{0}")]
+    Sqlite(#[from] rusqlite::Error),
+}
+
 /// The databases of one host: the default one, opened on first use and shared by
 /// every instance of the function.
 #[derive(Clone)]
@@ -164,12 +176,12 @@ impl Databases {
         Ok(())
     }
 
-    fn connect(&self) -> Result<rusqlite::Connection, String> {
+    fn connect(&self) -> Result<rusqlite::Connection, OpenError> {
         if let Some(folder) = self.path.parent() {
-            std::fs::create_dir_all(folder).map_err(|e| e.to_string())?;
+            std::fs::create_dir_all(folder).map_err(OpenError::Folder)?;
         }
-        let conn = rusqlite::Connection::open(&self.path).map_err(|e| e.to_string())?;
-        Self::init(&conn, self.max_bytes).map_err(|e| e.to_string())?;
+        let conn = rusqlite::Connection::open(&self.path)?;
+        Self::init(&conn, self.max_bytes)?;
         Ok(conn)
     }
 

@@ -12,8 +12,9 @@ use spin_sdk::http_service;
 
 use crate::api::{self, Admission, AllowedOrigins, ApiError, Backend, Config, LlmConfig, Reply};
 use crate::insights;
-use crate::limit::{self, Bucket, Decision};
+use crate::limit::{self, Bucket, Decision, LimitError};
 use crate::llm;
+use search_service::agent::settings::SettingsError;
 
 /// `Index::open` and `Encoder::open` view the bytes in place as `f32`/`u32`
 /// arrays, so the data must start on a 64-byte boundary; `include_bytes!` alone
@@ -30,7 +31,29 @@ static SERVICE: OnceLock<Result<Service<'static>, String>> = OnceLock::new();
 
 /// The Spin variables, read once per instance (they are fixed for the life of the
 /// application).
-static CONFIG: OnceLock<Result<Config, String>> = OnceLock::new();
+static CONFIG: OnceLock<Result<Config, ConfigError>> = OnceLock::new();
+
+/// Why the Spin variables do not make a configuration: every request is then
+/// answered 500 `misconfigured: …`, the message naming the variable.
+#[derive(Debug, thiserror::Error)]
+enum ConfigError {
+    #[error("Spin variable `{name}`: {source}")]
+    Variable {
+        name: &'static str,
+        #[source]
+        source: spin_sdk::variables::Error,
+    },
+    #[error(transparent)]
+    Llm(#[from] SettingsError),
+    #[error(transparent)]
+    Limit(#[from] LimitError),
+    #[error(transparent)]
+    Setting(#[from] api::SettingError),
+    #[error(transparent)]
+    Insights(#[from] search_service::insights::record::SettingsError),
+    #[error("configuration was not read")]
+    NotRead,
+}
 
 /// A random name for this instance, drawn once (std seeds `RandomState` from
 /// `wasi:random`): it tells instances apart in `Server-Timing`, nothing more.
@@ -85,17 +108,17 @@ fn service(cfg: &Config) -> Result<&'static Service<'static>, &'static str> {
         .map_err(String::as_str)
 }
 
-async fn variable(name: &str) -> Result<Option<String>, String> {
+async fn variable(name: &'static str) -> Result<Option<String>, ConfigError> {
     use spin_sdk::variables::Error;
     match spin_sdk::variables::get(name).await {
         Ok(v) if v.trim().is_empty() => Ok(None),
         Ok(v) => Ok(Some(v)),
         Err(Error::Undefined(_)) => Ok(None),
-        Err(e) => Err(format!("Spin variable `{name}`: {e}")),
+        Err(source) => Err(ConfigError::Variable { name, source }),
     }
 }
 
-async fn config() -> Result<&'static Config, String> {
+async fn config() -> Result<&'static Config, &'static ConfigError> {
     if CONFIG.get().is_none() {
         let read = async {
             let origins = variable("allowed_origins").await?.unwrap_or_default();
@@ -131,13 +154,14 @@ async fn config() -> Result<&'static Config, String> {
                 insights_token,
             })
         };
-        let c: Result<Config, String> = read.await;
+        let c: Result<Config, ConfigError> = read.await;
         let _ = CONFIG.set(c);
     }
+    static NOT_READ: ConfigError = ConfigError::NotRead;
     match CONFIG.get() {
         Some(Ok(c)) => Ok(c),
-        Some(Err(e)) => Err(e.clone()),
-        None => Err("configuration was not read".into()),
+        Some(Err(e)) => Err(e),
+        None => Err(&NOT_READ),
     }
 }
 

@@ -93,18 +93,25 @@ impl Default for Limits {
 /// The largest limit a variable may set.
 pub const MAX_LIMIT: u32 = 1_000_000;
 
+/// A rate-limit variable whose value is not a limit.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{variable}: `{value}` is not a number of requests per minute from 0 (no limit) to {MAX_LIMIT}")]
+pub struct LimitError {
+    pub variable: &'static str,
+    pub value: String,
+}
+
 impl Limits {
     /// Sets `bucket`'s limit from its variable's value (empty: the default); an
     /// error names the variable.
-    pub fn set_from_variable(&mut self, bucket: Bucket, value: &str) -> Result<(), String> {
+    pub fn set_from_variable(&mut self, bucket: Bucket, value: &str) -> Result<(), LimitError> {
         let limit = match value.trim() {
             "" => Limits::default().of(bucket),
-            t => t.parse::<u32>().ok().filter(|n| *n <= MAX_LIMIT).ok_or_else(|| {
-                format!(
-                    "{}: `{t}` is not a number of requests per minute from 0 (no limit) to {MAX_LIMIT}",
-                    bucket.variable()
-                )
-            })?,
+            t => t
+                .parse::<u32>()
+                .ok()
+                .filter(|n| *n <= MAX_LIMIT)
+                .ok_or_else(|| LimitError { variable: bucket.variable(), value: t.into() })?,
         };
         *self.of_mut(bucket) = limit;
         Ok(())
@@ -435,7 +442,7 @@ mod tests {
             for (bucket, value) in pairs {
                 limits.set_from_variable(*bucket, value)?;
             }
-            Ok::<_, String>(limits)
+            Ok::<_, LimitError>(limits)
         };
         assert_eq!(Limits::default(), Limits { search: 600, chat: 20, feedback: 60, insights: 20 });
         assert_eq!(set(&[(Bucket::Chat, "")]), Ok(Limits::default()), "empty is the default");
@@ -450,7 +457,7 @@ mod tests {
         );
         for bucket in Bucket::ALL {
             for bad in ["-1", "lots", "1000001", "1e3", "2.5"] {
-                let e = Limits::default().set_from_variable(bucket, bad).unwrap_err();
+                let e = Limits::default().set_from_variable(bucket, bad).unwrap_err().to_string();
                 assert!(e.starts_with(bucket.variable()) && e.contains(bad), "{e}");
             }
         }

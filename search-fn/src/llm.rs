@@ -24,7 +24,8 @@ use search_service::agent::react::{Next, React, ReplyStream, Settings};
 use search_service::agent::{ChatRequest, Event};
 use search_service::service::Service;
 use spin_sdk::http::body::IncomingBodyExt;
-use spin_sdk::http::FullBody;
+use spin_sdk::http::{FullBody, StatusCode};
+use spin_sdk::wasip3::http::types::ErrorCode;
 
 use crate::api::LlmConfig;
 
@@ -120,20 +121,48 @@ const CLIENT_CHECK: Duration = Duration::from_millis(20);
 /// Why a call to the LLM did not give a reply.
 enum Failure {
     /// The LLM failed: logged in full, the client gets the extractive answer.
-    Llm(String),
+    Llm(LlmError),
     /// The client went away while the reply streamed.
     Gone,
 }
 
-impl From<String> for Failure {
-    fn from(why: String) -> Self {
-        Failure::Llm(why)
+/// What went wrong with the LLM, for the operator's log (the client is told only
+/// that the model is unavailable).
+#[derive(Debug, thiserror::Error)]
+enum LlmError {
+    #[error("the request's total LLM time of {:.0} s is used up", .total.as_secs_f64())]
+    TimeUsedUp { total: Duration },
+    #[error("no answer within {:.1} s", .limit.as_secs_f64())]
+    Silent { limit: Duration },
+    #[error("{0}")]
+    Body(#[source] serde_json::Error),
+    #[error("{0}")]
+    Request(#[source] spin_sdk::http::Error),
+    #[error("cannot reach {url}: {code:?}")]
+    Unreachable { url: String, code: ErrorCode },
+    #[error("HTTP {status} from {url}: {preview}")]
+    Status { status: StatusCode, url: String, preview: String },
+    #[error("the reply is larger than {} MiB", MAX_REPLY >> 20)]
+    TooLarge,
+    #[error("reading the reply: {0:?}")]
+    Read(ErrorCode),
+    #[error("the stream broke: {0:?}")]
+    StreamBroke(ErrorCode),
+    #[error("the streamed reply passed {} MiB", MAX_REPLY >> 20)]
+    StreamTooLarge,
+    #[error(transparent)]
+    Reply(#[from] openai::ReplyError),
+}
+
+impl From<LlmError> for Failure {
+    fn from(e: LlmError) -> Self {
+        Failure::Llm(e)
     }
 }
 
 impl From<openai::ReplyError> for Failure {
     fn from(e: openai::ReplyError) -> Self {
-        Failure::Llm(e.to_string())
+        Failure::Llm(e.into())
     }
 }
 
@@ -147,10 +176,10 @@ struct Deadline<'c> {
 impl Deadline<'_> {
     /// How long the next wait may take: the per-call timeout, or what is left of
     /// the request's total if less. `Err` when nothing is left.
-    fn limit(&self, per_call: Duration) -> Result<Duration, String> {
+    fn limit(&self, per_call: Duration) -> Result<Duration, LlmError> {
         let left_ms = self.end_ms - (self.clock)();
         if left_ms <= 0.0 {
-            return Err(format!("the request's total LLM time of {:.0} s is used up", self.total.as_secs_f64()));
+            return Err(LlmError::TimeUsedUp { total: self.total });
         }
         Ok(per_call.min(Duration::from_secs_f64(left_ms / 1e3)))
     }
@@ -192,6 +221,7 @@ async fn drive(
             Err(Failure::Llm(why)) => {
                 // The details are for the operator's log only: the client's
                 // `error` event is generic (react::LLM_UNAVAILABLE).
+                let why = why.to_string();
                 eprintln!("llm: {why}");
                 agent.degrade(&why, clock, &mut |e| events.push(e));
                 for e in events {
@@ -220,11 +250,11 @@ async fn drive(
     }
 }
 
-async fn timeout<F: std::future::Future>(limit: Duration, f: F) -> Result<F::Output, String> {
+async fn timeout<F: std::future::Future>(limit: Duration, f: F) -> Result<F::Output, LlmError> {
     let sleep = spin_sdk::wasip3::clocks::monotonic_clock::wait_for(limit.as_nanos() as u64);
     match futures::future::select(Box::pin(f), Box::pin(sleep)).await {
         futures::future::Either::Left((v, _)) => Ok(v),
-        futures::future::Either::Right(_) => Err(format!("no answer within {:.1} s", limit.as_secs_f64())),
+        futures::future::Either::Right(_) => Err(LlmError::Silent { limit }),
     }
 }
 
@@ -232,7 +262,7 @@ async fn send(
     llm: &LlmConfig,
     deadline: &Deadline<'_>,
     body: &serde_json::Value,
-) -> Result<spin_sdk::http::Response, String> {
+) -> Result<spin_sdk::http::Response, LlmError> {
     let mut b = spin_sdk::http::Request::builder()
         .method("POST")
         .uri(llm.completions_url())
@@ -241,14 +271,14 @@ async fn send(
     if !llm.api_key.is_empty() {
         b = b.header("authorization", format!("Bearer {}", llm.api_key));
     }
-    let bytes = serde_json::to_vec(body).map_err(|e| e.to_string())?;
+    let bytes = serde_json::to_vec(body).map_err(LlmError::Body)?;
     let req = b
         .header("content-length", bytes.len().to_string())
         .body(FullBody::new(Bytes::from(bytes)))
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| LlmError::Request(e.into()))?;
     let resp = timeout(deadline.limit(llm.timeout)?, spin_sdk::http::send(req))
         .await?
-        .map_err(|e| format!("cannot reach {}: {e:?}", llm.completions_url()))?;
+        .map_err(|code| LlmError::Unreachable { url: llm.completions_url(), code })?;
     if !resp.status().is_success() {
         let status = resp.status();
         // Only the start of an error body, for the log: it is not read whole.
@@ -264,7 +294,7 @@ async fn send(
             }
         }
         let preview: String = String::from_utf8_lossy(&text).chars().take(200).collect();
-        return Err(format!("HTTP {status} from {}: {preview}", llm.completions_url()));
+        return Err(LlmError::Status { status, url: llm.completions_url(), preview });
     }
     Ok(resp)
 }
@@ -288,11 +318,11 @@ async fn call(llm: &LlmConfig, deadline: &Deadline<'_>, body: &serde_json::Value
             None => break,
             Some(Ok(c)) => {
                 if bytes.len() + c.len() > MAX_REPLY {
-                    return Err(Failure::Llm(format!("the reply is larger than {} MiB", MAX_REPLY >> 20)));
+                    return Err(LlmError::TooLarge.into());
                 }
                 bytes.extend_from_slice(&c);
             }
-            Some(Err(e)) => return Err(Failure::Llm(format!("reading the reply: {e:?}"))),
+            Some(Err(e)) => return Err(LlmError::Read(e).into()),
         }
     }
     Ok(openai::parse_reply(&bytes)?)
@@ -316,11 +346,11 @@ async fn call_streaming(
         let chunk = match timeout(deadline.limit(llm.timeout)?, chunks.next()).await? {
             None => break,
             Some(Ok(c)) => c,
-            Some(Err(e)) => return Err(Failure::Llm(format!("the stream broke: {e:?}"))),
+            Some(Err(e)) => return Err(LlmError::StreamBroke(e).into()),
         };
         read += chunk.len();
         if read > MAX_REPLY {
-            return Err(Failure::Llm(format!("the streamed reply passed {} MiB", MAX_REPLY >> 20)));
+            return Err(LlmError::StreamTooLarge.into());
         }
         if let Some(text) = stream.push(&chunk)? {
             show(agent, out, text).await.map_err(|Gone| Failure::Gone)?;

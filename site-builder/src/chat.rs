@@ -7,12 +7,26 @@
 use std::io::{BufRead, Read, Write};
 use std::time::{Duration, Instant};
 
-use search_service::agent::openai::Reply;
+use search_service::agent::openai::{Reply, ReplyError};
 use search_service::agent::react::{Next, React, ReplyStream, Settings};
 use search_service::agent::{extractive, ChatRequest, Done, Event, Message, Role};
 use search_service::service::Service;
 
-use crate::llm::LlmConfig;
+use crate::llm::{LlmConfig, LlmError};
+
+/// Why one LLM call gave no reply: shown to the operator in the terminal, and
+/// the answer falls back to extractive.
+#[derive(Debug, thiserror::Error)]
+enum CallError {
+    #[error(transparent)]
+    Llm(#[from] LlmError),
+    #[error("HTTP {status} from {url}: {preview}")]
+    Status { status: u16, url: String, preview: String },
+    #[error("reading the LLM's stream: {0}")]
+    Stream(#[source] std::io::Error),
+    #[error(transparent)]
+    Reply(#[from] ReplyError),
+}
 
 /// Terminal styling.
 #[derive(Debug, Clone, Copy)]
@@ -199,6 +213,7 @@ fn react(
             Err(why) => {
                 // In a terminal the reader is the operator: the details are
                 // theirs to see (the public stream gets only the generic line).
+                let why = why.to_string();
                 printer.event(Event::Error { message: format!("the LLM failed: {why}") });
                 return react.degrade(&why, clock, &mut |e| printer.event(e));
             }
@@ -216,17 +231,16 @@ fn call(
     body: &serde_json::Value,
     react: &mut React,
     printer: &mut Printer,
-) -> Result<Reply, String> {
+) -> Result<Reply, CallError> {
     let mut resp = crate::llm::post(llm, http, body)?;
     let status = resp.status();
     if !status.is_success() {
         let text = resp.text().unwrap_or_default();
-        return Err(format!(
-            "HTTP {} from {}: {}",
-            status.as_u16(),
-            llm.completions_url(),
-            text.chars().take(200).collect::<String>()
-        ));
+        return Err(CallError::Status {
+            status: status.as_u16(),
+            url: llm.completions_url(),
+            preview: text.chars().take(200).collect(),
+        });
     }
     let mut stream = ReplyStream::default();
     let mut buf = [0u8; 4096];
@@ -237,15 +251,15 @@ fn call(
         printer.event(Event::Token { text });
     };
     loop {
-        let n = resp.read(&mut buf).map_err(|e| format!("reading the LLM's stream: {e}"))?;
+        let n = resp.read(&mut buf).map_err(CallError::Stream)?;
         if n == 0 {
             break;
         }
-        if let Some(text) = stream.push(&buf[..n]).map_err(|e| e.to_string())? {
+        if let Some(text) = stream.push(&buf[..n])? {
             show(text);
         }
     }
-    let (reply, rest) = stream.finish().map_err(|e| e.to_string())?;
+    let (reply, rest) = stream.finish()?;
     if let Some(text) = rest {
         show(text);
     }

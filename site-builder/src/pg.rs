@@ -232,7 +232,7 @@ pub fn publish(o: &PublishOptions<'_>) -> Result<PublishReport, PublishError> {
     ensure_schema(&mut db)?;
     let (tenant, part) = tenant_partition(&mut db, o.tenant)?;
     let terms: Vec<&[u8]> = idx.vocabulary().map(|(t, _, _)| t).collect();
-    let rows = rows_of(&idx, &terms).map_err(read_err)?;
+    let rows = rows_of(&idx, &terms, o.index)?;
 
     let mut tx = db.transaction()?;
     // One publisher per tenant at a time; readers are not blocked.
@@ -325,9 +325,10 @@ fn tenant_partition(db: &mut postgres::Client, name: &str) -> Result<(i32, Strin
     Ok((tenant, part))
 }
 
-/// Every chunk of the index as stored: its postings, then everything stored,
-/// digested. An error is the index's (what cannot be read or serialised).
-fn rows_of(idx: &Index<'_>, terms: &[&[u8]]) -> Result<Vec<Row>, String> {
+/// Every chunk of the index at `path` as stored: its postings, then everything
+/// stored, digested. An error is the index's (what cannot be read or serialised).
+fn rows_of(idx: &Index<'_>, terms: &[&[u8]], path: &Path) -> Result<Vec<Row>, PublishError> {
+    let read_err = |message: String| PublishError::Index { path: path.to_path_buf(), message };
     let mut per_doc: Vec<Vec<(u32, f32)>> = vec![Vec::new(); idx.len()];
     for (ti, (_, docs, tfs)) in idx.vocabulary().enumerate() {
         for (&d, &tf) in docs.iter().zip(tfs) {
@@ -339,8 +340,8 @@ fn rows_of(idx: &Index<'_>, terms: &[&[u8]]) -> Result<Vec<Row>, String> {
     let mut rows = Vec::with_capacity(idx.len());
     for (d, postings) in per_doc.into_iter().enumerate() {
         let doc = d as u32;
-        let meta = idx.chunk(doc).map_err(|e| e.to_string())?;
-        let meta_json = serde_json::to_string(&meta).map_err(|e| e.to_string())?;
+        let meta = idx.chunk(doc).map_err(|e| read_err(e.to_string()))?;
+        let meta_json = serde_json::to_string(&meta).map_err(|e| read_err(e.to_string()))?;
         let vector = idx.vector(doc);
         let (len, norm) = (idx.doc_len_of(doc), idx.doc_norm(doc));
         let mut h = Sha256::new();

@@ -172,7 +172,7 @@ impl<'a> Encoder<'a> {
         let (h, i) = (cfg.hidden, cfg.intermediate);
         let vocab =
             Vocab { offsets: c.u32s("vocab.offsets")?, ids: c.u32s("vocab.ids")?, bytes: c.bytes("vocab.bytes")? };
-        vocab.validate(cfg.vocab).map_err(|e| EncoderError::Container(corrupt("vocab", e)))?;
+        vocab.validate(cfg.vocab).map_err(|e| EncoderError::Container(corrupt("vocab", e.to_string())))?;
         let lin = |name: &str, rows: usize, cols: usize| -> Result<QLinear<'a>, EncoderError> {
             let q = format!("{name}.q");
             Ok(QLinear {

@@ -10,11 +10,26 @@
 use unicode_general_category::{get_general_category, GeneralCategory as G};
 use unicode_normalization::UnicodeNormalization;
 
+use crate::container::ContainerError;
+
 /// Token ids of the special tokens in the BERT uncased vocabulary.
 pub const CLS: u32 = 101;
 pub const SEP: u32 = 102;
 pub const UNK: u32 = 100;
 const MAX_WORD_CHARS: usize = 100;
+
+/// Why a stored vocabulary is not usable: the encoder file is corrupt.
+#[derive(Debug, thiserror::Error)]
+pub enum VocabError {
+    #[error("{offsets} offsets for {tokens} tokens")]
+    Count { offsets: usize, tokens: usize },
+    #[error("{0}")]
+    Offsets(#[from] ContainerError),
+    #[error("token {0} is out of order (the table must be sorted)")]
+    Unsorted(usize),
+    #[error("token id {id} is beyond the vocabulary of {vocab}")]
+    BeyondVocab { id: u32, vocab: usize },
+}
 
 /// A vocabulary stored as a sorted string table (what the encoder file holds).
 #[derive(Clone, Copy)]
@@ -71,16 +86,16 @@ impl<'a> Vocab<'a> {
     /// instance): one more offset than tokens, offsets ascending and inside the
     /// string bytes, strings strictly ascending (binary search relies on it) and
     /// every token id below `vocab` (it indexes the embedding table).
-    pub fn validate(&self, vocab: usize) -> Result<(), String> {
+    pub fn validate(&self, vocab: usize) -> Result<(), VocabError> {
         if self.offsets.len() != self.ids.len() + 1 {
-            return Err(format!("{} offsets for {} tokens", self.offsets.len(), self.ids.len()));
+            return Err(VocabError::Count { offsets: self.offsets.len(), tokens: self.ids.len() });
         }
-        crate::container::check_offsets("vocab.offsets", self.offsets, self.bytes.len()).map_err(|e| e.to_string())?;
+        crate::container::check_offsets("vocab.offsets", self.offsets, self.bytes.len())?;
         if let Some(i) = (1..self.ids.len()).find(|&i| self.get(i - 1) >= self.get(i)) {
-            return Err(format!("token {i} is out of order (the table must be sorted)"));
+            return Err(VocabError::Unsorted(i));
         }
         if let Some(&id) = self.ids.iter().find(|&&id| id as usize >= vocab) {
-            return Err(format!("token id {id} is beyond the vocabulary of {vocab}"));
+            return Err(VocabError::BeyondVocab { id, vocab });
         }
         Ok(())
     }
@@ -261,7 +276,9 @@ mod tests {
         let (o, i, b) = toy();
         let v = Vocab { offsets: &o, ids: &i, bytes: &b };
         v.validate(2000).unwrap();
-        assert!(v.validate(1005).unwrap_err().contains("beyond the vocabulary"));
+        let e = v.validate(1005).unwrap_err();
+        assert!(matches!(e, VocabError::BeyondVocab { vocab: 1005, .. }), "{e}");
+        assert!(e.to_string().contains("beyond the vocabulary"), "{e}");
         let unsorted = [o[0], o[2], o[1]];
         let bad = Vocab { offsets: &o[..3], ids: &i[..2], bytes: &b };
         assert!(bad.validate(2000).is_ok());

@@ -47,13 +47,15 @@ impl Mode {
     }
 }
 
+/// A fusion mode's name that is not one.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown mode `{0}`; use one of rrf, convex, dot, dense, bm25")]
+pub struct UnknownMode(pub String);
+
 impl std::str::FromStr for Mode {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Mode, String> {
-        Mode::ALL
-            .into_iter()
-            .find(|m| m.name() == s)
-            .ok_or_else(|| format!("unknown mode `{s}`; use one of rrf, convex, dot, dense, bm25"))
+    type Err = UnknownMode;
+    fn from_str(s: &str) -> Result<Mode, UnknownMode> {
+        Mode::ALL.into_iter().find(|m| m.name() == s).ok_or_else(|| UnknownMode(s.to_string()))
     }
 }
 
@@ -390,7 +392,7 @@ mod tests {
     #[test]
     fn modes_parse() {
         assert_eq!("convex".parse::<Mode>(), Ok(Mode::Convex));
-        assert!("hybrid".parse::<Mode>().unwrap_err().contains("rrf, convex"));
+        assert!("hybrid".parse::<Mode>().unwrap_err().to_string().contains("rrf, convex"));
     }
 
     fn hit(doc: u32, score: f32) -> Hit {

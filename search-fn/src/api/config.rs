@@ -6,6 +6,24 @@ use search_service::insights::record;
 
 use crate::limit::Limits;
 
+/// A Spin variable whose value the function cannot use; the message names the
+/// variable and says what it takes.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SettingError {
+    #[error("allowed_origins: `{0}` is not an origin; use `*` or a list like `https://www.example.edu, http://localhost:8080`")]
+    Origin(String),
+    #[error("insights_token must be at least {MIN_INSIGHTS_TOKEN} printable ASCII characters without spaces (e.g. `openssl rand -hex 24`)")]
+    InsightsToken,
+    #[error("`search_backend` is `postgres` but `postgres_url` is empty; set it to the database's URL (postgres://user:password@host:port/db)")]
+    NoPostgresUrl,
+    #[error("`tenant` is `{0}`; use 1 to 63 letters, digits, `-` or `_`")]
+    Tenant(String),
+    #[error("`search_backend` is `{0}`; use `bundled` or `postgres`")]
+    Backend(String),
+    #[error("query_cache_size: `{0}` is not a number of query vectors from 0 (no cache) to {MAX_QUERY_CACHE}")]
+    QueryCacheSize(String),
+}
+
 /// Which origins may call the API from a browser.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum AllowedOrigins {
@@ -20,7 +38,7 @@ pub enum AllowedOrigins {
 impl AllowedOrigins {
     /// Parses the `allowed_origins` variable: `*`, or origins separated by commas
     /// or spaces (`https://www.example.edu, https://help.example.edu`). Empty means `*`.
-    pub fn parse(s: &str) -> Result<AllowedOrigins, String> {
+    pub fn parse(s: &str) -> Result<AllowedOrigins, SettingError> {
         let items: Vec<&str> = s.split([',', ' ']).map(str::trim).filter(|x| !x.is_empty()).collect();
         if items.is_empty() || items == ["*"] {
             return Ok(AllowedOrigins::Any);
@@ -31,9 +49,7 @@ impl AllowedOrigins {
                 && !o.trim_end_matches('/').contains(['?', '#'])
                 && o.split("://").nth(1).is_some_and(|h| !h.is_empty() && !h.trim_end_matches('/').contains('/'));
             if !ok {
-                return Err(format!(
-                    "allowed_origins: `{o}` is not an origin; use `*` or a list like `https://www.example.edu, http://localhost:8080`"
-                ));
+                return Err(SettingError::Origin(o.to_string()));
             }
             list.push(o.trim_end_matches('/').to_ascii_lowercase());
         }
@@ -97,15 +113,13 @@ impl Default for Config {
 pub const MIN_INSIGHTS_TOKEN: usize = 16;
 
 /// Checks the `insights_token` variable (empty: the report is not served).
-pub fn insights_token(v: &str) -> Result<Option<String>, String> {
+pub fn insights_token(v: &str) -> Result<Option<String>, SettingError> {
     let v = v.trim();
     if v.is_empty() {
         return Ok(None);
     }
     if v.len() < MIN_INSIGHTS_TOKEN || !v.bytes().all(|b| b.is_ascii_graphic()) {
-        return Err(format!(
-            "insights_token must be at least {MIN_INSIGHTS_TOKEN} printable ASCII characters without spaces (e.g. `openssl rand -hex 24`)"
-        ));
+        return Err(SettingError::InsightsToken);
     }
     Ok(Some(v.to_string()))
 }
@@ -122,24 +136,24 @@ pub enum Backend {
 
 impl Backend {
     /// The backend the three variables describe; an error names the variable.
-    pub fn from_variables(backend: &str, postgres_url: &str, tenant: &str) -> Result<Backend, String> {
+    pub fn from_variables(backend: &str, postgres_url: &str, tenant: &str) -> Result<Backend, SettingError> {
         match backend.trim() {
             "" | "bundled" => Ok(Backend::Bundled),
             "postgres" => {
                 let urls: Vec<String> = postgres_url.split_whitespace().map(str::to_string).collect();
                 if urls.is_empty() {
-                    return Err("`search_backend` is `postgres` but `postgres_url` is empty; set it to the database's URL (postgres://user:password@host:port/db)".into());
+                    return Err(SettingError::NoPostgresUrl);
                 }
                 let tenant = match tenant.trim() {
                     "" => "default",
                     t => t,
                 };
                 if !search_service::pg::valid_tenant(tenant) {
-                    return Err(format!("`tenant` is `{tenant}`; use 1 to 63 letters, digits, `-` or `_`"));
+                    return Err(SettingError::Tenant(tenant.to_string()));
                 }
                 Ok(Backend::Postgres { urls, tenant: tenant.to_string() })
             }
-            other => Err(format!("`search_backend` is `{other}`; use `bundled` or `postgres`")),
+            other => Err(SettingError::Backend(other.to_string())),
         }
     }
 }
@@ -149,11 +163,13 @@ impl Backend {
 pub const MAX_QUERY_CACHE: usize = 65_536;
 
 /// `query_cache_size` (empty: the default).
-pub fn query_cache_size(v: &str) -> Result<usize, String> {
+pub fn query_cache_size(v: &str) -> Result<usize, SettingError> {
     match v.trim() {
         "" => Ok(search_core::query_cache::DEFAULT_CAPACITY),
-        t => t.parse::<usize>().ok().filter(|n| *n <= MAX_QUERY_CACHE).ok_or_else(|| {
-            format!("query_cache_size: `{t}` is not a number of query vectors from 0 (no cache) to {MAX_QUERY_CACHE}")
-        }),
+        t => t
+            .parse::<usize>()
+            .ok()
+            .filter(|n| *n <= MAX_QUERY_CACHE)
+            .ok_or_else(|| SettingError::QueryCacheSize(t.to_string())),
     }
 }

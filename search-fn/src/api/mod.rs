@@ -27,7 +27,8 @@ mod search;
 pub use access::{insights_access, now_unix};
 pub use chat::{chat_extractive, chat_record, chat_request, chat_units, events_reply, name_answer, sse_headers};
 pub use config::{
-    insights_token, query_cache_size, AllowedOrigins, Backend, Config, LlmConfig, MAX_QUERY_CACHE, MIN_INSIGHTS_TOKEN,
+    insights_token, query_cache_size, AllowedOrigins, Backend, Config, LlmConfig, SettingError, MAX_QUERY_CACHE,
+    MIN_INSIGHTS_TOKEN,
 };
 pub use feedback::{feedback, feedback_reply, insights_reply, Feedback, FeedbackKept, FEEDBACK_LIMITS};
 pub use reply::{ApiError, Reply, Request};
@@ -80,9 +81,12 @@ mod tests {
                 tenant: "default".into()
             })
         );
-        assert!(Backend::from_variables("postgres", "", "t").unwrap_err().contains("postgres_url"));
-        assert!(Backend::from_variables("postgres", "postgres://a/db", "a b").unwrap_err().contains("tenant"));
-        assert!(Backend::from_variables("mysql", "", "").unwrap_err().contains("search_backend"));
+        assert!(Backend::from_variables("postgres", "", "t").unwrap_err().to_string().contains("postgres_url"));
+        assert!(Backend::from_variables("postgres", "postgres://a/db", "a b")
+            .unwrap_err()
+            .to_string()
+            .contains("tenant"));
+        assert!(Backend::from_variables("mysql", "", "").unwrap_err().to_string().contains("search_backend"));
     }
 
     #[test]
@@ -91,7 +95,7 @@ mod tests {
         assert_eq!(query_cache_size(" 0 "), Ok(0));
         assert_eq!(query_cache_size("65536"), Ok(MAX_QUERY_CACHE));
         for bad in ["65537", "-1", "lots", "1e3"] {
-            let e = query_cache_size(bad).unwrap_err();
+            let e = query_cache_size(bad).unwrap_err().to_string();
             assert!(e.starts_with("query_cache_size: `") && e.contains(bad), "{e}");
         }
     }
@@ -296,7 +300,7 @@ mod tests {
             let e = insights_access(&with(ok, leak(format!("since={bad}"))), &cfg, now).unwrap_err();
             assert_eq!((e.status, e.parameter.as_deref()), (400, Some("since")), "{bad}");
         }
-        assert!(insights_token("short").unwrap_err().contains("at least 16"));
+        assert!(insights_token("short").unwrap_err().to_string().contains("at least 16"));
         assert!(insights_token("with space in the middle").is_err());
         assert_eq!(insights_token("  "), Ok(None));
         assert_eq!(Route::Insights.bucket(), Some(Bucket::Insights));

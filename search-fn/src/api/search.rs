@@ -61,7 +61,7 @@ impl SearchQuery {
         // One of the modes, or empty (as an HTML form sends it), spelled exactly.
         let mode = match mode.as_deref() {
             None | Some("") => None,
-            Some(m) => Some(m.parse::<Mode>().map_err(|e| ApiError::param("mode", e))?),
+            Some(m) => Some(m.parse::<Mode>().map_err(|e| ApiError::param("mode", e.to_string()))?),
         };
         // A boolean as OpenAPI spells one in a query: `true` or `false`, nothing else
         // (not empty, not `1`, not `True`).

@@ -8,6 +8,19 @@
 /// (`kb_common::variables`) say the same.
 pub const DEFAULT_LLM_MAX_TOTAL_SECS: f64 = 60.0;
 
+/// A wrong LLM setting; each names its variable and what to set it to.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SettingsError {
+    #[error("llm_base_url: `{0}` is not an http(s) URL; use e.g. https://api.openai.com/v1")]
+    BaseUrl(String),
+    #[error("llm_model is empty; set it to the model to use (e.g. gpt-4o-mini, qwen2.5:7b)")]
+    NoModel,
+    #[error("llm_timeout_secs: `{0}` is not a number of seconds from 0.1 to 600")]
+    Timeout(String),
+    #[error("llm_max_total_secs: `{0}` is not a number of seconds from 1 to 3600")]
+    MaxTotal(String),
+}
+
 /// The OpenAI-compatible endpoint the agent uses.
 #[derive(Clone, PartialEq, Eq)]
 pub struct LlmConfig {
@@ -41,18 +54,16 @@ impl LlmConfig {
         api_key: &str,
         timeout_secs: &str,
         max_total_secs: &str,
-    ) -> Result<Option<LlmConfig>, String> {
+    ) -> Result<Option<LlmConfig>, SettingsError> {
         let base_url = base_url.trim().trim_end_matches('/');
         if base_url.is_empty() {
             return Ok(None);
         }
         if !(base_url.starts_with("http://") || base_url.starts_with("https://")) {
-            return Err(format!(
-                "llm_base_url: `{base_url}` is not an http(s) URL; use e.g. https://api.openai.com/v1"
-            ));
+            return Err(SettingsError::BaseUrl(base_url.into()));
         }
         if model.trim().is_empty() {
-            return Err("llm_model is empty; set it to the model to use (e.g. gpt-4o-mini, qwen2.5:7b)".into());
+            return Err(SettingsError::NoModel);
         }
         let secs = match timeout_secs.trim() {
             "" => 30.0,
@@ -60,7 +71,7 @@ impl LlmConfig {
                 .parse::<f64>()
                 .ok()
                 .filter(|s| (0.1..=600.0).contains(s))
-                .ok_or_else(|| format!("llm_timeout_secs: `{t}` is not a number of seconds from 0.1 to 600"))?,
+                .ok_or_else(|| SettingsError::Timeout(t.into()))?,
         };
         let total = match max_total_secs.trim() {
             "" => DEFAULT_LLM_MAX_TOTAL_SECS,
@@ -68,7 +79,7 @@ impl LlmConfig {
                 .parse::<f64>()
                 .ok()
                 .filter(|s| (1.0..=3600.0).contains(s))
-                .ok_or_else(|| format!("llm_max_total_secs: `{t}` is not a number of seconds from 1 to 3600"))?,
+                .ok_or_else(|| SettingsError::MaxTotal(t.into()))?,
         };
         Ok(Some(LlmConfig {
             base_url: base_url.into(),
@@ -97,13 +108,16 @@ mod tests {
         assert_eq!(c.max_total, std::time::Duration::from_secs(60));
         let c = LlmConfig::from_variables("http://x/v1", "m", "", "", " 90 ").unwrap().unwrap();
         assert_eq!(c.max_total, std::time::Duration::from_secs(90));
-        assert!(LlmConfig::from_variables("api.openai.com", "m", "", "", "").unwrap_err().contains("llm_base_url"));
-        assert!(LlmConfig::from_variables("https://x/v1", " ", "", "", "").unwrap_err().contains("llm_model"));
+        let e = LlmConfig::from_variables("api.openai.com", "m", "", "", "").unwrap_err();
+        assert!(e.to_string().starts_with("llm_base_url: `api.openai.com`"), "{e}");
+        let e = LlmConfig::from_variables("https://x/v1", " ", "", "", "").unwrap_err();
+        assert!(e.to_string().contains("llm_model"), "{e}");
         let e = LlmConfig::from_variables("https://x/v1", "m", "", "soon", "").unwrap_err();
-        assert!(e.contains("llm_timeout_secs"), "{e}");
+        assert!(e.to_string().contains("llm_timeout_secs"), "{e}");
         for bad in ["0", "-5", "forever", "1e9", "NaN"] {
             let e = LlmConfig::from_variables("https://x/v1", "m", "", "", bad).unwrap_err();
-            assert!(e.contains("llm_max_total_secs"), "{bad}: {e}");
+            assert_eq!(e, SettingsError::MaxTotal(bad.into()));
+            assert!(e.to_string().contains("llm_max_total_secs"), "{bad}: {e}");
         }
         let secret = LlmConfig::from_variables("https://x/v1", "m", "sk-secret", "", "").unwrap().unwrap();
         assert!(!format!("{secret:?}").contains("sk-secret"));

@@ -108,26 +108,31 @@ impl Default for Settings {
     }
 }
 
+/// An insights variable the function cannot use.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SettingsError {
+    #[error("insights_recording must be on or off, got `{0}`")]
+    Recording(String),
+    #[error("insights_retention_days must be a whole number of days from 1 to 3650, got `{0}`")]
+    RetentionDays(String),
+}
+
 /// Days questions are kept when `insights_retention_days` is not set.
 pub const DEFAULT_RETENTION_DAYS: u32 = 90;
 
 impl Settings {
     /// From the variables' values (empty: the default).
-    pub fn from_variables(recording: &str, retention_days: &str) -> Result<Settings, String> {
+    pub fn from_variables(recording: &str, retention_days: &str) -> Result<Settings, SettingsError> {
         let enabled = match recording.trim().to_ascii_lowercase().as_str() {
             "" | "on" | "true" | "1" => true,
             "off" | "false" | "0" => false,
-            other => return Err(format!("insights_recording must be on or off, got `{other}`")),
+            other => return Err(SettingsError::Recording(other.to_string())),
         };
         let retention_days = match retention_days.trim() {
             "" => DEFAULT_RETENTION_DAYS,
             v => match v.parse::<u32>() {
                 Ok(n @ 1..=3650) => n,
-                _ => {
-                    return Err(format!(
-                        "insights_retention_days must be a whole number of days from 1 to 3650, got `{v}`"
-                    ))
-                }
+                _ => return Err(SettingsError::RetentionDays(v.to_string())),
             },
         };
         Ok(Settings { enabled, retention_days })

@@ -1036,8 +1036,8 @@ pub(crate) mod tests {
     fn settings_parse_and_bad_values_are_named() {
         assert_eq!(Settings::from_variables("", "").unwrap(), Settings::default());
         assert_eq!(Settings::from_variables("off", "30").unwrap(), Settings { enabled: false, retention_days: 30 });
-        assert!(Settings::from_variables("maybe", "").unwrap_err().contains("insights_recording"));
-        assert!(Settings::from_variables("", "0").unwrap_err().contains("insights_retention_days"));
-        assert!(Settings::from_variables("", "ninety").unwrap_err().contains("insights_retention_days"));
+        assert!(Settings::from_variables("maybe", "").unwrap_err().to_string().contains("insights_recording"));
+        assert!(Settings::from_variables("", "0").unwrap_err().to_string().contains("insights_retention_days"));
+        assert!(Settings::from_variables("", "ninety").unwrap_err().to_string().contains("insights_retention_days"));
     }
 }

@@ -127,7 +127,7 @@ pub enum BuildError {
     #[error("--stub-judge llm needs an LLM: set SPIN_VARIABLE_LLM_BASE_URL (and _MODEL, _API_KEY) or use --stub-judge heuristic")]
     NoLlm,
     #[error("cannot set up the HTTP client for the LLM stub judge: {0}")]
-    LlmClient(String),
+    LlmClient(#[source] reqwest::Error),
     #[error(transparent)]
     Embed(#[from] crate::embed::EmbedError),
     #[error(transparent)]

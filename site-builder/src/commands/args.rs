@@ -106,48 +106,66 @@ pub(crate) enum Long {
     Blend,
 }
 
-pub(crate) fn parse_mode(s: &str) -> Result<Mode, String> {
-    s.parse()
+/// A command-line value clap's parsers refuse (clap prints it after the value
+/// and the option it was given to).
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum ArgError {
+    #[error(transparent)]
+    Mode(#[from] search_core::index::fusion::UnknownMode),
+    #[error("`{0}` is not a number from 0 to 1")]
+    NotUnit(String),
+    #[error("`{0}` is not a weight from 0 to 2")]
+    NotWeight(String),
+    #[error("`{0}` is not a number of results from 1 to 100")]
+    NotCount(String),
+    #[error("the query is empty")]
+    EmptyQuery,
+    #[error("unknown dialect `{0}`; use one of {names}", names = kb_dialect::Dialect::NAMES.join(", "))]
+    Dialect(String),
+}
+
+pub(crate) fn parse_mode(s: &str) -> Result<Mode, ArgError> {
+    s.parse().map_err(ArgError::Mode)
 }
 
 /// Fusion modes to evaluate: `all`, or a comma-separated list.
 #[derive(Clone)]
 pub(crate) struct Modes(pub(crate) Vec<Mode>);
 
-pub(crate) fn parse_modes(s: &str) -> Result<Modes, String> {
+pub(crate) fn parse_modes(s: &str) -> Result<Modes, ArgError> {
     if s == "all" {
         return Ok(Modes(Mode::ALL.to_vec()));
     }
-    s.split(',').map(|m| m.trim().parse()).collect::<Result<_, _>>().map(Modes)
+    s.split(',').map(|m| parse_mode(m.trim())).collect::<Result<_, _>>().map(Modes)
 }
 
 /// A weight from 0 to 1.
-pub(crate) fn unit_interval(s: &str) -> Result<f32, String> {
+pub(crate) fn unit_interval(s: &str) -> Result<f32, ArgError> {
     match s.trim().parse::<f32>() {
         Ok(a) if (0.0..=1.0).contains(&a) => Ok(a),
-        _ => Err(format!("`{s}` is not a number from 0 to 1")),
+        _ => Err(ArgError::NotUnit(s.into())),
     }
 }
 
 /// A page's second-chunk weight: 0 to 2.
-pub(crate) fn second_chunk_weight(s: &str) -> Result<f32, String> {
+pub(crate) fn second_chunk_weight(s: &str) -> Result<f32, ArgError> {
     match s.trim().parse::<f32>() {
         Ok(w) if (0.0..=2.0).contains(&w) => Ok(w),
-        _ => Err(format!("`{s}` is not a weight from 0 to 2")),
+        _ => Err(ArgError::NotWeight(s.into())),
     }
 }
 
 /// How many results to return: 1 to 100.
-pub(crate) fn results_count(s: &str) -> Result<usize, String> {
+pub(crate) fn results_count(s: &str) -> Result<usize, ArgError> {
     match s.trim().parse::<usize>() {
         Ok(k) if (1..=100).contains(&k) => Ok(k),
-        _ => Err(format!("`{s}` is not a number of results from 1 to 100")),
+        _ => Err(ArgError::NotCount(s.into())),
     }
 }
 
-pub(crate) fn non_blank(s: &str) -> Result<String, String> {
+pub(crate) fn non_blank(s: &str) -> Result<String, ArgError> {
     if s.trim().is_empty() {
-        Err("the query is empty".into())
+        Err(ArgError::EmptyQuery)
     } else {
         Ok(s.to_string())
     }

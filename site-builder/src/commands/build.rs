@@ -1,7 +1,7 @@
 //! `site-builder build`: the options become `BuildOptions`, the build runs, and its
 //! summary (or the reason it stopped) is printed; `--strict` failures exit 1.
 
-use super::args::IndexArgs;
+use super::args::{ArgError, IndexArgs};
 use clap::ValueEnum;
 
 use std::io::IsTerminal;
@@ -91,9 +91,8 @@ pub(crate) enum Judge {
 }
 
 /// `--dialect NAME`, with the accepted names in the message when it is not one.
-pub(crate) fn parse_dialect(name: &str) -> Result<kb_dialect::Dialect, String> {
-    kb_dialect::Dialect::parse(name)
-        .ok_or_else(|| format!("unknown dialect `{name}`; use one of {}", kb_dialect::Dialect::NAMES.join(", ")))
+pub(crate) fn parse_dialect(name: &str) -> Result<kb_dialect::Dialect, ArgError> {
+    kb_dialect::Dialect::parse(name).ok_or_else(|| ArgError::Dialect(name.into()))
 }
 
 pub(crate) fn run_build(args: BuildArgs) -> ExitCode {

@@ -5,6 +5,8 @@ use std::path::PathBuf;
 
 use site_builder::search::Searcher;
 
+use super::CommandError;
+
 #[derive(clap::Args)]
 pub(crate) struct ChatArgs {
     /// index.bin written by a build (encoder.bin beside it).
@@ -15,12 +17,12 @@ pub(crate) struct ChatArgs {
     no_llm: bool,
 }
 
-pub(crate) fn run_chat(args: ChatArgs) -> Result<(), String> {
-    let s = Searcher::open(&args.index, None).map_err(|e| e.to_string())?;
-    let svc = s.service().map_err(|e| e.to_string())?;
+pub(crate) fn run_chat(args: ChatArgs) -> Result<(), CommandError> {
+    let s = Searcher::open(&args.index, None)?;
+    let svc = s.service()?;
     let llm = if args.no_llm { None } else { site_builder::llm::from_env()? };
     let style = site_builder::chat::Style { color: std::io::stdout().is_terminal() };
     let stdin = std::io::stdin();
     site_builder::chat::run(&svc, llm.as_ref(), &mut stdin.lock(), &mut std::io::stdout().lock(), style)
-        .map_err(|e| e.to_string())
+        .map_err(CommandError::Terminal)
 }

@@ -1,6 +1,7 @@
 //! `site-builder embed-bench`: embedding throughput on a chunk set.
 
 use super::args::Long;
+use super::CommandError;
 
 use site_builder::embed::{default_model_dir, EncoderFile, LongText};
 use std::path::PathBuf;
@@ -25,13 +26,15 @@ pub(crate) struct EmbedBenchArgs {
     model: Option<PathBuf>,
 }
 
-pub(crate) fn run_embed_bench(args: EmbedBenchArgs) -> Result<(), String> {
-    let text = std::fs::read_to_string(&args.chunks).map_err(|e| format!("{}: {e}", args.chunks.display()))?;
-    let chunks = search_core::chunk::decode_jsonl(&text).map_err(|e| format!("{}: {e}", args.chunks.display()))?;
+pub(crate) fn run_embed_bench(args: EmbedBenchArgs) -> Result<(), CommandError> {
+    let text = std::fs::read_to_string(&args.chunks)
+        .map_err(|source| CommandError::ReadChunks { path: args.chunks.clone(), source })?;
+    let chunks = search_core::chunk::decode_jsonl(&text)
+        .map_err(|source| CommandError::DecodeChunks { path: args.chunks.clone(), source })?;
     let n = args.limit.unwrap_or(chunks.len()).min(chunks.len());
     let texts: Vec<&str> = chunks[..n].iter().map(|c| c.index_text.as_str()).collect();
-    let file = EncoderFile::from_model_dir(&args.model.unwrap_or_else(default_model_dir)).map_err(|e| e.to_string())?;
-    let enc = file.encoder().map_err(|e| e.to_string())?;
+    let file = EncoderFile::from_model_dir(&args.model.unwrap_or_else(default_model_dir))?;
+    let enc = file.encoder()?;
     let threads = args.threads.unwrap_or_else(site_builder::embed::threads);
     let tokens: usize = texts.iter().map(|t| enc.tokenize(t).len()).sum();
     let t = std::time::Instant::now();

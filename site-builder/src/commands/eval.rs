@@ -4,6 +4,7 @@
 use super::args::{
     parse_modes, results_count, second_chunk_weight, unit_interval, Long, Modes, PostgresTlsArgs, Vectors,
 };
+use super::CommandError;
 
 use std::io::IsTerminal;
 use std::path::Path;
@@ -90,41 +91,39 @@ pub(crate) struct EvalArgs {
     tls: PostgresTlsArgs,
 }
 
-pub(crate) fn run_eval(args: EvalArgs) -> Result<(), String> {
+pub(crate) fn run_eval(args: EvalArgs) -> Result<(), CommandError> {
     let modes = &args.mode.0;
     match (&args.qa, &args.beir) {
         (Some(qa), None) => {
             let s = match &args.postgres {
                 Some(url) => Searcher::open_postgres(&args.index, url, &args.tenant, args.tls.postgres_ca.as_deref()),
                 None => Searcher::open(&args.index, None),
-            }
-            .map_err(|e| e.to_string())?;
+            }?;
             // Opened once for every question and mode.
-            let svc = s.service().map_err(|e| e.to_string())?;
-            let questions = eval::read_qa(qa).map_err(|e| e.to_string())?;
+            let svc = s.service()?;
+            let questions = eval::read_qa(qa)?;
             let base = overrides(&args, svc.default_params(args.k));
             for &mode in modes {
-                let m = eval::eval_qa(&svc, &questions, args.k, mode, &base).map_err(|e| e.to_string())?;
+                let m = eval::eval_qa(&svc, &questions, args.k, mode, &base)?;
                 print_metrics(&m, args.json, args.misses)?;
             }
             Ok(())
         }
         (None, Some(dir)) => run_beir(&args, dir, modes),
-        _ => Err("pass --qa FILE (with --index) or --beir DIR".into()),
+        _ => Err(CommandError::EvalInput),
     }
 }
 
-fn run_beir(args: &EvalArgs, dir: &Path, modes: &[Mode]) -> Result<(), String> {
-    let beir = eval::load_beir(dir).map_err(|e| e.to_string())?;
+fn run_beir(args: &EvalArgs, dir: &Path, modes: &[Mode]) -> Result<(), CommandError> {
+    let beir = eval::load_beir(dir)?;
     let model = args.model.clone().unwrap_or_else(default_model_dir);
-    let file = EncoderFile::from_model_dir(&model).map_err(|e| e.to_string())?;
-    let enc = file.encoder().map_err(|e| e.to_string())?;
+    let file = EncoderFile::from_model_dir(&model)?;
+    let enc = file.encoder()?;
     let show = std::io::stderr().is_terminal();
     let bar = if show { indicatif::ProgressBar::new(beir.docs.len() as u64) } else { indicatif::ProgressBar::hidden() };
     let t = std::time::Instant::now();
     let vectors =
-        eval::beir_vectors(&beir, &file, args.long_text.into(), Some(&args.cache), &|d| bar.set_position(d as u64))
-            .map_err(|e| e.to_string())?;
+        eval::beir_vectors(&beir, &file, args.long_text.into(), Some(&args.cache), &|d| bar.set_position(d as u64))?;
     bar.finish_and_clear();
     let embed_s = t.elapsed().as_secs_f64();
     let queries: Vec<&str> = beir.queries.iter().map(|(_, q)| q.as_str()).collect();
@@ -132,13 +131,13 @@ fn run_beir(args: &EvalArgs, dir: &Path, modes: &[Mode]) -> Result<(), String> {
         site_builder::embed::embed_all(&enc, &queries, LongText::Truncate, site_builder::embed::threads(), &|_| {});
     let t = std::time::Instant::now();
     let graph = if args.hnsw {
-        Some(site_builder::hnsw::build_graph(&vectors, search_core::encoder::DIM, args.ef).map_err(|e| e.to_string())?)
+        Some(site_builder::hnsw::build_graph(&vectors, search_core::encoder::DIM, args.ef)?)
     } else {
         None
     };
     let bytes = eval::beir_index(&beir, &vectors, args.vectors.into(), enc.fingerprint(), graph);
     let index_s = t.elapsed().as_secs_f64();
-    let idx = search_core::index::Index::open(bytes.as_slice()).map_err(|e| e.to_string())?;
+    let idx = search_core::index::Index::open(bytes.as_slice())?;
     if !args.json {
         outln!(
             "{}: {} documents, {} queries; embedding {:.0}s (cached vectors are reused), index {:.1}s, {:.0} bytes/doc",
@@ -162,7 +161,7 @@ fn run_beir(args: &EvalArgs, dir: &Path, modes: &[Mode]) -> Result<(), String> {
     for &mode in modes {
         let m = eval::eval_beir(&beir, &idx, &qvecs, mode, &base);
         if args.json {
-            outln!("{}", serde_json::to_string(&m).map_err(|e| e.to_string())?);
+            outln!("{}", serde_json::to_string(&m)?);
         } else {
             outln!(
                 "{:<7} NDCG@10 {:.4}  recall@100 {:.4}  MRR@10 {:.4}  ({} queries, p50 {:.2} ms)",
@@ -178,9 +177,9 @@ fn run_beir(args: &EvalArgs, dir: &Path, modes: &[Mode]) -> Result<(), String> {
     Ok(())
 }
 
-fn print_metrics(m: &eval::Metrics, json: bool, misses: bool) -> Result<(), String> {
+fn print_metrics(m: &eval::Metrics, json: bool, misses: bool) -> Result<(), CommandError> {
     if json {
-        outln!("{}", serde_json::to_string(m).map_err(|e| e.to_string())?);
+        outln!("{}", serde_json::to_string(m)?);
         return Ok(());
     }
     outln!(

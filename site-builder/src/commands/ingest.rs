@@ -3,6 +3,7 @@
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
+use super::CommandError;
 use crate::out;
 
 #[derive(clap::Args)]
@@ -71,7 +72,7 @@ pub(crate) struct ConfluenceArgs {
     quiet: bool,
 }
 
-pub(crate) fn run_ingest_confluence(args: ConfluenceArgs) -> Result<(), String> {
+pub(crate) fn run_ingest_confluence(args: ConfluenceArgs) -> Result<(), CommandError> {
     let opts = ingest::IngestOptions {
         base_url: args.base_url,
         root_page: args.root_page,
@@ -82,19 +83,19 @@ pub(crate) fn run_ingest_confluence(args: ConfluenceArgs) -> Result<(), String> 
         progress: !args.quiet && std::io::stderr().is_terminal(),
         page_size: usize::from(args.page_size),
     };
-    let summary = ingest::ingest_confluence(&opts).map_err(|e| e.to_string())?;
+    let summary = ingest::ingest_confluence(&opts)?;
     out(&summary.text());
     Ok(())
 }
 
-pub(crate) fn run_ingest_pdf(args: PdfArgs) -> Result<(), String> {
+pub(crate) fn run_ingest_pdf(args: PdfArgs) -> Result<(), CommandError> {
     let opts = ingest::pdf::PdfOptions { file: args.file, title: args.title, out: args.out };
-    let summary = ingest::pdf::ingest_pdf(&opts).map_err(|e| e.to_string())?;
+    let summary = ingest::pdf::ingest_pdf(&opts)?;
     out(&summary.text());
     Ok(())
 }
 
-pub(crate) fn run_ingest_web(args: WebArgs) -> Result<(), String> {
+pub(crate) fn run_ingest_web(args: WebArgs) -> Result<(), CommandError> {
     let opts = ingest::web::WebOptions {
         sitemap: args.sitemap,
         include: args.include,
@@ -104,7 +105,7 @@ pub(crate) fn run_ingest_web(args: WebArgs) -> Result<(), String> {
         prune: args.prune,
         progress: !args.quiet && std::io::stderr().is_terminal(),
     };
-    let summary = ingest::web::ingest_web(&opts).map_err(|e| e.to_string())?;
+    let summary = ingest::web::ingest_web(&opts)?;
     out(&summary.text());
     Ok(())
 }

@@ -8,6 +8,8 @@
 use site_builder::insights::{terminal_json, terminal_line};
 use std::path::PathBuf;
 
+use super::CommandError;
+
 #[derive(clap::Args)]
 pub(crate) struct InsightsArgs {
     /// The state folder the server recorded into (`site-builder serve --state`,
@@ -39,15 +41,15 @@ pub(crate) struct InsightsArgs {
     from: Option<String>,
 }
 
-pub(crate) fn run_insights(args: InsightsArgs) -> Result<(), String> {
-    let variables = kb_common::variables::Variables::from_environment().map_err(|e| e.to_string())?;
+pub(crate) fn run_insights(args: InsightsArgs) -> Result<(), CommandError> {
+    let variables = kb_common::variables::Variables::from_environment()?;
     let var = |name: &str| variables.get(name).unwrap_or_default();
     let settings = search_service::insights::record::Settings::from_variables(
         &var("insights_recording"),
         &var("insights_retention_days"),
     )?;
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
-    let since = search_service::insights::parse_since(&args.since, now).map_err(|e| format!("--{e}"))?;
+    let since = search_service::insights::parse_since(&args.since, now).map_err(CommandError::Since)?;
     // A deployed function's pages are on its site: links open there by default.
     let site_arg = args
         .site
@@ -58,14 +60,14 @@ pub(crate) fn run_insights(args: InsightsArgs) -> Result<(), String> {
         Some(s) if s.starts_with("https://") || s.starts_with("http://") => {
             Some(format!("{}/", s.trim_end_matches('/')))
         }
-        Some(s) => return Err(format!("--site: `{s}` is not an http(s) address; use e.g. https://help.example.edu/")),
+        Some(s) => return Err(CommandError::Site(s.into())),
     };
     let mut report = match &args.from {
         Some(from) => {
             let token = std::env::var(site_builder::insights::TOKEN_ENV)
                 .ok()
                 .filter(|t| !t.trim().is_empty())
-                .ok_or_else(|| site_builder::insights::InsightsError::NoToken.to_string())?;
+                .ok_or(site_builder::insights::InsightsError::NoToken)?;
             site_builder::insights::fetch(from, &args.since, token.trim())
         }
         None => site_builder::insights::compute(&site_builder::insights::Options {
@@ -75,14 +77,13 @@ pub(crate) fn run_insights(args: InsightsArgs) -> Result<(), String> {
             now,
             settings,
         }),
-    }
-    .map_err(|e| e.to_string())?;
+    }?;
     // Links are the page's business; the JSON stays the API's data.
     if let (Some(base), false) = (&site, args.json) {
         site_builder::insights::rebase(&mut report, base);
     }
     let (bytes, what) = if args.json {
-        let json = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;
+        let json = serde_json::to_string_pretty(&report)?;
         // To a terminal or a file alike: the same document, as escapes.
         (terminal_json(&json).into_owned().into_bytes(), "JSON")
     } else {
@@ -92,13 +93,11 @@ pub(crate) fn run_insights(args: InsightsArgs) -> Result<(), String> {
         (None, true) => {
             use std::io::Write;
             let mut out = std::io::stdout().lock();
-            out.write_all(&bytes)
-                .and_then(|_| out.write_all(b"\n"))
-                .map_err(|e| format!("cannot write to stdout: {e}"))?;
+            out.write_all(&bytes).and_then(|_| out.write_all(b"\n")).map_err(CommandError::Stdout)?;
         }
         (out, _) => {
             let path = out.clone().unwrap_or_else(|| "insights.html".into());
-            kb_common::write::write_atomic(&path, &bytes).map_err(|e| e.to_string())?;
+            kb_common::write::write_atomic(&path, &bytes)?;
             eprintln!("Wrote {} ({what})", terminal_line(&path.display().to_string()));
         }
     }

@@ -1,6 +1,7 @@
 //! `site-builder publish`: a built index into a PostgreSQL tenant.
 
 use super::args::PostgresTlsArgs;
+use super::CommandError;
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -30,7 +31,7 @@ pub(crate) struct PublishArgs {
     tls: PostgresTlsArgs,
 }
 
-pub(crate) fn run_publish(args: PublishArgs) -> Result<(), String> {
+pub(crate) fn run_publish(args: PublishArgs) -> Result<(), CommandError> {
     let o = PublishOptions {
         index: &args.index,
         url: &args.postgres,
@@ -39,9 +40,9 @@ pub(crate) fn run_publish(args: PublishArgs) -> Result<(), String> {
         prune: args.prune,
         progress: std::io::stderr().is_terminal(),
     };
-    let r = publish(&o).map_err(|e| e.to_string())?;
+    let r = publish(&o)?;
     if args.json {
-        println!("{}", serde_json::to_string(&r).map_err(|e| e.to_string())?);
+        println!("{}", serde_json::to_string(&r)?);
         return Ok(());
     }
     if r.added + r.changed + r.removed == 0 {

@@ -1,6 +1,7 @@
 //! `site-builder search`: one query against a built index, printed as text or JSON.
 
 use super::args::{non_blank, QueryArgs};
+use super::CommandError;
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -24,15 +25,15 @@ pub(crate) struct SearchArgs {
     q: QueryArgs,
 }
 
-pub(crate) fn run_search(args: SearchArgs) -> Result<(), String> {
-    let s = Searcher::open(&args.index, args.encoder.as_deref()).map_err(|e| e.to_string())?;
-    let mut p = s.service().map_err(|e| e.to_string())?.default_params(args.q.k);
+pub(crate) fn run_search(args: SearchArgs) -> Result<(), CommandError> {
+    let s = Searcher::open(&args.index, args.encoder.as_deref())?;
+    let mut p = s.service()?.default_params(args.q.k);
     p.mode = args.q.mode.unwrap_or(p.mode);
     p.alpha = args.q.alpha.unwrap_or(p.alpha);
     p.collapse_pages = args.q.collapse;
-    let answer = s.answer(&args.query, &p).map_err(|e| e.to_string())?;
+    let answer = s.answer(&args.query, &p)?;
     if args.q.json {
-        outln!("{}", serde_json::to_string(&answer).map_err(|e| e.to_string())?);
+        outln!("{}", serde_json::to_string(&answer)?);
     } else {
         out(&render_text(&answer, std::io::stdout().is_terminal()));
     }

@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use super::args::PostgresTlsArgs;
+use super::CommandError;
 
 #[derive(clap::Args)]
 pub(crate) struct ServeArgs {
@@ -48,8 +49,8 @@ fn host_config(args: ServeArgs, variables: edge_host::Variables) -> edge_host::H
     }
 }
 
-pub(crate) fn run_serve(args: ServeArgs) -> Result<(), String> {
-    let variables = edge_host::Variables::from_environment().map_err(|e| e.to_string())?;
+pub(crate) fn run_serve(args: ServeArgs) -> Result<(), CommandError> {
+    let variables = edge_host::Variables::from_environment()?;
     let overridden = variables.overridden().join(", ");
     let cfg = host_config(args, variables);
     edge_host::serve(cfg, |addr| {
@@ -58,8 +59,8 @@ pub(crate) fn run_serve(args: ServeArgs) -> Result<(), String> {
             eprintln!("Spin variables set: {overridden}");
         }
         eprintln!("Press Ctrl-C to stop.");
-    })
-    .map_err(|e| e.to_string())
+    })?;
+    Ok(())
 }
 
 #[cfg(test)]
