@@ -129,7 +129,7 @@ pub fn is_single_value(v: &serde_norway::Value) -> bool {
 }
 
 /// A single value as text; `None` for a list or mapping (and null).
-fn scalar_text(v: &serde_norway::Value) -> Option<String> {
+pub fn scalar_text(v: &serde_norway::Value) -> Option<String> {
     match v {
         serde_norway::Value::String(s) => Some(s.clone()),
         serde_norway::Value::Number(n) => Some(n.to_string()),

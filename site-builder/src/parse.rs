@@ -159,7 +159,7 @@ pub fn parse_page(source: &str, bytes: &[u8]) -> Result<Page, PageError> {
     for (k, v) in map {
         let key = match k {
             serde_norway::Value::String(s) => s,
-            other => scalar_to_string(&other).unwrap_or_default(),
+            other => frontmatter::scalar_text(&other).unwrap_or_default(),
         };
         if !frontmatter::KEYS.contains(&key.as_str()) {
             meta.insert(key, serde_json::to_value(&v).unwrap_or(Value::Null));
@@ -350,16 +350,6 @@ pub fn strip_page_extension(path: &str) -> &str {
 /// Whether a file is a page by its name.
 pub fn is_page_file(path: &str) -> bool {
     strip_page_extension(path).len() < path.len()
-}
-
-fn scalar_to_string(v: &serde_norway::Value) -> Option<String> {
-    match v {
-        serde_norway::Value::String(s) => Some(s.clone()),
-        serde_norway::Value::Number(n) => Some(n.to_string()),
-        serde_norway::Value::Bool(b) => Some(b.to_string()),
-        serde_norway::Value::Tagged(t) => scalar_to_string(&t.value),
-        _ => None,
-    }
 }
 
 /// 1-based line within the YAML where `key:` is defined.
