@@ -54,7 +54,7 @@ for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from reference_embeddings import NumpyMiniLM, mean_pool_normalize  # noqa: E402
+from reference_embeddings import NumpyMiniLM, mean_pool_normalize, onnx_hidden, pad_batch  # noqa: E402
 
 
 def read_chunks(path: str, limit: int) -> list[str]:
@@ -88,16 +88,6 @@ def find_tokenizer() -> str:
         if os.path.isfile(c):
             return c
     sys.exit("tokenizer.json not found; pass --tokenizer (run scripts/fetch-model first)")
-
-
-def pad(batch_ids: list[list[int]]):
-    seq = max(len(r) for r in batch_ids)
-    ids = np.zeros((len(batch_ids), seq), dtype=np.int64)
-    mask = np.zeros_like(ids)
-    for r, row in enumerate(batch_ids):
-        ids[r, : len(row)] = row
-        mask[r, : len(row)] = 1
-    return ids, mask
 
 
 def run(engine: str, embed_batch, tokenizer, texts: list[str]) -> dict:
@@ -153,10 +143,8 @@ def main() -> int:
         input_names = {i.name for i in session.get_inputs()}
 
         def onnx_batch(batch_ids):
-            ids, mask = pad(batch_ids)
-            feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
-            hidden = session.run(None, {k: v for k, v in feeds.items() if k in input_names})[0]
-            return mean_pool_normalize(hidden, mask)
+            ids, mask = pad_batch(batch_ids)
+            return mean_pool_normalize(onnx_hidden(session, ids, mask, input_names), mask)
 
         print(json.dumps(run("onnxruntime-int8", onnx_batch, tokenizer, texts)), flush=True)
 

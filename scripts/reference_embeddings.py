@@ -133,6 +133,26 @@ def mean_pool_normalize(hidden: np.ndarray, attention_mask: np.ndarray) -> np.nd
     return pooled / np.maximum(norms, 1e-12)  # torch F.normalize eps
 
 
+def pad_batch(batch_ids: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
+    """Token ids of several texts as one [batch, longest] array, zero-padded,
+    and its attention mask (dynamic padding, as sentence-transformers batches)."""
+    seq = max(len(ids) for ids in batch_ids)
+    ids = np.zeros((len(batch_ids), seq), dtype=np.int64)
+    mask = np.zeros_like(ids)
+    for r, row in enumerate(batch_ids):
+        ids[r, : len(row)] = row
+        mask[r, : len(row)] = 1
+    return ids, mask
+
+
+def onnx_hidden(session, ids: np.ndarray, mask: np.ndarray, input_names=None) -> np.ndarray:
+    """The ONNX model's last hidden state for a padded batch (the inputs the
+    export declares, `input_names` if the caller has them already)."""
+    names = input_names if input_names is not None else {i.name for i in session.get_inputs()}
+    feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+    return session.run(None, {k: v for k, v in feeds.items() if k in names})[0]
+
+
 class NumpyMiniLM:
     def __init__(self, model_dir: str, max_tokens: int = MAX_TOKENS, dtype=np.float64):
         self.tokenizer = load_tokenizer(model_dir, max_tokens)
@@ -144,12 +164,7 @@ class NumpyMiniLM:
         return enc.ids, enc.tokens
 
     def embed_ids(self, batch_ids: list[list[int]]) -> np.ndarray:
-        seq = max(len(ids) for ids in batch_ids)
-        ids = np.zeros((len(batch_ids), seq), dtype=np.int64)
-        mask = np.zeros_like(ids)
-        for r, row in enumerate(batch_ids):
-            ids[r, : len(row)] = row
-            mask[r, : len(row)] = 1
+        ids, mask = pad_batch(batch_ids)
         return mean_pool_normalize(bert_forward(self.W, ids, mask), mask)
 
     def embed(self, text: str) -> np.ndarray:
@@ -158,16 +173,8 @@ class NumpyMiniLM:
 
 
 def onnx_embed(session, batch_ids: list[list[int]]) -> np.ndarray:
-    seq = max(len(ids) for ids in batch_ids)
-    ids = np.zeros((len(batch_ids), seq), dtype=np.int64)
-    mask = np.zeros_like(ids)
-    for r, row in enumerate(batch_ids):
-        ids[r, : len(row)] = row
-        mask[r, : len(row)] = 1
-    feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
-    names = {i.name for i in session.get_inputs()}
-    hidden = session.run(None, {k: v for k, v in feeds.items() if k in names})[0]
-    return mean_pool_normalize(hidden.astype(np.float64), mask)
+    ids, mask = pad_batch(batch_ids)
+    return mean_pool_normalize(onnx_hidden(session, ids, mask).astype(np.float64), mask)
 
 
 LONG_TEXT = (

@@ -70,30 +70,15 @@ pub struct Host {
 
 impl Host {
     fn postgres(&mut self) -> PostgresView<'_> {
-        PostgresView {
-            pools: &self.postgres,
-            allowed: &self.hooks.allowed,
-            table: &mut self.table,
-            open: &mut self.postgres_open,
-        }
+        PostgresView::new(&self.postgres, &self.hooks.allowed, &mut self.table, &mut self.postgres_open)
     }
 
     fn sqlite(&mut self) -> SqliteView<'_> {
-        SqliteView {
-            databases: &self.sqlite,
-            allowed: &self.sqlite_databases,
-            table: &mut self.table,
-            open: &mut self.sqlite_open,
-        }
+        SqliteView::new(&self.sqlite, &self.sqlite_databases, &mut self.table, &mut self.sqlite_open)
     }
 
     fn key_value(&mut self) -> KeyValueView<'_> {
-        KeyValueView {
-            key_value: &self.key_value,
-            allowed: &self.key_value_stores,
-            table: &mut self.table,
-            open: &mut self.key_value_open,
-        }
+        KeyValueView::new(&self.key_value, &self.key_value_stores, &mut self.table, &mut self.key_value_open)
     }
 }
 

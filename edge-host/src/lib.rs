@@ -10,6 +10,7 @@
 //! - [`spin_sqlite`]: the `spin:sqlite` interface, over a SQLite file of the state
 //!   folder (`sqlite_db.db`, as `spin up` names it);
 //! - [`outbound`]: `allowed_outbound_hosts`, enforced on the component's requests;
+//! - [`view`]: what those interfaces read from an instance's store data;
 //! - [`component`]: engine, linker and the pool of reusable instances;
 //! - [`static_files`]: the site folder, served like Spin's fileserver;
 //! - [`server`]: HTTP/1.1, `/api/*` to the function and the rest to the site.
@@ -25,6 +26,7 @@ pub mod spin_postgres;
 pub mod spin_sqlite;
 pub mod spin_variables;
 pub mod static_files;
+pub mod view;
 pub mod wasi_key_value;
 
 use std::net::SocketAddr;

@@ -26,9 +26,10 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio_postgres::types::{FromSql, ToSql, Type};
-use wasmtime::component::{HasData, Linker, Resource, ResourceTable};
+use wasmtime::component::{HasData, Linker, Resource};
 
 use crate::outbound::AllowedHosts;
+use crate::view::InterfaceView;
 
 mod generated {
     wasmtime::component::bindgen!({
@@ -226,14 +227,10 @@ impl Pools {
     }
 }
 
-/// What the interface needs from the store data.
-pub struct PostgresView<'a> {
-    pub pools: &'a Pools,
-    pub allowed: &'a AllowedHosts,
-    pub table: &'a mut ResourceTable,
-    /// How many connections this instance holds open.
-    pub open: &'a mut usize,
-}
+/// What the interface needs from the store data: the pools, the hosts this
+/// component may connect to, the resource table the connections live in and how
+/// many of them this instance holds open.
+pub type PostgresView<'a> = InterfaceView<'a, Pools, AllowedHosts>;
 
 /// Marks the store data's PostgreSQL view as what the interface reads.
 pub struct SpinPostgres;
@@ -282,7 +279,7 @@ impl wit::HostConnection for PostgresView<'_> {
                 "at most {MAX_OPEN} connections may be open at once; drop one first"
             ))));
         }
-        let pool = match self.pools.pool(&address, config) {
+        let pool = match self.shared.pool(&address, config) {
             Ok(p) => p,
             Err(e) => return Ok(Err(Error::ConnectionFailed(e.to_string()))),
         };
@@ -290,9 +287,7 @@ impl wit::HostConnection for PostgresView<'_> {
             Ok(c) => c,
             Err(e) => return Ok(Err(Error::ConnectionFailed(pool_error(&e)))),
         };
-        let conn = self.table.push(Connection { client })?;
-        *self.open += 1;
-        Ok(Ok(conn))
+        Ok(Ok(self.push_open(Connection { client })?))
     }
 
     async fn query(
@@ -355,9 +350,7 @@ impl wit::HostConnection for PostgresView<'_> {
 
     async fn drop(&mut self, rep: Resource<Connection>) -> wasmtime::Result<()> {
         // The client goes back to its pool.
-        self.table.delete(rep)?;
-        *self.open = self.open.saturating_sub(1);
-        Ok(())
+        self.drop_open(rep)
     }
 }
 

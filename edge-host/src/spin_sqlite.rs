@@ -38,7 +38,9 @@ use std::time::Duration;
 use rusqlite::fallible_iterator::FallibleIterator;
 use rusqlite::types::{ToSqlOutput, ValueRef};
 use rusqlite::ErrorCode;
-use wasmtime::component::{HasData, Linker, Resource, ResourceTable};
+use wasmtime::component::{HasData, Linker, Resource};
+
+use crate::view::{on_blocking_pool, InterfaceView};
 
 mod generated {
     wasmtime::component::bindgen!({
@@ -381,14 +383,9 @@ fn held_bytes(v: &Value) -> usize {
 }
 
 /// What the interface needs from the store data: the shared databases, the labels
-/// this component may open, and the resource table the connections live in.
-pub struct SqliteView<'a> {
-    pub databases: &'a Databases,
-    pub allowed: &'a [String],
-    pub table: &'a mut ResourceTable,
-    /// How many connections this instance holds open.
-    pub open: &'a mut usize,
-}
+/// this component may open, the resource table the connections live in and how
+/// many of them this instance holds open.
+pub type SqliteView<'a> = InterfaceView<'a, Databases, [String]>;
 
 /// Marks the store data's SQLite view as what the interface reads.
 pub struct SpinSqlite;
@@ -402,11 +399,7 @@ async fn blocking<R: Send + 'static>(
     db: &Databases,
     f: impl FnOnce(&Databases) -> Result<R, Error> + Send + 'static,
 ) -> Result<R, Error> {
-    let db = db.clone();
-    match tokio::task::spawn_blocking(move || f(&db)).await {
-        Ok(r) => r,
-        Err(e) => Err(Error::Io(format!("sqlite operation failed: {e}"))),
-    }
+    on_blocking_pool(db, f).await.unwrap_or_else(|e| Err(Error::Io(format!("sqlite operation failed: {e}"))))
 }
 
 impl wit::Host for SqliteView<'_> {}
@@ -419,12 +412,10 @@ impl wit::HostConnection for SqliteView<'_> {
         if *self.open >= MAX_OPEN {
             return Ok(Err(Error::Io(format!("at most {MAX_OPEN} connections may be open at once; drop one first"))));
         }
-        if let Err(e) = blocking(self.databases, Databases::ensure_open).await {
+        if let Err(e) = blocking(self.shared, Databases::ensure_open).await {
             return Ok(Err(e));
         }
-        let conn = self.table.push(Connection::default())?;
-        *self.open += 1;
-        Ok(Ok(conn))
+        Ok(Ok(self.push_open(Connection::default())?))
     }
 
     async fn execute(
@@ -434,7 +425,7 @@ impl wit::HostConnection for SqliteView<'_> {
         parameters: Vec<Value>,
     ) -> wasmtime::Result<Result<QueryResult, Error>> {
         let seen = *self.table.get(&this)?;
-        let done = blocking(self.databases, move |db| db.execute(&statement, &parameters, seen)).await;
+        let done = blocking(self.shared, move |db| db.execute(&statement, &parameters, seen)).await;
         Ok(match done {
             Ok((result, seen)) => {
                 *self.table.get_mut(&this)? = seen;
@@ -453,9 +444,7 @@ impl wit::HostConnection for SqliteView<'_> {
     }
 
     async fn drop(&mut self, rep: Resource<Connection>) -> wasmtime::Result<()> {
-        self.table.delete(rep)?;
-        *self.open = self.open.saturating_sub(1);
-        Ok(())
+        self.drop_open(rep)
     }
 }
 
@@ -469,8 +458,10 @@ pub fn add_to_linker<T: Send + 'static>(
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use wasmtime::component::ResourceTable;
     use wit::HostConnection as _;
+
+    use super::*;
 
     /// One instance's store data, for driving the interface as the guest would.
     struct Instance {
@@ -491,12 +482,7 @@ mod tests {
         }
 
         fn view(&mut self) -> SqliteView<'_> {
-            SqliteView {
-                databases: &self.databases,
-                allowed: &self.allowed,
-                table: &mut self.table,
-                open: &mut self.open,
-            }
+            SqliteView::new(&self.databases, &self.allowed, &mut self.table, &mut self.open)
         }
 
         async fn open(&mut self, database: &str) -> Result<Resource<Connection>, Error> {

@@ -13,9 +13,10 @@
 //! `batch` and `watcher` are not offered: the function does not import them, and
 //! a component that does fails at load with the missing import named.
 
-use wasmtime::component::{HasData, Linker, Resource, ResourceTable};
+use wasmtime::component::{HasData, Linker, Resource};
 
 use crate::key_value::{KeyValue, KeyValueError};
+use crate::view::{on_blocking_pool, InterfaceView};
 
 mod generated {
     wasmtime::component::bindgen!({
@@ -94,14 +95,9 @@ pub struct Cas {
 }
 
 /// What the interfaces need from the store data: the shared database, the labels
-/// this component may open, and the resource table the handles live in.
-pub struct KeyValueView<'a> {
-    pub key_value: &'a KeyValue,
-    pub allowed: &'a [String],
-    pub table: &'a mut ResourceTable,
-    /// How many buckets this instance holds open.
-    pub open: &'a mut usize,
-}
+/// this component may open, the resource table the handles live in and how many
+/// buckets this instance holds open.
+pub type KeyValueView<'a> = InterfaceView<'a, KeyValue, [String]>;
 
 /// Marks the store data's key-value view as what the interfaces read.
 pub struct WasiKeyValue;
@@ -119,8 +115,7 @@ async fn blocking<R: Send + 'static>(
     kv: &KeyValue,
     f: impl FnOnce(&KeyValue) -> Result<R, KeyValueError> + Send + 'static,
 ) -> Result<R, Error> {
-    let kv = kv.clone();
-    match tokio::task::spawn_blocking(move || f(&kv)).await {
+    match on_blocking_pool(kv, f).await {
         Ok(r) => r.map_err(|e| Error::Other(e.to_string())),
         Err(e) => Err(Error::Other(format!("key-value operation failed: {e}"))),
     }
@@ -142,16 +137,14 @@ impl store::Host for KeyValueView<'_> {
                 "at most {MAX_OPEN_BUCKETS} buckets may be open at once; drop one first"
             ))));
         }
-        let bucket = self.table.push(Bucket { label: identifier })?;
-        *self.open += 1;
-        Ok(Ok(bucket))
+        Ok(Ok(self.push_open(Bucket { label: identifier })?))
     }
 }
 
 impl store::HostBucket for KeyValueView<'_> {
     async fn get(&mut self, this: Resource<Bucket>, key: String) -> wasmtime::Result<Result<Option<Vec<u8>>, Error>> {
         let label = self.label(&this)?;
-        Ok(blocking(self.key_value, move |kv| kv.get(&label, &key)).await)
+        Ok(blocking(self.shared, move |kv| kv.get(&label, &key)).await)
     }
 
     async fn set(
@@ -161,17 +154,17 @@ impl store::HostBucket for KeyValueView<'_> {
         value: Vec<u8>,
     ) -> wasmtime::Result<Result<(), Error>> {
         let label = self.label(&this)?;
-        Ok(blocking(self.key_value, move |kv| kv.set(&label, &key, &value)).await)
+        Ok(blocking(self.shared, move |kv| kv.set(&label, &key, &value)).await)
     }
 
     async fn delete(&mut self, this: Resource<Bucket>, key: String) -> wasmtime::Result<Result<(), Error>> {
         let label = self.label(&this)?;
-        Ok(blocking(self.key_value, move |kv| kv.delete(&label, &key)).await)
+        Ok(blocking(self.shared, move |kv| kv.delete(&label, &key)).await)
     }
 
     async fn exists(&mut self, this: Resource<Bucket>, key: String) -> wasmtime::Result<Result<bool, Error>> {
         let label = self.label(&this)?;
-        Ok(blocking(self.key_value, move |kv| kv.exists(&label, &key)).await)
+        Ok(blocking(self.shared, move |kv| kv.exists(&label, &key)).await)
     }
 
     async fn list_keys(
@@ -180,14 +173,12 @@ impl store::HostBucket for KeyValueView<'_> {
         cursor: Option<String>,
     ) -> wasmtime::Result<Result<KeyResponse, Error>> {
         let label = self.label(&this)?;
-        let page = blocking(self.key_value, move |kv| kv.keys_after(&label, cursor.as_deref())).await;
+        let page = blocking(self.shared, move |kv| kv.keys_after(&label, cursor.as_deref())).await;
         Ok(page.map(|(keys, cursor)| KeyResponse { keys, cursor }))
     }
 
     async fn drop(&mut self, rep: Resource<Bucket>) -> wasmtime::Result<()> {
-        self.table.delete(rep)?;
-        *self.open = self.open.saturating_sub(1);
-        Ok(())
+        self.drop_open(rep)
     }
 }
 
@@ -199,14 +190,14 @@ impl atomics::Host for KeyValueView<'_> {
         delta: i64,
     ) -> wasmtime::Result<Result<i64, Error>> {
         let label = self.label(&bucket)?;
-        Ok(blocking(self.key_value, move |kv| kv.increment(&label, &key, delta)).await)
+        Ok(blocking(self.shared, move |kv| kv.increment(&label, &key, delta)).await)
     }
 
     async fn swap(&mut self, cas: Resource<Cas>, value: Vec<u8>) -> wasmtime::Result<Result<(), CasError>> {
         let Cas { label, key, seen } = self.table.delete(cas)?;
         let swapped = {
             let (label, key) = (label.clone(), key.clone());
-            blocking(self.key_value, move |kv| kv.compare_and_swap(&label, &key, seen.as_deref(), &value)).await
+            blocking(self.shared, move |kv| kv.compare_and_swap(&label, &key, seen.as_deref(), &value)).await
         };
         match swapped {
             Ok(true) => Ok(Ok(())),
@@ -216,7 +207,7 @@ impl atomics::Host for KeyValueView<'_> {
             Ok(false) => {
                 let current = {
                     let (label, key) = (label.clone(), key.clone());
-                    blocking(self.key_value, move |kv| kv.get(&label, &key)).await
+                    blocking(self.shared, move |kv| kv.get(&label, &key)).await
                 };
                 match current {
                     Ok(seen) => Ok(Err(CasError::CasFailed(self.table.push(Cas { label, key, seen })?))),
@@ -232,7 +223,7 @@ impl atomics::HostCas for KeyValueView<'_> {
         let label = self.label(&bucket)?;
         let seen = {
             let (label, key) = (label.clone(), key.clone());
-            blocking(self.key_value, move |kv| kv.get(&label, &key)).await
+            blocking(self.shared, move |kv| kv.get(&label, &key)).await
         };
         match seen {
             Ok(seen) => Ok(Ok(self.table.push(Cas { label, key, seen })?)),

@@ -32,7 +32,7 @@
 //! Every output line keeps the body line it came from: the container marker maps
 //! to the `> [!type]` line, each body line to its own line.
 
-use crate::fence::Fence;
+use crate::fence::{rewrite_outside_fences, Fence};
 use crate::{Dialects, Line};
 
 /// Translates Obsidian callouts, GitHub alerts and `> **Note:**` notes into MkDocs containers.
@@ -40,30 +40,13 @@ pub fn translate(lines: Vec<Line>, dialects: Dialects) -> Vec<Line> {
     if !dialects.obsidian && !dialects.gfm {
         return lines;
     }
-    let mut out = Vec::with_capacity(lines.len());
-    let mut fence: Option<Fence> = None;
-    let mut i = 0;
-    while i < lines.len() {
-        let line = &lines[i].1;
-        if let Some(f) = fence {
-            if f.closes(line) {
-                fence = None;
-            }
-            out.push(lines[i].clone());
-            i += 1;
-            continue;
-        }
-        if is_quote(line) {
-            let end = quote_end(&lines, i);
-            translate_quote(&lines[i..end], dialects, &mut out);
-            i = end;
-            continue;
-        }
-        fence = Fence::open(line);
-        out.push(lines[i].clone());
-        i += 1;
-    }
-    out
+    rewrite_outside_fences(&lines, |lines, i, out| {
+        is_quote(&lines[i].1).then(|| {
+            let end = quote_end(lines, i);
+            translate_quote(&lines[i..end], dialects, out);
+            end
+        })
+    })
 }
 
 /// A container opener and the line that starts it, as MkDocs writes it:

@@ -2,6 +2,8 @@
 //! Markdown line by line (normalising, chunking, summaries, titles): they must all
 //! agree on what is code, or a `# comment` in a shell block becomes a heading.
 
+use crate::Line;
+
 /// An open code fence: its character and length.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Fence {
@@ -38,6 +40,35 @@ impl Fence {
     pub fn marker(&self) -> String {
         std::iter::repeat_n(self.ch, self.len).collect()
     }
+}
+
+/// Copies `lines`, handing the blocks that start outside fenced code to `block`:
+/// at such a line `i`, `block(lines, i, out)` may take the lines `i..end` (writing
+/// what they become to `out`) and return `end`, past `i`; a line it leaves
+/// (`None`), and every line of fenced code, is copied as it is.
+pub(crate) fn rewrite_outside_fences(
+    lines: &[Line],
+    mut block: impl FnMut(&[Line], usize, &mut Vec<Line>) -> Option<usize>,
+) -> Vec<Line> {
+    let mut out = Vec::with_capacity(lines.len());
+    let mut fence: Option<Fence> = None;
+    let mut i = 0;
+    while i < lines.len() {
+        let line = &lines[i].1;
+        if let Some(f) = fence {
+            if f.closes(line) {
+                fence = None;
+            }
+        } else if let Some(end) = block(lines, i, &mut out) {
+            i = end;
+            continue;
+        } else {
+            fence = Fence::open(line);
+        }
+        out.push(lines[i].clone());
+        i += 1;
+    }
+    out
 }
 
 /// The lines of `text` outside fenced code blocks (the fence lines left out

@@ -41,11 +41,19 @@ pub fn files_with(chunks: &[Chunk], layers: usize, vectors: VectorStorage, mode:
     let enc = AlignedBytes::new(&pack::synthetic(layers));
     let e = Encoder::open(enc.as_slice()).expect("the synthetic encoder opens");
     let embedded: Vec<f32> = chunks.iter().flat_map(|c| e.embed(&c.text)).collect();
-    let p = BuildParams {
+    let p = BuildParams { encoder_fingerprint: e.fingerprint(), ..build_params(vectors, mode) };
+    (AlignedBytes::new(&index::build(chunks, &embedded, crate::encoder::DIM, &p)), enc)
+}
+
+/// The build parameters of the fixtures: `vectors` storage, default mode `mode`,
+/// the synthetic encoder's name (fingerprint 0: set the encoder's own where the
+/// index is opened with it).
+pub fn build_params(vectors: VectorStorage, mode: Mode) -> BuildParams {
+    BuildParams {
         bm25: Bm25Params::default(),
         vectors,
         encoder: "synthetic".into(),
-        encoder_fingerprint: e.fingerprint(),
+        encoder_fingerprint: 0,
         default_mode: mode,
         alpha: 0.7,
         rrf_k: 60.0,
@@ -53,8 +61,7 @@ pub fn files_with(chunks: &[Chunk], layers: usize, vectors: VectorStorage, mode:
         long_text: "truncate".into(),
         built_unix: 0,
         graph: None,
-    };
-    (AlignedBytes::new(&index::build(chunks, &embedded, crate::encoder::DIM, &p)), enc)
+    }
 }
 
 /// A browser-side corpus: 40 chunks on 10 pages over a small vocabulary

@@ -9,9 +9,14 @@ use std::path::Path;
 
 use minijinja::{Environment, Value};
 
-/// The template files and what they render.
-pub const TEMPLATE_FILES: [&str; 7] =
-    ["base.html", "page.html", "section.html", "home.html", "search.html", "404.html", "sitemap.xml"];
+/// The template files and what they render; `macros.html` renders nothing of its
+/// own: it holds the macros several templates import.
+pub const TEMPLATE_FILES: [&str; 8] =
+    ["base.html", "page.html", "section.html", "home.html", "search.html", "404.html", "sitemap.xml", "macros.html"];
+
+/// Template files a folder of your own may leave out, the built-in one serving
+/// instead: templates written before `macros.html` existed do not import it.
+const OPTIONAL_FILES: [&str; 1] = ["macros.html"];
 
 /// Static files (in `templates/static/`) and where they go in the site: the
 /// widget sits at the root, where the one-line embed snippet points
@@ -29,8 +34,16 @@ macro_rules! embedded {
     };
 }
 
-const EMBEDDED_TEMPLATES: [(&str, &str); 7] =
-    embedded!("base.html", "page.html", "section.html", "home.html", "search.html", "404.html", "sitemap.xml");
+const EMBEDDED_TEMPLATES: [(&str, &str); 8] = embedded!(
+    "base.html",
+    "page.html",
+    "section.html",
+    "home.html",
+    "search.html",
+    "404.html",
+    "sitemap.xml",
+    "macros.html"
+);
 const EMBEDDED_STATIC: [(&str, &str); 4] =
     embedded!("static/style.css", "static/search.js", "static/browser-search.js", "static/widget.js");
 
@@ -69,8 +82,13 @@ impl Templates {
                 .map_err(|e| TemplateError::Read { path: path.display().to_string(), message: e.to_string() })
         };
         let mut files = Vec::new();
-        for name in TEMPLATE_FILES {
-            files.push((name.to_string(), read(name)?));
+        for (name, builtin) in EMBEDDED_TEMPLATES {
+            let source = if OPTIONAL_FILES.contains(&name) && !dir.join(name).exists() {
+                builtin.to_string()
+            } else {
+                read(name)?
+            };
+            files.push((name.to_string(), source));
         }
         let mut statics = Vec::new();
         for (name, dest) in STATIC_FILES {
@@ -345,6 +363,29 @@ mod tests {
         assert!(!html.contains("Help <&>"));
         let dests: Vec<&str> = t.statics().iter().map(|(d, _)| d.as_str()).collect();
         assert_eq!(dests, ["assets/style.css", "assets/search.js", "assets/browser-search.js", "widget.js"]);
+    }
+
+    #[test]
+    fn a_folder_without_the_macros_uses_the_built_in_ones() {
+        // A folder of templates written before `macros.html` existed.
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("static")).unwrap();
+        for (name, source) in EMBEDDED_TEMPLATES.iter().chain(&EMBEDDED_STATIC) {
+            if !OPTIONAL_FILES.contains(name) {
+                std::fs::write(dir.path().join(name), source).unwrap();
+            }
+        }
+        let t = Templates::from_dir(dir.path()).unwrap();
+        let site =
+            SiteInfo { title: "Help".into(), page_count: 0, built: "2026-01-01".into(), browser_semantic: false };
+        let crumbs = vec![Link { title: "IT", url: "it/index.html" }];
+        let ctx = SectionContext {
+            frame: Frame { root: "../".into(), site: &site, top_sections: &[] },
+            section: SectionView { title: "VPN", breadcrumbs: crumbs, children: vec![] },
+        };
+        assert_eq!(t.render(&ctx).unwrap(), Templates::embedded().unwrap().render(&ctx).unwrap());
+        std::fs::remove_file(dir.path().join("page.html")).unwrap();
+        assert!(Templates::from_dir(dir.path()).is_err(), "only the macros may be left out");
     }
 
     #[test]

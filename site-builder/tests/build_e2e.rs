@@ -12,6 +12,7 @@ use common::{
 };
 use search_core::chunk::Chunk;
 use serde_json::Value;
+use site_builder::filter::Rule;
 
 fn dropped_by_rule(r: &Value) -> BTreeMap<String, Vec<String>> {
     let mut m: BTreeMap<String, Vec<String>> = BTreeMap::new();
@@ -107,16 +108,7 @@ fn demo_content_builds_with_every_filter_exercised() {
 
     // Every rule catches what the demo content plants, and nothing else is lost.
     let by_rule = dropped_by_rule(&r);
-    for rule in [
-        "empty_body",
-        "punctuation_only",
-        "faq_placeholder",
-        "cms_placeholder",
-        "related_articles",
-        "prev_next",
-        "navigation_only",
-        "stub",
-    ] {
+    for rule in Rule::ALL.map(Rule::name) {
         assert!(by_rule.contains_key(rule), "rule {rule} dropped nothing: {by_rule:?}");
     }
     assert!(by_rule["prev_next"].contains(&"advising/changing-your-major.md".to_string()));

@@ -14,40 +14,21 @@ use common::{assert_ok, build, chunks, repo, report, stderr, stdout, write};
 
 /// One small knowledge base per dialect, side by side.
 fn mixed(dir: &Path) {
-    write(
-        dir,
-        "vault/Home.md",
-        "---\ntags: [start]\n---\nWelcome. Read [[Setup guide]] first, then [[Setup guide#Install|the install steps]];\nsome call it [[Installation]]. A gone page: [[Nowhere]].\n\n![[diagram.png|300]]\n\n![[Shared note]]\n\n> [!warning]- Careful with keys\n> Keep your ==recovery key== safe. %%not for readers%%\n\n> [!NOTE]\n> A GitHub alert in a vault.\n",
-    );
-    write(
-        dir,
-        "vault/sub/Setup guide.md",
-        "---\naliases: [Installation]\n---\n# Setup guide\n\n## Install\n\nRun the installer.\n",
-    );
-    write(dir, "vault/Shared note.md", "# Shared note\n\nThe shared paragraph about quotas.\n");
-    write(dir, "vault/diagram.png", "\u{89}PNG not really");
-    write(
-        dir,
-        "docs/tabs.mdx",
-        "---\nslug: /tabs-guide\nsidebar_position: 1\ndescription: How tabs work.\n---\nimport Tabs from '@theme/Tabs';\nimport TabItem from '@theme/TabItem';\n\n# Using tabs\n\n{/* an editor's note */}\n\n:::tip[Keep it short]\n\nTabs hold **alternatives**.\n\n:::\n\n<Tabs>\n  <TabItem value=\"apple\" label=\"Apple\" default>\n\nThis is an apple.\n\n  </TabItem>\n  <TabItem value=\"pear\" label=\"Pear\">\n\nThis is a pear.\n\n  </TabItem>\n</Tabs>\n\n<BrowserWindow url=\"http://localhost\">\n\nShown in a window.\n\n</BrowserWindow>\n",
-    );
-    write(dir, "docs/draft.mdx", "---\ndraft: true\n---\n# Not yet\n");
-    write(dir, "docs/_partial.mdx", "Imported by other pages.\n");
-    write(
-        dir,
-        "k8s/_index.md",
-        "---\ntitle: Concepts\nweight: 10\n---\n<!-- overview -->\nThe concepts section.\n<!--more-->\n",
-    );
-    write(
-        dir,
-        "k8s/pods.md",
-        "---\ntitle: Pods\nweight: 20\n---\n<!-- the English original, kept by translators -->\nA {{< glossary_tooltip text=\"Pod\" term_id=\"pod\" >}} runs containers.\n\n{{< note >}}\nPods are ephemeral.\n{{< /note >}}\n\n{{% code_sample file=\"pods/simple-pod.yaml\" %}}\n\n{{< mystery >}}Kept words{{< /mystery >}}\n",
-    );
-    write(
-        dir,
-        "gh/alerts.md",
-        "---\nMetaDescription: Alerts in the editor docs.\n---\n# Alerts\n\n> [!TIP]\n> Use the command palette.\n\n> **Note:** The older style.\n\nSee [home](/docs/vault/Home.md) and [pods](/docs/k8s/pods.md#top).\n",
-    );
+    let files = [
+        ("vault/Home.md", "---\ntags: [start]\n---\nWelcome. Read [[Setup guide]] first, then [[Setup guide#Install|the install steps]];\nsome call it [[Installation]]. A gone page: [[Nowhere]].\n\n![[diagram.png|300]]\n\n![[Shared note]]\n\n> [!warning]- Careful with keys\n> Keep your ==recovery key== safe. %%not for readers%%\n\n> [!NOTE]\n> A GitHub alert in a vault.\n"),
+        ("vault/sub/Setup guide.md", "---\naliases: [Installation]\n---\n# Setup guide\n\n## Install\n\nRun the installer.\n"),
+        ("vault/Shared note.md", "# Shared note\n\nThe shared paragraph about quotas.\n"),
+        ("vault/diagram.png", "\u{89}PNG not really"),
+        ("docs/tabs.mdx", "---\nslug: /tabs-guide\nsidebar_position: 1\ndescription: How tabs work.\n---\nimport Tabs from '@theme/Tabs';\nimport TabItem from '@theme/TabItem';\n\n# Using tabs\n\n{/* an editor's note */}\n\n:::tip[Keep it short]\n\nTabs hold **alternatives**.\n\n:::\n\n<Tabs>\n  <TabItem value=\"apple\" label=\"Apple\" default>\n\nThis is an apple.\n\n  </TabItem>\n  <TabItem value=\"pear\" label=\"Pear\">\n\nThis is a pear.\n\n  </TabItem>\n</Tabs>\n\n<BrowserWindow url=\"http://localhost\">\n\nShown in a window.\n\n</BrowserWindow>\n"),
+        ("docs/draft.mdx", "---\ndraft: true\n---\n# Not yet\n"),
+        ("docs/_partial.mdx", "Imported by other pages.\n"),
+        ("k8s/_index.md", "---\ntitle: Concepts\nweight: 10\n---\n<!-- overview -->\nThe concepts section.\n<!--more-->\n"),
+        ("k8s/pods.md", "---\ntitle: Pods\nweight: 20\n---\n<!-- the English original, kept by translators -->\nA {{< glossary_tooltip text=\"Pod\" term_id=\"pod\" >}} runs containers.\n\n{{< note >}}\nPods are ephemeral.\n{{< /note >}}\n\n{{% code_sample file=\"pods/simple-pod.yaml\" %}}\n\n{{< mystery >}}Kept words{{< /mystery >}}\n"),
+        ("gh/alerts.md", "---\nMetaDescription: Alerts in the editor docs.\n---\n# Alerts\n\n> [!TIP]\n> Use the command palette.\n\n> **Note:** The older style.\n\nSee [home](/docs/vault/Home.md) and [pods](/docs/k8s/pods.md#top).\n"),
+    ];
+    for (path, text) in files {
+        write(dir, path, text);
+    }
 }
 
 #[test]

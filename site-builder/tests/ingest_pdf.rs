@@ -5,13 +5,14 @@
 mod common;
 
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use common::{assert_ok, run, stderr};
 use kb_common::frontmatter::Frontmatter;
 
 /// Text drawn at (x, y) from the bottom-left, in a font (`F1` Helvetica,
 /// `F2` Helvetica-Bold) and size.
+#[derive(Clone)]
 struct Text<'a> {
     x: f32,
     y: f32,
@@ -22,6 +23,17 @@ struct Text<'a> {
 
 fn t<'a>(x: f32, y: f32, font: &'a str, size: f32, text: &'a str) -> Text<'a> {
     Text { x, y, font, size, text }
+}
+
+/// Lines of body text (`F1`, 11 pt) at the left margin, the first at `y`, each
+/// 14 pt below the one before: a paragraph, or a list.
+fn lines<'a>(y: f32, texts: &[&'a str]) -> Vec<Text<'a>> {
+    texts.iter().enumerate().map(|(i, text)| t(72.0, y - 14.0 * i as f32, "F1", 11.0, text)).collect()
+}
+
+/// A row of the handbook's course table at `y`: code, course, credits.
+fn row<'a>(y: f32, font: &'a str, cells: [&'a str; 3]) -> Vec<Text<'a>> {
+    [72.0, 160.0, 420.0].into_iter().zip(cells).map(|(x, cell)| t(x, y, font, 11.0, cell)).collect()
 }
 
 fn escape(s: &str) -> String {
@@ -120,51 +132,77 @@ fn content(texts: &[Text]) -> Vec<u8> {
 }
 
 fn handbook() -> Vec<u8> {
-    let page1 = content(&[
-        t(72.0, 720.0, "F2", 20.0, "Computer Science Handbook"),
-        t(72.0, 680.0, "F2", 16.0, "Program requirements"),
-        t(72.0, 655.0, "F1", 11.0, "Students in the program must complete all core courses with a grade"),
-        t(72.0, 641.0, "F1", 11.0, "of C or better before they enrol in any elective course, and they"),
-        t(72.0, 627.0, "F1", 11.0, "should meet their advisor once per term."),
-        t(72.0, 600.0, "F1", 11.0, "The requirements are:"),
-        t(72.0, 582.0, "F1", 11.0, "• 120 credits in total"),
-        t(72.0, 568.0, "F1", 11.0, "• A capstone project"),
-        t(72.0, 554.0, "F1", 11.0, "• Two semesters of mathematics"),
-        t(72.0, 527.0, "F1", 11.0, "To graduate, follow these steps:"),
-        t(72.0, 509.0, "F1", 11.0, "1. Submit the degree audit"),
-        t(72.0, 495.0, "F1", 11.0, "2. Apply for graduation"),
-        t(72.0, 481.0, "F1", 11.0, "3. Attend the exit interview"),
-        t(300.0, 40.0, "F1", 9.0, "1"),
-    ]);
-    let page2 = content(&[
-        t(72.0, 720.0, "F2", 16.0, "Courses"),
-        t(72.0, 695.0, "F1", 11.0, "Core courses are offered every term and the schedule is published"),
-        t(72.0, 681.0, "F1", 11.0, "by the registrar before enrolment opens."),
-        t(72.0, 655.0, "F2", 11.0, "Code"),
-        t(160.0, 655.0, "F2", 11.0, "Course"),
-        t(420.0, 655.0, "F2", 11.0, "Credits"),
-        t(72.0, 640.0, "F1", 11.0, "CS101"),
-        t(160.0, 640.0, "F1", 11.0, "Introduction to Programming"),
-        t(420.0, 640.0, "F1", 11.0, "4"),
-        t(72.0, 625.0, "F1", 11.0, "CS201"),
-        t(160.0, 625.0, "F1", 11.0, "Data Structures"),
-        t(420.0, 625.0, "F1", 11.0, "4"),
-        t(72.0, 610.0, "F1", 11.0, "CS301"),
-        t(160.0, 610.0, "F1", 11.0, "Algorithms | Complexity"),
-        t(420.0, 610.0, "F1", 11.0, "3"),
-        t(72.0, 595.0, "F1", 11.0, "CS350"),
-        t(160.0, 595.0, "F1", 11.0, "Operating Systems"),
-        t(420.0, 595.0, "F1", 11.0, "3"),
-        t(72.0, 555.0, "F2", 16.0, "Faculty"),
-        t(72.0, 530.0, "F1", 11.0, "The department has twelve full-time faculty members whose research"),
-        t(72.0, 516.0, "F1", 11.0, "covers systems, theory and machine learning."),
-        t(72.0, 498.0, "F1", 11.0, "- Dr. Ada Lovelace, Chair"),
-        t(72.0, 484.0, "F1", 11.0, "- Dr. Alan Turing, Graduate Director"),
-        t(72.0, 455.0, "F2", 11.0, "Office hours"),
-        t(72.0, 437.0, "F1", 11.0, "Faculty hold office hours on Tuesdays and Thursdays."),
-        t(300.0, 40.0, "F1", 9.0, "2"),
-    ]);
-    pdf(&[page1, page2], Some("<< /Producer (test) /ModDate (D:20240115093000Z) >>"), false)
+    let page1 = [
+        vec![
+            t(72.0, 720.0, "F2", 20.0, "Computer Science Handbook"),
+            t(72.0, 680.0, "F2", 16.0, "Program requirements"),
+        ],
+        lines(
+            655.0,
+            &[
+                "Students in the program must complete all core courses with a grade",
+                "of C or better before they enrol in any elective course, and they",
+                "should meet their advisor once per term.",
+            ],
+        ),
+        lines(600.0, &["The requirements are:"]),
+        lines(582.0, &["• 120 credits in total", "• A capstone project", "• Two semesters of mathematics"]),
+        lines(527.0, &["To graduate, follow these steps:"]),
+        lines(509.0, &["1. Submit the degree audit", "2. Apply for graduation", "3. Attend the exit interview"]),
+        vec![t(300.0, 40.0, "F1", 9.0, "1")],
+    ];
+    let courses = [
+        ["CS101", "Introduction to Programming", "4"],
+        ["CS201", "Data Structures", "4"],
+        ["CS301", "Algorithms | Complexity", "3"],
+        ["CS350", "Operating Systems", "3"],
+    ];
+    let page2 = [
+        vec![t(72.0, 720.0, "F2", 16.0, "Courses")],
+        lines(
+            695.0,
+            &[
+                "Core courses are offered every term and the schedule is published",
+                "by the registrar before enrolment opens.",
+            ],
+        ),
+        row(655.0, "F2", ["Code", "Course", "Credits"]),
+        courses.into_iter().enumerate().flat_map(|(i, cells)| row(640.0 - 15.0 * i as f32, "F1", cells)).collect(),
+        vec![t(72.0, 555.0, "F2", 16.0, "Faculty")],
+        lines(
+            530.0,
+            &[
+                "The department has twelve full-time faculty members whose research",
+                "covers systems, theory and machine learning.",
+            ],
+        ),
+        lines(498.0, &["- Dr. Ada Lovelace, Chair", "- Dr. Alan Turing, Graduate Director"]),
+        vec![t(72.0, 455.0, "F2", 11.0, "Office hours")],
+        lines(437.0, &["Faculty hold office hours on Tuesdays and Thursdays."]),
+        vec![t(300.0, 40.0, "F1", 9.0, "2")],
+    ];
+    pdf(
+        &[content(&page1.concat()), content(&page2.concat())],
+        Some("<< /Producer (test) /ModDate (D:20240115093000Z) >>"),
+        false,
+    )
+}
+
+/// Writes `pdf` as `name` in a new temporary folder and ingests it, with `args`,
+/// into the folder's `content/`; returns the temporary folder and `content/`.
+fn ingest(name: &str, pdf: &[u8], args: &[&str]) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join(name);
+    std::fs::write(&file, pdf).unwrap();
+    let out = dir.path().join("content");
+    assert_ok(&run(&[&["ingest", "pdf", file.to_str().unwrap(), "--out", out.to_str().unwrap()], args].concat()));
+    (dir, out)
+}
+
+/// The page `file` that an ingest wrote into `content`.
+fn written(content: &Path, file: &str) -> String {
+    let page = content.join(file);
+    std::fs::read_to_string(&page).unwrap_or_else(|e| panic!("{}: {e}; files: {:?}", page.display(), files_in(content)))
 }
 
 fn files_in(dir: &Path) -> Vec<String> {
@@ -177,16 +215,8 @@ fn files_in(dir: &Path) -> Vec<String> {
 #[test]
 #[ignore = "needs the model (scripts/fetch-model): scripts/test runs it"]
 fn handbook_becomes_a_page_that_builds_and_chunks_at_headings() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("cs-handbook.pdf");
-    std::fs::write(&file, handbook()).unwrap();
-    let content_dir = dir.path().join("content");
-    let o = run(&["ingest", "pdf", file.to_str().unwrap(), "--out", content_dir.to_str().unwrap()]);
-    assert_ok(&o);
-
-    let page = content_dir.join("computer-science-handbook.md");
-    let md = std::fs::read_to_string(&page)
-        .unwrap_or_else(|e| panic!("{}: {e}; files: {:?}", page.display(), files_in(&content_dir)));
+    let (dir, content_dir) = ingest("cs-handbook.pdf", &handbook(), &[]);
+    let md = written(&content_dir, "computer-science-handbook.md");
     let fm = frontmatter_of(&md);
     let expected = Frontmatter {
         title: Some("Computer Science Handbook".into()),
@@ -257,6 +287,7 @@ fn handbook_becomes_a_page_that_builds_and_chunks_at_headings() {
 /// page number, arabic page numbers, and words hyphenated at line ends.
 fn manual() -> Vec<u8> {
     let header = || t(72.0, 760.0, "F1", 9.0, "Campus Network Guide");
+    let folio = |n| t(300.0, 40.0, "F1", 11.0, n);
     let cover = content(&[
         header(),
         t(72.0, 700.0, "F2", 24.0, "Campus Network Guide"),
@@ -265,37 +296,33 @@ fn manual() -> Vec<u8> {
         t(72.0, 575.0, "F2", 11.0, "1 Getting connected . . . . . . . . . . . . . . . . 1"),
         t(90.0, 561.0, "F1", 11.0, "1.1 Eduroam. . . . . . . . . . . . . . . . . . . . . 1"),
         t(72.0, 547.0, "F2", 11.0, "2 Troubleshooting . . . . . . . . . . . . . . . . . 2"),
-        t(300.0, 40.0, "F1", 11.0, "i"),
+        folio("i"),
     ]);
-    let p1 = content(&[
-        header(),
-        t(72.0, 700.0, "F2", 16.0, "1 Getting connected"),
-        t(72.0, 670.0, "F1", 11.0, "Every device on campus connects through eduroam. Its config-"),
-        t(72.0, 656.0, "F1", 11.0, "uration needs your university account and the command-"),
-        t(72.0, 642.0, "F1", 11.0, "line tool is optional."),
-        t(300.0, 40.0, "F1", 11.0, "1"),
-    ]);
-    let p2 = content(&[
-        header(),
-        t(72.0, 700.0, "F2", 16.0, "2 Troubleshooting"),
-        t(72.0, 670.0, "F1", 11.0, "Check the configuration first. The command-line tool prints the state"),
-        t(72.0, 656.0, "F1", 11.0, "of every interface."),
-        t(300.0, 40.0, "F1", 11.0, "2"),
-    ]);
+    // A chapter: the running header, its heading, its text and its page number.
+    let chapter = |n, heading, body: &[&'static str]| {
+        content(&[vec![header(), t(72.0, 700.0, "F2", 16.0, heading)], lines(670.0, body), vec![folio(n)]].concat())
+    };
+    let p1 = chapter(
+        "1",
+        "1 Getting connected",
+        &[
+            "Every device on campus connects through eduroam. Its config-",
+            "uration needs your university account and the command-",
+            "line tool is optional.",
+        ],
+    );
+    let p2 = chapter(
+        "2",
+        "2 Troubleshooting",
+        &["Check the configuration first. The command-line tool prints the state", "of every interface."],
+    );
     pdf(&[cover, p1, p2], Some("<< /Producer (test) /Title () >>"), false)
 }
 
 #[test]
 fn a_typeset_manual_comes_out_clean() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("network.pdf");
-    std::fs::write(&file, manual()).unwrap();
-    let out = dir.path().join("content");
-    let o = run(&["ingest", "pdf", file.to_str().unwrap(), "--out", out.to_str().unwrap()]);
-    assert_ok(&o);
-    let page = out.join("campus-network-guide.md");
-    let md = std::fs::read_to_string(&page)
-        .unwrap_or_else(|e| panic!("{}: {e}; files: {:?}", page.display(), files_in(&out)));
+    let (_dir, out) = ingest("network.pdf", &manual(), &[]);
+    let md = written(&out, "campus-network-guide.md");
     // The empty /Title gives way to the largest text of the first page, which the
     // running header repeats (and is dropped with it).
     assert_eq!(frontmatter_of(&md).title.as_deref(), Some("Campus Network Guide"), "{md}");
@@ -364,14 +391,8 @@ fn debian_manuals_come_out_clean() {
 
 #[test]
 fn title_option_wins() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("h.pdf");
-    std::fs::write(&file, handbook()).unwrap();
-    let out = dir.path().join("c");
-    let o =
-        run(&["ingest", "pdf", file.to_str().unwrap(), "--title", "CS: the handbook", "--out", out.to_str().unwrap()]);
-    assert_ok(&o);
-    let md = std::fs::read_to_string(out.join("cs-the-handbook.md")).unwrap();
+    let (_dir, out) = ingest("h.pdf", &handbook(), &["--title", "CS: the handbook"]);
+    let md = written(&out, "cs-the-handbook.md");
     assert_eq!(frontmatter_of(&md).title.as_deref(), Some("CS: the handbook"), "{md}");
 }
 

@@ -108,18 +108,8 @@ impl Scanner<'_> {
     /// (Hugo shows them so), real calls stay as the page shows them.
     fn fenced(&mut self, lines: &[Line], i: usize, fence: Fence) -> usize {
         self.items.push(Item::Text(Text::new(lines[i].0, lines[i].1.clone())));
-        let mut j = i + 1;
-        while j < lines.len() {
-            let (s, l) = &lines[j];
-            let closes = fence.closes(l);
-            let text = if l.contains("{{</*") || l.contains("{{%/*") { unescape_calls(l) } else { l.clone() };
-            self.items.push(Item::Text(Text { src: *s, text, code: !closes }));
-            j += 1;
-            if closes {
-                break;
-            }
-        }
-        j
+        let text = |l: &str| if l.contains("{{</*") || l.contains("{{%/*") { unescape_calls(l) } else { l.to_string() };
+        tree::copy_code_body(&mut self.items, lines, i, |l| fence.closes(l), text)
     }
 
     /// A `comment`, `mermaid`, `highlight` or code tab opened alone on line `i`

@@ -2,7 +2,7 @@
 //! (`import`/`export`) statements removed.
 
 use super::js::JsLexer;
-use crate::fence::Fence;
+use crate::fence::{rewrite_outside_fences, Fence};
 use crate::Line;
 
 /// The info string of a fence opener line (```` ```js title="x" ```` → `js title="x"`).
@@ -44,25 +44,7 @@ pub(super) fn unwrap_mdx_code_blocks(lines: Vec<Line>) -> Vec<Line> {
 /// Removes `import` and `export` statements (outside fenced code), each over as
 /// many lines as its brackets take.
 pub(super) fn remove_esm(lines: Vec<Line>) -> Vec<Line> {
-    let mut out = Vec::with_capacity(lines.len());
-    let mut fence: Option<Fence> = None;
-    let mut i = 0;
-    while i < lines.len() {
-        let line = &lines[i].1;
-        if let Some(f) = fence {
-            if f.closes(line) {
-                fence = None;
-            }
-        } else if starts_esm(line) {
-            i = esm_end(&lines, i);
-            continue;
-        } else {
-            fence = Fence::open(line);
-        }
-        out.push(lines[i].clone());
-        i += 1;
-    }
-    out
+    rewrite_outside_fences(&lines, |lines, i, _| starts_esm(&lines[i].1).then(|| esm_end(lines, i)))
 }
 
 /// An ESM statement starts at column 0 with `import` or `export` and the shape

@@ -60,33 +60,13 @@ impl Scanner<'_> {
             self.items.push(Item::Text(Text::new(*src, "")));
         }
         self.items.push(Item::Text(Text::new(*src, opener)));
-        let mut j = i + 1;
-        while j < lines.len() {
-            let (s, l) = &lines[j];
-            let closes = fence.closes(l);
-            self.items.push(Item::Text(Text { src: *s, text: l.clone(), code: !closes }));
-            j += 1;
-            if closes {
-                break;
-            }
-        }
-        j
+        tree::copy_code_body(&mut self.items, lines, i, |l| fence.closes(l), str::to_string)
     }
 
     /// Copies a `$$` display-math block as it is (its braces are TeX).
     fn math(&mut self, lines: &[Line], i: usize) -> usize {
         self.items.push(Item::Text(Text::new(lines[i].0, lines[i].1.clone())));
-        let mut j = i + 1;
-        while j < lines.len() {
-            let (s, l) = &lines[j];
-            let closes = l.contains("$$");
-            self.items.push(Item::Text(Text { src: *s, text: l.clone(), code: !closes }));
-            j += 1;
-            if closes {
-                break;
-            }
-        }
-        j
+        tree::copy_code_body(&mut self.items, lines, i, |l| l.contains("$$"), str::to_string)
     }
 
     /// Reads one run of lines: JSX tags and expressions may span its lines.

@@ -159,6 +159,29 @@ fn is_empty(b: &Block) -> bool {
 
 pub(crate) use crate::mkdocs::{dedent, indent_of};
 
+/// Copies the lines after the opening line `open` of a code block (fenced code,
+/// display math) into `items` as code, each as `text` gives it, through the line
+/// that `closes` the block (which is not code); returns the index after the block.
+pub(crate) fn copy_code_body(
+    items: &mut Vec<Item>,
+    lines: &[Line],
+    open: usize,
+    closes: impl Fn(&str) -> bool,
+    text: impl Fn(&str) -> String,
+) -> usize {
+    let mut j = open + 1;
+    while j < lines.len() {
+        let (src, line) = &lines[j];
+        let last = closes(line);
+        items.push(Item::Text(Text { src: *src, text: text(line), code: !last }));
+        j += 1;
+        if last {
+            break;
+        }
+    }
+    j
+}
+
 /// The leading whitespace of a line.
 pub(crate) fn leading_ws(line: &str) -> &str {
     &line[..line.len() - line.trim_start().len()]

@@ -435,19 +435,12 @@ impl Engine {
         // As `Service::rank` asks the index: one result further tells whether a
         // next page exists.
         let p = SearchParams {
-            k: 1,
             mode: Mode::Bm25,
-            alpha: 0.5,
-            rrf_k: 60.0,
             depth: self.manifest.depth,
-            norm_depth: 10,
-            collapse_pages: false,
-            order: fusion::Order::PAGES,
             k1: self.manifest.k1,
             b: self.manifest.b,
-            exact: false,
-            ef: 0,
             partial,
+            ..SearchParams::defaults(1)
         };
         self.rank_page(query, p, k, page, None)
     }

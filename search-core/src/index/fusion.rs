@@ -277,21 +277,7 @@ mod tests {
     use super::*;
 
     fn params(mode: Mode) -> SearchParams {
-        SearchParams {
-            k: 10,
-            mode,
-            alpha: 0.7,
-            rrf_k: 60.0,
-            depth: 100,
-            norm_depth: 100,
-            collapse_pages: false,
-            order: Order::PAGES,
-            k1: 1.2,
-            b: 0.75,
-            exact: false,
-            ef: 0,
-            partial: false,
-        }
+        SearchParams { mode, alpha: 0.7, norm_depth: 100, ..SearchParams::defaults(10) }
     }
 
     const DENSE: [(u32, f32); 3] = [(1, 0.9), (2, 0.5), (3, 0.1)];

@@ -246,6 +246,28 @@ impl SearchParams {
             partial: false,
         }
     }
+
+    /// The parameters a build given no settings writes into its index (`convex`,
+    /// alpha 0.5, RRF k 60, norm depth 10, BM25's defaults), for `k` results: for a
+    /// search with no index settings to read.
+    pub fn defaults(k: usize) -> SearchParams {
+        let bm25 = Bm25Params::default();
+        SearchParams {
+            k,
+            mode: Mode::Convex,
+            alpha: 0.5,
+            rrf_k: 60.0,
+            depth: 100,
+            norm_depth: 10,
+            collapse_pages: false,
+            order: Order::PAGES,
+            k1: bm25.k1,
+            b: bm25.b,
+            exact: false,
+            ef: 0,
+            partial: false,
+        }
+    }
 }
 
 impl<'a> Index<'a> {
@@ -581,21 +603,12 @@ mod tests {
     use crate::container::{AlignedBytes, Writer};
     use crate::index::bm25::{bm25_tf, idf};
 
+    /// [`crate::testing::chunk`] under a `KB` root, its title its one header.
     pub(super) fn chunk(id: &str, page: &str, title: &str, text: &str) -> Chunk {
         Chunk {
-            id: id.into(),
-            page_id: page.into(),
-            n: 0,
-            title: title.into(),
-            aliases: Vec::new(),
             path: vec!["KB".into(), title.into()],
             headers: vec![title.into()],
-            url: format!("{page}.html"),
-            anchor: String::new(),
-            version: None,
-            last_updated: None,
-            text: text.into(),
-            index_text: text.into(),
+            ..crate::testing::chunk(id, page, title, text)
         }
     }
 
@@ -606,17 +619,10 @@ mod tests {
 
     pub(super) fn params(vectors: VectorStorage) -> BuildParams {
         BuildParams {
-            bm25: Bm25Params::default(),
-            vectors,
             encoder: "test".into(),
             encoder_fingerprint: 7,
-            default_mode: Mode::Rrf,
-            alpha: 0.7,
-            rrf_k: 60.0,
-            norm_depth: 10,
-            long_text: "truncate".into(),
             built_unix: 1,
-            graph: None,
+            ..crate::testing::build_params(vectors, Mode::Rrf)
         }
     }
 

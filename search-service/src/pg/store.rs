@@ -5,7 +5,6 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;
 
-use search_core::index::fusion::Order;
 use search_core::index::{analyzer, bm25, fusion, Candidates, ChunkMeta, Hit, IndexInfo, Mode, SearchParams};
 
 use super::lexical::{postings_of, Completions, DocPostings, Lexical};
@@ -506,19 +505,5 @@ impl Store {
 /// database is down): the build's defaults, for a query that will fail anyway
 /// with the reason.
 pub fn fallback_params(k: usize) -> SearchParams {
-    SearchParams {
-        k,
-        mode: Mode::Convex,
-        alpha: 0.5,
-        rrf_k: 60.0,
-        depth: 100,
-        norm_depth: 10,
-        collapse_pages: false,
-        order: Order::PAGES,
-        k1: 1.2,
-        b: 0.75,
-        exact: false,
-        ef: 0,
-        partial: false,
-    }
+    SearchParams::defaults(k)
 }
