@@ -8,7 +8,7 @@
 //! | --- | --- |
 //! | `search.json` | `{"build": ID, "engine": …, "wasm": …}`: the one file fetched fresh; everything else is immutable |
 //! | `ID/{name}.gz` | the fragments of [`search_core::index::fragments`] (manifest, lengths, vocabulary shards, one record per chunk), each gzip-compressed |
-//! | `search_web.js`, `search_web_bg.wasm.gz` | the engine (`search-web`, built by `scripts/build-search-web`): its wasm-bindgen glue, and the module gzip-compressed |
+//! | `search_web.js`, `search_web_bg.wasm.gz` | the engine (`search-web`, built by `scripts/build-search-web`): its JS glue (`search-web/js/search_web.js`), and the module gzip-compressed |
 //! | `ID/encoder.bin.gz`, `ID/vectors.bin.gz`, `search_web_semantic.js`, `search_web_semantic_bg.wasm.gz` | only with `--browser-semantic`: the semantic side ([`search_core::index::fragments::Semantic`]) and the engine built with it (relaxed SIMD); `search.json` then has a `semantic` entry |
 //!
 //! Everything large is compressed here rather than left to the host: object
