@@ -12,6 +12,7 @@ use commands::build::BuildArgs;
 use commands::chat::ChatArgs;
 use commands::embed_bench::EmbedBenchArgs;
 use commands::eval::EvalArgs;
+#[cfg(feature = "ingest")]
 use commands::ingest::{ConfluenceArgs, PdfArgs, WebArgs};
 use commands::insights::InsightsArgs;
 use commands::publish::PublishArgs;
@@ -82,10 +83,12 @@ enum Command {
     /// `GET /api/insights`).
     Insights(InsightsArgs),
     /// Copy pages from another system into a content folder.
+    #[cfg(feature = "ingest")]
     #[command(subcommand)]
     Ingest(IngestCommand),
 }
 
+#[cfg(feature = "ingest")]
 #[derive(Subcommand)]
 enum IngestCommand {
     /// Copy a Confluence page tree (REST API) into Markdown pages with frontmatter.
@@ -154,8 +157,11 @@ fn main() -> ExitCode {
         Command::Publish(args) => commands::publish::run_publish(args),
         Command::Insights(args) => commands::insights::run_insights(args),
         Command::Chat(args) => commands::chat::run_chat(args),
+        #[cfg(feature = "ingest")]
         Command::Ingest(IngestCommand::Confluence(args)) => commands::ingest::run_ingest_confluence(args),
+        #[cfg(feature = "ingest")]
         Command::Ingest(IngestCommand::Pdf(args)) => commands::ingest::run_ingest_pdf(args),
+        #[cfg(feature = "ingest")]
         Command::Ingest(IngestCommand::Web(args)) => commands::ingest::run_ingest_web(args),
     };
     match result {

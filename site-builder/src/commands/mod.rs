@@ -1,13 +1,15 @@
 //! One module per command: each declares its arguments (clap's typed structs,
 //! the shared ones in [`args`]), turns them into the library's options, runs it,
 //! and prints what it has to say. `serve`, the one command that hosts the
-//! component in wasmtime, exists only with the `serve` feature (on by default).
+//! component in wasmtime, exists only with the `serve` feature, and `ingest`
+//! only with the `ingest` feature (both on by default).
 
 pub(crate) mod args;
 pub(crate) mod build;
 pub(crate) mod chat;
 pub(crate) mod embed_bench;
 pub(crate) mod eval;
+#[cfg(feature = "ingest")]
 pub(crate) mod ingest;
 pub(crate) mod insights;
 pub(crate) mod publish;
@@ -55,10 +57,13 @@ pub(crate) enum CommandError {
     Site(String),
     #[error(transparent)]
     Write(#[from] kb_common::write::WriteError),
+    #[cfg(feature = "ingest")]
     #[error(transparent)]
     Confluence(#[from] ::ingest::IngestError),
+    #[cfg(feature = "ingest")]
     #[error(transparent)]
     Pdf(#[from] ::ingest::pdf::PdfError),
+    #[cfg(feature = "ingest")]
     #[error(transparent)]
     Web(#[from] ::ingest::web::WebError),
     #[cfg(feature = "serve")]
