@@ -55,45 +55,33 @@ pub fn describe(e: &dyn std::error::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::io::{BufRead, BufReader, Write};
     use std::net::TcpListener;
+    use std::sync::{Arc, Mutex};
 
-    /// A one-shot HTTP server that answers 200 and returns the request's head.
-    fn serve_once() -> (String, std::thread::JoinHandle<String>) {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let url = format!("http://{}/x", listener.local_addr().unwrap());
-        let handle = std::thread::spawn(move || {
-            let (stream, _) = listener.accept().unwrap();
-            let mut reader = BufReader::new(stream.try_clone().unwrap());
-            let mut head = String::new();
-            loop {
-                let mut line = String::new();
-                if reader.read_line(&mut line).unwrap() == 0 || line == "\r\n" {
-                    break;
-                }
-                head.push_str(&line);
-            }
-            let mut stream = stream;
-            stream.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok").unwrap();
-            head
+    use stub_http::{Response, StubServer};
+
+    /// A server that answers 200 `ok` and keeps each request's `User-Agent`.
+    fn serve() -> (StubServer, Arc<Mutex<Vec<String>>>) {
+        let agents = Arc::new(Mutex::new(Vec::new()));
+        let seen = agents.clone();
+        let stub = StubServer::start(move |req| {
+            seen.lock().unwrap().push(req.header("user-agent").unwrap_or_default().to_string());
+            Response::new(200).body("ok")
         });
-        (url, handle)
+        (stub, agents)
     }
 
     #[test]
     fn both_clients_build_and_name_the_tool() {
-        let (url, server) = serve_once();
+        let (stub, agents) = serve();
+        let url = format!("{}/x", stub.url());
         let body = blocking_client().build().unwrap().get(&url).send().unwrap().text().unwrap();
         assert_eq!(body, "ok");
-        let head = server.join().unwrap().to_ascii_lowercase();
-        assert!(head.contains(&format!("user-agent: {}", USER_AGENT.to_ascii_lowercase())), "{head}");
-
-        let (url, server) = serve_once();
         let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
         let body =
             rt.block_on(async { client().build().unwrap().get(&url).send().await.unwrap().text().await.unwrap() });
         assert_eq!(body, "ok");
-        server.join().unwrap();
+        assert_eq!(*agents.lock().unwrap(), [USER_AGENT, USER_AGENT], "both clients name the tool");
     }
 
     #[test]

@@ -272,9 +272,9 @@ fn origin(url: &str) -> Option<(String, String, u16)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::io::{BufRead, BufReader, Write};
-    use std::net::TcpListener;
-    use std::sync::{Arc, Mutex};
+    use std::sync::{Arc, Mutex, OnceLock};
+
+    use stub_http::{Response, StubServer};
 
     fn block_on<F: std::future::Future>(f: F) -> F::Output {
         tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime").block_on(f)
@@ -294,66 +294,37 @@ mod tests {
     }
 
     /// A server that answers its n-th request with the n-th of `bodies(base)` (the
-    /// last one again after that) and records each request's `Authorization`.
-    fn server(bodies: impl Fn(&str) -> Vec<String>) -> (String, Arc<Mutex<Vec<Option<String>>>>) {
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
-        let base = format!("http://{}", listener.local_addr().expect("addr"));
-        let bodies = bodies(&base);
+    /// last one again after that) and records each request's `Authorization`,
+    /// lower-cased. It stops when the returned server is dropped.
+    fn server(bodies: impl Fn(&str) -> Vec<String>) -> (StubServer, String, Arc<Mutex<Vec<Option<String>>>>) {
         let seen = Arc::new(Mutex::new(Vec::new()));
-        let log = seen.clone();
-        std::thread::spawn(move || {
-            for mut stream in listener.incoming().flatten() {
-                let mut auth = None;
-                let mut reader = BufReader::new(stream.try_clone().expect("clone"));
-                let mut line = String::new();
-                while reader.read_line(&mut line).is_ok_and(|n| n > 0) && !line.trim().is_empty() {
-                    if let Some(v) = line.to_ascii_lowercase().strip_prefix("authorization:") {
-                        auth = Some(v.trim().to_string());
-                    }
-                    line.clear();
-                }
-                let n = {
-                    let mut log = log.lock().expect("log");
-                    log.push(auth);
-                    log.len() - 1
-                };
-                let body = &bodies[n.min(bodies.len() - 1)];
-                let _ = write!(
-                    stream,
-                    "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
-                    body.len()
-                );
-            }
+        let answers: Arc<OnceLock<Vec<String>>> = Arc::default();
+        let (log, list) = (seen.clone(), answers.clone());
+        let stub = StubServer::start(move |req| {
+            let n = {
+                let mut log = log.lock().expect("log");
+                log.push(req.header("authorization").map(str::to_ascii_lowercase));
+                log.len() - 1
+            };
+            let bodies = list.get().expect("the bodies are set before any request");
+            Response::new(200).header("content-type", "application/json").body(bodies[n.min(bodies.len() - 1)].clone())
         });
-        (base, seen)
+        let base = stub.url();
+        answers.set(bodies(&base)).expect("set once");
+        (stub, base, seen)
     }
 
     /// A server that answers every request with a redirect to `to`.
-    fn redirector(to: String) -> String {
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
-        let base = format!("http://{}", listener.local_addr().expect("addr"));
-        std::thread::spawn(move || {
-            for mut stream in listener.incoming().flatten() {
-                let mut reader = BufReader::new(stream.try_clone().expect("clone"));
-                let mut line = String::new();
-                while reader.read_line(&mut line).is_ok_and(|n| n > 0) && !line.trim().is_empty() {
-                    line.clear();
-                }
-                let _ = write!(
-                    stream,
-                    "HTTP/1.1 302 Found\r\nlocation: {to}\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
-                );
-            }
-        });
-        base
+    fn redirector(to: String) -> StubServer {
+        StubServer::start(move |_| Response::new(302).header("location", &to))
     }
 
     #[test]
     fn a_redirect_to_another_origin_does_not_carry_the_token() {
         let page = r#"{"id": "1", "title": "Home"}"#.to_string();
-        let (other, other_seen) = server(|_| vec![page.clone()]);
-        let base = redirector(format!("{other}/wiki/rest/api/content/1"));
-        let client = Client::new(&format!("{base}/wiki"), Some("s3cret".into())).expect("client");
+        let (_other, other, other_seen) = server(|_| vec![page.clone()]);
+        let redirect = redirector(format!("{other}/wiki/rest/api/content/1"));
+        let client = Client::new(&format!("{}/wiki", redirect.url()), Some("s3cret".into())).expect("client");
         let got = block_on(client.page("1", "version")).expect("followed");
         assert_eq!(got.title, "Home");
         assert_eq!(other_seen.lock().expect("log").as_slice(), [None], "the token went to another origin");
@@ -369,14 +340,14 @@ mod tests {
 
     #[test]
     fn a_next_link_to_another_origin_is_not_followed_with_the_token() {
-        let (evil, evil_seen) = server(|_| vec![DONE.to_string()]);
+        let (_evil, evil, evil_seen) = server(|_| vec![DONE.to_string()]);
         // Another host, the same host on another port, another scheme.
         for next in [
             format!("{evil}/rest/api/content/1/child/page?start=1"),
             "http://127.0.0.1:1/x".to_string(),
             "HTTPS://127.0.0.1/x".to_string(),
         ] {
-            let (base, base_seen) = server(|_| vec![listing("2", &next)]);
+            let (_stub, base, base_seen) = server(|_| vec![listing("2", &next)]);
             let client = Client::new(&format!("{base}/wiki"), Some("s3cret".into())).expect("client");
             let err = block_on(client.children("1")).expect_err("must stop");
             assert!(matches!(err, FetchError::CrossOrigin { .. }), "{err}");
@@ -388,7 +359,7 @@ mod tests {
 
     #[test]
     fn a_next_link_on_the_same_origin_is_followed() {
-        let (base, seen) = server(|base| {
+        let (_stub, base, seen) = server(|base| {
             // The same origin, written with an upper-case scheme and explicit path.
             let next = format!("{}/wiki/rest/api/content/1/child/page?start=1&limit=1", base.replace("http", "HTTP"));
             vec![listing("2", &next), listing("3", "/rest/api/content/1/child/page?start=2&limit=1"), DONE.into()]
