@@ -14,6 +14,7 @@
 //! line ("Last updated …"), its tags, related articles, or the generated listing of
 //! a section's pages.
 
+use std::cell::OnceCell;
 use std::sync::OnceLock;
 
 /// A fetched page's bytes as text, in the encoding the page declares: a byte-order
@@ -67,6 +68,9 @@ struct Node {
 pub struct Dom {
     html: scraper::Html,
     nodes: Vec<Node>,
+    /// [`is_noise`] of each node, once asked: both the content measure and the
+    /// writer ask, and matching it means trying every selector of `noise.css`.
+    noise: Vec<OnceCell<bool>>,
 }
 
 impl Dom {
@@ -83,7 +87,8 @@ impl Dom {
             nodes[parent].children.push(id);
             stack.extend(n.children().rev().map(|c| (c, id)));
         }
-        Dom { html, nodes }
+        let noise = vec![OnceCell::new(); nodes.len()];
+        Dom { html, nodes, noise }
     }
 
     /// Node `id` in scraper's tree. Comments, doctypes, processing instructions and
@@ -162,11 +167,11 @@ fn noise_selectors() -> &'static scraper::Selector {
 /// or it is a heading's permalink known by its text alone (`¶` in MkDocs and
 /// Sphinx, `#` in ours), which a selector cannot see.
 fn is_noise(dom: &Dom, id: usize) -> bool {
-    let Some(element) = dom.element(id) else { return false };
-    if noise_selectors().matches(&element) {
-        return true;
-    }
-    element.value().name() == "a" && matches!(dom.text(id).as_str(), "#" | "¶" | "§" | "🔗")
+    *dom.noise[id].get_or_init(|| {
+        let Some(element) = dom.element(id) else { return false };
+        noise_selectors().matches(&element)
+            || element.value().name() == "a" && matches!(dom.text(id).as_str(), "#" | "¶" | "§" | "🔗")
+    })
 }
 
 /// For every node, the length of the text under it that is not inside a link,
@@ -191,9 +196,8 @@ fn content_lengths(dom: &Dom) -> Vec<usize> {
         let link = link || dom.tag(id).is_some_and(|t| t == "a");
         stack.extend(dom.children(id).into_iter().map(|c| (c, link)));
     }
-    let parents: Vec<Option<usize>> = dom.nodes.iter().map(|x| x.parent).collect();
     for &id in order.iter().rev() {
-        if let Some(p) = parents[id] {
+        if let Some(p) = dom.nodes[id].parent {
             len[p] += len[id];
         }
     }

@@ -63,8 +63,8 @@ impl Robots {
             return true;
         }
         // A whole URL, so that a path that starts `//` is not read as a host.
-        let url = format!("http://robots.invalid/{}", path.trim_start_matches('/'));
-        let url = if path.starts_with("//") { format!("http://robots.invalid{path}") } else { url };
+        let sep = if path.starts_with('/') { "" } else { "/" };
+        let url = format!("http://robots.invalid{sep}{path}");
         DefaultMatcher::default().one_agent_allowed_by_robots(&self.body, &self.token, &url)
     }
 }

@@ -140,7 +140,9 @@ pub mod abi {
     use super::Engine;
 
     thread_local! {
-        /// The result buffer (one thread in the browser; one per test natively).
+        /// The result buffer (one thread in the browser; one per test natively). A
+        /// `Cell`, read by taking and putting back: a `RefCell` adds its borrow checks
+        /// and their panics to the module every reader downloads.
         static RESULT: Cell<Vec<u8>> = const { Cell::new(Vec::new()) };
     }
 

@@ -9,11 +9,6 @@ use std::path::Path;
 
 use minijinja::{Environment, Value};
 
-/// The template files and what they render; `macros.html` renders nothing of its
-/// own: it holds the macros several templates import.
-pub const TEMPLATE_FILES: [&str; 8] =
-    ["base.html", "page.html", "section.html", "home.html", "search.html", "404.html", "sitemap.xml", "macros.html"];
-
 /// Template files a folder of your own may leave out, the built-in one serving
 /// instead: templates written before `macros.html` existed do not import it.
 const OPTIONAL_FILES: [&str; 1] = ["macros.html"];
@@ -34,6 +29,8 @@ macro_rules! embedded {
     };
 }
 
+/// The template files, built in; `macros.html` renders nothing of its own: it
+/// holds the macros several templates import.
 const EMBEDDED_TEMPLATES: [(&str, &str); 8] = embedded!(
     "base.html",
     "page.html",
