@@ -62,12 +62,12 @@ fn every_referenced_file_exists_after_the_build() {
     // the tests ran the same two steps into their own folders, so map them there.
     assert!(build.contains("site-builder -- build --content content --out dist"), "{build}");
     assert!(build.find("build --content").unwrap() < build.find("-p search-fn").unwrap(), "index before component");
-    assert!(build.contains("--target wasm32-wasip2") && build.contains("--release"), "{build}");
+    assert!(build.contains("--target wasm32-wasip2") && build.contains("--profile component"), "{build}");
     let d = demo();
     let local = |p: &str| -> std::path::PathBuf {
         if let Some(rest) = p.strip_prefix("dist/") {
             d.dist.join(rest)
-        } else if p == "target/wasm32-wasip2/release/search_fn.wasm" {
+        } else if p == "target/wasm32-wasip2/component/search_fn.wasm" {
             d.component.clone()
         } else {
             panic!("spin.toml references {p}, which no build step writes")

@@ -42,7 +42,7 @@ pub fn demo() -> &'static Demo {
     DEMO.get_or_init(|| built("content"))
 }
 
-/// Builds a workspace package as a wasm32-wasip2 component (release) into the
+/// Builds a workspace package as a wasm32-wasip2 component (the `component` profile) into the
 /// tests' own target folder, and returns a copy of the `.wasm` named after the
 /// build's environment: the same package built over another index (`KB_INDEX`)
 /// overwrites cargo's output, so hosts keep their own copies. Builds and copies
@@ -53,7 +53,7 @@ pub fn build_component(package: &str, env: &[(&str, &Path)]) -> PathBuf {
     let target = target_dir().join("edge-tests/target");
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let mut cmd = Command::new(cargo);
-    cmd.args(["build", "--release", "--locked", "--quiet", "--target", "wasm32-wasip2", "-p", package])
+    cmd.args(["build", "--profile", "component", "--locked", "--quiet", "--target", "wasm32-wasip2", "-p", package])
         .arg("--target-dir")
         .arg(&target)
         .current_dir(repo());
@@ -63,7 +63,7 @@ pub fn build_component(package: &str, env: &[(&str, &Path)]) -> PathBuf {
     let o = cmd.output().unwrap();
     assert!(o.status.success(), "{package} build failed:\n{}", String::from_utf8_lossy(&o.stderr));
     let name = package.replace('-', "_");
-    let wasm = target.join(format!("wasm32-wasip2/release/{name}.wasm"));
+    let wasm = target.join(format!("wasm32-wasip2/component/{name}.wasm"));
     assert!(wasm.is_file(), "{}", wasm.display());
     // One copy per build environment (which index it bundles), named by a digest
     // of that environment.

@@ -11,7 +11,7 @@ pub(crate) struct ServeArgs {
     #[arg(long, default_value = "dist", value_name = "DIR")]
     out: PathBuf,
     /// The compiled edge function.
-    #[arg(long, default_value = "target/wasm32-wasip2/release/search_fn.wasm", value_name = "FILE")]
+    #[arg(long, default_value = "target/wasm32-wasip2/component/search_fn.wasm", value_name = "FILE")]
     component: PathBuf,
     /// Address to listen on.
     #[arg(long, default_value = "127.0.0.1:3000", value_name = "HOST:PORT")]
