@@ -10,6 +10,7 @@
 //! | pass | module | what it rewrites |
 //! | --- | --- | --- |
 //! | comments | [`comments`] | `<!-- -->`, Obsidian `%% %%`, MDX `{/* */}`: removed (never reach the site or the index) |
+//! | placeholders | [`confluence`] | a Confluence macro's placeholder text ("Related articles will be listed here… edit this macro"), and the heading it leaves empty: removed |
 //! | includes | [`mkdocs`] | `--8<--` snippets inlined |
 //! | MDX | [`mdx`] | `import`/`export` lines, `:::type[Title]` admonitions, `<Tabs>`/`<TabItem>`, unknown JSX (text kept, reported) |
 //! | Hugo | [`hugo`] | `{{< note >}}` shortcodes as admonitions, `{{< glossary_tooltip >}}` as its text, tabs, unknown ones (inner text kept, reported) |
@@ -32,6 +33,7 @@
 
 pub mod callout;
 pub mod comments;
+pub mod confluence;
 pub mod fence;
 pub mod hugo;
 pub mod mdx;
@@ -96,6 +98,8 @@ pub enum NoticeKind {
     UnresolvedWikilink,
     /// A transclusion that leads back to itself, or nests too deep.
     IncludeCycle,
+    /// A Confluence macro's placeholder text, left out.
+    MacroPlaceholder,
 }
 
 impl NoticeKind {
@@ -107,6 +111,7 @@ impl NoticeKind {
             NoticeKind::MissingInclude => "missing_include",
             NoticeKind::UnresolvedWikilink => "unresolved_wikilink",
             NoticeKind::IncludeCycle => "include_cycle",
+            NoticeKind::MacroPlaceholder => "macro_placeholder",
         }
     }
 }
@@ -272,6 +277,8 @@ pub fn normalize(body: &str, target: Target, dialects: Dialects, resolver: &dyn 
     let mut notices = Vec::new();
     let mut lines: Vec<Line> = body.lines().enumerate().map(|(i, l)| (i, l.to_string())).collect();
     lines = comments::strip(lines, dialects);
+    // Before any container pass: a placeholder is the page's own top-level text.
+    lines = confluence::drop_placeholders(lines, &mut notices);
     let mut missing_snippets = Vec::new();
     lines = mkdocs::include_snippets(lines, resolver, &mut missing_snippets);
     if dialects.obsidian {
