@@ -5,10 +5,10 @@
 //! the `kb-dialect` crate (every dialect's syntax → CommonMark, asking
 //! [`resolve`] about the rest of the knowledge base), [`render`] (Markdown → safe
 //! HTML), [`chunk`] (sections → bounded chunks), [`filter`] (drop what carries
-//! nothing), [`enrich`] (the text to index), [`tree`] + [`site`] (templates → HTML
-//! files), with [`build`] running them and [`report`] saying what happened. The
-//! commands over a built index are [`search`], [`eval`] and [`chat`]; `serve` is
-//! the `edge-host` crate. Heading ids, URL safety and atomic writes are
+//! nothing), [`enrich`] (the text to index), [`tree`] (ordered by [`order`]),
+//! [`nav`] and [`site`] (templates → HTML files), with [`build`] running them and
+//! [`report`] saying what happened. The commands over a built index are
+//! [`search`], [`eval`] and [`chat`]; `serve` is the `edge-host` crate. Heading ids, URL safety and atomic writes are
 //! `kb-common`'s, shared with the `ingest` crate that fills a content folder.
 
 pub mod assets;
@@ -24,6 +24,8 @@ pub mod hnsw;
 pub mod insights;
 pub mod insights_html;
 pub mod llm;
+pub mod nav;
+pub mod order;
 pub mod output;
 pub mod parse;
 pub mod pg;

@@ -53,7 +53,8 @@ pub struct Page {
     pub description: Option<String>,
     /// `draft: true` or `publish: false`: read, reported, not published.
     pub draft: bool,
-    /// Place among its siblings in the navigation (`sidebar_position`, `weight`).
+    /// Place among its siblings in the navigation (`sidebar_position`, `weight`,
+    /// `nav_order`, `order`).
     pub order: Option<f64>,
     /// The Markdown after the frontmatter.
     pub body: String,
@@ -465,6 +466,9 @@ mod tests {
         assert_eq!(p.addresses, vec!["docs/old".to_string()]);
         assert!(p.draft);
         assert_eq!(p.order, Some(30.0));
+        // Just the Docs' `nav_order` and the plain `order` place a page too.
+        assert_eq!(parse_page("a.md", b"---\nnav_order: 3\n---\nx\n").unwrap().order, Some(3.0));
+        assert_eq!(parse_page("a.md", b"---\norder: '1.5'\n---\nx\n").unwrap().order, Some(1.5));
         assert!(parse_page("a.md", b"---\npublish: false\n---\nx\n").unwrap().draft);
         let doc = parse_page("guides/a.mdx", b"---\nid: intro\n---\nx\n").unwrap();
         assert_eq!(doc.addresses, vec!["guides/intro".to_string()]);

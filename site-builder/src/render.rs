@@ -103,6 +103,9 @@ pub struct Rendered {
     pub outside_links: Vec<BadLink>,
     /// Content-relative paths of assets the page uses (copied into the site).
     pub assets: BTreeSet<String>,
+    /// Site URLs of the pages the page links to (a section page that links to
+    /// every child needs no generated list of them).
+    pub linked_pages: BTreeSet<String>,
     /// Links, images and raw-HTML URLs removed as unsafe.
     pub blocked_urls: Vec<BlockedUrl>,
 }
@@ -481,7 +484,11 @@ fn rewrite(
     let (path, suffix) = split_suffix(dest);
     match resolve(path, source, ctx) {
         Resolved::External => None,
-        Resolved::Page(target_url) => Some(format!("{}{}", relative_url(url, &target_url), suffix).into()),
+        Resolved::Page(target_url) => {
+            let rewritten = format!("{}{}", relative_url(url, &target_url), suffix);
+            out.linked_pages.insert(target_url);
+            Some(rewritten.into())
+        }
         Resolved::Asset(asset) => {
             let rewritten = relative_url(url, &asset);
             out.assets.insert(asset);
@@ -864,6 +871,16 @@ mod tests {
         let r = go("[Wi-Fi](/handbook/it/wifi.md#setup) and [API](/api/search)\n", "it/vpn.md");
         assert!(r.html.contains("href=\"wifi.html#setup\""), "{}", r.html);
         assert!(r.html.contains("href=\"/api/search\""), "{}", r.html);
+    }
+
+    #[test]
+    fn the_pages_a_page_links_to_are_listed() {
+        let r = go(
+            "[Wi-Fi](wifi.md#setup), <a href=\"index.md\">IT</a>, [gone](gone.md), [web](https://x.example/)\n",
+            "it/vpn.md",
+        );
+        let linked: Vec<&str> = r.linked_pages.iter().map(String::as_str).collect();
+        assert_eq!(linked, ["it/index.html", "it/wifi.html"]);
     }
 
     #[test]

@@ -13,14 +13,21 @@ use minijinja::{Environment, Value};
 /// instead: templates written before `macros.html` existed do not import it.
 const OPTIONAL_FILES: [&str; 1] = ["macros.html"];
 
+/// Static files a folder of your own may leave out (they came later), the
+/// built-in one serving instead.
+const OPTIONAL_STATIC: [&str; 3] = ["page.js", "theme.js", "favicon.svg"];
+
 /// Static files (in `templates/static/`) and where they go in the site: the
 /// widget sits at the root, where the one-line embed snippet points
 /// (`https://kb.example.edu/widget.js`); the rest under `assets/`.
-pub const STATIC_FILES: [(&str, &str); 4] = [
+pub const STATIC_FILES: [(&str, &str); 7] = [
     ("style.css", "assets/style.css"),
     ("search.js", "assets/search.js"),
     ("browser-search.js", "assets/browser-search.js"),
     ("widget.js", "widget.js"),
+    ("page.js", "assets/page.js"),
+    ("theme.js", "assets/theme.js"),
+    ("favicon.svg", "assets/favicon.svg"),
 ];
 
 macro_rules! embedded {
@@ -41,8 +48,15 @@ const EMBEDDED_TEMPLATES: [(&str, &str); 8] = embedded!(
     "sitemap.xml",
     "macros.html"
 );
-const EMBEDDED_STATIC: [(&str, &str); 4] =
-    embedded!("static/style.css", "static/search.js", "static/browser-search.js", "static/widget.js");
+const EMBEDDED_STATIC: [(&str, &str); 7] = embedded!(
+    "static/style.css",
+    "static/search.js",
+    "static/browser-search.js",
+    "static/widget.js",
+    "static/page.js",
+    "static/theme.js",
+    "static/favicon.svg"
+);
 
 /// A template that could not be loaded or rendered.
 #[derive(Debug, thiserror::Error)]
@@ -88,8 +102,14 @@ impl Templates {
             files.push((name.to_string(), source));
         }
         let mut statics = Vec::new();
-        for (name, dest) in STATIC_FILES {
-            statics.push((dest.to_string(), read(&format!("static/{name}"))?));
+        for ((name, dest), (_, builtin)) in STATIC_FILES.into_iter().zip(EMBEDDED_STATIC) {
+            let rel = format!("static/{name}");
+            let source = if OPTIONAL_STATIC.contains(&name) && !dir.join(&rel).exists() {
+                builtin.to_string()
+            } else {
+                read(&rel)?
+            };
+            statics.push((dest.to_string(), source));
         }
         Templates::from_sources(files, statics)
     }
@@ -212,7 +232,8 @@ pub struct PageView<'a> {
     pub original_url: Option<&'a str>,
     /// The page's tags, each with its listing page (`tags/<tag>.html`).
     pub tags: Vec<TagLink>,
-    /// The content file, relative to the content folder.
+    /// The content file, relative to the content folder (the built-in
+    /// templates do not show it: readers have no use for it).
     pub source: &'a str,
     /// The author's summary (`description`, `MetaDescription`): the meta description.
     pub description: Option<&'a str>,
@@ -222,11 +243,54 @@ pub struct PageView<'a> {
 /// and the first level of the navigation.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Frame<'a> {
-    /// `../` repeated to the site root (`""` at the root, `/` for the 404 page,
-    /// which is served at any depth).
+    /// `../` repeated to the site root (`""` at the root; for the 404 page, which
+    /// is served at any depth, the path of `--site-url`, `/` by default).
     pub root: String,
     pub site: &'a SiteInfo,
     pub top_sections: &'a [Link<'a>],
+    /// How many of `top_sections` the header's row shows; the rest are under "More".
+    pub top_fit: usize,
+    /// The URL of the top-level section the page is in (or is), if any.
+    pub current_top: Option<&'a str>,
+}
+
+/// An entry of a sidebar: a page or a section, with the entries under it.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct SideNode<'a> {
+    pub title: &'a str,
+    /// Relative to the page showing the sidebar (`wifi.html`, not
+    /// `../it/wifi.html`): the sidebar repeats on every page, so every byte counts.
+    pub url: String,
+    /// The page being shown.
+    pub current: bool,
+    /// On the way to the current page: its sub-entries are shown open.
+    pub open: bool,
+    /// It has entries under it (even when, in a very big section, they are not
+    /// listed: `children` is then empty).
+    pub is_section: bool,
+    pub children: Vec<SideNode<'a>>,
+}
+
+/// The navigation beside an article or a section: the site's tree when it is
+/// small, else the page's top-level section (see [`crate::nav`]).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Sidebar<'a> {
+    /// The site's name or the top-level section's title, and its page
+    /// (relative to the page showing the sidebar, as every entry's).
+    pub title: &'a str,
+    pub url: String,
+    /// That page is the one being shown.
+    pub current: bool,
+    /// It lists the whole site (a small one), not one section.
+    pub whole: bool,
+    pub nodes: Vec<SideNode<'a>>,
+}
+
+/// The pages before and after an article in its section's reading order.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Pager<'a> {
+    pub prev: Option<Link<'a>>,
+    pub next: Option<Link<'a>>,
 }
 
 /// `page.html`: a content page and its children.
@@ -235,7 +299,13 @@ pub struct PageContext<'a> {
     #[serde(flatten)]
     pub frame: Frame<'a>,
     pub page: PageView<'a>,
+    /// The children the page's own text does not link to (all of them when it
+    /// links to none).
     pub children: Vec<Child<'a>>,
+    /// The page's text links to some of its children: `children` are the rest.
+    pub children_more: bool,
+    pub sidebar: Option<Sidebar<'a>>,
+    pub pager: Pager<'a>,
 }
 
 impl Context for PageContext<'_> {
@@ -263,6 +333,8 @@ pub struct SectionContext<'a> {
     #[serde(flatten)]
     pub frame: Frame<'a>,
     pub section: SectionView<'a>,
+    /// `None` for tag pages, which are not in the tree.
+    pub sidebar: Option<Sidebar<'a>>,
 }
 
 impl Context for SectionContext<'_> {
@@ -350,8 +422,9 @@ mod tests {
             SiteInfo { title: "Help <&>".into(), page_count: 1, built: "2026-01-01".into(), browser_semantic: false };
         let top = [Link { title: "IT \"x\"", url: "it/index.html" }];
         let ctx = SectionContext {
-            frame: Frame { root: "../".into(), site: &site, top_sections: &top },
+            frame: Frame { root: "../".into(), site: &site, top_sections: &top, top_fit: 1, current_top: None },
             section: SectionView { title: "S", breadcrumbs: vec![], children: vec![] },
+            sidebar: None,
         };
         let html = t.render(&ctx).unwrap();
         assert!(html.contains("href=\"../it/index.html\""), "{html}");
@@ -359,7 +432,18 @@ mod tests {
         assert!(html.contains("IT &quot;x&quot;"));
         assert!(!html.contains("Help <&>"));
         let dests: Vec<&str> = t.statics().iter().map(|(d, _)| d.as_str()).collect();
-        assert_eq!(dests, ["assets/style.css", "assets/search.js", "assets/browser-search.js", "widget.js"]);
+        assert_eq!(
+            dests,
+            [
+                "assets/style.css",
+                "assets/search.js",
+                "assets/browser-search.js",
+                "widget.js",
+                "assets/page.js",
+                "assets/theme.js",
+                "assets/favicon.svg"
+            ]
+        );
     }
 
     #[test]
@@ -368,7 +452,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir(dir.path().join("static")).unwrap();
         for (name, source) in EMBEDDED_TEMPLATES.iter().chain(&EMBEDDED_STATIC) {
-            if !OPTIONAL_FILES.contains(name) {
+            let optional_static = name.strip_prefix("static/").is_some_and(|n| OPTIONAL_STATIC.contains(&n));
+            if !OPTIONAL_FILES.contains(name) && !optional_static {
                 std::fs::write(dir.path().join(name), source).unwrap();
             }
         }
@@ -377,12 +462,33 @@ mod tests {
             SiteInfo { title: "Help".into(), page_count: 0, built: "2026-01-01".into(), browser_semantic: false };
         let crumbs = vec![Link { title: "IT", url: "it/index.html" }];
         let ctx = SectionContext {
-            frame: Frame { root: "../".into(), site: &site, top_sections: &[] },
+            frame: Frame { root: "../".into(), site: &site, top_sections: &[], top_fit: 0, current_top: None },
             section: SectionView { title: "VPN", breadcrumbs: crumbs, children: vec![] },
+            sidebar: None,
         };
         assert_eq!(t.render(&ctx).unwrap(), Templates::embedded().unwrap().render(&ctx).unwrap());
+        let builtin = Templates::embedded().unwrap();
+        assert_eq!(t.statics(), builtin.statics(), "the scripts it lacks are the built-in ones");
         std::fs::remove_file(dir.path().join("page.html")).unwrap();
         assert!(Templates::from_dir(dir.path()).is_err(), "only the macros may be left out");
+    }
+
+    /// style.css states the dark tokens twice: for the system's dark mode and
+    /// for the reader's choice (`html[data-theme="dark"]`). They must agree.
+    #[test]
+    fn the_chosen_dark_theme_is_the_systems_dark_theme() {
+        let css = EMBEDDED_STATIC.iter().find(|(n, _)| *n == "static/style.css").map(|(_, s)| *s).unwrap();
+        let declarations = |block: &str| -> Vec<String> {
+            block.lines().map(str::trim).filter(|l| l.starts_with("--")).map(String::from).collect()
+        };
+        let system: Vec<&str> = css.split("  :root:not([data-theme=\"light\"]) {").skip(1).collect();
+        let chosen: Vec<&str> = css.split("\n:root[data-theme=\"dark\"] {").skip(1).collect();
+        let system: Vec<Vec<String>> = system.iter().map(|b| declarations(&b[..b.find('}').unwrap()])).collect();
+        let chosen: Vec<Vec<String>> =
+            chosen.iter().map(|b| declarations(&b[..b.find('}').unwrap()])).filter(|d| !d.is_empty()).collect();
+        assert_eq!(system.len(), 2, "the site's tokens and the search UI's");
+        assert!(system.iter().all(|d| d.len() >= 5));
+        assert_eq!(system, chosen);
     }
 
     #[test]

@@ -6,6 +6,9 @@
 //! Sections that have no page of their own get a generated listing page at
 //! `sections/<slug>.html`. When every chain starts with the same root (the knowledge
 //! base's name), that root is the home page, `index.html`.
+//!
+//! Siblings go in the source's own order ([`Order`], read by [`crate::order`] and
+//! [`crate::parse`]), and by title only where the source says nothing.
 
 use std::collections::{HashMap, HashSet};
 
@@ -21,9 +24,42 @@ pub struct Node {
     pub page: Option<usize>,
     /// Site-relative URL: the page's, or a generated section page's.
     pub url: String,
-    /// Place among its siblings, from the page's frontmatter (`sidebar_position`,
-    /// `weight`); nodes without one follow those with one.
-    pub order: Option<f64>,
+    /// Place among its siblings, as the source gives it.
+    pub order: Order,
+}
+
+/// Where a node goes among its siblings: MkDocs's `nav` first, then the numbers
+/// (frontmatter, a folder's category file), then the rest (sections before
+/// pages, by title).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub enum Order {
+    /// Its place in MkDocs's `nav`; a section without one takes its first page's.
+    Nav(usize),
+    /// `sidebar_position`, `weight`, `nav_order`, `order`, or a Docusaurus
+    /// category's `position`.
+    Weight(f64),
+    #[default]
+    Unordered,
+}
+
+impl Order {
+    /// The sort key: which kind of order, then the number.
+    fn key(self) -> (u8, f64) {
+        match self {
+            Order::Nav(i) => (0, i as f64),
+            Order::Weight(w) => (1, w),
+            Order::Unordered => (2, 0.0),
+        }
+    }
+
+    /// A page's order: its place in the MkDocs `nav`, else its frontmatter's number.
+    pub fn of_page(nav: Option<usize>, weight: Option<f64>) -> Order {
+        match (nav, weight) {
+            (Some(i), _) => Order::Nav(i),
+            (None, Some(w)) if w.is_finite() => Order::Weight(w),
+            _ => Order::Unordered,
+        }
+    }
 }
 
 /// The tree. Node 0 is the home page.
@@ -39,24 +75,29 @@ pub struct PageRef<'a> {
     /// Ancestors root first, then the page's own title.
     pub chain: Vec<&'a str>,
     pub url: &'a str,
-    /// `sidebar_position` / `weight` from the frontmatter.
-    pub order: Option<f64>,
+    pub order: Order,
+}
+
+/// A folder's own order (a Docusaurus `_category_` file's `position`), by the
+/// chain its pages hang under.
+pub struct FolderRef<'a> {
+    pub chain: Vec<&'a str>,
+    pub order: Order,
 }
 
 pub const HOME_URL: &str = "index.html";
 
 impl NavTree {
-    /// Builds the tree. Children are ordered by their pages' `order` where the
-    /// frontmatter gives one (those first), then sections before pages, then by
-    /// title.
-    pub fn build(pages: &[PageRef<'_>]) -> NavTree {
+    /// Builds the tree. Children are ordered by [`Order`] (a folder's own, from
+    /// `folders`, before its page's), then sections before pages, then by title.
+    pub fn build(pages: &[PageRef<'_>], folders: &[FolderRef<'_>]) -> NavTree {
         let mut nodes = vec![Node {
             title: String::new(),
             parent: None,
             children: Vec::new(),
             page: None,
             url: HOME_URL.into(),
-            order: None,
+            order: Order::Unordered,
         }];
         let mut by_chain: HashMap<Vec<&str>, usize> = HashMap::new();
         let mut page_node = Vec::with_capacity(pages.len());
@@ -82,7 +123,7 @@ impl NavTree {
                             children: Vec::new(),
                             page: None,
                             url: String::new(),
-                            order: None,
+                            order: Order::Unordered,
                         });
                         nodes[parent].children.push(n);
                         by_chain.entry(key).or_insert(n);
@@ -98,6 +139,11 @@ impl NavTree {
             }
             page_node.push(parent);
         }
+        for folder in folders {
+            if let Some(&n) = by_chain.get(&folder.chain) {
+                nodes[n].order = folder.order;
+            }
+        }
 
         // One common root (the knowledge base's name): it is the home page.
         let mut tree = NavTree { nodes, page_node };
@@ -106,8 +152,25 @@ impl NavTree {
             tree.collapse_root_into(only);
         }
         tree.assign_section_urls();
+        tree.inherit_nav_order(0);
         tree.sort_children();
         tree
+    }
+
+    /// A section MkDocs's `nav` does not place itself goes where its first page
+    /// does (a `nav` lists pages, and sections by what they hold); returns the
+    /// node's place.
+    fn inherit_nav_order(&mut self, n: usize) -> Option<usize> {
+        let children = self.nodes[n].children.clone();
+        let first = children.into_iter().filter_map(|c| self.inherit_nav_order(c)).min();
+        match self.nodes[n].order {
+            Order::Nav(i) => Some(i),
+            Order::Unordered if first.is_some() => {
+                self.nodes[n].order = first.map_or(Order::Unordered, Order::Nav);
+                first
+            }
+            _ => None,
+        }
     }
 
     /// Makes `n` (the single child of the virtual root) the home node 0.
@@ -152,11 +215,11 @@ impl NavTree {
             let mut children = std::mem::take(&mut self.nodes[i].children);
             let key = |c: usize| {
                 let n = &self.nodes[c];
-                (n.order.unwrap_or(f64::INFINITY), n.children.is_empty(), n.title.to_lowercase())
+                (n.order.key(), n.children.is_empty(), n.title.to_lowercase())
             };
             children.sort_by(|&a, &b| {
                 let (ka, kb) = (key(a), key(b));
-                ka.0.total_cmp(&kb.0).then(ka.1.cmp(&kb.1)).then(ka.2.cmp(&kb.2))
+                ka.0 .0.cmp(&kb.0 .0).then(ka.0 .1.total_cmp(&kb.0 .1)).then(ka.1.cmp(&kb.1)).then(ka.2.cmp(&kb.2))
             });
             self.nodes[i].children = children;
         }
@@ -193,9 +256,50 @@ mod tests {
     fn tree(pages: &[(&str, &str)]) -> NavTree {
         let refs: Vec<PageRef> = pages
             .iter()
-            .map(|(chain, url)| PageRef { chain: chain.split(" / ").collect(), url, order: None })
+            .map(|(chain, url)| PageRef { chain: chain.split(" / ").collect(), url, order: Order::Unordered })
             .collect();
-        NavTree::build(&refs)
+        NavTree::build(&refs, &[])
+    }
+
+    fn titles(t: &NavTree, n: usize) -> Vec<&str> {
+        t.nodes[n].children.iter().map(|&c| t.nodes[c].title.as_str()).collect()
+    }
+
+    #[test]
+    fn the_sources_order_comes_before_titles() {
+        // MkDocs nav, then numbers (frontmatter, categories), then sections before pages by title.
+        let pages = [
+            ("H / Zebra", "z.html", Order::Nav(0)),
+            ("H / Apple", "a.html", Order::Weight(1.0)),
+            ("H / Mango", "m.html", Order::Weight(-2.0)),
+            ("H / Kiwi", "k.html", Order::Unordered),
+            ("H / Folder / Inside", "f/i.html", Order::Unordered),
+            ("H / Banana", "b.html", Order::Unordered),
+        ];
+        let refs: Vec<PageRef> =
+            pages.iter().map(|(c, u, o)| PageRef { chain: c.split(" / ").collect(), url: u, order: *o }).collect();
+        let t = NavTree::build(&refs, &[]);
+        assert_eq!(titles(&t, 0), ["Zebra", "Mango", "Apple", "Folder", "Banana", "Kiwi"]);
+        // A Docusaurus category's position places its folder.
+        let folder = FolderRef { chain: vec!["H", "Folder"], order: Order::Weight(0.5) };
+        let t = NavTree::build(&refs, &[folder]);
+        assert_eq!(titles(&t, 0), ["Zebra", "Mango", "Folder", "Apple", "Banana", "Kiwi"]);
+    }
+
+    #[test]
+    fn a_section_goes_where_its_first_nav_page_goes() {
+        let pages = [
+            ("H / B / x", "b/x.html", Order::Nav(1)),
+            ("H / A", "a.html", Order::Nav(2)),
+            ("H / C", "c.html", Order::Nav(0)),
+        ];
+        let refs: Vec<PageRef> =
+            pages.iter().map(|(c, u, o)| PageRef { chain: c.split(" / ").collect(), url: u, order: *o }).collect();
+        let t = NavTree::build(&refs, &[]);
+        assert_eq!(titles(&t, 0), ["C", "B", "A"]);
+        assert_eq!(Order::of_page(Some(3), Some(1.0)), Order::Nav(3));
+        assert_eq!(Order::of_page(None, Some(1.0)), Order::Weight(1.0));
+        assert_eq!(Order::of_page(None, Some(f64::NAN)), Order::Unordered);
     }
 
     #[test]

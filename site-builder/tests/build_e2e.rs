@@ -107,12 +107,19 @@ fn demo_content_builds_with_every_filter_exercised() {
     assert_eq!(pages["skipped"], 0, "{}", r["skipped"]);
 
     // Every rule catches what the demo content plants, and nothing else is lost.
+    // The Confluence placeholder planted for `related_articles` (it-services/vpn.md)
+    // is left out before chunking, by kb-dialect's placeholder pass: the rule
+    // stays as the chunks' safety net for variants that pass does not know.
     let by_rule = dropped_by_rule(&r);
-    for rule in Rule::ALL.map(Rule::name) {
+    for rule in Rule::ALL.map(Rule::name).into_iter().filter(|r| *r != "related_articles") {
         assert!(by_rule.contains_key(rule), "rule {rule} dropped nothing: {by_rule:?}");
     }
     assert!(by_rule["prev_next"].contains(&"advising/changing-your-major.md".to_string()));
-    assert!(by_rule["related_articles"].contains(&"it-services/vpn.md".to_string()));
+    let notices = r["dialects"]["notices"].as_array().unwrap();
+    assert!(
+        notices.iter().any(|n| n["kind"] == "macro_placeholder" && n["file"] == "it-services/vpn.md"),
+        "{notices:?}"
+    );
     assert!(by_rule["stub"].contains(&"it-services/index.md".to_string()));
     let filters = r["chunks"]["filters"].as_array().unwrap();
     let dropped_total: u64 = filters.iter().map(|f| f["dropped"].as_u64().unwrap()).sum();
@@ -447,4 +454,109 @@ fn stub_candidates_go_to_the_llm_when_one_is_configured() {
     let o = run(&["build", "--quiet", "--out", tmp.path().join("x").to_str().unwrap(), "--stub-judge", "llm"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("SPIN_VARIABLE_LLM_BASE_URL"));
+}
+
+/// The part of a page between `<article` and `</article>`: what the reader
+/// reads, without the sidebar and the menus that repeat on every page.
+fn article(html: &str) -> &str {
+    let start = html.find("<article").expect("an <article>");
+    &html[start..start + html[start..].find("</article>").expect("a closed <article>")]
+}
+
+#[test]
+fn the_demo_navigates_without_boilerplate() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("dist");
+    assert_ok(&build(&repo().join("content"), &out, &["--site-url", "https://help.example.edu/docs/"]));
+    let site = out.join("site");
+    let page = |rel: &str| fs::read_to_string(site.join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"));
+
+    // An article: its place in the sidebar, its neighbours, no file name, no placeholder.
+    let vpn = page("it-services/vpn.html");
+    assert!(vpn.contains("<nav class=\"sidebar\""), "a sidebar");
+    assert!(vpn.contains("<a href=\"vpn.html\" aria-current=\"page\">Using the VPN</a>"), "the page is marked");
+    assert!(vpn.contains("<details open><summary><span class=\"visually-hidden\">Pages in IT services</span>"));
+    assert!(vpn.contains("rel=\"prev\"") && vpn.contains("<nav class=\"pager\""), "previous / next");
+    assert!(!vpn.contains("Source:") && !vpn.contains("vpn.md"), "no source file name");
+    assert!(vpn.contains("View the original page"));
+    assert!(!vpn.contains("edit this macro") && !vpn.contains("id=\"related-articles\""), "no macro placeholder");
+    assert!(vpn.contains("href=\"../assets/favicon.svg\"") && site.join("assets/favicon.svg").is_file());
+    assert!(vpn.contains("src=\"../assets/page.js\" defer") && site.join("assets/theme.js").is_file());
+
+    // A section page whose text links to all children but one lists that one only.
+    let it = page("it-services/index.html");
+    let body = article(&it);
+    for child in ["vpn.html", "mfa.html", "printing.html", "known-issues.html"] {
+        assert_eq!(body.matches(&format!("href=\"{child}\"")).count(), 1, "{child} listed once");
+    }
+    assert!(body.contains("More in this section") && body.contains("href=\"../it-services/phishing.html\""));
+    // One whose text links to every child gets no generated list at all.
+    let campus = page("campus/index.html");
+    assert!(!article(&campus).contains("kb--in-this-section"), "campus/index.md links all three of its children");
+
+    // No link without words (the home crumb is the site's name), and no card
+    // saying that a page "contains information", anywhere.
+    assert!(page("index.html").contains("class=\"card__summary\""));
+    for file in walk(&site).into_iter().filter(|p| p.extension().is_some_and(|e| e == "html")) {
+        let html = fs::read_to_string(&file).unwrap();
+        assert!(!html.contains("\"></a>"), "an empty link in {}", file.display());
+        assert!(!html.contains("summary\">This page contains"), "filler in {}", file.display());
+    }
+    // The 404 page loads its styles and links from the site's root, at any depth.
+    let missing = page("404.html");
+    assert!(missing.contains("href=\"/docs/assets/style.css\"") && missing.contains("href=\"/docs/index.html\""));
+    assert!(!missing.contains("href=\"/assets/"));
+    check_site_links(&site);
+}
+
+#[test]
+fn pages_and_folders_go_in_their_sources_order() {
+    let tmp = tempfile::tempdir().unwrap();
+    // Hugo (`weight` on a folder's `_index.md`), Docusaurus (`_category_.json`),
+    // Just the Docs (`nav_order`), `order`, and titles for the rest.
+    let content = tmp.path().join("content");
+    write(&content, "zeta/_index.md", "---\ntitle: Zeta\nweight: 1\n---\nThe zeta pages.\n");
+    write(&content, "zeta/page.md", "# Zeta page\n\nText.\n");
+    write(&content, "alpha/_category_.json", "{\"label\": \"Alpha\", \"position\": 3}");
+    write(&content, "alpha/one.md", "# One\n\nText.\n");
+    write(&content, "mid/x.md", "# X\n\nText.\n");
+    write(&content, "c.md", "---\nnav_order: 2\n---\n# C\n\nText.\n");
+    write(&content, "b.md", "---\norder: 4\n---\n# B\n\nText.\n");
+    write(&content, "a.md", "# A\n\nText.\n");
+    let out = tmp.path().join("dist");
+    assert_ok(&build(&content, &out, &[]));
+    assert_eq!(top_menu(&out), ["Zeta", "C", "Alpha", "B", "Mid", "A"]);
+    // A section page whose text links to none of its pages lists them all.
+    let zeta = fs::read_to_string(out.join("site/zeta/index.html")).unwrap();
+    assert!(zeta.contains("id=\"kb--in-this-section\">In this section<") && zeta.contains(">Zeta page</a>"));
+    assert!(fs::read_to_string(out.join("site/index.html")).unwrap().contains("brand__name\">Knowledge base<"));
+
+    // MkDocs: the order of `nav` in an mkdocs.yml above the content folder, and its site_name.
+    let project = tmp.path().join("project");
+    let docs = project.join("docs");
+    write(&project, "mkdocs.yml", "site_name: Campus Help\nnav:\n  - Home: index.md\n  - z.md\n  - Guide:\n    - guide/b.md\n    - guide/a.md\n  - a.md\n");
+    write(&docs, "index.md", "# Campus Help\n\nWelcome.\n");
+    for (file, title) in [("z.md", "Z"), ("a.md", "A"), ("guide/a.md", "Guide A"), ("guide/b.md", "Guide B")] {
+        write(&docs, file, format!("# {title}\n\nText.\n"));
+    }
+    let out = tmp.path().join("dist-mkdocs");
+    assert_ok(&build(&docs, &out, &[]));
+    assert_eq!(top_menu(&out), ["Z", "Guide", "A"]);
+    let guide = fs::read_to_string(out.join("site/guide/b.html")).unwrap();
+    assert!(guide.find(">Guide B</a>").unwrap() < guide.find(">Guide A</a>").unwrap(), "B before A, as in nav");
+    assert!(guide.contains("brand__name\">Campus Help<"));
+    // --site-title names the site whatever the sources say.
+    assert_ok(&build(&docs, &out, &["--site-title", "Northbridge Help"]));
+    assert!(fs::read_to_string(out.join("site/index.html")).unwrap().contains("brand__name\">Northbridge Help<"));
+}
+
+/// The titles of the header's section menu on the home page, in order.
+fn top_menu(out: &Path) -> Vec<String> {
+    let html = fs::read_to_string(out.join("site/index.html")).unwrap();
+    let menu = html.split("<ul class=\"site-nav__menu\">").nth(1).expect("the section menu");
+    let menu = &menu[..menu.find("</ul>").unwrap()];
+    menu.split("</a>")
+        .filter_map(|s| s.rsplit_once('>').map(|(_, t)| t.trim().to_string()))
+        .filter(|t| !t.is_empty())
+        .collect()
 }

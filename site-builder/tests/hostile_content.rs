@@ -89,7 +89,7 @@ const TEMPLATE_IDS: &[&str] = &[
     "browse-heading",
     "hero-title",
     "home-search-input",
-    "in-this-section",
+    "kb--in-this-section",
     "listing-articles",
     "listing-topics",
     "main",
@@ -180,7 +180,16 @@ fn links_to_active_files_are_reported(report: &Value) {
 fn manifest_lists_what_the_build_wrote(site: &Path) -> Manifest {
     let manifest = fs::read(site.join(MANIFEST)).expect("the site's manifest");
     let manifest = Manifest::parse(&manifest).expect("a manifest of this version");
-    for own in ["index.html", "search.html", "404.html", "hostile/linked-files.html", "assets/search.js"] {
+    for own in [
+        "index.html",
+        "search.html",
+        "404.html",
+        "hostile/linked-files.html",
+        "assets/search.js",
+        "assets/page.js",
+        "assets/theme.js",
+        "assets/favicon.svg",
+    ] {
         assert!(manifest.generated(own), "{own} is not listed as the build's");
     }
     for copied in ["diagram.svg", "plain.svg", "form.html", "old-page.htm", "feed.xml", "manual.pdf"] {
@@ -218,9 +227,10 @@ fn generated_pages_are_inert(site: &Path, manifest: &Manifest) {
 fn tag_is_inert(name: &str, tag: &str, attrs: &[(String, String)]) {
     let get = |n: &str| attrs.iter().find(|(a, _)| a == n).map(|(_, v)| v.as_str());
     if tag == "script" {
-        // Only our two scripts, by URL, never inline code.
+        // Only our scripts, by URL, never inline code.
         let src = get("src").unwrap_or("");
-        assert!(src.ends_with("assets/search.js") || src.ends_with("widget.js"), "{name}: <script {attrs:?}>");
+        let ours = ["assets/search.js", "assets/page.js", "assets/theme.js", "widget.js"];
+        assert!(ours.iter().any(|s| src.ends_with(s)), "{name}: <script {attrs:?}>");
     }
     if tag == "meta" {
         let equiv = get("http-equiv").unwrap_or("content-security-policy");

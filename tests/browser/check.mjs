@@ -668,9 +668,197 @@ async function hostileFiles() {
   await b.close();
 }
 
+// ------------------------------------ navigation and page tools (page.js)
+// KB_SITE is tests/edge/static_host.rs over the demo built site-only: a small
+// site, whose sidebar lists the whole tree. KB_WIDE is another such server over
+// a site of 18 top-level sections built with --site-url http://kb.example/docs/,
+// whose files are in KB_WIDE_DIR (for a static host serving it under /docs/,
+// emulated here, with its 404 page at any depth).
+async function navigation() {
+  const b = await browser();
+  await b.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: SITE });
+  const page = b.context.pages()[0] || (await b.context.newPage());
+  await page.goto(`${SITE}/it-services/vpn.html`);
+
+  // 1. The sidebar: a labelled nav, the page marked, shown open on a wide screen.
+  const sidebar = page.locator('nav.sidebar');
+  assert.match(await sidebar.getAttribute('aria-label'), /pages/i);
+  const here = sidebar.locator('a[aria-current="page"]');
+  assert.equal(await here.innerText(), 'Using the VPN');
+  assert.ok(await here.isVisible(), 'the current page is in view in the sidebar');
+  assert.equal(await sidebar.locator('.sidebar__summary').isVisible(), false, 'no disclosure on a wide screen');
+  // Keyboard: a closed section's toggle follows its link; Enter opens it; Tab enters it.
+  const campus = sidebar.locator('li.sidebar__section > a', { hasText: 'Campus services' });
+  await campus.focus();
+  await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate(() => document.activeElement.tagName), 'SUMMARY', 'the toggle takes the focus');
+  assert.match(await page.evaluate(() => document.activeElement.textContent), /Campus services/);
+  assert.equal(await page.evaluate(() => document.activeElement.parentElement.open), false);
+  await page.keyboard.press('Enter');
+  assert.equal(await page.evaluate(() => document.activeElement.parentElement.open), true, 'Enter opens the section');
+  await page.keyboard.press('Tab');
+  const first = await page.evaluate(() => [document.activeElement.tagName, document.activeElement.closest('li.sidebar__section > details') !== null]);
+  assert.deepEqual(first, ['A', true], 'Tab goes into the opened section');
+
+  // 2. The article: no source file name, the original page kept.
+  const footer = await page.locator('article').innerText();
+  assert.ok(!/Source:/.test(footer) && !footer.includes('vpn.md'), 'no "Source: …md" line');
+  assert.ok(await page.locator('article a', { hasText: 'View the original page' }).count() === 1);
+
+  // 3. Code: a language label and a Copy button that copies.
+  const bar = page.locator('.code-block__bar').first();
+  assert.match(await bar.locator('.code-block__lang').textContent(), /^Bash$/);
+  const copy = bar.locator('.code-block__copy');
+  await copy.click();
+  await page.waitForFunction(() => document.querySelector('.code-block__copy').textContent === 'Copied');
+  const copied = await page.evaluate(() => navigator.clipboard.readText());
+  const code = await page.evaluate(() => document.querySelector('.code-block pre code').textContent.replace(/\n$/, ''));
+  assert.equal(copied, code, 'the clipboard holds the code');
+  assert.ok(copied.includes('curl'), copied);
+
+  // 4. "On this page" marks the section being read.
+  await page.evaluate(() => {
+    const h = document.getElementById('connecting');
+    window.scrollTo(0, h.getBoundingClientRect().top + window.scrollY - 40);
+  });
+  await page.waitForFunction(() => {
+    const a = document.querySelector('.toc--sidebar a[aria-current="true"]');
+    return a && a.getAttribute('href') === '#connecting';
+  }, null, { timeout: 5000 });
+  assert.equal(await page.locator('.toc--sidebar a[aria-current="true"]').count(), 1, 'one entry marked');
+  await shot(page, 'navigation-article');
+
+  // 5. Previous / next, in the section's order (the VPN page is its section's last).
+  assert.equal(await page.locator('nav.pager a[rel="next"]').count(), 0, 'nothing after the last page');
+  await page.goto(`${SITE}/it-services/printing.html`);
+  const next = page.locator('nav.pager a[rel="next"]');
+  const prev = page.locator('nav.pager a[rel="prev"]');
+  assert.ok((await prev.count()) === 1 && (await next.count()) === 1, 'both neighbours');
+  const nextTitle = await next.locator('.pager__title').innerText();
+  await Promise.all([page.waitForURL((u) => !u.pathname.endsWith('/printing.html')), next.click()]);
+  assert.equal(await page.locator('h1').innerText(), nextTitle);
+  assert.match(await page.locator('nav.pager a[rel="prev"]').getAttribute('href'), /printing\.html$/, 'and back');
+
+  // 6. The favicon resolves.
+  const icon = await page.evaluate(async () => {
+    const r = await fetch(document.querySelector('link[rel="icon"]').href);
+    return [r.status, r.headers.get('content-type'), (await r.text()).startsWith('<svg')];
+  });
+  assert.deepEqual(icon, [200, 'image/svg+xml', true]);
+
+  // 7. The theme: system → light → dark, kept across a reload, applied before the styles.
+  const toggle = page.locator('button.theme-toggle');
+  assert.ok(await toggle.isVisible(), 'the theme button shows when scripts run');
+  const state = () => page.evaluate(() => [document.documentElement.getAttribute('data-theme'),
+    localStorage.getItem('kb-theme'), getComputedStyle(document.body).backgroundColor]);
+  assert.deepEqual((await state()).slice(0, 2), [null, null], 'the system decides at first');
+  await toggle.click();
+  assert.deepEqual(await state(), ['light', 'light', 'rgb(255, 255, 255)']);
+  await toggle.click();
+  assert.deepEqual(await state(), ['dark', 'dark', 'rgb(15, 20, 27)']);
+  assert.match(await toggle.getAttribute('title'), /dark/);
+  await page.reload();
+  assert.deepEqual(await state(), ['dark', 'dark', 'rgb(15, 20, 27)'], 'remembered');
+  assert.ok(await page.evaluate(() => {
+    const s = document.querySelector('head script[src$="assets/theme.js"]');
+    const css = document.querySelector('head link[rel="stylesheet"]');
+    return s && !s.defer && !s.async && (s.compareDocumentPosition(css) & Node.DOCUMENT_POSITION_FOLLOWING);
+  }), 'theme.js runs before the styles: no flash of the other theme');
+  await shot(page, 'navigation-dark');
+  await page.locator('button.theme-toggle').click();
+  assert.deepEqual((await state()).slice(0, 2), [null, null], 'back to the system');
+
+  // 8. A section page lists each child once: the text's own links, then the rest.
+  await page.goto(`${SITE}/it-services/index.html`);
+  const links = await page.evaluate(() => [...document.querySelectorAll('article a')]
+    .filter((a) => !a.closest('.pager') && a.pathname.startsWith('/it-services/') && !a.pathname.endsWith('/index.html'))
+    .map((a) => a.pathname));
+  assert.ok(links.length >= 10, links.join(' '));
+  assert.equal(new Set(links).size, links.length, `a child listed twice: ${links.join(' ')}`);
+  assert.equal(await page.locator('#kb--in-this-section').innerText(), 'More in this section');
+  assert.equal(await page.locator('[id="in-this-section"]').count(), 1, 'the page\'s own heading keeps its id');
+
+  // 9. A phone: the header row fits, the menu is one disclosure, the chat button
+  //    keeps clear of the title and of the page's last line.
+  await page.setViewportSize({ width: 360, height: 740 });
+  await page.goto(`${SITE}/it-services/vpn.html`);
+  assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= 360), 'nothing wider than the phone');
+  assert.equal(await page.locator('.site-nav__list').isVisible(), false);
+  const sections = page.locator('.site-nav__more > summary');
+  assert.match(await sections.innerText(), /Sections \(6\)/);
+  const sbox = await sections.boundingBox();
+  assert.ok(sbox.x >= 0 && sbox.x + sbox.width <= 360, `the menu button is whole: ${JSON.stringify(sbox)}`);
+  const launcher = page.locator('#kb-widget-host button.kb-launcher');
+  await launcher.waitFor({ timeout: 10000 });
+  const [h1, ask] = [await page.locator('h1').boundingBox(), await launcher.boundingBox()];
+  assert.ok(h1.y + h1.height <= ask.y, `the chat button covers the title: ${JSON.stringify([h1, ask])}`);
+  await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+  const last = await page.evaluate(() => {
+    const items = [...document.querySelectorAll('.site-footer a, .site-footer p')];
+    return Math.max(...items.map((e) => e.getBoundingClientRect().bottom));
+  });
+  const askEnd = await launcher.boundingBox();
+  assert.ok(last <= askEnd.y, `the footer's last line (${last}) ends above the chat button (${askEnd.y})`);
+  await sections.click();
+  assert.equal(await page.locator('.site-nav__menu a:visible').count(), 6, 'every section in the phone menu');
+  await shot(page, 'navigation-phone');
+  assert.ok(b.errors.length === 0, `page errors: ${b.errors.join('; ')}`);
+  await b.close();
+
+  // 10. Eighteen sections: the row shows what fits, "More" the rest; a reader sees there are 18.
+  const WIDE = process.env.KB_WIDE;
+  const w = await browser();
+  const wp = w.context.pages()[0] || (await w.context.newPage());
+  await wp.goto(`${WIDE}/s07/page-1.html`);
+  const row = await wp.evaluate(() => {
+    const list = document.querySelector('.site-nav__list');
+    const box = list.getBoundingClientRect();
+    const items = [...list.querySelectorAll('a')].map((a) => a.getBoundingClientRect());
+    return { n: items.length, whole: items.every((r) => r.left >= box.left - 12 && r.right <= box.right + 1) };
+  });
+  assert.ok(row.n >= 5 && row.whole, `the row shows whole entries: ${JSON.stringify(row)}`);
+  const more = wp.locator('.site-nav__more > summary');
+  assert.ok(await more.isVisible());
+  const hidden = Number((await more.innerText()).match(/More \((\d+)\)/)[1]);
+  assert.equal(row.n + hidden, 18, `${row.n} on the row and ${hidden} under More`);
+  await more.click();
+  const rest = await wp.locator('.site-nav__menu a:visible').allInnerTexts();
+  assert.equal(rest.length, hidden, 'More lists the sections the row does not');
+  assert.ok(rest.includes('Section 18'), rest.join(', '));
+  await shot(wp, 'navigation-more');
+  await wp.keyboard.press('Escape');
+  assert.equal(await wp.evaluate(() => document.querySelector('.site-nav__more').open), false, 'Escape closes it');
+  assert.equal(await wp.evaluate(() => document.activeElement.tagName), 'SUMMARY');
+  // A big site's sidebar lists the page's own section only.
+  assert.equal(await wp.locator('nav.sidebar .sidebar__title').innerText(), 'Section 07');
+  assert.equal(await wp.locator('nav.sidebar a[aria-current="page"]').innerText(), 'Page 1 of section 07');
+
+  // 11. The 404 page under a sub-path: a host serving the site at /docs/ answers a
+  //     missing page deep down with 404.html, whose styles and links still work.
+  const dir = process.env.KB_WIDE_DIR;
+  const { existsSync, statSync } = await import('node:fs');
+  await wp.route(`${WIDE}/docs/**`, (route) => {
+    const rel = decodeURIComponent(new URL(route.request().url()).pathname.replace(/^\/docs\//, ''));
+    const file = join(dir, rel);
+    const found = rel && !rel.includes('..') && existsSync(file) && !statSync(file).isDirectory();
+    const type = { css: 'text/css', js: 'text/javascript', svg: 'image/svg+xml' }[rel.split('.').pop()] || 'text/html';
+    route.fulfill(found ? { status: 200, path: file, contentType: type } : { status: 404, path: join(dir, '404.html'), contentType: 'text/html' });
+  });
+  const res = await wp.goto(`${WIDE}/docs/some/missing/page`);
+  assert.equal(res.status(), 404);
+  assert.equal(await wp.locator('h1').innerText(), 'We couldn’t find that page');
+  const styled = await wp.evaluate(() => getComputedStyle(document.querySelector('.site-header')).backgroundColor);
+  assert.notEqual(styled, 'rgba(0, 0, 0, 0)', 'the styles loaded');
+  assert.equal(await wp.locator('a.button').getAttribute('href'), '/docs/index.html');
+  await shot(wp, 'navigation-404-subpath');
+  assert.ok(w.errors.length === 0, `page errors: ${w.errors.join('; ')}`);
+  await w.close();
+  console.log(`navigation: sidebar, keyboard, pager, copy, contents, theme, favicon, listings, phone, ${row.n} + ${hidden} sections, 404 under /docs/`);
+}
+
 const scenarios = {
   search, widget, keyboard, hostile, extractive, 'hostile-site': hostileSite, 'hostile-files': hostileFiles,
-  static: staticSite, semantic: semanticSite,
+  static: staticSite, semantic: semanticSite, navigation,
 };
 if (!scenarios[scenario]) {
   console.error(`unknown scenario ${scenario}; one of ${Object.keys(scenarios).join(', ')}`);

@@ -261,3 +261,52 @@ fn walk_html(dir: &std::path::Path) -> Vec<PathBuf> {
     }
     out
 }
+
+/// The site's navigation and page tools in Chromium, on a plain static server
+/// (no `/api`, no index: the pages alone): the demo's sidebar (the page marked,
+/// sections opened by keyboard), previous / next, the code copy button, the
+/// contents list following the reading, the theme button remembered across a
+/// reload, the favicon, a section page listing each child once, and a phone's
+/// header, menu and chat button; then a site of 18 top sections ("More" holds
+/// what the row cannot) served under `/docs/`, whose 404 page keeps its styles
+/// at any depth.
+#[test]
+#[ignore = "needs Chromium and node (tests/browser): scripts/test runs it"]
+fn site_navigation_and_page_tools_in_chromium() {
+    let root = crate::support::target_dir().join("edge-tests/navigation");
+    let build = |content: &std::path::Path, out: &std::path::Path, extra: &[&str]| {
+        let o = Command::new(env!("CARGO_BIN_EXE_site-builder"))
+            .args(["build", "--quiet", "--no-index", "--content"])
+            .arg(content)
+            .arg("--out")
+            .arg(out)
+            .args(extra)
+            .current_dir(repo())
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "build of {} failed:\n{}", content.display(), String::from_utf8_lossy(&o.stderr));
+        out.join("site")
+    };
+    let demo = build(&repo().join("content"), &root.join("demo"), &[]);
+    // Eighteen top sections of four pages each: more than the header's row
+    // holds, and more than a sidebar lists whole.
+    let content = root.join("wide-content");
+    let _ = std::fs::remove_dir_all(&content);
+    let write = |rel: &str, text: String| {
+        let path = content.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write("index.md", "# Wide Help\n\nEvery section of a big help centre.\n".into());
+    for s in 1..=18 {
+        write(&format!("s{s:02}/index.md"), format!("# Section {s:02}\n\nThe pages of section {s:02}.\n"));
+        for p in 1..=4 {
+            let text = format!("# Page {p} of section {s:02}\n\nWhat page {p} of section {s:02} says.\n");
+            write(&format!("s{s:02}/page-{p}.md"), text);
+        }
+    }
+    let wide = build(&content, &root.join("wide"), &["--site-url", "http://kb.example/docs/"]);
+    let front = crate::static_host::serve(&demo, None);
+    let wide_front = crate::static_host::serve(&wide, None);
+    run_with("navigation", &front.url(), &[("KB_WIDE", wide_front.url()), ("KB_WIDE_DIR", wide.display().to_string())]);
+}

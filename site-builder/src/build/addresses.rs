@@ -2,6 +2,7 @@
 //! address its frontmatter asks for), folder pages, and the chain of folders
 //! above it that the breadcrumbs and the navigation show.
 
+use std::borrow::Borrow;
 use std::collections::HashMap;
 
 use crate::parse::{strip_page_extension, Page};
@@ -41,12 +42,7 @@ pub(super) fn is_folder_page(source: &str) -> bool {
 /// gets the chain of its folder: the folder's `index.md` page when there is one,
 /// else the parent folder's chain plus the folder's name.
 pub(super) fn resolve_chains(pages: &[Page]) -> Vec<Vec<String>> {
-    let index_of: HashMap<&str, usize> = pages
-        .iter()
-        .enumerate()
-        .filter(|(_, p)| is_folder_page(&p.source))
-        .map(|(i, p)| (p.source.rsplit_once('/').map_or("", |(d, _)| d), i))
-        .collect();
+    let index_of = folder_pages(pages);
     let mut memo: HashMap<String, Vec<String>> = HashMap::new();
     pages
         .iter()
@@ -69,13 +65,32 @@ pub(super) fn resolve_chains(pages: &[Page]) -> Vec<Vec<String>> {
         .collect()
 }
 
+/// The chain of each folder in `dirs` (content-relative), as the pages in it
+/// get theirs: where a folder's own order (a category file) applies in the tree.
+pub(super) fn folder_chains(pages: &[&Page], dirs: &[&str]) -> Vec<Vec<String>> {
+    let index_of = folder_pages(pages);
+    let mut memo: HashMap<String, Vec<String>> = HashMap::new();
+    dirs.iter().map(|d| folder_chain(d, pages, &index_of, &mut memo, 0)).collect()
+}
+
+/// Each folder's own page (`index.md`, `_index.md`, `README.md`), by folder.
+fn folder_pages<P: Borrow<Page>>(pages: &[P]) -> HashMap<&str, usize> {
+    pages
+        .iter()
+        .map(Borrow::borrow)
+        .enumerate()
+        .filter(|(_, p)| is_folder_page(&p.source))
+        .map(|(i, p)| (p.source.rsplit_once('/').map_or("", |(d, _)| d), i))
+        .collect()
+}
+
 fn parent_dir(dir: &str) -> &str {
     dir.rsplit_once('/').map_or("", |(d, _)| d)
 }
 
-fn folder_chain(
+fn folder_chain<P: Borrow<Page>>(
     dir: &str,
-    pages: &[Page],
+    pages: &[P],
     index_of: &HashMap<&str, usize>,
     memo: &mut HashMap<String, Vec<String>>,
     depth: usize,
@@ -85,7 +100,7 @@ fn folder_chain(
     }
     let chain = match index_of.get(dir) {
         Some(&i) => {
-            let page = &pages[i];
+            let page: &Page = pages[i].borrow();
             let mut c = match &page.ancestors {
                 Some(a) => a.clone(),
                 None if dir.is_empty() || depth > 64 => Vec::new(),

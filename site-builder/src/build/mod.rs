@@ -32,19 +32,20 @@ use search_core::chunk::{encode_jsonl, CHUNKS_FORMAT_VERSION};
 use crate::chunk::{ChunkOptions, OptionsError};
 use crate::embed::LongText;
 use crate::filter::{HeuristicJudge, StubJudge};
+use crate::order::MkDocs;
 use crate::output::{write_atomic, Staging, WriteError};
 use crate::parse::Page;
 use crate::render::Rendered;
 use crate::report::*;
 use crate::site::{TemplateError, Templates};
-use crate::tree::{NavTree, PageRef};
+use crate::tree::{FolderRef, NavTree, Order, PageRef};
 use kb_dialect::Dialect;
 use search_core::index::{Bm25Params, Mode, VectorStorage};
 
 use chunks::{build_index, chunk_filter_enrich};
 use pages::render_pages;
 use read::{discover, read_pages};
-use write::{assets_used, write_site};
+use write::{assets_used, site_info, write_site};
 
 pub use addresses::page_url;
 
@@ -68,8 +69,12 @@ pub struct BuildOptions {
     pub strict: bool,
     /// A templates folder to use instead of the built-in templates.
     pub templates: Option<PathBuf>,
-    /// Absolute base URL of the deployed site, for `sitemap.xml`.
+    /// Absolute base URL of the deployed site, for `sitemap.xml`; its path is
+    /// the root the 404 page (served at any depth) links from.
     pub site_url: String,
+    /// The site's name (`--site-title`); `None`: `mkdocs.yml`'s `site_name`, else
+    /// the tree's root (the root page's title), else "Knowledge base".
+    pub site_title: Option<String>,
     pub judge: JudgeChoice,
     pub llm: Option<crate::llm::LlmConfig>,
     /// Show progress bars (when stderr is a terminal).
@@ -183,15 +188,15 @@ pub fn build(opts: &BuildOptions) -> Result<Report, BuildError> {
     let chunks = chunk_filter_enrich(&built, &chunk_opts, opts.filters, judge.as_ref(), opts.progress, &mut report);
 
     // Write the site into a staging folder.
-    let tree = NavTree::build(
-        &built
-            .iter()
-            .map(|b| PageRef { chain: b.chain.iter().map(String::as_str).collect(), url: &b.url, order: b.page.order })
-            .collect::<Vec<_>>(),
-    );
+    let mkdocs = MkDocs::find(&opts.content).unwrap_or_else(|e| {
+        report.warnings.push(Warning { file: e.file().to_string(), line: None, message: e.to_string() });
+        None
+    });
+    let tree = nav_tree(&built, &assets, mkdocs.as_ref(), opts, &mut report);
+    let site = site_info(&tree, &built, opts, mkdocs.as_ref().and_then(|m| m.site_name.as_deref()));
     let site_dir = opts.out.join("site");
     let staging = Staging::new(&site_dir)?;
-    write_site(&staging, &templates, &tree, &built, &assets_used(&built), opts, &mut report)?;
+    write_site(&staging, &templates, &tree, &built, &site, opts, &mut report)?;
     report.warnings.extend(crate::assets::active_content(
         &opts.content,
         built.iter().map(|b| (b.page.source.as_str(), &b.rendered.assets)),
@@ -232,6 +237,40 @@ pub fn build(opts: &BuildOptions) -> Result<Report, BuildError> {
     report.seconds = started.elapsed().as_secs_f64();
     write_atomic(&report_path, &report_json(&report))?;
     Ok(report)
+}
+
+/// The navigation tree, each page and folder in its source's order
+/// ([`crate::order`]); category files that cannot be read are warnings.
+fn nav_tree(
+    built: &[Built],
+    files: &std::collections::HashSet<String>,
+    mkdocs: Option<&MkDocs>,
+    opts: &BuildOptions,
+    report: &mut Report,
+) -> NavTree {
+    let pages: Vec<PageRef> = built
+        .iter()
+        .map(|b| PageRef {
+            chain: b.chain.iter().map(String::as_str).collect(),
+            url: &b.url,
+            order: Order::of_page(mkdocs.and_then(|m| m.position(&b.page.source)), b.page.order),
+        })
+        .collect();
+    let (categories, errors) = crate::order::categories(&opts.content, files);
+    let warn = |e: crate::order::OrderError| Warning { file: e.file().to_string(), line: None, message: e.to_string() };
+    report.warnings.extend(errors.into_iter().map(warn));
+    let page_refs: Vec<&Page> = built.iter().map(|b| &b.page).collect();
+    let dirs: Vec<&str> = categories.iter().map(|(d, _)| d.as_str()).collect();
+    let chains = addresses::folder_chains(&page_refs, &dirs);
+    let folders: Vec<FolderRef> = chains
+        .iter()
+        .zip(&categories)
+        .map(|(chain, (_, position))| FolderRef {
+            chain: chain.iter().map(String::as_str).collect(),
+            order: Order::of_page(None, Some(*position)),
+        })
+        .collect();
+    NavTree::build(&pages, &folders)
 }
 
 /// The content folder exists and is a folder; a required browser engine is
@@ -324,7 +363,7 @@ pub(super) fn progress(enabled: bool, len: u64, what: &str) -> ProgressBar {
 mod tests {
     use super::addresses::{is_folder_page, page_url, resolve_chains};
     use super::read::is_mdx_partial;
-    use super::write::today;
+    use super::write::{root_path, today};
     use super::*;
 
     #[test]
@@ -335,6 +374,15 @@ mod tests {
         assert_eq!(page_url("concepts/_index.md"), "concepts/index.html");
         assert!(is_folder_page("a/README.md") && is_folder_page("_index.md") && !is_folder_page("a/indexes.md"));
         assert!(is_mdx_partial("a/_partial.mdx") && !is_mdx_partial("a/_index.md"));
+    }
+
+    #[test]
+    fn the_404_page_finds_the_site_from_the_path_of_its_url() {
+        assert_eq!(root_path("http://127.0.0.1:3000/"), "/");
+        assert_eq!(root_path("https://help.example.edu"), "/");
+        assert_eq!(root_path("https://help.example.edu/docs"), "/docs/");
+        assert_eq!(root_path("https://x.example/a/b/?ref=1#top"), "/a/b/");
+        assert_eq!(root_path("/kb"), "/kb/");
     }
 
     #[test]

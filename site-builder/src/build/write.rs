@@ -12,7 +12,9 @@ use crate::parse::Page;
 use crate::render;
 use crate::render::root_prefix;
 use crate::report::Report;
-use crate::site::{escape, Templates};
+use crate::site::{
+    escape, Child, Frame, HomeContext, HomeSection, Link, PageContext, SectionContext, SectionView, SiteInfo, Templates,
+};
 use crate::tree::{NavTree, HOME_URL};
 
 pub(super) fn assets_used(built: &[Built]) -> Vec<String> {
@@ -22,40 +24,147 @@ pub(super) fn assets_used(built: &[Built]) -> Vec<String> {
     all
 }
 
+/// What every page's template is given, computed once for the site.
+struct Views<'a> {
+    tree: &'a NavTree,
+    built: &'a [Built],
+    site: &'a SiteInfo,
+    top_sections: Vec<Link<'a>>,
+    top_fit: usize,
+}
+
+impl<'a> Views<'a> {
+    fn new(tree: &'a NavTree, built: &'a [Built], site: &'a SiteInfo) -> Views<'a> {
+        let top_sections: Vec<Link> = tree.nodes[0].children.iter().map(|&c| node_link(tree, c)).collect();
+        let titles: Vec<&str> = top_sections.iter().map(|l| l.title).collect();
+        let top_fit = crate::nav::top_row_fit(&titles);
+        Views { tree, built, site, top_sections, top_fit }
+    }
+
+    /// A node as a link; the home node is named after the site (the tree's
+    /// root has no title when the content has several roots).
+    fn link(&self, n: usize) -> Link<'a> {
+        if n == 0 {
+            return Link { title: &self.site.title, url: HOME_URL };
+        }
+        node_link(self.tree, n)
+    }
+
+    /// The frame of a page with this `root` prefix, at `node` of the tree (`None`: not in it).
+    fn frame(&self, root: String, node: Option<usize>) -> Frame<'_> {
+        let top = node.and_then(|n| crate::nav::top_section(self.tree, n));
+        Frame {
+            root,
+            site: self.site,
+            top_sections: &self.top_sections,
+            top_fit: self.top_fit,
+            current_top: top.map(|t| self.tree.nodes[t].url.as_str()),
+        }
+    }
+
+    /// The breadcrumbs of a node: home .. its parent.
+    fn crumbs(&self, node: usize) -> Vec<Link<'a>> {
+        let chain = self.tree.ancestry(node);
+        chain[..chain.len().saturating_sub(1)].iter().map(|&n| self.link(n)).collect()
+    }
+
+    fn child(&self, c: usize) -> Child<'a> {
+        let n = &self.tree.nodes[c];
+        Child {
+            title: &n.title,
+            url: &n.url,
+            summary: n.page.and_then(|p| self.built[p].summary.as_deref()),
+            is_section: !n.children.is_empty(),
+            child_count: self.tree.page_count(c) - usize::from(n.page.is_some()),
+        }
+    }
+
+    fn children(&self, node: usize) -> Vec<Child<'a>> {
+        self.tree.nodes[node].children.iter().map(|&c| self.child(c)).collect()
+    }
+
+    /// An article: the children its text does not already link to, its
+    /// sidebar and its neighbours.
+    fn page_context(&self, pi: usize) -> PageContext<'_> {
+        let b = &self.built[pi];
+        let node = self.tree.page_node[pi];
+        let all = self.children(node);
+        let total = all.len();
+        let children: Vec<Child> = all.into_iter().filter(|c| !b.rendered.linked_pages.contains(c.url)).collect();
+        PageContext {
+            frame: self.frame(root_prefix(&b.url), Some(node)),
+            children_more: children.len() < total,
+            children,
+            page: page_view(b, self.crumbs(node)),
+            sidebar: crate::nav::sidebar(self.tree, node, &self.site.title),
+            pager: crate::nav::pager(self.tree, node),
+        }
+    }
+
+    /// A section without a page of its own.
+    fn section_context(&self, node: usize) -> SectionContext<'_> {
+        let n = &self.tree.nodes[node];
+        SectionContext {
+            frame: self.frame(root_prefix(&n.url), Some(node)),
+            section: SectionView { title: &n.title, breadcrumbs: self.crumbs(node), children: self.children(node) },
+            sidebar: crate::nav::sidebar(self.tree, node, &self.site.title),
+        }
+    }
+}
+
+fn node_link(tree: &NavTree, n: usize) -> Link<'_> {
+    Link { title: &tree.nodes[n].title, url: &tree.nodes[n].url }
+}
+
+/// What every page says of the site: its name, its size, when it was built.
+/// The name is `--site-title`, else `mkdocs.yml`'s `site_name`, else the tree's
+/// root (the root page's title, or the name every page's `path` starts with),
+/// else the root page's title, else "Knowledge base".
+pub(super) fn site_info(tree: &NavTree, built: &[Built], opts: &BuildOptions, site_name: Option<&str>) -> SiteInfo {
+    let root_page = built.iter().find(|b| b.url == HOME_URL).map(|b| b.page.title.as_str());
+    let title = [opts.site_title.as_deref(), site_name, Some(tree.nodes[0].title.as_str()), root_page]
+        .into_iter()
+        .flatten()
+        .map(str::trim)
+        .find(|t| !t.is_empty())
+        .unwrap_or("Knowledge base");
+    SiteInfo {
+        title: title.to_string(),
+        page_count: built.len(),
+        built: today(),
+        browser_semantic: opts.browser.as_ref().is_some_and(|b| b.semantic),
+    }
+}
+
+/// The path of the site's root on its host, from `--site-url`
+/// (`https://x.edu/docs` → `/docs/`): where the 404 page, which a host serves
+/// at any depth, finds the site.
+pub(super) fn root_path(site_url: &str) -> String {
+    let path = match site_url.split_once("://") {
+        Some((_, rest)) => rest.find('/').map_or("", |i| &rest[i..]),
+        None => site_url,
+    };
+    let path = path.split(['?', '#']).next().unwrap_or("").trim_matches('/');
+    if path.is_empty() {
+        "/".to_string()
+    } else {
+        format!("/{path}/")
+    }
+}
+
 /// Renders every template into the staging folder.
 pub(super) fn write_site(
     staging: &Staging,
     templates: &Templates,
     tree: &NavTree,
     built: &[Built],
-    assets: &[String],
+    site: &SiteInfo,
     opts: &BuildOptions,
     report: &mut Report,
 ) -> Result<(), BuildError> {
-    use crate::site::{Child, Frame, HomeContext, HomeSection, Link, PageContext, SectionContext, SectionView};
-    let site = site_info(tree, built, opts);
-    let link = |n: usize| Link { title: &tree.nodes[n].title, url: &tree.nodes[n].url };
-    let top_sections: Vec<Link> = tree.nodes[0].children.iter().map(|&c| link(c)).collect();
-    let frame = |root: String| Frame { root, site: &site, top_sections: &top_sections };
-    let crumbs = |node: usize| -> Vec<Link> {
-        let chain = tree.ancestry(node);
-        chain[..chain.len().saturating_sub(1)].iter().map(|&n| link(n)).collect()
-    };
-    let child = |c: usize| {
-        let n = &tree.nodes[c];
-        Child {
-            title: &n.title,
-            url: &n.url,
-            summary: n.page.and_then(|p| built[p].summary.as_deref()),
-            is_section: !n.children.is_empty(),
-            child_count: tree.page_count(c) - usize::from(n.page.is_some()),
-        }
-    };
-    let child_list = |node: usize| -> Vec<Child> { tree.nodes[node].children.iter().map(|&c| child(c)).collect() };
-    let page_view = |pi: usize, node: usize| page_view(&built[pi], crumbs(node));
-
+    let views = Views::new(tree, built, site);
+    let tag_urls = write_tag_pages(staging, templates, &views, report)?;
     let mut sitemap: Vec<(&str, Option<&str>)> = Vec::new();
-    let mut tag_urls: Vec<String> = Vec::new();
     let bar = progress(opts.progress, built.len() as u64, "write");
     // The content's root `index.md` is the home page's introduction, not a page of its own.
     let home_page = built.iter().position(|b| b.url == HOME_URL);
@@ -64,39 +173,15 @@ pub(super) fn write_site(
         if Some(pi) == home_page {
             continue;
         }
-        let node = tree.page_node[pi];
-        let ctx =
-            PageContext { frame: frame(root_prefix(&b.url)), page: page_view(pi, node), children: child_list(node) };
-        staging.write(&b.url, templates.render(&ctx)?.as_bytes())?;
+        staging.write(&b.url, templates.render(&views.page_context(pi))?.as_bytes())?;
         report.site.html_pages += 1;
         sitemap.push((&b.url, b.page.last_updated.as_deref()));
     }
     bar.finish_and_clear();
-
-    for node in tree.sections() {
-        let n = &tree.nodes[node];
-        if n.page.is_some() {
-            continue;
-        }
-        let ctx = SectionContext {
-            frame: frame(root_prefix(&n.url)),
-            section: SectionView { title: &n.title, breadcrumbs: crumbs(node), children: child_list(node) },
-        };
-        staging.write(&n.url, templates.render(&ctx)?.as_bytes())?;
+    for node in tree.sections().filter(|&n| tree.nodes[n].page.is_none()) {
+        staging.write(&tree.nodes[node].url, templates.render(&views.section_context(node))?.as_bytes())?;
         report.site.section_pages += 1;
-        sitemap.push((&n.url, None));
-    }
-
-    for (url, title, children) in tag_pages(built, tree) {
-        let section = SectionView {
-            title: &title,
-            breadcrumbs: vec![link(0)],
-            children: children.into_iter().map(&child).collect(),
-        };
-        let ctx = SectionContext { frame: frame(root_prefix(&url)), section };
-        staging.write(&url, templates.render(&ctx)?.as_bytes())?;
-        report.site.tag_pages += 1;
-        tag_urls.push(url);
+        sitemap.push((&tree.nodes[node].url, None));
     }
     sitemap.extend(tag_urls.iter().map(|u| (u.as_str(), None)));
 
@@ -104,33 +189,48 @@ pub(super) fn write_site(
     let sections: Vec<HomeSection> = tree.nodes[0]
         .children
         .iter()
-        .map(|&c| HomeSection { entry: child(c), children: tree.nodes[c].children.iter().map(|&k| link(k)).collect() })
+        .map(|&c| HomeSection {
+            entry: views.child(c),
+            children: tree.nodes[c].children.iter().map(|&k| views.link(k)).collect(),
+        })
         .collect();
-    let home_ctx = HomeContext { frame: frame(String::new()), page: home_page.map(|p| page_view(p, 0)), sections };
+    let page = home_page.map(|p| page_view(&built[p], views.crumbs(0)));
+    let home_ctx = HomeContext { frame: views.frame(String::new(), None), page, sections };
     staging.write(HOME_URL, templates.render(&home_ctx)?.as_bytes())?;
     report.site.html_pages += 1;
     sitemap.insert(0, (HOME_URL, home_page.and_then(|p| built[p].page.last_updated.as_deref())));
 
-    write_search_and_not_found(staging, templates, tree, frame(String::new()), frame("/".into()))?;
+    let anywhere = views.frame(root_path(&opts.site_url), None);
+    write_search_and_not_found(staging, templates, tree, views.frame(String::new(), None), anywhere)?;
     write_sitemap(staging, templates, &opts.site_url, &sitemap)?;
     for (dest, content) in templates.statics() {
         staging.write(dest, content.as_bytes())?;
     }
     report.site.redirects = write_redirects(staging, built)?;
-    report.site.assets_copied = copy_assets(staging, &opts.content, assets)?;
+    report.site.assets_copied = copy_assets(staging, &opts.content, &assets_used(built))?;
     Ok(())
 }
 
-/// What every page says of the site: its name (the tree's root, else a
-/// generic one), its size, when it was built.
-fn site_info(tree: &NavTree, built: &[Built], opts: &BuildOptions) -> crate::site::SiteInfo {
-    let root = &tree.nodes[0].title;
-    crate::site::SiteInfo {
-        title: if root.is_empty() { "Knowledge base".to_string() } else { root.clone() },
-        page_count: built.len(),
-        built: today(),
-        browser_semantic: opts.browser.as_ref().is_some_and(|b| b.semantic),
+/// The listing pages of tags without a page of their own; returns their URLs.
+fn write_tag_pages(
+    staging: &Staging,
+    templates: &Templates,
+    views: &Views<'_>,
+    report: &mut Report,
+) -> Result<Vec<String>, BuildError> {
+    let mut urls = Vec::new();
+    for (url, title, children) in tag_pages(views.built, views.tree) {
+        let section = SectionView {
+            title: &title,
+            breadcrumbs: vec![views.link(0)],
+            children: children.into_iter().map(|c| views.child(c)).collect(),
+        };
+        let ctx = SectionContext { frame: views.frame(root_prefix(&url), None), section, sidebar: None };
+        staging.write(&url, templates.render(&ctx)?.as_bytes())?;
+        report.site.tag_pages += 1;
+        urls.push(url);
     }
+    Ok(urls)
 }
 
 /// `search.html` (the no-JavaScript fallback: the whole tree) and `404.html`.

@@ -48,9 +48,16 @@ pub(crate) struct BuildArgs {
     /// Use the templates in this folder instead of the built-in ones.
     #[arg(long, value_name = "DIR")]
     templates: Option<PathBuf>,
-    /// Absolute URL the site will be served from (used in sitemap.xml).
+    /// Absolute URL the site will be served from (used in sitemap.xml); its path
+    /// (`/docs/` of https://x.edu/docs/) is where the 404 page, which a host
+    /// serves at any depth, loads the site's styles and links from.
     #[arg(long, default_value = "http://127.0.0.1:3000/", value_name = "URL")]
     site_url: String,
+    /// The site's name, in every page's header and title; default: `site_name`
+    /// of an mkdocs.yml in or above the content folder, else the root page's
+    /// title (index.md or _index.md), else "Knowledge base".
+    #[arg(long, value_name = "NAME")]
+    site_title: Option<String>,
     /// Who decides whether an overview chunk ("This page contains…") is a stub:
     /// the LLM when SPIN_VARIABLE_LLM_BASE_URL is set (auto), the heuristic, or
     /// the LLM (fails without one).
@@ -106,6 +113,7 @@ pub(crate) fn run_build(args: BuildArgs) -> ExitCode {
         base_path: args.base_path,
         templates: args.templates,
         site_url: args.site_url,
+        site_title: args.site_title,
         judge: match args.stub_judge {
             Judge::Auto => JudgeChoice::Auto,
             Judge::Heuristic => JudgeChoice::Heuristic,

@@ -1,0 +1,266 @@
+/*
+ * page.js — what a script adds to a page (copied to assets/page.js). No
+ * dependencies. Included from base.html with `<script src="{root}assets/page.js"
+ * defer>`; every page works without it.
+ *
+ *  - Code blocks (.prose pre > code): a bar above each with its language (from
+ *    the `language-x` class) and a Copy button; "Copied" for two seconds, and
+ *    the same said to screen readers through a polite live region.
+ *  - "On this page": the entry of the section being read gets
+ *    aria-current="true" (an IntersectionObserver on the headings it lists).
+ *  - The theme button (.theme-toggle): system → light → dark, stored in
+ *    localStorage under kb-theme (theme.js applies it before the first paint).
+ *  - The section sidebar: open on wide screens, scrolled to the current page.
+ *  - The header's "More" menu: closed by Escape or a click elsewhere.
+ *
+ * Hooks for tests: .code-block__copy, .code-block__lang, .toc a[aria-current],
+ * .theme-toggle[data-mode], html[data-theme].
+ */
+(function () {
+  'use strict';
+
+  var THEME_KEY = 'kb-theme';
+  var WIDE = '(min-width: 64rem)';
+  // A heading is being read once its top passes this share of the window.
+  var READING_LINE = 0.25;
+  // Languages whose name is not their class; text-only ones get no label.
+  var LANGUAGES = {
+    sh: 'Shell', shell: 'Shell', bash: 'Bash', zsh: 'Zsh', console: 'Console', ps1: 'PowerShell',
+    powershell: 'PowerShell', bat: 'Batch', cmd: 'Batch', py: 'Python', python: 'Python', r: 'R',
+    js: 'JavaScript', javascript: 'JavaScript', ts: 'TypeScript', json: 'JSON', yaml: 'YAML',
+    yml: 'YAML', toml: 'TOML', ini: 'INI', html: 'HTML', xml: 'XML', css: 'CSS', sql: 'SQL',
+    c: 'C', cpp: 'C++', 'c++': 'C++', cs: 'C#', java: 'Java', go: 'Go', rust: 'Rust',
+    fortran: 'Fortran', matlab: 'MATLAB', julia: 'Julia', dockerfile: 'Dockerfile',
+    md: 'Markdown', markdown: 'Markdown', diff: 'Diff',
+    text: '', txt: '', plain: '', plaintext: '', none: '', output: ''
+  };
+
+  // --- Code blocks ------------------------------------------------------------
+
+  var liveRegion = null;
+
+  function announce(text) {
+    if (!liveRegion) {
+      liveRegion = document.createElement('div');
+      liveRegion.className = 'visually-hidden';
+      liveRegion.setAttribute('role', 'status');
+      liveRegion.setAttribute('aria-live', 'polite');
+      document.body.appendChild(liveRegion);
+    }
+    liveRegion.textContent = '';
+    // A new text node, a moment later: read again even when it is the same.
+    window.setTimeout(function () { liveRegion.textContent = text; }, 50);
+  }
+
+  function languageOf(code) {
+    var m = /(?:^|\s)language-([\w+#.-]+)/.exec(code.className);
+    if (!m) return '';
+    var key = m[1].toLowerCase();
+    return Object.prototype.hasOwnProperty.call(LANGUAGES, key) ? LANGUAGES[key] : m[1];
+  }
+
+  // The clipboard API needs a secure context; elsewhere, the old way.
+  function copyText(text) {
+    if (navigator.clipboard && window.isSecureContext) {
+      return navigator.clipboard.writeText(text).then(function () { return true; }, function () { return legacyCopy(text); });
+    }
+    return Promise.resolve(legacyCopy(text));
+  }
+
+  function legacyCopy(text) {
+    var area = document.createElement('textarea');
+    area.value = text;
+    area.setAttribute('readonly', '');
+    area.className = 'visually-hidden';
+    document.body.appendChild(area);
+    area.select();
+    var ok = false;
+    try { ok = document.execCommand('copy'); } catch (e) { ok = false; }
+    area.remove();
+    return ok;
+  }
+
+  function addCodeBar(code) {
+    var pre = code.parentElement;
+    if (pre.parentElement && pre.parentElement.classList.contains('code-block')) return;
+    var wrap = document.createElement('div');
+    wrap.className = 'code-block';
+    pre.parentNode.insertBefore(wrap, pre);
+    wrap.appendChild(pre);
+    var bar = document.createElement('div');
+    bar.className = 'code-block__bar';
+    var language = languageOf(code);
+    if (language) {
+      var label = document.createElement('span');
+      label.className = 'code-block__lang';
+      label.textContent = language;
+      bar.appendChild(label);
+    }
+    var button = document.createElement('button');
+    button.type = 'button';
+    button.className = 'code-block__copy';
+    button.textContent = 'Copy';
+    button.setAttribute('aria-label', language ? 'Copy the ' + language + ' code' : 'Copy the code');
+    var reset = 0;
+    button.addEventListener('click', function () {
+      copyText(code.textContent.replace(/\n$/, '')).then(function (ok) {
+        button.textContent = ok ? 'Copied' : 'Select and copy';
+        button.toggleAttribute('data-copied', ok);
+        announce(ok ? 'Code copied' : 'Copying failed: select the code and copy it');
+        window.clearTimeout(reset);
+        reset = window.setTimeout(function () {
+          button.textContent = 'Copy';
+          button.removeAttribute('data-copied');
+        }, 2000);
+      });
+    });
+    bar.appendChild(button);
+    wrap.insertBefore(bar, pre);
+  }
+
+  function codeBlocks() {
+    var codes = document.querySelectorAll('.prose pre > code');
+    for (var i = 0; i < codes.length; i++) addCodeBar(codes[i]);
+  }
+
+  // --- "On this page" follows the reading ----------------------------------------
+
+  function contentsFollowReading() {
+    var links = Array.prototype.slice.call(document.querySelectorAll('.toc a[href^="#"]'));
+    if (!links.length || !('IntersectionObserver' in window)) return;
+    var idOf = function (a) {
+      try { return decodeURIComponent(a.hash.slice(1)); } catch (e) { return a.hash.slice(1); }
+    };
+    var seen = {};
+    var headings = [];
+    links.forEach(function (a) {
+      var id = idOf(a);
+      var h = document.getElementById(id);
+      if (h && !seen[id]) { seen[id] = true; headings.push(h); }
+    });
+    if (!headings.length) return;
+    var current = null;
+    function mark() {
+      var line = window.innerHeight * READING_LINE;
+      var active = null;
+      for (var i = 0; i < headings.length; i++) {
+        if (headings[i].getBoundingClientRect().top <= line) active = headings[i];
+        else break;
+      }
+      // Scrolled to the end: the last section is the one being read, even when
+      // its heading cannot rise to the line.
+      var end = window.innerHeight + window.scrollY >= document.documentElement.scrollHeight - 2;
+      if (end && window.scrollY > 0) active = headings[headings.length - 1];
+      if (active === current) return;
+      current = active;
+      links.forEach(function (a) {
+        if (active && idOf(a) === active.id) {
+          a.setAttribute('aria-current', 'true');
+          keepVisible(a);
+        } else {
+          a.removeAttribute('aria-current');
+        }
+      });
+    }
+    var observer = new IntersectionObserver(mark, { rootMargin: '0px 0px -' + (100 - READING_LINE * 100) + '% 0px' });
+    headings.forEach(function (h) { observer.observe(h); });
+    // The observer says when a heading crosses the line; the end of the page has no heading to cross.
+    var pending = false;
+    window.addEventListener('scroll', function () {
+      if (pending) return;
+      pending = true;
+      window.requestAnimationFrame(function () { pending = false; mark(); });
+    }, { passive: true });
+    mark();
+  }
+
+  // A long contents column scrolls itself to the entry being read.
+  function keepVisible(link) {
+    var box = link.closest('.toc--sidebar');
+    if (!box || box.scrollHeight <= box.clientHeight) return;
+    var top = link.getBoundingClientRect().top - box.getBoundingClientRect().top;
+    if (top < 0 || top > box.clientHeight - link.offsetHeight) box.scrollTop += top - box.clientHeight / 3;
+  }
+
+  // --- The theme button -------------------------------------------------------
+
+  function storedTheme() {
+    try {
+      var t = window.localStorage.getItem(THEME_KEY);
+      return t === 'light' || t === 'dark' ? t : 'system';
+    } catch (e) {
+      return 'system';
+    }
+  }
+
+  function themeButton() {
+    var button = document.querySelector('[data-theme-toggle]');
+    if (!button) return;
+    var label = button.querySelector('[data-theme-label]');
+    var NAMES = { system: 'as your system', light: 'light', dark: 'dark' };
+    var NEXT = { system: 'light', light: 'dark', dark: 'system' };
+    var mode = storedTheme();
+    function apply() {
+      var root = document.documentElement;
+      if (mode === 'system') root.removeAttribute('data-theme');
+      else root.setAttribute('data-theme', mode);
+      var text = 'Colour theme: ' + NAMES[mode];
+      button.setAttribute('data-mode', mode);
+      button.title = text + ' (switch to ' + NAMES[NEXT[mode]] + ')';
+      if (label) label.textContent = text;
+    }
+    button.addEventListener('click', function () {
+      mode = NEXT[mode];
+      try {
+        if (mode === 'system') window.localStorage.removeItem(THEME_KEY);
+        else window.localStorage.setItem(THEME_KEY, mode);
+      } catch (e) {
+        // Not remembered; this page still switches.
+      }
+      apply();
+    });
+    // Another tab chose a theme.
+    window.addEventListener('storage', function (e) {
+      if (e.key === THEME_KEY) { mode = storedTheme(); apply(); }
+    });
+    apply();
+  }
+
+  // --- The sidebar and the "More" menu -------------------------------------------
+
+  function sidebar() {
+    var box = document.querySelector('.sidebar__disclosure');
+    if (!box || !window.matchMedia) return;
+    var wide = window.matchMedia(WIDE);
+    var sync = function () { if (wide.matches) box.open = true; };
+    sync();
+    if (wide.addEventListener) wide.addEventListener('change', sync);
+    var nav = box.closest('.sidebar');
+    var current = box.querySelector('.sidebar__list [aria-current="page"]');
+    if (wide.matches && nav && current && nav.scrollHeight > nav.clientHeight) {
+      var top = current.getBoundingClientRect().top - nav.getBoundingClientRect().top;
+      nav.scrollTop += top - nav.clientHeight / 3;
+    }
+  }
+
+  function moreMenu() {
+    var menus = document.querySelectorAll('.site-nav__more');
+    Array.prototype.forEach.call(menus, function (menu) {
+      document.addEventListener('click', function (e) {
+        if (menu.open && !menu.contains(e.target)) menu.open = false;
+      });
+      menu.addEventListener('keydown', function (e) {
+        if (e.key === 'Escape' && menu.open) {
+          menu.open = false;
+          menu.querySelector('summary').focus();
+        }
+      });
+    });
+  }
+
+  codeBlocks();
+  contentsFollowReading();
+  themeButton();
+  sidebar();
+  moreMenu();
+})();
