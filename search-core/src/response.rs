@@ -75,6 +75,10 @@ pub struct SearchResponse {
     /// 1-based page of results.
     pub page: usize,
     pub results: Vec<SearchResult>,
+    /// Whether the query has a good match ([`crate::index::relevance`]); when
+    /// not, `results` is empty: the nearest chunks of nonsense are not results.
+    #[serde(default = "matched_by_default")]
+    pub matched: bool,
     /// Whether asking for the next page may return more results.
     pub has_more: bool,
     pub timings_ms: Timings,
@@ -82,4 +86,9 @@ pub struct SearchResponse {
     /// edge function says it in `Server-Timing`).
     #[serde(skip)]
     pub encode_cached: bool,
+}
+
+/// Answers serialised before `matched` existed showed every result.
+fn matched_by_default() -> bool {
+    true
 }

@@ -16,6 +16,7 @@ use std::sync::Mutex;
 use crate::pg::{Store, StoreError};
 use search_core::encoder::{Encoder, EncoderError};
 use search_core::index::highlight::Highlighter;
+use search_core::index::relevance::Evidence;
 use search_core::index::{analyzer, fusion, ChunkMeta, Hit, Index, IndexError, Mode, SearchParams};
 use search_core::query_cache::QueryCache;
 pub use search_core::response::{SearchResponse, SearchResult, Timings};
@@ -121,6 +122,9 @@ pub struct Ranked {
     pub timings: Timings,
     /// The query's vector came from the query cache.
     pub encode_cached: bool,
+    /// Whether anything matched well enough to show
+    /// ([`search_core::index::relevance`]).
+    pub evidence: Evidence,
 }
 
 impl<'a> Service<'a> {
@@ -291,16 +295,17 @@ impl<'a> Service<'a> {
         };
         let qvec = if q.params.mode == Mode::Bm25 { None } else { q.vector.or(embedded.as_deref()) };
         let t1 = clock();
-        let (mut hits, t2) = match &self.corpus {
+        let (mut hits, evidence, t2) = match &self.corpus {
             Corpus::Bundled(index) => {
                 let cands = index.candidates(q.text, qvec, &deep);
+                let evidence = cands.evidence;
                 let t2 = clock();
-                (index.fuse(cands, qvec, &deep), t2)
+                (index.fuse(cands, qvec, &deep), evidence, t2)
             }
             Corpus::Postgres(store) => {
                 self.check(&store.tenant()?.info)?;
-                let hits = store.search(q.text, qvec, &deep)?;
-                (hits, clock())
+                let (hits, evidence) = store.search(q.text, qvec, &deep)?;
+                (hits, evidence, clock())
             }
         };
         let has_more = hits.len() > wanted;
@@ -315,6 +320,7 @@ impl<'a> Service<'a> {
             hits,
             has_more,
             encode_cached,
+            evidence,
             timings: Timings {
                 encode: if embedded.is_some() { t1 - t0 } else { 0.0 },
                 search: t2 - t1,
@@ -335,7 +341,14 @@ impl<'a> Service<'a> {
     ) -> Result<SearchResponse, ServiceError> {
         let page = page.max(1);
         let offset = (page - 1) * p.k;
-        let ranked = self.rank(&Query { text: query, params: *p, offset, vector: None, count_more: true }, clock)?;
+        let mut ranked =
+            self.rank(&Query { text: query, params: *p, offset, vector: None, count_more: true }, clock)?;
+        let matched = ranked.evidence.matched();
+        if !matched {
+            // No good match: the nearest chunks of nonsense are not results.
+            ranked.hits.clear();
+            ranked.has_more = false;
+        }
         let t = clock();
         let mut hl = Highlighter::new(query);
         let results = ranked
@@ -351,6 +364,7 @@ impl<'a> Service<'a> {
             k: p.k,
             page,
             results,
+            matched,
             has_more: ranked.has_more,
             encode_cached: ranked.encode_cached,
             timings_ms: Timings {
@@ -459,6 +473,32 @@ mod tests {
         assert_eq!(svc.unknown_words("How do I connect to eduroam?").unwrap(), Vec::<String>::new());
         // A compound is known when its parts are.
         assert_eq!(svc.unknown_words("university-account eduroam").unwrap(), Vec::<String>::new());
+    }
+
+    #[test]
+    fn a_query_without_a_good_match_gets_no_results() {
+        let chunks = [
+            testing::chunk("a", "parking", "Parking permits", "Buy a parking permit online for the semester."),
+            testing::chunk("b", "wifi", "Wi-Fi", "Connect to eduroam with your university account."),
+        ];
+        let (index, encoder) = testing::files(&chunks);
+        let svc = Service::open(index.as_slice(), encoder.as_slice()).unwrap();
+        // Without a vector the lexical evidence decides: the synthetic encoder's
+        // cosines mean nothing, MiniLM's are what the thresholds were set on.
+        let p = SearchParams { mode: Mode::Bm25, ..svc.default_params(5) };
+        let hit = svc.search("parking permit", &p, 1, &|| 0.0).unwrap();
+        assert!(hit.matched);
+        assert_eq!(hit.results.first().map(|r| r.page_id.as_str()), Some("parking"));
+        // A known word among nonsense is not a match, however it ranks.
+        let ranked = svc
+            .rank(&Query { text: "xqzv parking blorf", params: p, offset: 0, vector: None, count_more: true }, &|| 0.0)
+            .unwrap();
+        assert!(!ranked.hits.is_empty() && !ranked.evidence.matched(), "{:?}", ranked.evidence);
+        let none = svc.search("xqzv parking blorf", &p, 1, &|| 0.0).unwrap();
+        assert!(!none.matched && none.results.is_empty() && !none.has_more);
+        let json = serde_json::to_value(&none).unwrap();
+        assert_eq!(json["matched"], false);
+        assert_eq!(json["results"], serde_json::json!([]));
     }
 
     #[test]

@@ -8,6 +8,7 @@ use search_service::service::Service;
 
 #[test]
 fn the_browser_ranks_every_mode_as_the_edge_does() {
+    let mut shown: std::collections::BTreeMap<&str, usize> = Default::default();
     for storage in [VectorStorage::I16, VectorStorage::F16] {
         let (index, enc) = fragment_corpus(storage);
         let (files, mut e, sem) = open_fragments(&index, &enc);
@@ -21,8 +22,14 @@ fn the_browser_ranks_every_mode_as_the_edge_does() {
                     assert_eq!(got.mode, mode);
                     assert_eq!(got.results, want.results, "{q:?} {storage:?} {mode:?} page {page} partial {partial}");
                     assert_eq!(got.has_more, want.has_more, "{q:?} {mode:?}");
+                    assert_eq!(got.matched, want.matched, "{q:?} {mode:?}");
+                    *shown.entry(mode.name()).or_default() += usize::from(!want.results.is_empty());
                 }
             }
         }
     }
+    // Not vacuous: the fused modes show every one of these queries (the
+    // synthetic encoder's cosines are high), `bm25` all but those no chunk's
+    // words answer ("zebra", "the", and "stor" unless it is being typed).
+    assert_eq!(shown, [("bm25", 20), ("convex", 36), ("dense", 36), ("dot", 36), ("rrf", 36)].into(), "{shown:?}");
 }

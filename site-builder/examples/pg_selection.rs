@@ -81,10 +81,10 @@ fn main() -> Result<(), String> {
     let mut identical = 0;
     for q in &queries {
         let t = Instant::now();
-        let e = exact.search(q, None, &p).map_err(|e| e.to_string())?;
+        let (e, _) = exact.search(q, None, &p).map_err(|e| e.to_string())?;
         te.push(t.elapsed().as_secs_f64() * 1e3);
         let t = Instant::now();
-        let c = chosen.search(q, None, &p).map_err(|e| e.to_string())?;
+        let (c, _) = chosen.search(q, None, &p).map_err(|e| e.to_string())?;
         tc.push(t.elapsed().as_secs_f64() * 1e3);
         if left.load(Ordering::Relaxed) > 0 {
             left.fetch_sub(1, Ordering::Relaxed);

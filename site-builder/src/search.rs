@@ -116,6 +116,9 @@ pub fn render_text(a: &SearchResponse, color: bool) -> String {
         a.timings_ms.search,
         a.timings_ms.fuse
     );
+    if !a.matched {
+        let _ = writeln!(s, "\nNo good match: nothing in the knowledge base is close to this query.");
+    }
     for r in &a.results {
         let comp = match (r.dense, r.bm25) {
             (Some(d), Some(b)) => format!("dense {d:.3}, bm25 {b:.2}"),

@@ -31,6 +31,7 @@ fn search_returns_ranked_sections_with_every_field() {
     assert_eq!(v["query"], "How do I buy a parking permit?");
     assert_eq!(v["mode"], "convex", "the demo index's default mode");
     assert_eq!((v["k"].as_u64(), v["page"].as_u64()), (Some(5), Some(1)));
+    assert_eq!(v["matched"], true);
     let results = v["results"].as_array().unwrap();
     assert_eq!(results.len(), 5);
     let top = &results[0];
@@ -204,6 +205,31 @@ fn odd_but_valid_queries_are_answered() {
             let s = r["snippet"].as_str().unwrap();
             assert!(!s.contains("<script"), "{s}");
         }
+    }
+}
+
+#[test]
+#[ignore = "needs the model and the wasm32-wasip2 target (the demo built and its component compiled): scripts/test runs it"]
+fn nonsense_and_off_topic_queries_get_no_results() {
+    // The nearest chunks of nonsense are not results, in the fused mode and in
+    // BM25 alike (search_core::index::relevance; eval/no-match.txt).
+    for q in ["xqzv+blorf", "qqqqqqqqq", "How+do+I+bake+banana+bread%3F", "who+won+the+football+world+cup"] {
+        for mode in ["convex", "bm25"] {
+            let v = ok_search(&format!("q={q}&mode={mode}"));
+            assert_valid("SearchResponse", &v);
+            assert_eq!(v["matched"], false, "{q} {mode}: {v}");
+            assert_eq!(v["results"], serde_json::json!([]), "{q} {mode}");
+            assert_eq!(v["has_more"], false);
+        }
+    }
+    // What the knowledge base answers still matches: a question, an error code
+    // MiniLM reads as word pieces, a word being typed.
+    for qs in
+        ["q=How+do+I+buy+a+parking+permit%3F", "q=VPN-504", "q=VPN-504&mode=bm25", "q=eduro&mode=bm25&partial=true"]
+    {
+        let v = ok_search(qs);
+        assert_eq!(v["matched"], true, "{qs}: {v}");
+        assert!(!v["results"].as_array().unwrap().is_empty(), "{qs}");
     }
 }
 

@@ -51,19 +51,29 @@ fn pg_host(component: &Demo, server: &Server, urls: &str, tenant: &str) -> edge_
 }
 
 /// `GET /api/search?…` on `host`: status and the results (chunk id, score, bm25).
-fn search(host: &edge_host::Running, qs: &str) -> (u16, Vec<(String, f64, Option<f64>)>) {
+/// A result as these tests compare it: chunk id, fused score, BM25.
+type Row = (String, f64, Option<f64>);
+
+fn search(host: &edge_host::Running, qs: &str) -> (u16, Vec<Row>) {
+    let (status, _, results) = search_matched(host, qs);
+    (status, results)
+}
+
+/// [`search`], with the answer's `matched`.
+fn search_matched(host: &edge_host::Running, qs: &str) -> (u16, bool, Vec<Row>) {
     let r = get(&format!("{}/api/search?{qs}", host.url()));
     if r.status != 200 {
-        return (r.status, Vec::new());
+        return (r.status, false, Vec::new());
     }
     let j = r.json();
+    let matched = j["matched"].as_bool().unwrap();
     let results = j["results"]
         .as_array()
         .unwrap()
         .iter()
         .map(|r| (r["chunk_id"].as_str().unwrap().to_string(), r["score"].as_f64().unwrap(), r["bm25"].as_f64()))
         .collect();
-    (200, results)
+    (200, matched, results)
 }
 
 const QUERIES: &[&str] = &[
@@ -127,14 +137,17 @@ fn assert_bounded_choice_is_exact(url: &str, tenant: &str, depth: usize) -> Choi
     let mut p = exact.default_params(depth).unwrap();
     (p.mode, p.depth) = (Mode::Bm25, depth);
     for q in COMMON_WORD_QUERIES {
-        let a = exact.search(q, None, &p).unwrap();
-        let b = bounded.search(q, None, &p).unwrap();
-        let c = capped.search(q, None, &p).unwrap();
+        let (a, ea) = exact.search(q, None, &p).unwrap();
+        let (b, eb) = bounded.search(q, None, &p).unwrap();
+        let (c, ec) = capped.search(q, None, &p).unwrap();
         assert!(!a.is_empty(), "{q}");
         let key =
             |h: &[search_core::index::Hit]| h.iter().map(|h| (h.doc, h.bm25.map(f32::to_bits))).collect::<Vec<_>>();
         assert_eq!(key(&a), key(&b), "{q}");
         assert_eq!(key(&a), key(&c), "{q}, capped at one candidate");
+        // Whether the query matched reads the best chunk's postings, which
+        // every choice fetches.
+        assert_eq!((ea, ea), (eb, ec), "{q}");
     }
     assert_eq!(exact.choices().all_terms, COMMON_WORD_QUERIES.len());
     let c = bounded.choices();
@@ -179,13 +192,19 @@ fn publish_is_incremental_and_the_postgres_backend_ranks_as_the_bundled_index() 
     assert_eq!(health["index"]["backend"], "postgres", "{health}");
     assert_eq!(health["index"]["tenant"], "demo");
     assert_eq!(health["index"]["chunks"].as_u64(), Some(chunks));
+    let mut shown = 0;
     for qs in QUERIES {
-        let (s1, a) = search(bundled, qs);
-        let (s2, b) = search(&pg, qs);
+        let (s1, m1, a) = search_matched(bundled, qs);
+        let (s2, m2, b) = search_matched(&pg, qs);
         assert_eq!((s1, s2), (200, 200), "{qs}");
-        assert!(!a.is_empty(), "{qs}: the bundled index found nothing");
+        // "No good match" reads the same evidence from both backends.
+        assert_eq!(m1, m2, "{qs}");
+        assert_eq!(a.is_empty(), !m1, "{qs}: results exactly when matched");
         assert_same(&a, &b, qs);
+        shown += usize::from(m1);
     }
+    // Only the hostile strings are nonsense to the knowledge base.
+    assert!(shown >= QUERIES.len() - 2, "{shown} of {} matched", QUERIES.len());
     // Common terms left out of the candidate choice, the threshold proves the
     // choice exact on most questions and falls back to the exact choice on the rest.
     let c = assert_bounded_choice_is_exact(&server.url(), "demo", 5);

@@ -31,7 +31,7 @@ use std::collections::{BTreeSet, HashMap};
 use serde::{Deserialize, Serialize};
 
 use super::highlight::Highlighter;
-use super::{analyzer, bm25, fusion, ChunkMeta, Index, IndexError, Mode, SearchParams};
+use super::{analyzer, bm25, fusion, relevance, ChunkMeta, Index, IndexError, Mode, SearchParams};
 use crate::container::{check_offsets, AlignedBytes, Container, ContainerError, Writer};
 use crate::response::{SearchResponse, SearchResult, Timings};
 
@@ -478,17 +478,27 @@ impl Engine {
         let wanted = offset + k;
         let p = fusion::for_query(&SearchParams { k: wanted + 1, ..p }, query);
         let depth = p.depth.max(p.k);
-        let terms = if p.partial { bm25::partial_terms(self, query) } else { analyzer::terms(query) };
-        let (dense_list, mut sparse) = match &dense {
-            Some(d) => (d.top(depth), bm25::scores(&WithNorms(self, d.norms()), terms, p.k1, p.b)),
-            None => (Vec::new(), bm25::scores(self, terms, p.k1, p.b)),
+        // As `Index::candidates` reads them: `dense` reads no words.
+        let terms = match (p.mode, p.partial) {
+            (Mode::Dense, _) => Vec::new(),
+            (_, true) => bm25::partial_terms(self, query),
+            (_, false) => analyzer::terms(query),
         };
-        if p.mode == Mode::Dense {
-            sparse.clear();
-        }
+        let (dense_list, mut sparse) = match &dense {
+            Some(d) => (d.top(depth), bm25::scores(&WithNorms(self, d.norms()), terms.clone(), p.k1, p.b)),
+            None => (Vec::new(), bm25::scores(self, terms.clone(), p.k1, p.b)),
+        };
+        let evidence = relevance::Evidence {
+            cosine: (p.mode != Mode::Bm25).then(|| dense_list.first().map(|d| d.1)).flatten(),
+            lexical: relevance::lexical(self, &terms, sparse.first().map(|s| s.0)),
+        };
         sparse.truncate(depth);
         let fused = fusion::fuse(&p, &dense_list, &sparse, |doc| dense.as_ref().map(|d| d.score(doc)));
         let mut hits = fusion::finish(&p, fused, |d| self.page_of(d));
+        if !evidence.matched() {
+            // No good match: what `Service::search` answers (empty, `matched` false).
+            hits.clear();
+        }
         let has_more = hits.len() > wanted;
         hits.truncate(wanted);
         hits.drain(..offset.min(hits.len()));
@@ -511,6 +521,7 @@ impl Engine {
             k,
             page,
             results,
+            matched: evidence.matched(),
             has_more,
             timings_ms: Timings::default(),
             encode_cached: false,

@@ -28,6 +28,7 @@ pub mod fragments;
 pub mod fusion;
 pub mod graph;
 pub mod highlight;
+pub mod relevance;
 mod vectors;
 mod write;
 
@@ -191,6 +192,9 @@ pub struct Candidates {
     pub dense: Vec<(u32, f32)>,
     /// (chunk, BM25, normalised sparse dot), best first.
     pub sparse: Vec<(u32, f32, f32)>,
+    /// Whether anything matched well enough to show ([`relevance`]), read
+    /// from both lists before they are cut.
+    pub evidence: relevance::Evidence,
 }
 
 /// Per-query settings.
@@ -544,13 +548,18 @@ impl<'a> Index<'a> {
             (true, Some(q)) if q.len() == self.info.dim => self.dense_candidates(q, depth, p.exact, p.ef),
             _ => Vec::new(),
         };
-        let mut sparse = match (p.mode, p.partial) {
+        let terms = match (p.mode, p.partial) {
             (Mode::Dense, _) => Vec::new(),
-            (_, true) => self.bm25_scores_of(self.partial_terms(query), p.k1, p.b),
-            (_, false) => self.bm25_scores(query, p.k1, p.b),
+            (_, true) => self.partial_terms(query),
+            (_, false) => analyzer::terms(query),
+        };
+        let mut sparse = if terms.is_empty() { Vec::new() } else { self.bm25_scores_of(terms.clone(), p.k1, p.b) };
+        let evidence = relevance::Evidence {
+            cosine: needs_dense.then(|| dense.first().map(|d| d.1)).flatten(),
+            lexical: relevance::lexical(self, &terms, sparse.first().map(|s| s.0)),
         };
         sparse.truncate(depth);
-        Candidates { dense, sparse }
+        Candidates { dense, sparse, evidence }
     }
 
     /// The second stage of [`Index::search`]: the two lists fused into the top `p.k`.

@@ -6,11 +6,15 @@
 //! 2. Search each part. When the best result is weak (its cosine similarity with
 //!    the query is below [`Config::weak_below`]), search again with the part's
 //!    content words plus the best result's title, and keep the better of the two.
-//! 3. A part is unanswered when its best result is below [`Config::abstain_below`],
-//!    or is weak and the part uses a word no page has (a question about Netflix
-//!    or a gym, asked of a help desk that never mentions either, still finds
-//!    pages about passwords or opening hours). When every part is unanswered,
-//!    abstain: say the knowledge base does not answer, and name the closest pages.
+//! 3. A part is unanswered when search would say "no results" for it (the one
+//!    rule of [`search_core::index::relevance`]), when its best result is below
+//!    [`Config::abstain_below`], or when that is weak and the part uses a word
+//!    no page has (a question about Netflix or a gym, asked of a help desk that
+//!    never mentions either, still finds pages about passwords or opening
+//!    hours). The agent is the stricter of the two: it must not answer where
+//!    search shows nothing, and it declines more than search hides. When every
+//!    part is unanswered, abstain: say the knowledge base does not answer, and
+//!    name the closest pages.
 //! 4. Otherwise answer with the sentences of the best sources that share the most
 //!    query terms, each cited `[n]`, and point to the page to read.
 //!
@@ -45,7 +49,14 @@ pub struct Config {
 
 impl Default for Config {
     fn default() -> Self {
-        Config { k: 5, weak_below: 0.45, abstain_below: 0.30, max_parts: 3, sentences: 4, unknown_words: true }
+        Config {
+            k: 5,
+            weak_below: search_core::index::relevance::WEAK_COSINE,
+            abstain_below: 0.30,
+            max_parts: 3,
+            sentences: 4,
+            unknown_words: true,
+        }
     }
 }
 
@@ -55,13 +66,16 @@ struct Part {
     /// (doc, result), best first.
     hits: Vec<(u32, crate::service::SearchResult)>,
     best: f32,
+    /// Whether the part's own words found a good match
+    /// ([`search_core::index::relevance`]): the search's "no results" rule.
+    matched: bool,
     /// The part's words that no page uses ([`Service::unknown_words`]).
     unknown: Vec<String>,
 }
 
 impl Part {
     fn unanswered(&self, cfg: &Config) -> bool {
-        self.best < cfg.abstain_below || (self.best < cfg.weak_below && !self.unknown.is_empty())
+        !self.matched || self.best < cfg.abstain_below || (self.best < cfg.weak_below && !self.unknown.is_empty())
     }
 }
 
@@ -160,7 +174,8 @@ pub fn answer(
                 let second = search(svc, &expanded, &evec, &qvec, cfg.k, emit);
                 rounds += 1;
                 if second.best > part.best {
-                    part = second;
+                    // Whether the question has a match is the question's own.
+                    part = Part { matched: part.matched, ..second };
                 }
             }
         }
@@ -205,11 +220,11 @@ fn search(svc: &Service, query: &str, qvec: &[f32], judge: &[f32], k: usize, emi
     let q = Query { text: query, params: p, offset: 0, vector: Some(qvec), count_more: false };
     // The stages are timed by the caller, per part. A backend that cannot be
     // read finds nothing (the answer abstains) and says why.
-    let ranked = match svc.rank(&q, &|| 0.0) {
-        Ok(r) => r.hits,
+    let (ranked, matched) = match svc.rank(&q, &|| 0.0) {
+        Ok(r) => (r.hits, r.evidence.matched()),
         Err(e) => {
             emit(Event::Error { message: format!("search is unavailable: {e}") });
-            Vec::new()
+            (Vec::new(), false)
         }
     };
     let mut hl = Highlighter::new(query);
@@ -232,7 +247,7 @@ fn search(svc: &Service, query: &str, qvec: &[f32], judge: &[f32], k: usize, emi
         k,
         hits: hits.iter().map(|(_, r)| Hit::from(r)).collect(),
     }));
-    Part { query: query.to_string(), hits, best, unknown: Vec::new() }
+    Part { query: query.to_string(), hits, best, matched, unknown: Vec::new() }
 }
 
 /// The part's content words with the best result's title: pseudo-relevance

@@ -30,7 +30,7 @@ pub const MAX_EXAMPLES: usize = 5;
 /// score below it, off-topic questions 0.17–0.42, and needs the guide meets
 /// only in passing 0.39–0.60; so a weak match is a lead worth a look, while
 /// an abstention or a thumbs down is a verdict.
-pub const WEAK_MATCH: f32 = 0.45;
+pub const WEAK_MATCH: f32 = search_core::index::relevance::WEAK_COSINE;
 
 /// The SQL of a weak match (an answer or results, from a best cosine below
 /// [`WEAK_MATCH`]).

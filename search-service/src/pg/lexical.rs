@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 
 use search_core::index::bm25::Postings;
-use search_core::index::{bm25, SearchParams};
+use search_core::index::{bm25, relevance, SearchParams};
 
 use super::sql::Value;
 use super::statements::Term;
@@ -46,6 +46,15 @@ pub(super) struct Lexical {
 }
 
 impl Lexical {
+    /// The query's lexical evidence ([`relevance::lexical`], from the rows
+    /// fetched): `best` is the best BM25 chunk, whose postings of the query's
+    /// terms are among `postings`.
+    pub(super) fn evidence(&self, postings: &DocPostings, best: Option<u32>) -> f32 {
+        let has: Vec<i32> =
+            best.and_then(|b| postings.get(&b)).map(|l| l.iter().map(|p| p.0).collect()).unwrap_or_default();
+        relevance::lexical_by(&self.qterms, self.chunks, |t| self.vocab.get(t).map(|v| (v.df, has.contains(&v.id))))
+    }
+
     pub(super) fn snapshot(&self) -> Snapshot<'_> {
         Snapshot { chunks: self.chunks, avg_len: self.avg_len, vocab: &self.vocab, completions: &self.completions }
     }

@@ -5,6 +5,7 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;
 
+use search_core::index::relevance::Evidence;
 use search_core::index::{analyzer, bm25, fusion, Candidates, ChunkMeta, Hit, IndexInfo, Mode, SearchParams};
 
 use super::lexical::{postings_of, Completions, DocPostings, Lexical};
@@ -218,8 +219,12 @@ impl Store {
         dense.truncate(depth);
 
         let mut sparse = lex.rescore(&postings, &norms, p);
+        let evidence = Evidence {
+            cosine: qvec.and((p.mode != Mode::Bm25).then(|| dense.first().map(|d| d.1)).flatten()),
+            lexical: lex.evidence(&postings, sparse.first().map(|s| s.0)),
+        };
         sparse.truncate(depth);
-        Ok((Candidates { dense, sparse }, side))
+        Ok((Candidates { dense, sparse, evidence }, side))
     }
 
     /// The query's BM25 side as the tenant's vocabulary reads it: its terms, with
@@ -429,12 +434,17 @@ impl Store {
 
     /// The hits of `query`, fused and put in order, best first: the bundled
     /// index's [`search_core::index::Index::search`] over this tenant.
-    pub fn search(&self, query: &str, qvec: Option<&[f32]>, p: &SearchParams) -> Result<Vec<Hit>, StoreError> {
+    pub fn search(
+        &self,
+        query: &str,
+        qvec: Option<&[f32]>,
+        p: &SearchParams,
+    ) -> Result<(Vec<Hit>, Evidence), StoreError> {
         let (c, side) = self.candidates(query, qvec, p)?;
         let cosine = &side.cosine;
         let dense_of = |d: u32| qvec.and_then(|_| cosine.get(&d).copied());
         let hits = fusion::fuse(p, &c.dense, &c.sparse, dense_of);
-        Ok(fusion::finish(p, hits, |d| side.page.get(&d).copied().unwrap_or(u32::MAX)))
+        Ok((fusion::finish(p, hits, |d| side.page.get(&d).copied().unwrap_or(u32::MAX)), c.evidence))
     }
 
     /// The records of `docs`, fetched in one statement (those not cached).

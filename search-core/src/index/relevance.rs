@@ -1,0 +1,176 @@
+//! Whether a query found anything worth showing: the one "no good match" rule
+//! that the search API, the browser engine, the results page, the chat agent and
+//! insights share.
+//!
+//! A ranking always has a first result, however unrelated: `xqzv blorf` still
+//! has a nearest chunk. What tells a match from none is read before the results
+//! are cut, from two sides:
+//!
+//! - the dense side: the best cosine of any chunk with the query (MiniLM
+//!   cosines are comparable across queries, unlike fused scores, which are
+//!   normalised per result list);
+//! - the lexical side, [`Evidence::lexical`]: the mean of the share of the
+//!   query's idf that the vocabulary knows and the share that the best BM25
+//!   chunk matches (a term no chunk has counts with the idf of a term in no
+//!   chunk, the largest there is).
+//!
+//! A search without a good match answers no results (`matched` false in the
+//! wire format); insights record it so, among the searches with no results.
+//!
+//! With a vector (every fused mode, and `dense`), a query matches when
+//! `cosine + LEXICAL_WEIGHT · lexical ≥ FUSED_MATCH`; without one (`bm25`, the
+//! browser's default engine), when `lexical ≥ LEXICAL_MATCH`. Set on the five
+//! dev sets (CSC ×2, Quartz, Docusaurus, VS Code, Kubernetes) and the 50
+//! queries of `eval/no-match.txt` over each knowledge base and the demo
+//! (docs/benchmarks/no-match.md): no answerable question whose page the
+//! ranking shows is lost anywhere from 0.42 to 0.48 (fused), and 0.46 takes
+//! 97.7 % of the nonsense and off-topic queries; the lexical rule alone takes
+//! 98.7 % and loses one question of 180.
+
+use serde::{Deserialize, Serialize};
+
+use super::bm25::{self, Postings};
+
+/// The weight of the lexical evidence beside the best cosine.
+pub const LEXICAL_WEIGHT: f32 = 0.4;
+/// A query with a vector matches from this `cosine + LEXICAL_WEIGHT · lexical`.
+pub const FUSED_MATCH: f32 = 0.46;
+/// A query without a vector matches from this lexical evidence.
+pub const LEXICAL_MATCH: f32 = 0.47;
+/// A match whose best cosine is below this is weak: shown, but from pages that
+/// barely touch the question. The extractive agent searches again below it (and
+/// declines a weak match with a word no page uses); insights count such
+/// searches and answers as weak matches, a lead for the team
+/// (docs/benchmarks/insights.md).
+pub const WEAK_COSINE: f32 = 0.45;
+
+/// What a ranking says about its query, read before its results are cut.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct Evidence {
+    /// The best cosine of any chunk with the query; `None` when the query has
+    /// no vector (`bm25`).
+    pub cosine: Option<f32>,
+    /// In [0, 1]: the mean of the share of the query's idf the vocabulary
+    /// knows and the share the best BM25 chunk matches; 0 for a query with no
+    /// term (only stop words, or nothing).
+    pub lexical: f32,
+}
+
+impl Evidence {
+    /// The score the thresholds read: `cosine + LEXICAL_WEIGHT · lexical`, or
+    /// the lexical evidence alone without a vector.
+    pub fn score(&self) -> f32 {
+        match self.cosine {
+            Some(c) => c + LEXICAL_WEIGHT * self.lexical,
+            None => self.lexical,
+        }
+    }
+
+    /// Whether the query has a good match: results are worth showing, and the
+    /// agent may answer.
+    pub fn matched(&self) -> bool {
+        match self.cosine {
+            Some(_) => self.score() >= FUSED_MATCH,
+            None => self.lexical >= LEXICAL_MATCH,
+        }
+    }
+}
+
+/// The lexical evidence of a query from its idf sums: `total` over all its
+/// terms (an unknown one at the idf of a term no chunk has), `known` over those
+/// some chunk has, `matched` over those the best BM25 chunk has.
+fn lexical_share(total: f32, known: f32, matched: f32) -> f32 {
+    if total <= 0.0 {
+        return 0.0;
+    }
+    (((known + matched) / total) * 0.5).clamp(0.0, 1.0)
+}
+
+/// The lexical evidence of `qterms` (analysed; duplicates count once) over
+/// `src`, with `best` the best BM25 chunk (`None`: no term matched).
+pub fn lexical<P: Postings + ?Sized>(src: &P, qterms: &[String], best: Option<u32>) -> f32 {
+    lexical_by(qterms, src.chunks(), |t| {
+        let (df, mut list) = src.postings(t)?;
+        // Postings are in chunk order: stop at the first not before `best`.
+        Some((df, best.is_some_and(|b| list.find(|p| p.0 >= b).is_some_and(|p| p.0 == b))))
+    })
+}
+
+/// [`lexical`] over a source that answers, for each term, its document
+/// frequency and whether the best BM25 chunk has it (`None`: no chunk has the
+/// term); `chunks` is the collection's size. The PostgreSQL tier answers from
+/// the rows it fetched.
+pub fn lexical_by(qterms: &[String], chunks: usize, term: impl Fn(&str) -> Option<(usize, bool)>) -> f32 {
+    let mut terms: Vec<&String> = qterms.iter().collect();
+    terms.sort();
+    terms.dedup();
+    let (mut total, mut known, mut matched) = (0.0, 0.0, 0.0);
+    for t in terms {
+        match term(t) {
+            Some((df, in_best)) => {
+                let w = bm25::idf(df, chunks);
+                total += w;
+                known += w;
+                if in_best {
+                    matched += w;
+                }
+            }
+            None => total += bm25::idf(0, chunks),
+        }
+    }
+    lexical_share(total, known, matched)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_thresholds_read_the_side_the_query_has() {
+        let strong = Evidence { cosine: Some(0.40), lexical: 0.5 };
+        assert!((strong.score() - 0.60).abs() < 1e-6);
+        assert!(strong.matched());
+        // The best cosine of nonsense is about 0.1–0.3, and its words are unknown.
+        assert!(!Evidence { cosine: Some(0.30), lexical: 0.0 }.matched());
+        // Exact words save a query MiniLM reads poorly (an error code)...
+        assert!(Evidence { cosine: Some(0.10), lexical: 0.95 }.matched());
+        // ...and a close meaning saves one that shares no word.
+        assert!(Evidence { cosine: Some(0.50), lexical: 0.0 }.matched());
+        // Without a vector the lexical evidence alone decides.
+        assert!(Evidence { cosine: None, lexical: 0.5 }.matched());
+        assert!(!Evidence { cosine: None, lexical: 0.45 }.matched());
+        assert!(!Evidence::default().matched());
+    }
+
+    #[test]
+    fn lexical_share_is_the_mean_of_known_and_matched() {
+        assert_eq!(lexical_share(0.0, 0.0, 0.0), 0.0);
+        assert_eq!(lexical_share(4.0, 4.0, 4.0), 1.0);
+        assert_eq!(lexical_share(4.0, 2.0, 1.0), 0.375);
+    }
+
+    #[test]
+    fn lexical_evidence_over_an_index() {
+        use crate::testing::{chunk, files};
+        let (bytes, _) = files(&[
+            chunk("a", "a", "Passwords", "reset your password in the portal"),
+            chunk("b", "b", "Parking", "parking permits for the semester"),
+            chunk("c", "c", "Printing", "print from your laptop"),
+        ]);
+        let idx = crate::index::Index::open(bytes.as_slice()).expect("the fixture opens");
+        let terms = crate::index::analyzer::terms;
+        let best = |q: &[String]| idx.bm25_scores_of(q.to_vec(), 1.2, 0.75).first().map(|x| x.0);
+        let q = terms("reset password");
+        assert_eq!(lexical(&idx, &q, best(&q)), 1.0, "every word known, both in the best chunk");
+        // Known words the best chunk does not have count only once.
+        let spread = terms("password parking");
+        let e = lexical(&idx, &spread, best(&spread));
+        assert!(e > 0.7 && e < 0.8, "{e}");
+        // An unknown word weighs the most a term can.
+        let odd = terms("password xqzvblorf");
+        let e = lexical(&idx, &odd, best(&odd));
+        assert!(e < 0.5 && e > 0.0, "{e}");
+        assert_eq!(lexical(&idx, &terms("xqzv blorf"), None), 0.0);
+        assert_eq!(lexical(&idx, &[], None), 0.0);
+    }
+}
