@@ -13,9 +13,15 @@
  *  - When the API is unreachable (a network error, a timeout, 404, 429 or 5xx: a
  *    plain static host, a deploy in progress), the browser engine in _search/
  *    answers instead (BM25 over fragments fetched on demand, the ranking the
- *    API's `bm25` mode gives) and one quiet line says so; /api/health is probed
- *    every RETRY_MS and the API takes over again when it answers. Without the
- *    engine either, a message points to the section tree. With `data-semantic`
+ *    API's `bm25` mode gives). On a static host (404, 405, a page for JSON) that
+ *    is the site's search and nothing is said; while the API is busy (429) one
+ *    quiet line says for how long (Retry-After), and /api/health is asked again
+ *    only then; during an outage the line says so and /api/health is probed
+ *    every RETRY_MS, the API taking over again when it answers. Without the
+ *    engine either, a message points to the section tree.
+ *  - No results (the API's `matched` false, or nothing found): "No results for
+ *    …" with a few sections to browse and, when the chat widget is on the page
+ *    with its service, a button that asks it (window.kbWidget.ask). With `data-semantic`
  *    on this script (a site built with --browser-semantic) the browser engine
  *    also loads the query encoder and the vectors, once, and then ranks settled
  *    queries as the API's fused mode does.
@@ -68,11 +74,16 @@
   var BROWSE_URL = SEARCH_PAGE + '#site-tree';
 
   var MSG_UNAVAILABLE = 'Search is unavailable right now.';
-  var MSG_IN_BROWSER = 'Searched in your browser: the search service is not reachable, so words match but not meaning.';
-  var MSG_IN_BROWSER_SEMANTIC = 'Searched in your browser: the search service is not reachable.';
+  // While the search service is away (an outage, a deploy) the browser engine
+  // answers and one quiet line says so. On a static host (no /api at all) the
+  // browser engine simply is the search: nothing is said.
+  var MSG_IN_BROWSER = 'Searched in your browser: the search service is not reachable right now, so words match but not meaning.';
+  var MSG_IN_BROWSER_SEMANTIC = 'Searched in your browser: the search service is not reachable right now.';
   var MSG_IN_BROWSER_LOADING =
-    'Searched in your browser: the search service is not reachable, so words match; meaning too once the model has loaded.';
+    'Searched in your browser: the search service is not reachable right now, so words match; meaning too once the model has loaded.';
+  var MSG_BUSY = 'Searched in your browser: the search service is busy';
   var MSG_BROWSE = 'Browse the sections instead.';
+  var EMPTY_SECTIONS = 4; // section links offered when nothing matches
 
   function readRoot() {
     var candidates = [scriptEl, document.documentElement, document.body];
@@ -363,10 +374,11 @@
       clearTimeout(timer);
       if (signal) signal.removeEventListener('abort', onAbort);
     }
-    function fail(kind, detail, status) {
+    function fail(kind, detail, status, res) {
       var err = new Error(detail || kind);
       err.kind = kind;
       err.status = status || 0;
+      err.retryAfter = res ? retryAfterSeconds(res.headers.get('Retry-After')) : 0;
       return err;
     }
 
@@ -387,10 +399,13 @@
           var body = r.body;
           if (!r.res.ok) {
             var e = body && body.error;
-            throw fail('unavailable', 'HTTP ' + r.res.status + (e && e.message ? ': ' + e.message : ''), r.res.status);
+            throw fail('unavailable', 'HTTP ' + r.res.status + (e && e.message ? ': ' + e.message : ''), r.res.status, r.res);
           }
           if (!body || typeof body !== 'object' || !Array.isArray(body.results)) {
-            throw fail('unavailable', 'unexpected response'); // a static host's page, not the API
+            // A static host's page (its index.html for any path), not the API.
+            var st = fail('unavailable', 'unexpected response');
+            st.noApi = true;
+            throw st;
           }
           if (cache.size > 50) cache.delete(cache.keys().next().value);
           cache.set(key, body);
@@ -408,6 +423,42 @@
 
   var browserSince = 0; // when the browser engine took over (0: the API answers)
   var lastProbe = 0;
+  // Why the browser engine answers: 'static' (no /api on this host: 404, 405,
+  // or a page instead of JSON), 'busy' (429: the API asked to slow down, for
+  // `busyUntil`) or 'away' (no answer, a timeout, 408, 5xx: an outage).
+  var browserWhy = '';
+  var busyUntil = 0;
+
+  /** Seconds from a Retry-After header (seconds or an HTTP date); 0 if none. */
+  function retryAfterSeconds(v) {
+    if (!v) return 0;
+    var n = Number(v);
+    if (isFinite(n) && n >= 0) return Math.ceil(n);
+    var t = Date.parse(v);
+    return isFinite(t) ? Math.max(0, Math.ceil((t - Date.now()) / 1000)) : 0;
+  }
+
+  function whyAway(err) {
+    if (err.noApi || err.status === 404 || err.status === 405) return 'static';
+    if (err.status === 429) return 'busy';
+    return 'away';
+  }
+
+  /** Whether to ask /api/health again: never on a static host, after Retry-After when busy. */
+  function probeDue() {
+    if (browserWhy === 'static') return false;
+    if (browserWhy === 'busy') return Date.now() >= busyUntil;
+    return Date.now() - lastProbe >= RETRY_MS;
+  }
+
+  /** The browser engine's body, marked with why it answered. */
+  function marked(body) {
+    if (body && typeof body === 'object') {
+      body.why = browserWhy;
+      body.busyUntil = busyUntil;
+    }
+    return body;
+  }
 
   /** assets/browser-search.js, loaded when first needed. */
   function engine() {
@@ -452,13 +503,14 @@
    */
   function searchApi(q, k, page, signal, how) {
     if (browserSince) {
-      if (Date.now() - lastProbe >= RETRY_MS) {
+      if (probeDue()) {
         lastProbe = Date.now();
+        busyUntil = Date.now() + RETRY_MS; // one probe at a time
         checkHealth().then(function (up) {
           if (up) browserSince = 0;
         });
       }
-      return browserSearch(q, k, page, signal, how).catch(function (err) {
+      return browserSearch(q, k, page, signal, how).then(marked, function (err) {
         if (err.kind === 'aborted') throw err;
         browserSince = 0; // no engine after all: the API again next time
         throw unavailable(err);
@@ -472,8 +524,12 @@
           return m.search(ENGINE_BASE, q, k, page, !!(how && how.partial), signal, { semantic: SEMANTIC, mode: browserMode(how) }).then(
             function (body) {
               if (!browserSince) browserSince = lastProbe = Date.now();
-              if (window.console) console.info('search: the API is away (' + err.message + '); searching in the browser');
-              return body;
+              browserWhy = whyAway(err);
+              busyUntil = Date.now() + 1000 * (err.retryAfter || RETRY_MS / 1000);
+              if (window.console && browserWhy !== 'static') {
+                console.info('search: the API is away (' + err.message + '); searching in the browser');
+              }
+              return marked(body);
             },
             function (e2) {
               if (e2.kind === 'aborted') throw e2;
@@ -495,13 +551,59 @@
     return e;
   }
 
-  /** The quiet line under results the browser engine gave. */
+  /**
+   * The quiet line under results the browser engine gave while the service is
+   * away or busy; none on a static host, where the browser engine is the search.
+   */
   function engineLine(data) {
-    if (!data || data.engine !== 'browser') return null;
+    if (!data || data.engine !== 'browser' || data.why === 'static') return null;
     var msg = MSG_IN_BROWSER;
-    if (data.semantic === 'ready') msg = MSG_IN_BROWSER_SEMANTIC;
+    if (data.why === 'busy') {
+      var secs = Math.max(1, Math.round(((data.busyUntil || 0) - Date.now()) / 1000));
+      msg = MSG_BUSY + (data.busyUntil > Date.now() ? ' for about ' + plural(secs, 'second', 'seconds') : '') + '.';
+    } else if (data.semantic === 'ready') msg = MSG_IN_BROWSER_SEMANTIC;
     else if (data.semantic === 'loading') msg = MSG_IN_BROWSER_LOADING;
     return h('span', { class: 'search-status__engine' }, msg);
+  }
+
+  /**
+   * What to offer when nothing matches `q`: a few of the site's sections (from
+   * its section menu) and, when the chat assistant is on the page and has its
+   * service, asking it.
+   */
+  function suggestions(q, browseHref) {
+    var seen = {};
+    var links = [];
+    var navLinks = document.querySelectorAll('.site-nav a[href]');
+    for (var i = 0; i < navLinks.length && links.length < EMPTY_SECTIONS; i++) {
+      var a = navLinks[i];
+      var label = (a.textContent || '').trim();
+      if (!label || seen[a.href]) continue;
+      seen[a.href] = true;
+      links.push(h('a', { href: a.getAttribute('href'), class: 'search-empty__section' }, label));
+    }
+    var parts = [];
+    if (links.length) {
+      var row = [h('span', { class: 'search-empty__label' }, 'Browse: ')];
+      links.forEach(function (l, j) {
+        if (j) row.push(', ');
+        row.push(l);
+      });
+      row.push(' \u00b7 ', h('a', { href: browseHref, class: 'search-status__link' }, 'all sections'));
+      parts.push(h('span', { class: 'search-empty__browse' }, row));
+    } else {
+      parts.push(h('a', { href: browseHref, class: 'search-status__link' }, 'Browse all sections'));
+    }
+    var chat = window.kbWidget;
+    // On a static host there is no assistant to ask, only this search.
+    if (chat && typeof chat.ask === 'function' && chat.mode !== 'search' && browserWhy !== 'static') {
+      var ask = h('button', { type: 'button', class: 'search-empty__ask' }, 'Ask the assistant');
+      ask.addEventListener('click', function () {
+        chat.ask(q);
+      });
+      parts.push(h('span', { class: 'search-empty__chat' }, ['Or put it as a question: ', ask]));
+    }
+    return h('span', { class: 'search-empty' }, parts);
   }
 
   function checkHealth() {
@@ -656,11 +758,8 @@
       if (!groups.length) {
         setStatus('empty', [
           h('strong', null, 'No results for ' + quoted(q)),
-          h('span', { class: 'search-status__hint' }, [
-            'Check the spelling or try fewer, more general words \u2014 or ',
-            h('a', { href: BROWSE_URL, class: 'search-status__link' }, 'browse all sections'),
-            '.',
-          ]),
+          h('span', { class: 'search-status__hint' }, 'Check the spelling or try other words.'),
+          suggestions(q, BROWSE_URL),
           engineLine(current.data),
         ]);
         list.hidden = true;
@@ -1041,11 +1140,8 @@
         setStatus('empty', [
           h('strong', null, 'No results for ' + quoted(q) + '.'),
           ' ',
-          h('span', { class: 'search-status__hint' }, [
-            'Check the spelling, try fewer or more general words, or ',
-            h('a', { href: '#site-tree', class: 'search-status__link' }, 'browse all sections and articles'),
-            '.',
-          ]),
+          h('span', { class: 'search-status__hint' }, 'Check the spelling or try other words.'),
+          suggestions(q, '#site-tree'),
           engineLine(state.data),
         ]);
         serviceUp(true, false);

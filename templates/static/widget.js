@@ -1,7 +1,12 @@
 /*! Help-center chat widget. Plain JS, no dependencies. Embed:
  * <script src="https://kb.example.edu/widget.js" data-endpoint="https://kb.example.edu/api/chat" defer></script>
  * Options: data-title, data-greeting, data-accent, data-position (right|left).
- * API: window.kbWidget.open() / .close() / .ask(text). Server text becomes text nodes only. */
+ * API: window.kbWidget.open() / .close() / .ask(text) / .mode ('chat', 'search' or '' until known).
+ * On a site with no /api (a static host: /api/health answers 404 or a page) it is
+ * a search helper: it says so, and answers with the help pages the site's
+ * browser engine finds. A 429 says when to ask again (Retry-After); an outage
+ * says the assistant is away and offers the matching pages.
+ * Server text becomes text nodes only. */
 (function () {
   'use strict';
   // `=== true`: a page element with id="__kbWidget" would make the global truthy (DOM clobbering).
@@ -14,9 +19,15 @@
   try { endpoint = new URL(attr('endpoint', '/api/chat'), (script && script.src) || location.href); } catch (e) { return; }
   const feedbackUrl = new URL(endpoint.href);
   feedbackUrl.pathname = feedbackUrl.pathname.replace(/\/chat\/?$/, '') + '/feedback';
+  const healthUrl = new URL(endpoint.href);
+  healthUrl.pathname = healthUrl.pathname.replace(/\/chat\/?$/, '') + '/health';
   const base = endpoint.origin + '/';
   const TITLE = attr('title', 'Ask the help center');
   const GREETING = attr('greeting', 'Hi! Ask me anything about our help pages. I answer from the knowledge base and cite my sources.');
+  const SEARCH_GREETING = attr('greeting', 'Hi! Ask a question and I will find the help pages that answer it.');
+  const SUB_CHAT = 'Cited answers from our help pages', SUB_SEARCH = 'Finds the help pages for your question';
+  const FOOT_CHAT = 'Answers come from the help center and may be incomplete. Check the linked pages.';
+  const FOOT_SEARCH = 'Pages found by the help center\u2019s search. Open them for the full answer.';
   const KEY = 'kb-widget:' + endpoint.href;
   const MAX_TURNS = 20;
 
@@ -260,7 +271,7 @@ code{padding:1px 5px;border-radius:5px;background:var(--kb-s2);font:13px ui-mono
       h('span.kb-avatar', null, icon('chat')),
       h('div.kb-heading', null, [
         h('h2.kb-title', { id: 'kb-title', text: TITLE }),
-        h('p.kb-sub', { text: 'Cited answers from our help pages' })
+        h('p.kb-sub', { text: SUB_CHAT })
       ]),
       btn('kb-ib kb-new', 'New conversation', 'pen', reset),
       btn('kb-ib kb-close', 'Close chat', 'x', () => close())
@@ -270,7 +281,7 @@ code{padding:1px 5px;border-radius:5px;background:var(--kb-s2);font:13px ui-mono
       h('label.kb-sr', { for: 'kb-input', text: 'Your question' }),
       h('div.kb-field', null, [input, stop, send])
     ]),
-    h('p.kb-foot', { text: 'Answers come from the help center and may be incomplete. Check the linked pages.' })
+    h('p.kb-foot', { text: FOOT_CHAT })
   ]);
   root.append(launcher, panel);
 
@@ -283,6 +294,7 @@ code{padding:1px 5px;border-radius:5px;background:var(--kb-s2);font:13px ui-mono
   function open() {
     if (isOpen) return;
     toggle(true);
+    probe();
     log.scrollTop = log.scrollHeight;
     input.focus();
   }
@@ -320,7 +332,30 @@ code{padding:1px 5px;border-radius:5px;background:var(--kb-s2);font:13px ui-mono
   const nearBottom = () => log.scrollHeight - log.scrollTop - log.clientHeight < 80;
   // Follow the answer until its question reaches the top.
   const follow = turn => { log.scrollTop = Math.min(log.scrollHeight, turn.uel.offsetTop - 12); };
-  const greet = () => log.append(h('div.kb-msg kb-greeting', null, md(GREETING)));
+  const greet = () => log.append(h('div.kb-msg kb-greeting', null, md(mode === 'search' ? SEARCH_GREETING : GREETING)));
+
+  // ---- Chat or search: what the site behind the endpoint offers
+  // '' until /api/health has answered: 'chat' (the service), 'search' (no /api:
+  // a static host). Asked once, when the panel first opens; a chat request that
+  // meets a 404 or 405 also settles it.
+  let mode = '', probing = null;
+  function probe() {
+    if (mode || probing) return probing;
+    probing = fetch(healthUrl.href, { headers: { Accept: 'application/json' } })
+      .then(res => res.ok ? res.json().then(b => b && typeof b === 'object' ? 'chat' : 'search', () => 'search')
+        : res.status === 404 || res.status === 405 ? 'search' : '')
+      .catch(() => '')
+      .then(m => { probing = null; if (m) setMode(m); });
+    return probing;
+  }
+  function setMode(m) {
+    if (mode === m) return;
+    mode = m;
+    root.querySelector('.kb-sub').textContent = m === 'search' ? SUB_SEARCH : SUB_CHAT;
+    root.querySelector('.kb-foot').textContent = m === 'search' ? FOOT_SEARCH : FOOT_CHAT;
+    const g = log.querySelector('.kb-greeting');
+    if (g) g.replaceChildren(md(m === 'search' ? SEARCH_GREETING : GREETING));
+  }
 
   function sources(list) {
     return h('div.kb-sources', null, [
@@ -352,7 +387,7 @@ code{padding:1px 5px;border-radius:5px;background:var(--kb-s2);font:13px ui-mono
     const comment = h('textarea.kb-comment', { rows: 2, maxlength: 2000, 'aria-label': ask, placeholder: ask });
     const box = h('div.kb-comment-box', { hidden: true }, [comment, h('button.kb-btn kb-comment-send', {
       text: 'Send',
-      onclick: () => feedback(turn, 'down', comment.value.trim(), status).then(ok => { if (ok) { box.hidden = true; down.focus(); } })
+      onclick: () => feedback(turn, 'down', comment.value.trim(), status, 'Thanks for the feedback').then(ok => { if (ok) { box.hidden = true; down.focus(); } })
     })]);
     function rate(r) {
       if (a.rating === r) return;
@@ -361,7 +396,8 @@ code{padding:1px 5px;border-radius:5px;background:var(--kb-s2);font:13px ui-mono
       up.setAttribute('aria-pressed', r === 'up');
       down.setAttribute('aria-pressed', r === 'down');
       box.hidden = r !== 'down';
-      feedback(turn, r, '', status);
+      // A thumbs-down is recorded at once; the thanks wait for the comment (or its absence).
+      feedback(turn, r, '', status, r === 'down' ? 'Noted. What was missing? Tell us below, or leave it at that.' : 'Thanks for the feedback');
       (box.hidden ? status : box).scrollIntoView({ block: 'nearest' });
     }
     return h('div', null, [
@@ -390,7 +426,7 @@ code{padding:1px 5px;border-radius:5px;background:var(--kb-s2);font:13px ui-mono
     clearTimeout(b.kbTimer);
     b.kbTimer = setTimeout(() => { label.textContent = 'Copy'; }, 2000);
   }
-  async function feedback(turn, rating, comment, status) {
+  async function feedback(turn, rating, comment, status, thanks) {
     status.className = 'kb-feedback-status';
     status.textContent = 'Sending…';
     // The server's id for the answer: the server keeps the feedback beside the
@@ -406,7 +442,7 @@ code{padding:1px 5px;border-radius:5px;background:var(--kb-s2);font:13px ui-mono
         throw new Error(code === 'unknown_answer' ? 'This answer can no longer be rated.'
           : res.status === 404 ? 'Feedback is not available right now.' : 'Could not send feedback (' + res.status + ').');
       }
-      status.textContent = 'Thanks for the feedback';
+      status.textContent = thanks;
       return true;
     } catch (e) {
       status.textContent = e instanceof TypeError ? 'Could not send feedback.' : e.message;
@@ -444,26 +480,56 @@ code{padding:1px 5px;border-radius:5px;background:var(--kb-s2);font:13px ui-mono
   // the error says the service is away (its `away`), the sections its BM25 ranks
   // best for the question. Embedded on another origin, this needs the site to
   // allow that origin (CORS); without it, the error stays.
+  const siteRoot = new URL('../', endpoint).href; // the site the endpoint belongs to: …/api/chat → …/
   async function sectionsFor(q, err) {
-    const root = new URL('../', endpoint).href; // the site the endpoint belongs to: …/api/chat → …/
-    const m = await import(root + 'assets/browser-search.js');
-    if (!m.away(err.status)) return null;
-    const r = await m.search(root + '_search/', q, 5, 1, false);
+    const m = await import(siteRoot + 'assets/browser-search.js');
+    if (err && !m.away(err.status)) return null;
+    const r = await m.search(siteRoot + '_search/', q, 5, 1, false);
     const seen = new Set();
     return [].concat(r.results || []).filter(x => x && !seen.has(x.page_id) && seen.add(x.page_id))
       .map((x, i) => ({ n: i + 1, url: x.url, title: x.title, path: x.path }));
   }
-  function offered(el, turn, found) {
-    el.setAttribute('data-state', 'offline');
+  const retryBtn = (el, turn) =>
+    h('button.kb-btn kb-retry', { text: 'Retry', onclick: () => { if (!busy) { el.remove(); run(turn); input.focus(); } } });
+  function settle(el, state) {
+    el.setAttribute('data-state', state);
     el.removeAttribute('aria-busy');
     const t = el.querySelector('.kb-typing');
     if (t) t.remove();
+  }
+  // The assistant is away (no answer, 5xx): the pages instead, and a retry.
+  function offered(el, turn, found) {
+    settle(el, 'offline');
     el.append(
       notice('The assistant is not reachable right now. These help pages match your question:'),
       sources(found),
-      h('div.kb-error', null, [
-        h('p', { text: 'Ask again when the assistant is back.' }),
-        h('button.kb-btn kb-retry', { text: 'Retry', onclick: () => { if (!busy) { el.remove(); run(turn); input.focus(); } } })
+      h('div.kb-error', null, [h('p', { text: 'Ask again when the assistant is back.' }), retryBtn(el, turn)]));
+  }
+  // A 429: not an outage. Says when to ask again, counting down to Retry-After.
+  function limited(el, turn, err, found) {
+    settle(el, 'limited');
+    let left = Math.max(1, err.retryAfter || 30);
+    const when = h('p.kb-wait', { role: 'status' });
+    const again = retryBtn(el, turn);
+    const tick = () => {
+      when.textContent = left > 0 ? 'You can ask again in ' + left + (left === 1 ? ' second.' : ' seconds.') : 'You can ask again now.';
+      again.disabled = left > 0;
+      if (left-- > 0 && el.isConnected) setTimeout(tick, 1000);
+    };
+    el.append(
+      notice('Many questions are being asked from your network just now, so the assistant is pausing.' +
+        (found && found.length ? ' These help pages match your question:' : '')),
+      found && found.length ? sources(found) : '',
+      h('div.kb-error', null, [when, again]));
+    tick();
+  }
+  // A site without /api: the help pages the site's search finds, as the answer.
+  function pagesOnly(el, turn, found) {
+    settle(el, 'search');
+    el.append(found && found.length
+      ? h('div', null, [h('p', { text: 'These help pages match your question:' }), sources(found)])
+      : h('div', null, [
+        h('p', { text: 'No help page matches your question. Try other words, or ' }, [link(siteRoot, null, 'browse the help center'), '.'])
       ]));
   }
 
@@ -520,6 +586,13 @@ code{padding:1px 5px;border-radius:5px;background:var(--kb-s2);font:13px ui-mono
     const ctrl = new AbortController();
     busy = { ctrl };
     setBusy(true);
+    await probe();
+    if (mode === 'search') {
+      const found = await sectionsFor(turn.q, null).catch(() => null);
+      if (busy && busy.ctrl === ctrl) { busy = null; setBusy(false); }
+      if (turns.includes(turn)) pagesOnly(el, turn, found);
+      return;
+    }
     const st = { text: '', sources: [], steps: [], notice: '' };
     let raf = 0, error = null, done = null;
     const paint = () => {
@@ -554,7 +627,8 @@ code{padding:1px 5px;border-radius:5px;background:var(--kb-s2);font:13px ui-mono
       if (!res.ok) {
         let msg = '';
         try { msg = (await res.json()).error.message; } catch (e) { /* not a JSON error */ }
-        throw Object.assign(new Error(msg || ''), { status: res.status });
+        const ra = Number(res.headers.get('Retry-After'));
+        throw Object.assign(new Error(msg || ''), { status: res.status, retryAfter: isFinite(ra) ? Math.ceil(ra) : 0 });
       }
       if (/event-stream/i.test(res.headers.get('content-type'))) await readSSE(res, onEvent);
       else done = await res.json();
@@ -576,7 +650,9 @@ code{padding:1px 5px;border-radius:5px;background:var(--kb-s2);font:13px ui-mono
       paint();
       const found = error && !ctrl.signal.aborted ? await sectionsFor(turn.q, error).catch(() => null) : null;
       if (!turns.includes(turn)) return;
-      if (found && found.length) offered(el, turn, found);
+      if (error && (error.status === 404 || error.status === 405)) { setMode('search'); pagesOnly(el, turn, found); }
+      else if (error && error.status === 429) limited(el, turn, error, found);
+      else if (found && found.length) offered(el, turn, found);
       else failed(el, turn, error || { cut: true }, ctrl.signal.aborted);
     }
     if (stick) follow(turn);
@@ -611,6 +687,7 @@ code{padding:1px 5px;border-radius:5px;background:var(--kb-s2);font:13px ui-mono
     render(t.el, t);
   }
   window.kbWidget = {
+    get mode() { return mode; },
     open,
     close,
     ask(text) {

@@ -111,6 +111,25 @@ async function search() {
     await page.goto(`${SITE}/search.html?q=parking+permit`);
     await page.locator('#search-results .search-result').first().waitFor({ timeout: 10000 });
     await shot(page, 'search-results-light');
+    // Nothing matches: no results at all (not the nearest junk), a few sections
+    // to browse, and the assistant, which declines.
+    await page.goto(`${SITE}/search.html?q=xqzv+blorf`);
+    const empty = page.locator('#search-status.search-status--empty');
+    await empty.waitFor({ timeout: 10000 });
+    assert.match(await empty.innerText(), /No results for .xqzv blorf./);
+    assert.equal(await page.locator('#search-results .search-result').count(), 0, 'no results for nonsense');
+    assert.ok(await empty.locator('a.search-empty__section').count() >= 1, 'sections offered');
+    await shot(page, 'search-results-empty');
+    await empty.locator('button.search-empty__ask').click();
+    const declined = page.locator('#kb-widget-host .kb-msg.kb-assistant[data-state="done"]');
+    await declined.waitFor({ timeout: 15000 });
+    assert.match(await declined.innerText(), /not in the knowledge base/i);
+    await page.goto(`${SITE}/it-services/vpn.html`);
+    await page.locator('#search-input').fill('qqqqqqqqq');
+    const none = page.locator('#search-suggest .search-status--empty');
+    await none.waitFor({ timeout: 10000 });
+    assert.match(await none.innerText(), /No results for/);
+    assert.equal(await page.locator('#search-suggest .search-group').count(), 0, 'no suggestions for nonsense');
     // The endpoint unreachable: the browser engine answers, and says so.
     await page.route('**/api/search**', (r) => r.abort());
     await page.goto(`${SITE}/it-services/vpn.html`);
@@ -407,7 +426,8 @@ async function staticSite() {
   // The first query: engine, glue, manifest, fragments.
   await retype('parki');
   await suggestions('parking');
-  assert.match(await page.locator('#search-suggest .search-status__engine').innerText(), /in your browser/i);
+  // On a static host the browser engine is the search: nothing to apologise for.
+  assert.equal(await page.locator('#search-suggest .search-status__engine').count(), 0, 'static: no engine line');
   await page.waitForTimeout(1000); // the settled request, answered in the browser too
   const first = await log();
   assert.ok(first.some(([p]) => p.endsWith('.wasm.gz')), `the engine was fetched: ${JSON.stringify(first)}`);
@@ -433,9 +453,30 @@ async function staticSite() {
   // The results page.
   await page.goto(`${SITE}/search.html?q=parking+permit`);
   await page.locator('#search-results .search-result').first().waitFor({ timeout: 15000 });
-  assert.match(await page.locator('#search-status .search-status__engine').innerText(), /in your browser/i);
+  assert.equal(await page.locator('#search-status .search-status__engine').count(), 0, 'static: no engine line');
   assert.ok(await page.locator('#search-results .search-result a[href*="parking"]').count() >= 1, 'results page finds parking');
   await shot(page, 'search-results-static-host');
+  // Nothing matches, on a static host too: sections, and no assistant to offer.
+  await page.goto(`${SITE}/search.html?q=xqzv+blorf`);
+  const emptyStatic = page.locator('#search-status.search-status--empty');
+  await emptyStatic.waitFor({ timeout: 15000 });
+  assert.ok(await emptyStatic.locator('a.search-empty__section').count() >= 1, 'sections offered');
+  assert.equal(await emptyStatic.locator('.search-empty__ask').count(), 0, 'no assistant on a static host');
+  // The widget on a static host is a search helper: it says so and answers with pages.
+  await page.goto(`${SITE}/campus/parking/buying-a-parking-permit.html`);
+  await page.locator('#kb-widget-host button.kb-launcher').click();
+  await page.waitForFunction(() => {
+    const r = document.getElementById('kb-widget-host').shadowRoot;
+    return /help pages for your question/i.test(r.querySelector('.kb-sub').textContent);
+  }, null, { timeout: 10000 });
+  await page.locator('#kb-widget-host textarea.kb-input').fill('How do I buy a parking permit?');
+  await page.keyboard.press('Enter');
+  const pages = page.locator('#kb-widget-host .kb-msg.kb-assistant[data-state="search"]');
+  await pages.waitFor({ timeout: 15000 });
+  assert.doesNotMatch(await pages.innerText(), /not reachable|later/i);
+  const found = await pages.locator('ol.kb-citations li a').first().getAttribute('href');
+  assert.ok(found && found.includes('parking'), `the widget finds the parking page: ${found}`);
+  await shot(page, 'widget-static-host');
 
   // 2. The wasm engine gives the API's bm25 answer (results, scores, snippets).
   await mode('up');
@@ -455,7 +496,8 @@ async function staticSite() {
   await page.goto(`${SITE}/it-services/vpn.html`);
   await retype('vpn');
   await suggestions('vpn');
-  assert.ok(await page.locator('#search-suggest .search-status__engine').count() === 1, 'the fallback engaged on 503');
+  assert.match(await page.locator('#search-suggest .search-status__engine').innerText(), /not reachable right now/i,
+    'the fallback engaged on 503, and says so');
   await mode('up');
   await page.waitForTimeout(5500); // search.js probes /api/health every 5 s while in the browser
   await retype('print');
@@ -479,6 +521,23 @@ async function staticSite() {
   const cite = await offline.locator('ol.kb-citations li a').first().getAttribute('href');
   assert.ok(cite && cite.includes('parking'), `the widget offers the parking page: ${cite}`);
   await shot(page, 'widget-offline-sections');
+
+  // 5. Rate limited (429, Retry-After: 7): not an outage. The search says for how
+  // long it searches in the browser; the widget says when to ask again.
+  await mode('busy');
+  await page.goto(`${SITE}/it-services/vpn.html`);
+  await retype('vpn');
+  await suggestions('vpn');
+  assert.match(await page.locator('#search-suggest .search-status__engine').innerText(), /busy for about \d+ seconds/i);
+  await page.locator('#kb-widget-host button.kb-launcher').click();
+  await page.locator('#kb-widget-host textarea.kb-input').fill('How do I connect to the VPN?');
+  await page.keyboard.press('Enter');
+  const limited = page.locator('#kb-widget-host .kb-msg.kb-assistant[data-state="limited"]');
+  await limited.waitFor({ timeout: 15000 });
+  assert.match(await limited.innerText(), /ask again in \d+ seconds/i);
+  assert.doesNotMatch(await limited.innerText(), /not reachable/i);
+  assert.ok(await limited.locator('button.kb-retry').isDisabled(), 'retry waits for Retry-After');
+  await shot(page, 'widget-rate-limited');
   assert.ok(b.errors.length === 0, `page errors: ${b.errors.join('; ')}`);
   await b.close();
 }

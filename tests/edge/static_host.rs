@@ -3,9 +3,10 @@
 //! compression, no `/api`), counts every byte it sends, and can put the real
 //! edge function behind `/api/` or take it away while a page is open.
 //!
-//! Test-only control (GET): `/__mode?set=static|down|up` (`static`: `/api/*` is a
-//! 404 page, as on a static host; `down`: 503 JSON, as during an outage; `up`:
-//! forwarded to the host), `/__log` (every response so far as
+//! Test-only control (GET): `/__mode?set=static|down|busy|up` (`static`: `/api/*`
+//! is a 404 page, as on a static host; `down`: 503 JSON, as during an outage;
+//! `busy`: the edge function's 429 with `Retry-After: 7`, as when a rate limit
+//! is reached; `up`: forwarded to the host), `/__log` (every response so far as
 //! `[[path, bytes], …]`) and `/__log?clear=1`.
 
 use std::path::{Path, PathBuf};
@@ -17,6 +18,7 @@ use stub_http::{Request, Response, StubServer};
 enum Mode {
     Static,
     Down,
+    Busy,
     Up,
 }
 
@@ -69,6 +71,7 @@ fn handle(req: &Request, site: &Path, state: &Mutex<State>, api: Option<&str>) -
         let mode = match query.strip_prefix("set=") {
             Some("static") => Mode::Static,
             Some("down") => Mode::Down,
+            Some("busy") => Mode::Busy,
             _ => Mode::Up,
         };
         state.lock().unwrap().mode = mode;
@@ -85,7 +88,12 @@ fn handle(req: &Request, site: &Path, state: &Mutex<State>, api: Option<&str>) -
     let mode = state.lock().unwrap().mode;
     let (status, ctype, bytes) = if path.starts_with("/api/") { api_answer(req, mode, api) } else { file(site, path) };
     state.lock().unwrap().log.push((path.to_string(), bytes.len()));
-    respond(status, &ctype, bytes)
+    let r = respond(status, &ctype, bytes);
+    if status == 429 {
+        r.header("retry-after", "7")
+    } else {
+        r
+    }
 }
 
 /// `/api/*` in `mode`: forwarded to `api`, a 503 outage, or a static host's 404.
@@ -102,6 +110,11 @@ fn api_answer(req: &Request, mode: Mode, api: Option<&str>) -> (u16, String, Vec
             let ct = r.header("content-type").unwrap_or("application/json").to_string();
             (r.status, ct, r.body)
         }
+        (Mode::Busy, _) => (
+            429,
+            "application/json".into(),
+            br#"{"error":{"status":429,"code":"rate_limited","message":"too many requests from this address; retry after 7 s"}}"#.to_vec(),
+        ),
         (Mode::Down, _) => (
             503,
             "application/json".into(),
