@@ -79,6 +79,11 @@ pub struct SearchResponse {
     /// not, `results` is empty: the nearest chunks of nonsense are not results.
     #[serde(default = "matched_by_default")]
     pub matched: bool,
+    /// The query as searched, when words of it were read as the words one
+    /// keyboard slip away (`univeristy` → `university`;
+    /// [`crate::index::typo`]): "showing results for …".
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub corrected: Option<String>,
     /// Whether asking for the next page may return more results.
     pub has_more: bool,
     pub timings_ms: Timings,

@@ -85,8 +85,9 @@ pub fn fragment_corpus(storage: VectorStorage) -> (AlignedBytes, AlignedBytes) {
 /// semantic side over `encoder` and the index's vectors.
 pub fn open_fragments(index: &AlignedBytes, encoder: &AlignedBytes) -> (HashMap<String, Vec<u8>>, Engine, Semantic) {
     let idx = index::Index::open(index.as_slice()).expect("the index opens");
+    let dictionary = Encoder::open(encoder.as_slice()).expect("the encoder opens").dictionary();
     let files: HashMap<String, Vec<u8>> =
-        index::fragments::split(&idx, 256).expect("the index splits").files.into_iter().collect();
+        index::fragments::split_with(&idx, 256, &dictionary).expect("the index splits").files.into_iter().collect();
     let vectors = index::fragments::semantic::vectors_file(&idx).expect("the vectors export");
     let e = Engine::open(&files[index::fragments::MANIFEST]).expect("the manifest opens");
     let sem = Semantic::open(&e, encoder.as_slice(), &vectors).expect("the semantic side opens");

@@ -17,6 +17,7 @@ use crate::pg::{Store, StoreError};
 use search_core::encoder::{Encoder, EncoderError};
 use search_core::index::highlight::Highlighter;
 use search_core::index::relevance::Evidence;
+use search_core::index::typo::{self, Correction};
 use search_core::index::{analyzer, fusion, ChunkMeta, Hit, Index, IndexError, Mode, SearchParams};
 use search_core::query_cache::QueryCache;
 pub use search_core::response::{SearchResponse, SearchResult, Timings};
@@ -125,6 +126,9 @@ pub struct Ranked {
     /// Whether anything matched well enough to show
     /// ([`search_core::index::relevance`]).
     pub evidence: Evidence,
+    /// The query as searched, when words of it were read as the words one
+    /// slip away ([`search_core::index::typo`]).
+    pub corrected: Option<Correction>,
 }
 
 impl<'a> Service<'a> {
@@ -255,6 +259,29 @@ impl<'a> Service<'a> {
         &self.encoder
     }
 
+    /// The query as it is searched: its words that no chunk has, one slip from
+    /// words that chunks have, read as those ([`typo`]). The PostgreSQL tier
+    /// asks for the document frequencies of the query's words first, and of
+    /// their neighbours only when one of them is unknown.
+    fn correct(&self, text: &str, partial: bool) -> Result<Option<Correction>, ServiceError> {
+        match &self.corpus {
+            Corpus::Bundled(i) => Ok(typo::correct(text, partial, |t| i.df(t), |w| self.encoder.is_word(w))),
+            Corpus::Postgres(s) => {
+                let own: Vec<String> = typo::suspects(text, partial).into_iter().map(|w| w.term).collect();
+                if own.is_empty() {
+                    return Ok(None);
+                }
+                let known = s.term_dfs(&own)?;
+                if own.iter().all(|t| known.contains_key(t)) {
+                    return Ok(None);
+                }
+                let mut dfs = s.term_dfs(&typo::neighbour_terms(text, partial))?;
+                dfs.extend(known);
+                Ok(typo::correct(text, partial, |t| dfs.get(t).copied(), |w| self.encoder.is_word(w)))
+            }
+        }
+    }
+
     /// The query's vector, when `mode` uses one.
     pub fn embed_for(&self, query: &str, mode: Mode) -> Option<Vec<f32>> {
         (mode != Mode::Bm25).then(|| self.embed_query(query).0)
@@ -281,30 +308,34 @@ impl<'a> Service<'a> {
     /// sides' candidates read, fused, and the page cut out, with each stage timed.
     /// `clock` returns milliseconds from any fixed origin.
     pub fn rank(&self, q: &Query<'_>, clock: &dyn Fn() -> f64) -> Result<Ranked, ServiceError> {
+        let corrected = self.correct(q.text, q.params.partial)?;
+        let text = corrected.as_ref().map_or(q.text, |c| c.text.as_str());
+        // A vector the caller brings was made from the words as written.
+        let given = if corrected.is_some() { None } else { q.vector };
         let wanted = q.offset + q.params.k;
         // One result further tells whether a next page exists; only pages ask,
         // since a deeper read can add a candidate to the fusion.
-        let deep = fusion::for_query(&SearchParams { k: wanted + usize::from(q.count_more), ..q.params }, q.text);
+        let deep = fusion::for_query(&SearchParams { k: wanted + usize::from(q.count_more), ..q.params }, text);
         let t0 = clock();
-        let (embedded, encode_cached) = match q.vector {
+        let (embedded, encode_cached) = match given {
             None if q.params.mode != Mode::Bm25 => {
-                let (v, cached) = self.embed_query(q.text);
+                let (v, cached) = self.embed_query(text);
                 (Some(v), cached)
             }
             _ => (None, false),
         };
-        let qvec = if q.params.mode == Mode::Bm25 { None } else { q.vector.or(embedded.as_deref()) };
+        let qvec = if q.params.mode == Mode::Bm25 { None } else { given.or(embedded.as_deref()) };
         let t1 = clock();
         let (mut hits, evidence, t2) = match &self.corpus {
             Corpus::Bundled(index) => {
-                let cands = index.candidates(q.text, qvec, &deep);
+                let cands = index.candidates(text, qvec, &deep);
                 let evidence = cands.evidence;
                 let t2 = clock();
                 (index.fuse(cands, qvec, &deep), evidence, t2)
             }
             Corpus::Postgres(store) => {
                 self.check(&store.tenant()?.info)?;
-                let (hits, evidence) = store.search(q.text, qvec, &deep)?;
+                let (hits, evidence) = store.search(text, qvec, &deep)?;
                 (hits, evidence, clock())
             }
         };
@@ -321,6 +352,7 @@ impl<'a> Service<'a> {
             has_more,
             encode_cached,
             evidence,
+            corrected,
             timings: Timings {
                 encode: if embedded.is_some() { t1 - t0 } else { 0.0 },
                 search: t2 - t1,
@@ -350,7 +382,8 @@ impl<'a> Service<'a> {
             ranked.has_more = false;
         }
         let t = clock();
-        let mut hl = Highlighter::new(query);
+        let searched = ranked.corrected.as_ref().map(|c| c.text.clone());
+        let mut hl = Highlighter::new(searched.as_deref().unwrap_or(query));
         let results = ranked
             .hits
             .iter()
@@ -365,6 +398,7 @@ impl<'a> Service<'a> {
             page,
             results,
             matched,
+            corrected: searched,
             has_more: ranked.has_more,
             encode_cached: ranked.encode_cached,
             timings_ms: Timings {

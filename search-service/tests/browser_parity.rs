@@ -9,11 +9,21 @@ use search_service::service::Service;
 #[test]
 fn the_browser_ranks_every_mode_as_the_edge_does() {
     let mut shown: std::collections::BTreeMap<&str, usize> = Default::default();
+    let mut corrected = 0;
     for storage in [VectorStorage::I16, VectorStorage::F16] {
         let (index, enc) = fragment_corpus(storage);
         let (files, mut e, sem) = open_fragments(&index, &enc);
         let svc = Service::open(index.as_slice(), enc.as_slice()).unwrap();
-        for q in ["parking permit", "reset the password", "gpu job quota", "zebra", "stor", "the"] {
+        for q in [
+            "parking permit",
+            "reset the password",
+            "gpu job quota",
+            "zebra",
+            "stor",
+            "the",
+            "pasword rseet",
+            "storgae quota",
+        ] {
             for mode in [Mode::Convex, Mode::Dense, Mode::Rrf, Mode::Dot, Mode::Bm25] {
                 for (page, partial) in [(1, false), (2, false), (1, true)] {
                     let got = browse(&mut e, &sem, &files, q, mode, page, partial);
@@ -23,6 +33,8 @@ fn the_browser_ranks_every_mode_as_the_edge_does() {
                     assert_eq!(got.results, want.results, "{q:?} {storage:?} {mode:?} page {page} partial {partial}");
                     assert_eq!(got.has_more, want.has_more, "{q:?} {mode:?}");
                     assert_eq!(got.matched, want.matched, "{q:?} {mode:?}");
+                    assert_eq!(got.corrected, want.corrected, "{q:?} {mode:?}");
+                    corrected += usize::from(want.corrected.is_some());
                     *shown.entry(mode.name()).or_default() += usize::from(!want.results.is_empty());
                 }
             }
@@ -30,6 +42,9 @@ fn the_browser_ranks_every_mode_as_the_edge_does() {
     }
     // Not vacuous: the fused modes show every one of these queries (the
     // synthetic encoder's cosines are high), `bm25` all but those no chunk's
-    // words answer ("zebra", "the", and "stor" unless it is being typed).
-    assert_eq!(shown, [("bm25", 20), ("convex", 36), ("dense", 36), ("dot", 36), ("rrf", 36)].into(), "{shown:?}");
+    // words answer ("zebra", "the", and "stor" unless it is being typed, and
+    // "rseet" while it is).
+    assert_eq!(shown, [("bm25", 30), ("convex", 48), ("dense", 48), ("dot", 48), ("rrf", 48)].into(), "{shown:?}");
+    // Both typo'd queries are read as corrected, in every mode and page.
+    assert_eq!(corrected, 60);
 }

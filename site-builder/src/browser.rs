@@ -22,6 +22,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use search_core::container::AlignedBytes;
+use search_core::encoder::Encoder;
 use search_core::index::{fragments, Index};
 use serde::Serialize;
 use sha2::Digest;
@@ -130,7 +131,12 @@ pub fn write(
     check_engine(opts)?;
     let aligned = AlignedBytes::new(index);
     let idx = Index::open(aligned.as_slice()).map_err(|e| BrowserError::Index(e.to_string()))?;
-    let frags = fragments::split(&idx, SHARD_BYTES).map_err(|e| BrowserError::Index(e.to_string()))?;
+    // The encoder's whole-word tokens: the words the typo reading never corrects.
+    let enc_bytes = AlignedBytes::new(encoder);
+    let dictionary =
+        Encoder::open(enc_bytes.as_slice()).map_err(|e| BrowserError::Index(format!("encoder.bin: {e}")))?.dictionary();
+    let frags =
+        fragments::split_with(&idx, SHARD_BYTES, &dictionary).map_err(|e| BrowserError::Index(e.to_string()))?;
     let mut packed: Vec<(String, Vec<u8>)> = frags.files.iter().map(|(n, b)| (n.clone(), gzip(b))).collect();
     let lexical = packed.len();
     if opts.semantic {

@@ -566,6 +566,15 @@
     return h('span', { class: 'search-status__engine' }, msg);
   }
 
+  /** "Showing results for …" when the search read a typo as the word meant. */
+  function correctedLine(data) {
+    if (!data || typeof data.corrected !== 'string' || !data.corrected) return null;
+    return h('span', { class: 'search-status__corrected' }, [
+      'Showing results for ',
+      h('strong', null, quoted(data.corrected)),
+    ]);
+  }
+
   /**
    * What to offer when nothing matches `q`: a few of the site's sections (from
    * its section menu) and, when the chat assistant is on the page and has its
@@ -806,7 +815,7 @@
       list.hidden = false;
 
       var summary = plural(groups.length, 'article', 'articles') + ' \u00b7 ' + plural(sections, 'section', 'sections');
-      setStatus('', [h('span', null, summary), engineLine(current.data)]);
+      setStatus('', [correctedLine(current.data), h('span', null, summary), engineLine(current.data)]);
       announce(
         plural(groups.length, 'article', 'articles') +
           ' found for ' + quoted(q) + '. Use the up and down arrow keys to choose, Enter to open.'
@@ -1199,6 +1208,7 @@
       }
 
       setStatus('count', [
+        correctedLine(state.data),
         h('strong', null, plural(groups.length, 'article', 'articles')),
         ' \u00b7 ' + plural(sections, 'matching section', 'matching sections') +
           (state.hasMore ? ' \u00b7 best matches first' : ''),

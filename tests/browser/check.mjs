@@ -130,6 +130,12 @@ async function search() {
     await none.waitFor({ timeout: 10000 });
     assert.match(await none.innerText(), /No results for/);
     assert.equal(await page.locator('#search-suggest .search-group').count(), 0, 'no suggestions for nonsense');
+    // A typo is read as the word meant, and the dropdown says what it searched.
+    await page.locator('#search-input').fill('parkign permit ');
+    const fixed = page.locator('#search-suggest .search-status__corrected');
+    await fixed.waitFor({ timeout: 10000 });
+    assert.match(await fixed.innerText(), /parking permit/);
+    assert.ok(await page.locator('#search-suggest a.search-option[href*="parking"]').count() >= 1, 'the typo finds parking');
     // The endpoint unreachable: the browser engine answers, and says so.
     await page.route('**/api/search**', (r) => r.abort());
     await page.goto(`${SITE}/it-services/vpn.html`);
@@ -462,6 +468,11 @@ async function staticSite() {
   await emptyStatic.waitFor({ timeout: 15000 });
   assert.ok(await emptyStatic.locator('a.search-empty__section').count() >= 1, 'sections offered');
   assert.equal(await emptyStatic.locator('.search-empty__ask').count(), 0, 'no assistant on a static host');
+  // A typo, read in the browser as the edge reads it (the initial's spelling list).
+  await page.goto(`${SITE}/it-services/vpn.html`);
+  await retype('eduraom certificate');
+  await suggestions('eduroam');
+  assert.match(await page.locator('#search-suggest .search-status__corrected').innerText(), /eduroam certificate/);
   // The widget on a static host is a search helper: it says so and answers with pages.
   await page.goto(`${SITE}/campus/parking/buying-a-parking-permit.html`);
   await page.locator('#kb-widget-host button.kb-launcher').click();

@@ -235,6 +235,26 @@ fn nonsense_and_off_topic_queries_get_no_results() {
 
 #[test]
 #[ignore = "needs the model and the wasm32-wasip2 target (the demo built and its component compiled): scripts/test runs it"]
+fn a_typo_is_read_as_the_word_meant_and_said() {
+    let urls = |v: &Value| -> Vec<String> {
+        v["results"].as_array().unwrap().iter().map(|r| r["url"].as_str().unwrap().to_string()).collect()
+    };
+    for mode in ["convex", "bm25"] {
+        let v = ok_search(&format!("q=how+do+I+by+a+parkign+permti%3F&mode={mode}&k=3"));
+        assert_valid("SearchResponse", &v);
+        assert_eq!(v["corrected"], "how do I by a parking permit?", "{mode}: {v}");
+        assert!(urls(&v)[0].starts_with("campus/parking/buying-a-parking-permit.html#"), "{mode}: {v}");
+        // The snippet marks the words searched, not the ones typed.
+        assert!(v["results"][0]["snippet"].as_str().unwrap().to_lowercase().contains("<mark>parking</mark>"), "{v}");
+    }
+    // Words the knowledge base has, and codes, are searched as written.
+    for qs in ["q=parking+permit", "q=VPN-504", "q=eduro&mode=bm25&partial=true"] {
+        assert!(ok_search(qs).get("corrected").is_none(), "{qs}");
+    }
+}
+
+#[test]
+#[ignore = "needs the model and the wasm32-wasip2 target (the demo built and its component compiled): scripts/test runs it"]
 fn health_describes_the_bundled_index() {
     let r = get(&format!("{}/api/health", host().url()));
     assert_eq!(r.status, 200);

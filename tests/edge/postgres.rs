@@ -86,6 +86,8 @@ const QUERIES: &[&str] = &[
     "q=late+fee+payment+plan&k=5&mode=dot",
     "q=buy+a+parking+permi&mode=bm25&k=3&partial=true",
     "q=eduro&k=5&partial=true",
+    // A typo: the tenant's vocabulary answers the correction as the index does.
+    "q=how+do+I+buy+a+parkign+permti&k=5",
     "q=waitlist&k=3&page=2",
     // Hostile text reaches Postgres only as bound parameters: it is searched for.
     "q=%27%3B+DROP+TABLE+kb_terms%3B+--+%5C%24%241&k=5",

@@ -221,6 +221,24 @@ impl<'a> Encoder<'a> {
         self.fingerprint
     }
 
+    /// Whether `word` (lowercase) is one whole token of the vocabulary: a word
+    /// of the language the model was trained on, as far as ~20,000 of them go.
+    /// The typo reading ([`crate::index::typo`]) never corrects such a word.
+    pub fn is_word(&self, word: &str) -> bool {
+        self.vocab.id(word).is_some()
+    }
+
+    /// The whole-word tokens [`crate::index::typo`] could be asked about (plain
+    /// lowercase ASCII words of its lengths), for the browser's spelling lists.
+    pub fn dictionary(&self) -> Vec<String> {
+        let len = crate::index::typo::MIN_LEN..=crate::index::typo::MAX_LEN;
+        self.vocab
+            .pieces()
+            .filter(|p| len.contains(&p.len()) && p.iter().all(u8::is_ascii_lowercase))
+            .filter_map(|p| String::from_utf8(p.to_vec()).ok())
+            .collect()
+    }
+
     /// Token ids of `text`: `[CLS] … [SEP]`, truncated to the model's budget.
     pub fn tokenize(&self, text: &str) -> Vec<u32> {
         tokenizer::encode(text, &self.vocab, self.cfg.max_tokens)

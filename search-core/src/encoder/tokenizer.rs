@@ -51,6 +51,11 @@ impl<'a> Vocab<'a> {
         }
     }
 
+    /// Every string of the vocabulary, in sorted order.
+    pub fn pieces(&self) -> impl Iterator<Item = &'a [u8]> + '_ {
+        (0..self.ids.len()).map(|i| self.get(i))
+    }
+
     /// Token id of `piece`, if it is in the vocabulary.
     pub fn id(&self, piece: &str) -> Option<u32> {
         let n = self.ids.len();

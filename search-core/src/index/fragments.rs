@@ -60,6 +60,11 @@ pub struct Manifest {
     pub shards: Vec<String>,
     /// The first prefix of each completion group, ascending; group `i` is `c/{i}.json`.
     pub completions: Vec<String>,
+    /// The initials whose spelling list exists: `v/{c}.txt` ([`SpellingList`]),
+    /// what the typo reading ([`super::typo`]) looks a slip's neighbours up in.
+    /// Empty in fragments written before it.
+    #[serde(default)]
+    pub spelling: Vec<char>,
 }
 
 /// Fragment names.
@@ -76,6 +81,10 @@ pub fn record_name(doc: u32) -> String {
 
 pub fn completion_name(i: usize) -> String {
     format!("c/{i}.json")
+}
+
+pub fn spelling_name(initial: char) -> String {
+    format!("v/{initial}.txt")
 }
 
 /// Why fragments could not be read.
@@ -106,6 +115,53 @@ pub struct Fragments {
 /// or twenty chunks of as many pages, so per-page files would carry the page's
 /// other sections for nothing.
 pub fn split(idx: &Index<'_>, shard_bytes: usize) -> Result<Fragments, IndexError> {
+    split_with(idx, shard_bytes, &[])
+}
+
+/// One initial's spelling list (`v/{c}.txt`): a line `term df` per term, an
+/// empty line, then a word per line. Plain text, read by hand: a serde format
+/// cost the browser engine's wasm more than the whole typo reading.
+#[derive(Debug, Default, PartialEq)]
+pub struct SpellingList {
+    /// Every plain ASCII term that starts with the initial, and how many chunks
+    /// have it.
+    pub terms: Vec<(String, usize)>,
+    /// The words of the language that start with it (the encoder's
+    /// [`crate::encoder::Encoder::dictionary`]): never corrected.
+    pub words: Vec<String>,
+}
+
+impl SpellingList {
+    fn to_text(&self) -> Vec<u8> {
+        let mut out = String::new();
+        for (t, df) in &self.terms {
+            out.push_str(&format!("{t} {df}\n"));
+        }
+        out.push('\n');
+        for w in &self.words {
+            out.push_str(w);
+            out.push('\n');
+        }
+        out.into_bytes()
+    }
+
+    fn parse(text: &str) -> Option<SpellingList> {
+        let (terms, words) = text.split_once("\n\n").unwrap_or((text, ""));
+        let terms = terms
+            .lines()
+            .filter(|l| !l.is_empty())
+            .map(|l| {
+                let (t, df) = l.split_once(' ')?;
+                Some((t.to_string(), df.parse().ok()?))
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some(SpellingList { terms, words: words.lines().filter(|l| !l.is_empty()).map(str::to_string).collect() })
+    }
+}
+
+/// [`split`], with the encoder's `dictionary` in the spelling lists, as the
+/// build writes them: the browser then reads a query's typos as the edge does.
+pub fn split_with(idx: &Index<'_>, shard_bytes: usize, dictionary: &[String]) -> Result<Fragments, IndexError> {
     let n = idx.len();
     let mut page_runs: Vec<[u32; 2]> = Vec::new();
     for d in 0..n as u32 {
@@ -164,6 +220,7 @@ pub fn split(idx: &Index<'_>, shard_bytes: usize) -> Result<Fragments, IndexErro
         completions.push(first.clone());
         files.push((completion_name(completions.len() - 1), serde_json::to_vec(&group).unwrap_or_default()));
     }
+    let spelling = spelling_lists(idx, dictionary, &mut files);
     for d in 0..n as u32 {
         let meta = idx.chunk(d)?;
         files.push((record_name(d), serde_json::to_vec(&meta).map_err(|e| IndexError::Invalid(e.to_string()))?));
@@ -180,10 +237,32 @@ pub fn split(idx: &Index<'_>, shard_bytes: usize) -> Result<Fragments, IndexErro
         page_runs,
         shards,
         completions,
+        spelling,
     };
     let json = serde_json::to_vec(&manifest).map_err(|e| IndexError::Invalid(e.to_string()))?;
     files.insert(0, (MANIFEST.to_string(), json));
     Ok(Fragments { manifest, files })
+}
+
+/// The spelling lists ([`Manifest::spelling`]) added to `files`; returns their
+/// initials. Only plain ASCII terms: a slip's neighbours are never anything else.
+fn spelling_lists(idx: &Index<'_>, dictionary: &[String], files: &mut Vec<(String, Vec<u8>)>) -> Vec<char> {
+    let mut lists: std::collections::BTreeMap<char, SpellingList> = Default::default();
+    for (term, docs, _) in idx.vocabulary() {
+        let Ok(t) = std::str::from_utf8(term) else { continue };
+        if t.len() >= 2 && t.bytes().all(|b| b.is_ascii_lowercase()) {
+            lists.entry(t.as_bytes()[0] as char).or_default().terms.push((t.to_string(), docs.len()));
+        }
+    }
+    for w in dictionary {
+        if let Some(list) = w.chars().next().and_then(|c| lists.get_mut(&c)) {
+            list.words.push(w.clone());
+        }
+    }
+    for (c, list) in &lists {
+        files.push((spelling_name(*c), list.to_text()));
+    }
+    lists.into_keys().collect()
 }
 
 #[derive(Default)]
@@ -308,6 +387,9 @@ pub struct Engine {
     lens: Option<Vec<f32>>,
     shards: HashMap<usize, Shard>,
     completions: HashMap<usize, HashMap<String, String>>,
+    /// The spelling lists given, by initial `a`..`z` (sorted lists searched in
+    /// place: a map per list would cost the wasm more than the lookups save).
+    spelling: Vec<Option<SpellingList>>,
     records: HashMap<u32, ChunkMeta>,
 }
 
@@ -347,6 +429,7 @@ impl Engine {
             lens: None,
             shards: HashMap::new(),
             completions: HashMap::new(),
+            spelling: (0..26).map(|_| None).collect(),
             records: HashMap::new(),
         })
     }
@@ -382,6 +465,20 @@ impl Engine {
             }
             let pairs: Vec<(String, String)> = serde_json::from_slice(bytes).map_err(|e| bad(file, e))?;
             self.completions.insert(i, pairs.into_iter().collect());
+        } else if let Some(c) = file.strip_prefix("v/").and_then(|s| s.strip_suffix(".txt")) {
+            let c = c.parse::<char>().ok().filter(|c| self.manifest.spelling.contains(c)).ok_or_else(unknown)?;
+            let slot = letter(c).ok_or_else(unknown)?;
+            let list = std::str::from_utf8(bytes)
+                .ok()
+                .and_then(SpellingList::parse)
+                .ok_or_else(|| bad(file, "not a spelling list (`term df` lines, an empty line, words)"))?;
+            if list.terms.iter().map(|t| &t.0).chain(&list.words).any(|t| !t.starts_with(c)) {
+                return Err(bad(file, "a term of another initial"));
+            }
+            if list.terms.windows(2).any(|w| w[0].0 >= w[1].0) || list.words.windows(2).any(|w| w[0] >= w[1]) {
+                return Err(bad(file, "not in ascending order"));
+            }
+            self.spelling[slot] = Some(list);
         } else if let Some(d) = file.strip_prefix("r/").and_then(|s| s.strip_suffix(".json")) {
             let d: u32 = d.parse().map_err(|_| unknown())?;
             if d as usize >= self.manifest.chunks {
@@ -415,6 +512,57 @@ impl Engine {
             }
         }
         need
+    }
+
+    /// How many chunks have `term`, from its shard when that is in, else from its
+    /// initial's spelling list (`None`: neither has it, or neither is in).
+    fn df(&self, term: &str) -> Option<usize> {
+        if let Some(shard) = self.shard_of(term.as_bytes()).and_then(|i| self.shards.get(&i)) {
+            return shard.find(term.as_bytes()).map(|i| shard.range(i).len());
+        }
+        let list = self.spelling_of(term)?;
+        let i = list.terms.binary_search_by(|t| t.0.as_str().cmp(term)).ok()?;
+        Some(list.terms[i].1)
+    }
+
+    /// Whether `word` is a word of the language, by its initial's spelling list.
+    fn is_word(&self, word: &str) -> bool {
+        self.spelling_of(word).is_some_and(|l| l.words.binary_search_by(|w| w.as_str().cmp(word)).is_ok())
+    }
+
+    /// The spelling list of `word`'s initial, if given.
+    fn spelling_of(&self, word: &str) -> Option<&SpellingList> {
+        self.spelling.get(letter(word.chars().next()?)?)?.as_ref()
+    }
+
+    /// The query as the index would search it ([`super::typo`]), once the
+    /// fragments [`Engine::missing`] names are in.
+    fn correction(&self, query: &str, partial: bool) -> Option<super::typo::Correction> {
+        if self.manifest.spelling.is_empty() {
+            return None;
+        }
+        super::typo::correct(query, partial, |t| self.df(t), |w| self.is_word(w))
+    }
+
+    /// What a possible typo needs: the spelling lists of the initials of the
+    /// query's words no chunk has, then the shards of the corrected words.
+    fn missing_spelling(&self, query: &str, partial: bool) -> Vec<String> {
+        if self.manifest.spelling.is_empty() {
+            return Vec::new();
+        }
+        let mut initials: Vec<char> = super::typo::suspects(query, partial)
+            .iter()
+            .filter(|s| self.df(&s.term).is_none())
+            .filter_map(|s| s.word.chars().next())
+            .filter(|&c| self.manifest.spelling.contains(&c) && self.spelling_of(&c.to_string()).is_none())
+            .collect();
+        initials.sort_unstable();
+        initials.dedup();
+        if !initials.is_empty() {
+            return initials.into_iter().map(spelling_name).collect();
+        }
+        let Some(c) = self.correction(query, partial) else { return Vec::new() };
+        self.shards_for(&c.text, partial).into_iter().filter(|i| !self.shards.contains_key(i)).map(shard_name).collect()
     }
 
     /// The completion group that holds prefix `p` if the table has it.
@@ -461,6 +609,9 @@ impl Engine {
                 self.shards_for(query, partial).into_iter().filter(|i| !self.shards.contains_key(i)).map(shard_name),
             );
         }
+        if need.is_empty() {
+            need = self.missing_spelling(query, partial);
+        }
         need
     }
 
@@ -476,13 +627,15 @@ impl Engine {
         let page = page.max(1);
         let offset = (page - 1) * k;
         let wanted = offset + k;
-        let p = fusion::for_query(&SearchParams { k: wanted + 1, ..p }, query);
+        let corrected = self.correction(query, p.partial).map(|c| c.text);
+        let text = corrected.as_deref().unwrap_or(query);
+        let p = fusion::for_query(&SearchParams { k: wanted + 1, ..p }, text);
         let depth = p.depth.max(p.k);
         // As `Index::candidates` reads them: `dense` reads no words.
         let terms = match (p.mode, p.partial) {
             (Mode::Dense, _) => Vec::new(),
-            (_, true) => bm25::partial_terms(self, query),
-            (_, false) => analyzer::terms(query),
+            (_, true) => bm25::partial_terms(self, text),
+            (_, false) => analyzer::terms(text),
         };
         let (dense_list, mut sparse) = match &dense {
             Some(d) => (d.top(depth), bm25::scores(&WithNorms(self, d.norms()), terms.clone(), p.k1, p.b)),
@@ -507,7 +660,7 @@ impl Engine {
         if !missing.is_empty() {
             return Step::Need(missing);
         }
-        let mut hl = Highlighter::new(query);
+        let mut hl = Highlighter::new(text);
         let results = hits
             .iter()
             .enumerate()
@@ -522,11 +675,17 @@ impl Engine {
             page,
             results,
             matched: evidence.matched(),
+            corrected,
             has_more,
             timings_ms: Timings::default(),
             encode_cached: false,
         })
     }
+}
+
+/// The slot of a spelling list's initial (`a`..`z`).
+fn letter(c: char) -> Option<usize> {
+    c.is_ascii_lowercase().then(|| (c as u8 - b'a') as usize)
 }
 
 /// The lowercased prefixes of `query`'s last word that [`bm25::partial_terms`]

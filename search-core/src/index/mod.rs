@@ -29,6 +29,7 @@ pub mod fusion;
 pub mod graph;
 pub mod highlight;
 pub mod relevance;
+pub mod typo;
 mod vectors;
 mod write;
 
@@ -507,6 +508,12 @@ impl<'a> Index<'a> {
     /// Whether some chunk has the analysed term `term`.
     pub fn knows(&self, term: &str) -> bool {
         self.term_id(term).is_some()
+    }
+
+    /// How many chunks have the analysed term `term` (`None`: none).
+    pub fn df(&self, term: &str) -> Option<usize> {
+        let i = self.term_id(term)?;
+        Some(self.post_off[i + 1].saturating_sub(self.post_off[i]) as usize)
     }
 
     /// The vocabulary term that starts with `partial` (lowercased) and is in the

@@ -180,6 +180,20 @@ impl Store {
         Ok(t)
     }
 
+    /// The document frequency of each of the analysed `terms` the tenant has.
+    pub fn term_dfs(&self, terms: &[String]) -> Result<HashMap<String, usize>, StoreError> {
+        let t = self.tenant()?;
+        let rows = self.sql.query(t.terms_statement(), &[Value::Int(t.id), Value::TextArray(terms.to_vec())])?;
+        Ok(rows
+            .iter()
+            .filter_map(|r| {
+                let term = r.get(3).and_then(Value::text)?;
+                let df = r.get(5).and_then(Value::int).and_then(|n| usize::try_from(n).ok())?;
+                Some((term.to_string(), df))
+            })
+            .collect())
+    }
+
     /// Which of the analysed `terms` some chunk of the tenant has.
     pub fn known_terms(&self, terms: &[String]) -> Result<HashSet<String>, StoreError> {
         let t = self.tenant()?;

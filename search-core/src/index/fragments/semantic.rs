@@ -142,7 +142,8 @@ impl Engine {
         if !need.is_empty() {
             return Step::Need(need);
         }
-        let q = sem.embed(query);
+        // The encoder reads the query as the index searches it.
+        let q = sem.embed(self.correction(query, partial).as_ref().map_or(query, |c| c.text.as_str()));
         if q.len() != sem.info.dim {
             return self.search(query, k, page, partial);
         }

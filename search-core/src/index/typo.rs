@@ -1,0 +1,297 @@
+//! Typo tolerance on the lexical side: a word of the query that no chunk has,
+//! one keyboard slip away from a word that chunks do have, is read as that
+//! word, by BM25 and by the encoder alike, and the answer says what it searched
+//! ("showing results for …").
+//!
+//! A slip is one deletion, doubled letter, adjacent transposition, substitution
+//! or insertion (Damerau–Levenshtein distance 1), never at the first letter:
+//! slips there are rarer, and keeping the first letter lets the browser engine
+//! fetch only the vocabulary of one initial ([`super::fragments`]). Of the
+//! words one slip away, a stop word wins ("whaat", "wat" → "what": the
+//! commonest words are the likeliest meant, and BM25 then leaves them out),
+//! else the one whose term the most chunks have (ties: the alphabetically
+//! first), as a spelling corrector by frequency would.
+//!
+//! What is never corrected: a word some chunk has (so an exact match always
+//! stays exact); a word of the language that the knowledge base happens not to
+//! use ("wipe", "broke", "clashes": the encoder's whole-word tokens are the
+//! dictionary, [`crate::encoder::Encoder::is_word`]); anything but a plain word
+//! of ASCII letters (identifiers, error codes, numbers, words with accents);
+//! words shorter than [`MIN_LEN`], unless into a stop word (three letters have
+//! too many neighbours to pick a content word from); stop words; and the word
+//! being typed (the completion reads that one).
+
+use super::analyzer;
+
+/// Shorter words have too many neighbours one slip away to pick a content
+/// word from; a word of [`STOP_LEN`] letters may still be a stop word's slip.
+pub const MIN_LEN: usize = 4;
+/// The shortest word read as a stop word's slip (`wat`, `teh`, `hwo`).
+pub const STOP_LEN: usize = 3;
+/// Longer words are not words (a hash, a pasted token).
+pub const MAX_LEN: usize = 24;
+
+/// A query as corrected.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Correction {
+    /// The query with each corrected word replaced (lowercase).
+    pub text: String,
+    /// (the word as written, the word read), in query order.
+    pub words: Vec<(String, String)>,
+}
+
+/// A word of the query that may be a typo: its place in the query, the word
+/// (lowercase) and the one term it analyses to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Suspect {
+    pub start: usize,
+    pub end: usize,
+    pub word: String,
+    pub term: String,
+}
+
+/// The words of `query` that could be corrected, whether or not some chunk
+/// has them: plain ASCII words of [`STOP_LEN`] to [`MAX_LEN`] letters that are
+/// not stop words; with `partial`, not the last word (it is being typed).
+pub fn suspects(query: &str, partial: bool) -> Vec<Suspect> {
+    let mut out = Vec::new();
+    let mut words = word_spans(query);
+    if partial && !query.ends_with(char::is_whitespace) {
+        words.pop();
+    }
+    for (start, end) in words {
+        let word = &query[start..end];
+        if !(STOP_LEN..=MAX_LEN).contains(&word.len()) || !word.bytes().all(|b| b.is_ascii_alphabetic()) {
+            continue;
+        }
+        let lower = word.to_ascii_lowercase();
+        if let [term] = analyzer::terms(&lower).as_slice() {
+            out.push(Suspect { start, end, word: lower, term: term.clone() });
+        }
+    }
+    out
+}
+
+/// Byte ranges of the whitespace-separated pieces of `query`, trimmed of the
+/// punctuation around them (`licwnses?` → `licwnses`).
+fn word_spans(query: &str) -> Vec<(usize, usize)> {
+    let mut spans = Vec::new();
+    let mut at = 0;
+    for piece in query.split_inclusive(char::is_whitespace) {
+        let body = piece.trim_end();
+        let lead = body.len() - body.trim_start_matches(|c: char| c.is_ascii_punctuation()).len();
+        let core = body[lead..].trim_end_matches(|c: char| c.is_ascii_punctuation());
+        if !core.is_empty() {
+            spans.push((at + lead, at + lead + core.len()));
+        }
+        at += piece.len();
+    }
+    spans
+}
+
+/// Every word one slip from `word` (lowercase ASCII letters) that keeps its
+/// first letter, in no particular order and possibly twice (callers break ties
+/// themselves: sorting here cost the browser engine's wasm kilobytes).
+pub fn edits(word: &str) -> Vec<String> {
+    let w = word.as_bytes();
+    let n = w.len();
+    let mut out: Vec<Vec<u8>> = Vec::with_capacity(54 * n);
+    for i in 1..n {
+        let mut del = w.to_vec();
+        del.remove(i);
+        out.push(del);
+        if i + 1 < n && w[i] != w[i + 1] {
+            let mut swap = w.to_vec();
+            swap.swap(i, i + 1);
+            out.push(swap);
+        }
+        for c in b'a'..=b'z' {
+            if c != w[i] {
+                let mut sub = w.to_vec();
+                sub[i] = c;
+                out.push(sub);
+            }
+        }
+    }
+    for i in 1..=n {
+        for c in b'a'..=b'z' {
+            let mut ins = w.to_vec();
+            ins.insert(i, c);
+            out.push(ins);
+        }
+    }
+    out.into_iter().filter_map(|v| String::from_utf8(v).ok()).collect()
+}
+
+/// The correction of `query`: each [`suspects`] word whose term `df` does not
+/// know (`None`) and that is no word of the language (`is_word`) becomes the
+/// word one slip away whose term has the largest document frequency. `None`
+/// when no word changes.
+pub fn correct(
+    query: &str,
+    partial: bool,
+    df: impl Fn(&str) -> Option<usize>,
+    is_word: impl Fn(&str) -> bool,
+) -> Option<Correction> {
+    let mut text = String::with_capacity(query.len());
+    let mut words = Vec::new();
+    let mut last = 0;
+    for s in suspects(query, partial) {
+        if df(&s.term).is_some() || is_word(&s.word) {
+            continue;
+        }
+        let Some(best) = best_neighbour(&s.word, &df) else { continue };
+        text.push_str(&query[last..s.start]);
+        text.push_str(&best);
+        last = s.end;
+        words.push((query[s.start..s.end].to_string(), best));
+    }
+    if words.is_empty() {
+        return None;
+    }
+    text.push_str(&query[last..]);
+    Some(Correction { text, words })
+}
+
+/// The word one slip from `word`: a stop word (the longest, which keeps the
+/// most of what was typed: `wat` → `what`, not `was`; ties: the alphabetically
+/// first), else the word whose term the most chunks have (ties: the
+/// alphabetically first); only a stop word for a word shorter than [`MIN_LEN`].
+fn best_neighbour(word: &str, df: &impl Fn(&str) -> Option<usize>) -> Option<String> {
+    let mut stop: Option<String> = None;
+    let mut best: Option<(usize, String)> = None;
+    for e in edits(word) {
+        let n = match analyzer::terms(&e).as_slice() {
+            // Edits are plain words: no term means a stop word.
+            // Not one of two letters: `sop` is more likely `stop` than `so`.
+            [] if e.len() < STOP_LEN => continue,
+            [] => {
+                if stop.as_ref().is_none_or(|s| e.len() > s.len() || (e.len() == s.len() && e < *s)) {
+                    stop = Some(e);
+                }
+                continue;
+            }
+            [term] if word.len() >= MIN_LEN => df(term),
+            _ => None,
+        };
+        let Some(n) = n else { continue };
+        if best.as_ref().is_none_or(|(m, b)| n > *m || (n == *m && e < *b)) {
+            best = Some((n, e));
+        }
+    }
+    stop.or(best.map(|(_, w)| w))
+}
+
+/// The terms one slip from the [`suspects`] words of `query`, those whose own
+/// term may be unknown: what a source that holds its vocabulary in pieces
+/// (the browser's per-initial lists, a PostgreSQL tenant) must look up before
+/// [`correct`] can answer.
+pub fn neighbour_terms(query: &str, partial: bool) -> Vec<String> {
+    let mut terms: Vec<String> = suspects(query, partial)
+        .iter()
+        .flat_map(|s| edits(&s.word))
+        .filter_map(|e| match analyzer::terms(&e).as_slice() {
+            [term] => Some(term.clone()),
+            _ => None,
+        })
+        .collect();
+    terms.sort_unstable();
+    terms.dedup();
+    terms
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn no_words(_: &str) -> bool {
+        false
+    }
+
+    fn vocab(words: &[(&str, usize)]) -> HashMap<String, usize> {
+        words.iter().map(|&(w, n)| (analyzer::terms(w)[0].clone(), n)).collect()
+    }
+
+    #[test]
+    fn each_kind_of_slip_is_read_as_the_word() {
+        let v = vocab(&[("university", 40), ("licenses", 12), ("machine", 30), ("inside", 8), ("permit", 20)]);
+        let df = |t: &str| v.get(t).copied();
+        for (typo, word) in [
+            ("unifersity", "university"), // adjacent key
+            ("licwnses", "licenses"),
+            ("machinne", "machine"), // doubled
+            ("innside", "inside"),
+            ("pemrit", "permit"), // transposed
+            ("permt", "permit"),  // dropped
+        ] {
+            let c = correct(&format!("Can I get a {typo}?"), false, df, no_words).expect(typo);
+            assert_eq!(c.text, format!("Can I get a {word}?"));
+            assert_eq!(c.words, vec![(typo.to_string(), word.to_string())]);
+        }
+    }
+
+    #[test]
+    fn what_is_never_corrected() {
+        let v = vocab(&[("permit", 20), ("parking", 9), ("gateway", 3)]);
+        let df = |t: &str| v.get(t).copied();
+        // Known words, identifiers, codes, short words, the first letter, accents.
+        for q in ["parking permit", "VPN-504", "nbvpn --tcp", "pemr", "bermit", "pérmit"] {
+            assert_eq!(correct(q, false, df, no_words), None, "{q}");
+        }
+        // Beside a code, a word is still read as it was meant.
+        assert_eq!(correct("VPN-504 gatewya", false, df, no_words).map(|c| c.text), Some("VPN-504 gateway".into()));
+        // The word being typed is the completion's, not the corrector's...
+        assert_eq!(correct("parkign permi", true, df, no_words).map(|c| c.text), Some("parking permi".into()));
+        // ...until a space ends it.
+        assert_eq!(correct("parkign permt ", true, df, no_words).map(|c| c.text), Some("parking permit ".into()));
+    }
+
+    #[test]
+    fn a_stop_word_slip_is_read_as_the_stop_word() {
+        let v = vocab(&[("wheat", 90), ("option", 4)]);
+        let df = |t: &str| v.get(t).copied();
+        assert_eq!(
+            correct("Whaat does the optoin do", false, df, no_words).map(|c| c.text),
+            Some("what does the option do".into())
+        );
+        assert_eq!(correct("wat is tihs", false, df, no_words).map(|c| c.text), Some("what is this".into()));
+        assert_eq!(correct("sop", false, df, no_words), None, "not `so`");
+        // Three letters are too few to guess a content word from...
+        let v = vocab(&[("gpu", 40)]);
+        assert_eq!(correct("gpx", false, |t: &str| v.get(t).copied(), no_words), None);
+        // ...and a word of the language is never a slip.
+        assert_eq!(correct("opt out", false, df, |w: &str| w == "opt"), None);
+    }
+
+    #[test]
+    fn a_word_of_the_language_is_not_a_typo() {
+        let v = vocab(&[("wide", 30), ("permit", 20)]);
+        let df = |t: &str| v.get(t).copied();
+        let dictionary = |w: &str| w == "wipe";
+        assert_eq!(correct("wipe everything", false, df, dictionary), None);
+        assert_eq!(correct("wipe permt", false, df, dictionary).map(|c| c.text), Some("wipe permit".into()));
+    }
+
+    #[test]
+    fn the_most_frequent_neighbour_wins() {
+        let v = vocab(&[("quota", 50), ("quote", 3)]);
+        let df = |t: &str| v.get(t).copied();
+        assert_eq!(correct("disk quoto", false, df, no_words).map(|c| c.text), Some("disk quota".into()));
+    }
+
+    #[test]
+    fn neighbour_terms_cover_every_candidate() {
+        let terms = neighbour_terms("licwnses and permt", false);
+        assert!(terms.contains(&analyzer::terms("licenses")[0]));
+        assert!(terms.contains(&analyzer::terms("permit")[0]));
+        assert!(terms.iter().all(|t| t.starts_with('l') || t.starts_with('p')), "first letters kept");
+    }
+
+    #[test]
+    fn spans_skip_the_punctuation_around_words() {
+        let q = "(licwnses?) 'permt'";
+        let s: Vec<&str> = word_spans(q).iter().map(|&(a, b)| &q[a..b]).collect();
+        assert_eq!(s, ["licwnses", "permt"]);
+    }
+}
