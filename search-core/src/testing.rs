@@ -105,11 +105,11 @@ pub fn browse(
     page: usize,
     partial: bool,
 ) -> SearchResponse {
-    for _ in 0..4 {
+    for _ in 0..8 {
         match e.search_semantic(sem, q, mode, 5, page, partial) {
             Step::Done(r) => return r,
             Step::Need(names) => names.iter().for_each(|n| e.add(n, &files[n]).expect("the fragment loads")),
         }
     }
-    panic!("no answer after four rounds for {q:?}");
+    panic!("no answer after eight rounds for {q:?}");
 }

@@ -36,7 +36,8 @@ fn answer(e: &mut Engine, dir: &Path, have: &mut HashSet<String>, q: &str, k: us
 
 fn ask(e: &mut Engine, dir: &Path, have: &mut HashSet<String>, q: &str, k: usize, partial: bool) -> u64 {
     let mut bytes = 0;
-    for _ in 0..4 {
+    // As browser-search.js asks: at most five rounds of fragments, then the answer.
+    for _ in 0..8 {
         match e.search(q, k, 1, partial) {
             Step::Done(_) => return bytes,
             Step::Need(files) => {

@@ -138,7 +138,9 @@ export async function search(base, q, k, page, partial, signal, opts) {
   const mode = opts && opts.mode;
   const fused = !!mode && mode !== 'bm25';
   const b = await open(base, !!(opts && opts.semantic));
-  for (let round = 0; round < 4; round++) {
+  // At most: lengths and completions, the words' shards, a typo's spelling
+  // lists, the corrected words' shards, the results' records; then the answer.
+  for (let round = 0; round < 8; round++) {
     if (signal && signal.aborted) throw aborted();
     const raw =
       fused && b.semantic === 'ready'
