@@ -13,6 +13,8 @@
 
 pub mod extractive;
 pub mod openai;
+pub mod passages;
+pub mod select;
 pub mod react;
 pub mod settings;
 
