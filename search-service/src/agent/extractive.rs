@@ -3,9 +3,11 @@
 //! 1. Split the question into its parts (separate questions, or clauses joined by
 //!    `;`), at most [`Config::max_parts`]. A short follow-up ("and for staff?") is
 //!    read together with the previous user message.
-//! 2. Search each part. When the best result is weak (its cosine similarity with
-//!    the query is below [`Config::weak_below`]), search again with the part's
-//!    content words plus the best result's title, and keep the better of the two.
+//! 2. Search each part, with the reader's own words: the search step the reader
+//!    is shown is what they asked. (A second search with the best result's
+//!    title added, for weak parts, changed no answer on the six dev sets of
+//!    docs/benchmarks/extractive-answers.md and showed the reader a garbled
+//!    query; it is gone.)
 //! 3. A part is unanswered when search would say "no results" for it (the one
 //!    rule of [`search_core::index::relevance`]), when its best result is below
 //!    [`Config::abstain_below`], or when that is weak and the part uses a word
@@ -15,8 +17,14 @@
 //!    search shows nothing, and it declines more than search hides. When every
 //!    part is unanswered, abstain: say the knowledge base does not answer, and
 //!    name the closest pages.
-//! 4. Otherwise answer with the sentences of the best sources that share the most
-//!    query terms, each cited `[n]`, and point to the page to read.
+//! 4. Otherwise answer with what answers it in the best sources: their passages
+//!    (sentences, list items with their lead-in, table rows with their header:
+//!    [`passages`]) scored against the part by the search's own BM25 terms and
+//!    chosen within a budget ([`select`]: a list's steps kept in order, the
+//!    platform asked about preferred, an amount for a question about cost).
+//!    Each page is cited once, by its best section, and citations are numbered
+//!    1, 2, 3 in the order the answer first uses them: the `sources` event, the
+//!    `[n]` in the text and the `done` event's citations are the same list.
 //!
 //! MiniLM cosine similarities are comparable across queries in a way that fused
 //! scores are not (those are normalised per result list), which is why the
@@ -24,9 +32,11 @@
 
 use std::collections::{BTreeSet, HashSet};
 
+use super::passages::{self, Kind};
+use super::select::{self, Asked, Budget, Candidate, Unit};
 use super::{ChatRequest, ChatTimings, Done, Event, Hit, Role, SearchStep, Source};
 use crate::service::{Query, Service};
-use search_core::index::highlight::{self, Highlighter};
+use search_core::index::highlight::Highlighter;
 use search_core::index::{analyzer, Mode, Order};
 
 /// Tuning of the extractive agent.
@@ -34,14 +44,24 @@ use search_core::index::{analyzer, Mode, Order};
 pub struct Config {
     /// Results per search.
     pub k: usize,
-    /// Below this best cosine, search again with an expanded query; and below it,
-    /// a part with a word no page uses is unanswered.
+    /// Below this best cosine, a part with a word no page uses is unanswered.
     pub weak_below: f32,
     /// Below this best cosine in every part, abstain.
     pub abstain_below: f32,
     pub max_parts: usize,
-    /// Sentences in an answer.
+    /// Passages (sentences, items, rows) in an answer; a list of steps or a
+    /// table excerpt may take it two further ([`select::choose`]).
     pub sentences: usize,
+    /// Words quoted in an answer, at most (the first passage is quoted whatever
+    /// its length, up to [`select::SHOWN_WORDS`]).
+    pub words: usize,
+    /// Results per part whose passages are read ([`select`]).
+    pub sources: usize,
+    /// Whether passages are scored with their MiniLM cosine too. Off: on the
+    /// six dev sets it changed a question or two either way and made a reply
+    /// six times slower (docs/benchmarks/extractive-answers.md); kept to
+    /// measure it again.
+    pub passage_cosine: bool,
     /// Whether a weak part with a word no page uses is unanswered (off: the
     /// cosine bar alone decides, as before; kept to measure the difference).
     pub unknown_words: bool,
@@ -55,6 +75,9 @@ impl Default for Config {
             abstain_below: 0.30,
             max_parts: 3,
             sentences: 4,
+            words: 80,
+            sources: 4,
+            passage_cosine: false,
             unknown_words: true,
         }
     }
@@ -62,7 +85,9 @@ impl Default for Config {
 
 /// One searched part of the question.
 struct Part {
-    query: String,
+    /// The part as the reader asked it (what was searched), and its vector.
+    question: String,
+    vector: Vec<f32>,
     /// (doc, result), best first.
     hits: Vec<(u32, crate::service::SearchResult)>,
     best: f32,
@@ -159,26 +184,10 @@ pub fn answer(
     emit: &mut dyn FnMut(Event),
 ) -> Done {
     let t0 = clock();
-    let mut rounds = 0;
     let mut parts = Vec::new();
     for query in contextual_parts(req, cfg.max_parts) {
         let qvec = svc.encoder().embed(&query);
-        let mut part = search(svc, &query, &qvec, &qvec, cfg.k, emit);
-        rounds += 1;
-        if part.best < cfg.weak_below {
-            if let Some(expanded) = expand(&query, &part) {
-                // The expanded results are judged by the original question: the
-                // expansion contains the top result's title, so it would always
-                // look closer to that result than the question is.
-                let evec = svc.encoder().embed(&expanded);
-                let second = search(svc, &expanded, &evec, &qvec, cfg.k, emit);
-                rounds += 1;
-                if second.best > part.best {
-                    // Whether the question has a match is the question's own.
-                    part = Part { matched: part.matched, ..second };
-                }
-            }
-        }
+        let mut part = search(svc, &query, &qvec, cfg.k, emit);
         // Only a weak part's words matter ([`Part::unanswered`]). A database
         // that cannot be read leaves them unjudged: the cosine rule decides.
         if cfg.unknown_words && part.best < cfg.weak_below {
@@ -202,7 +211,7 @@ pub fn answer(
         abstained: abstain,
         extractive: true,
         degraded,
-        rounds,
+        rounds: parts.len(),
         timings_ms: ChatTimings { search: t_search, llm: 0.0, total },
     };
     emit(Event::Done(done.clone()));
@@ -210,8 +219,8 @@ pub fn answer(
 }
 
 /// Searches `query` (embedded as `qvec`); `best` is the highest cosine of a
-/// result with `judge`, the vector of the question being answered.
-fn search(svc: &Service, query: &str, qvec: &[f32], judge: &[f32], k: usize, emit: &mut dyn FnMut(Event)) -> Part {
+/// result with it.
+fn search(svc: &Service, query: &str, qvec: &[f32], k: usize, emit: &mut dyn FnMut(Event)) -> Part {
     let mut p = svc.default_params(k);
     p.mode = Mode::Convex;
     // Evidence by chunk: pages first gives five pages' best sections, and the
@@ -233,60 +242,43 @@ fn search(svc: &Service, query: &str, qvec: &[f32], judge: &[f32], k: usize, emi
         .enumerate()
         .filter_map(|(i, h)| svc.result(i + 1, &h, &mut hl).ok().map(|r| (h.doc, r)))
         .collect();
-    let docs: Vec<u32> = hits.iter().map(|(doc, _)| *doc).collect();
-    // The judge is the query's own vector on the first search: those cosines are
-    // already in the hits.
-    let cosines = if std::ptr::eq(judge, qvec) {
-        Ok(hits.iter().map(|(_, r)| r.dense.unwrap_or(0.0)).collect())
-    } else {
-        svc.dense_scores(judge, &docs)
-    };
-    let best = cosines.unwrap_or_default().into_iter().fold(0.0f32, f32::max);
+    let best = hits.iter().map(|(_, r)| r.dense.unwrap_or(0.0)).fold(0.0f32, f32::max);
     emit(Event::Search(SearchStep {
         query: query.to_string(),
         k,
         hits: hits.iter().map(|(_, r)| Hit::from(r)).collect(),
     }));
-    Part { query: query.to_string(), hits, best, matched, unknown: Vec::new() }
+    Part { question: query.to_string(), vector: qvec.to_vec(), hits, best, matched, unknown: Vec::new() }
 }
 
-/// The part's content words with the best result's title: pseudo-relevance
-/// feedback of the simplest kind, for questions worded unlike the pages.
-fn expand(query: &str, part: &Part) -> Option<String> {
-    let (_, top) = part.hits.first()?;
-    let words: Vec<&str> = query.split_whitespace().filter(|w| !analyzer::terms(w).is_empty()).collect();
-    let expanded = format!("{} {}", words.join(" "), top.title);
-    (expanded.trim() != query.trim()).then_some(expanded)
+/// Where a page is in a source list: its id, or its URL without the anchor.
+fn page_key(r: &crate::service::SearchResult) -> String {
+    if r.page_id.is_empty() {
+        r.url.split('#').next().unwrap_or_default().to_string()
+    } else {
+        r.page_id.clone()
+    }
 }
 
-/// A numbered source with the part that found it and its chunks (several chunks
-/// of one section are one source).
-struct Numbered {
-    part: usize,
-    source: Source,
-    docs: Vec<u32>,
-}
-
-/// Numbers sources in order of first appearance across parts, one per section URL.
-fn number(parts: &[Part], per_part: usize, min_dense: f32) -> Vec<Numbered> {
-    let mut out: Vec<Numbered> = Vec::new();
-    for (pi, part) in parts.iter().enumerate() {
-        let good = part.hits.iter().filter(|(_, r)| r.dense.unwrap_or(0.0) >= min_dense).take(per_part);
-        for (doc, r) in good {
-            if let Some(existing) = out.iter_mut().find(|s| s.source.url == r.url) {
-                if !existing.docs.contains(doc) {
-                    existing.docs.push(*doc);
-                }
-                continue;
+/// The closest pages, for an abstention: each page once (its best section),
+/// in the order the searches found them, at most three, numbered 1, 2, 3.
+fn closest(parts: &[Part]) -> Vec<Source> {
+    let mut out: Vec<Source> = Vec::new();
+    let mut pages: Vec<String> = Vec::new();
+    for part in parts {
+        for (_, r) in part.hits.iter().take(2) {
+            let key = page_key(r);
+            if out.len() < 3 && !pages.contains(&key) {
+                pages.push(key);
+                out.push(Source::from_result(out.len() + 1, r));
             }
-            out.push(Numbered { part: pi, source: Source::from_result(out.len() + 1, r), docs: vec![*doc] });
         }
     }
     out
 }
 
 fn abstention(parts: &[Part]) -> (String, Vec<Source>, BTreeSet<usize>) {
-    let closest: Vec<Source> = number(parts, 2, f32::MIN).into_iter().map(|s| s.source).take(3).collect();
+    let closest = closest(parts);
     let mut unknown: Vec<&str> = Vec::new();
     for w in parts.iter().flat_map(|p| &p.unknown) {
         if !unknown.iter().any(|u| u.eq_ignore_ascii_case(w)) {
@@ -311,84 +303,287 @@ fn abstention(parts: &[Part]) -> (String, Vec<Source>, BTreeSet<usize>) {
     (text, closest, cited)
 }
 
-/// Sentences of a chunk's display text, Markdown stripped, in order. Headings and
-/// table rows are left out (they label or list; they do not answer), and so are
-/// fragments under five words.
-fn sentences(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    for raw in text.lines() {
-        let raw = raw.trim();
-        if raw.starts_with('#') || raw.starts_with('|') || raw.starts_with("```") {
-            continue;
-        }
-        let plain = highlight::plain_text(raw);
-        let line = plain.trim().trim_start_matches(['-', '+', '*']).trim();
-        // Numbered list markers ("3.") are not sentence ends.
-        let line = line.split_once(". ").filter(|(n, _)| n.chars().all(|c| c.is_ascii_digit())).map_or(line, |x| x.1);
-        let mut cur = String::new();
-        let mut chars = line.chars().peekable();
-        while let Some(c) = chars.next() {
-            cur.push(c);
-            if matches!(c, '.' | '!' | '?') && chars.peek().is_none_or(|n| n.is_whitespace()) {
-                out.push(std::mem::take(&mut cur).trim().to_string());
+/// What one part quotes: its sources' passages and the units chosen from them.
+struct Quoted<'p> {
+    part: &'p Part,
+    asked: Asked,
+    pool: Vec<Candidate>,
+    units: Vec<Unit>,
+}
+
+/// The passages of a part's sources: the results whose cosine passes the
+/// abstention bar, at most [`Config::sources`] of them.
+fn pool(svc: &Service, part: &Part, cfg: &Config) -> Vec<Candidate> {
+    // `hit` is the result's place in the part's hits, which the answer cites.
+    let good = part
+        .hits
+        .iter()
+        .enumerate()
+        .filter(|(_, (_, r))| r.dense.unwrap_or(0.0) >= cfg.abstain_below)
+        .take(cfg.sources);
+    let mut pool = Vec::new();
+    // Chunks overlap: a passage two of them have is read once, in the better.
+    let mut seen: HashSet<String> = HashSet::new();
+    for (hit, (doc, _)) in good {
+        // A record that cannot be read is a source with nothing to quote.
+        let Ok(meta) = svc.chunk(*doc) else { continue };
+        let heading = meta.headers.last().map_or("", String::as_str);
+        for passage in passages::split(&meta.text, heading) {
+            if seen.insert(passage.text.clone()) {
+                pool.push(Candidate { hit, passage });
             }
         }
-        if !cur.trim().is_empty() {
-            out.push(cur.trim().to_string());
+    }
+    pool
+}
+
+/// The MiniLM cosine of each candidate that shares a word with the question
+/// (the only ones [`select::choose`] may start from), 0 for the others: one
+/// encoder pass over those passages, a row or item read with its lead.
+fn cosines(svc: &Service, question: &[f32], pool: &[Candidate], lexical: &[f32]) -> Vec<f32> {
+    let mut wanted: Vec<usize> = (0..pool.len()).filter(|&i| lexical[i] > 0.0).collect();
+    wanted.sort_by(|&a, &b| lexical[b].total_cmp(&lexical[a]).then(a.cmp(&b)));
+    wanted.truncate(MAX_EMBEDDED);
+    let enc = svc.encoder();
+    let seqs: Vec<Vec<u32>> = wanted
+        .iter()
+        .map(|&i| {
+            let p = &pool[i].passage;
+            match p.kind {
+                Kind::Sentence => enc.tokenize(&p.text),
+                _ => enc.tokenize(&format!("{}: {}", p.lead, p.text)),
+            }
+        })
+        .collect();
+    let mut out = vec![0.0; pool.len()];
+    if seqs.is_empty() {
+        return out;
+    }
+    let vectors = enc.embed_tokens(&seqs);
+    for (row, &i) in vectors.chunks(question.len().max(1)).zip(&wanted) {
+        out[i] = row.iter().zip(question).map(|(a, b)| a * b).sum();
+    }
+    out
+}
+
+/// Passages embedded per part at most, the best by their words: the
+/// encoder's time is the answer's (8 passages add about 30 ms natively, a
+/// reply that took 5; docs/benchmarks/extractive-answers.md).
+const MAX_EMBEDDED: usize = 8;
+
+fn quote<'p>(svc: &Service, part: &'p Part, cfg: &Config, budget: Budget) -> Quoted<'p> {
+    let pool = pool(svc, part, cfg);
+    let asked = Asked::new(&part.question);
+    let params = svc.default_params(cfg.k);
+    let lexical = select::lexical(&asked, &pool, params.k1, params.b);
+    let cos = cfg.passage_cosine.then(|| cosines(svc, &part.vector, &pool, &lexical));
+    let scores = select::score(&asked, &pool, &lexical, cos.as_deref());
+    let units = select::choose(&asked, &pool, &lexical, &scores, budget);
+    Quoted { part, asked, pool, units }
+}
+
+/// The answer: each part's quotes, a page's together (pages in the order of
+/// their best quote, a page's quotes in its reading order), each page cited
+/// once by the number of its first appearance, so citations run 1, 2, 3 in
+/// the text and the sources are exactly the pages cited.
+fn compose(svc: &Service, parts: &[Part], cfg: &Config) -> (String, Vec<Source>, BTreeSet<usize>) {
+    let share = |n: usize| n.div_ceil(parts.len().max(1));
+    let budget = Budget { lines: share(cfg.sentences).max(2), words: share(cfg.words).max(40) };
+    let quoted: Vec<Quoted> = parts.iter().map(|p| quote(svc, p, cfg, budget)).collect();
+    if quoted.iter().all(|q| q.units.is_empty()) {
+        return abstention(parts);
+    }
+    let mut sources: Vec<Source> = Vec::new();
+    let mut pages: Vec<String> = Vec::new();
+    let mut text = String::from("From the knowledge base:\n\n");
+    for q in &quoted {
+        for (hit, units) in by_page(q) {
+            let Some((_, r)) = q.part.hits.get(hit) else { continue };
+            let key = page_key(r);
+            let n = match pages.iter().position(|p| *p == key) {
+                Some(i) => i + 1,
+                None => {
+                    pages.push(key);
+                    sources.push(Source::from_result(pages.len(), r));
+                    pages.len()
+                }
+            };
+            for u in units {
+                render(&mut text, q, u, n, &r.title);
+            }
         }
     }
+    let text = text.trim_end().to_string() + "\n";
+    let mut text = text.replace("\n\n\n", "\n\n");
+    if let Some(s) = sources.first() {
+        text.push_str(&format!("\nRead more: {} [{}]\n", s.title, s.n));
+    }
+    let cited = sources.iter().map(|s| s.n).collect();
+    (text, sources, cited)
+}
+
+/// A part's units grouped by page: pages in the order of their best unit, each
+/// page's units in reading order; each page with the source (hit) of its best
+/// unit, whose section the citation links to.
+fn by_page<'q>(q: &'q Quoted) -> Vec<(usize, Vec<&'q Unit>)> {
+    let mut out: Vec<(String, usize, Vec<&Unit>)> = Vec::new();
+    // Units come best first, so a page's first unit is its best.
+    for u in &q.units {
+        let hit = q.pool[u.members[0]].hit;
+        let Some((_, r)) = q.part.hits.get(hit) else { continue };
+        let key = page_key(r);
+        match out.iter_mut().find(|(k, _, _)| *k == key) {
+            Some((_, _, units)) => units.push(u),
+            None => out.push((key, hit, vec![u])),
+        }
+    }
+    let docs = |u: &Unit| {
+        let hit = q.pool[u.members[0]].hit;
+        (q.part.hits.get(hit).map_or(u32::MAX, |h| h.0), u.members[0])
+    };
     out.into_iter()
-        .map(|s| s.split_whitespace().collect::<Vec<_>>().join(" "))
-        .filter(|s| s.split_whitespace().count() >= 5)
+        .map(|(_, hit, mut units)| {
+            units.sort_by_key(|u| docs(u));
+            (hit, units)
+        })
         .collect()
 }
 
-fn compose(svc: &Service, parts: &[Part], cfg: &Config) -> (String, Vec<Source>, BTreeSet<usize>) {
-    let numbered = number(parts, 3, cfg.abstain_below);
-    // Candidate sentences: (score, source n, position, text).
-    let mut cands: Vec<(f32, usize, usize, String)> = Vec::new();
-    for src in &numbered {
-        let q: HashSet<String> = analyzer::terms(&parts[src.part].query).into_iter().collect();
-        let mut pos = 0;
-        for doc in &src.docs {
-            let Ok(meta) = svc.chunk(*doc) else { continue };
-            for s in sentences(&meta.text) {
-                pos += 1;
-                let terms: HashSet<String> = analyzer::terms(&s).into_iter().collect();
-                let overlap = terms.intersection(&q).count() as f32;
-                // Shared terms, per square root of length; earlier sentences and
-                // better-ranked sources win ties.
-                let score =
-                    overlap / (terms.len().max(1) as f32).sqrt() + 0.05 / pos as f32 - 0.02 * src.source.n as f32;
-                if overlap > 0.0 && !cands.iter().any(|c| c.3 == s) {
-                    cands.push((score, src.source.n, pos, s));
-                }
+/// Most words of a group's lead line.
+const LEAD_WORDS: usize = 25;
+
+/// Writes one unit cited `[n]`: a passage as a bullet; a group as its lead
+/// (the lead-in sentence, or the heading and label; the page's title if it
+/// has neither) over its items, numbered as in the page when they are steps.
+fn render(text: &mut String, q: &Quoted, u: &Unit, n: usize, title: &str) {
+    let first = &q.pool[u.members[0]].passage;
+    if !u.group {
+        text.push_str(&format!("- {} [{n}]\n", select::shown(first, &q.asked)));
+        return;
+    }
+    let (lead, items) = match first.kind {
+        Kind::Sentence => (first.text.trim_end_matches(':').to_string(), &u.members[1..]),
+        _ => (first.lead.trim_end_matches(':').to_string(), &u.members[..]),
+    };
+    let lead = if lead.is_empty() { title.to_string() } else { select::capped(&lead, LEAD_WORDS) };
+    text.push_str(&format!("\n{lead} [{n}]:\n"));
+    for &m in items {
+        let p = &q.pool[m].passage;
+        match p.kind {
+            Kind::Item { ordered: true } => {
+                // The step's number in its list, counted over the list's items.
+                let step =
+                    (0..m).filter(|&o| q.pool[o].hit == q.pool[m].hit && q.pool[o].passage.block == p.block).count();
+                text.push_str(&format!("{}. {}\n", step + 1, select::shown(p, &q.asked)));
             }
+            _ => text.push_str(&format!("- {}\n", select::shown(p, &q.asked))),
         }
     }
-    cands.sort_by(|a, b| b.0.total_cmp(&a.0));
-    cands.truncate(cfg.sentences);
-    if cands.is_empty() {
-        return abstention(parts);
-    }
-    // Read in source order, then in the order the page tells it.
-    cands.sort_by_key(|c| (c.1, c.2));
-    let cited: BTreeSet<usize> = cands.iter().map(|c| c.1).collect();
-    let mut text = String::from("From the knowledge base:\n\n");
-    for (_, n, _, s) in &cands {
-        text.push_str(&format!("- {s} [{n}]\n"));
-    }
-    let first = cited.iter().next().copied().unwrap_or(1);
-    if let Some(s) = numbered.iter().find(|s| s.source.n == first) {
-        text.push_str(&format!("\nRead more: {} [{}]\n", s.source.title, s.source.n));
-    }
-    let sources = numbered.into_iter().map(|s| s.source).collect();
-    (text, sources, cited)
+    text.push('\n');
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use search_core::container::AlignedBytes;
+    use search_core::Chunk;
+
+    /// Section `anchor` of `page`, as the build chunks it.
+    fn section(page: &str, title: &str, n: u32, anchor: &str, text: &str) -> Chunk {
+        let mut c = search_core::testing::chunk(&format!("{page}_chunk_{n}"), page, title, text);
+        c.n = n;
+        c.anchor = anchor.into();
+        c.headers = vec![title.into()];
+        c
+    }
+
+    /// A small help desk: a parking page of three sections, the VPN page and a
+    /// page of known issues that also names the VPN error.
+    fn help_desk() -> (AlignedBytes, AlignedBytes) {
+        search_core::testing::files(&[
+            section("parking", "Buying a parking permit", 0, "permit-types", "## Permit types\n\nCommuter permits are for students living off campus. Resident permits are for students in university housing."),
+            section("parking", "Buying a parking permit", 1, "prices", "## Prices for 2026–2027\n\n| Permit | Academic year | Fall only | Spring only |\n| --- | --- | --- | --- |\n| Commuter | $420 | $230 | $230 |\n| Resident | $510 | $280 | $280 |\n\nPermits bought after January 15 are charged the spring-only price."),
+            section("parking", "Buying a parking permit", 2, "visitors", "## Temporary parking\n\nAdd a rental car as a temporary vehicle for up to 14 days per semester in the parking portal."),
+            section("vpn", "Using the VPN", 0, "troubleshooting", "## Troubleshooting\n\n| Symptom | Try |\n| --- | --- |\n| `VPN-401 Authentication failed` | Check your password |\n| `VPN-504 Gateway unreachable` | Your network may block UDP port 4443; run `nbvpn connect --profile student --tcp` |"),
+            section("issues", "Known issues", 0, "maintenance", "## Planned maintenance\n\nThe VPN gateways are upgraded on Sunday night. `nbvpn connect` returns `VPN-504 Gateway unreachable` during this window."),
+        ])
+    }
+
+    /// Every bar down: the synthetic encoder's cosines mean nothing.
+    fn open() -> Config {
+        Config { abstain_below: -1.0, weak_below: -1.0, ..Config::default() }
+    }
+
+    /// The composed answer to `question`: its text and sources.
+    fn compose_for(svc: &Service, question: &str) -> (String, Vec<Source>) {
+        let qvec = svc.encoder().embed(question);
+        let part = search(svc, question, &qvec, 5, &mut |_| {});
+        let (text, sources, cited) = compose(svc, &[part], &open());
+        assert_eq!(cited, sources.iter().map(|s| s.n).collect(), "every source is cited: {text}");
+        (text, sources)
+    }
+
+    /// The `[n]` markers of `text`, in order.
+    fn markers(text: &str) -> Vec<usize> {
+        text.split('[').filter_map(|s| s.split_once(']').and_then(|(n, _)| n.parse().ok())).collect()
+    }
+
+    #[test]
+    fn a_table_row_read_with_its_header_answers_the_price_question() {
+        let (idx, enc) = help_desk();
+        let svc = Service::open(idx.as_slice(), enc.as_slice()).unwrap();
+        let (text, sources) = compose_for(&svc, "How much is a parking permit for a semester?");
+        assert!(text.contains("Permit: Commuter; Academic year: $420; Fall only: $230; Spring only: $230"), "{text}");
+        assert!(text.contains("Prices for 2026–2027 [1]:"), "{text}");
+        // The parking page once, linked to the section with the prices.
+        assert_eq!(sources.len(), 1, "{sources:?}");
+        assert_eq!(sources[0].url, "parking.html#prices");
+    }
+
+    #[test]
+    fn citations_run_from_one_and_each_page_is_cited_once() {
+        let (idx, enc) = help_desk();
+        let svc = Service::open(idx.as_slice(), enc.as_slice()).unwrap();
+        let (text, sources) = compose_for(&svc, "VPN-504 gateway unreachable");
+        assert!(
+            text.contains("Try: Your network may block UDP port 4443; run `nbvpn connect --profile student --tcp`"),
+            "{text}"
+        );
+        let used = markers(&text);
+        let mut first_uses: Vec<usize> = Vec::new();
+        for n in &used {
+            if !first_uses.contains(n) {
+                first_uses.push(*n);
+            }
+        }
+        // Numbered in the order the text first uses them, with no gap.
+        assert_eq!(first_uses, (1..=first_uses.len()).collect::<Vec<_>>(), "{text}");
+        assert_eq!(sources.iter().map(|s| s.n).collect::<Vec<_>>(), first_uses, "{text}");
+        let pages: HashSet<&str> = sources.iter().map(|s| s.page_id.as_str()).collect();
+        assert_eq!(pages.len(), sources.len(), "a page is cited once: {sources:?}");
+        // Several sections of the parking page are quoted under one number.
+        let (text, sources) = compose_for(&svc, "parking permit price semester visitors");
+        assert_eq!(sources.iter().filter(|s| s.page_id == "parking").count(), 1, "{text}");
+    }
+
+    #[test]
+    fn the_search_step_shown_is_the_question_asked() {
+        let (idx, enc) = help_desk();
+        let svc = Service::open(idx.as_slice(), enc.as_slice()).unwrap();
+        let mut searched = Vec::new();
+        let mut sources = Vec::new();
+        let req =
+            ChatRequest::parse(br#"{"messages":[{"role":"user","content":"VPN-504 gateway unreachable"}]}"#).unwrap();
+        let done = answer(&svc, &req, &open(), false, &|| 0.0, &mut |e| match e {
+            Event::Search(step) => searched.push(step.query),
+            Event::Sources { sources: s } => sources = s,
+            _ => {}
+        });
+        assert_eq!(searched, vec!["VPN-504 gateway unreachable"]);
+        assert_eq!(done.rounds, 1);
+        // The sources event is the citations, numbered as the text uses them.
+        assert_eq!(sources, done.citations);
+    }
 
     #[test]
     fn multi_part_questions_split_into_parts() {
@@ -404,15 +599,6 @@ mod tests {
         let many = split_question("wifi vpn? print scan? mail box? card pin?", 3);
         assert_eq!(many.len(), 3);
         assert_eq!(many[2], "mail box? card pin?");
-    }
-
-    #[test]
-    fn sentences_skip_fragments() {
-        let s = sentences("# Buying a parking permit today\n\nPermits are virtual. Your plate is your permit, and lots are **read** daily.\n- Short one.\n3. Pay online in the portal before 9:00.\n| Lot | Who can park here |");
-        assert_eq!(
-            s,
-            vec!["Your plate is your permit, and lots are read daily.", "Pay online in the portal before 9:00."]
-        );
     }
 
     #[test]

@@ -3,9 +3,10 @@
 //! format of `POST /api/chat` and of `site-builder chat`.
 //!
 //! Two agents share these types. [`extractive`] needs nothing but the index: it
-//! splits multi-part questions, searches each part, searches again with an
-//! expanded query when the results are weak, abstains when nothing is relevant,
-//! and otherwise answers with the most relevant sentences of the best sources.
+//! splits multi-part questions, searches each part, abstains when nothing is
+//! relevant, and otherwise answers with the passages of the best sources that
+//! answer it: sentences, list steps, table rows ([`passages`], [`select`]),
+//! each page cited once, citations numbered in the order the answer uses them.
 //! [`react`] is the ReAct loop over an OpenAI-compatible LLM ([`openai`] is its
 //! wire format), falling back to the extractive answer when the LLM fails. Both are
 //! sans-I/O: they call the search service directly, hand events to a callback, and
@@ -14,8 +15,8 @@
 pub mod extractive;
 pub mod openai;
 pub mod passages;
-pub mod select;
 pub mod react;
+pub mod select;
 pub mod settings;
 
 use serde::{Deserialize, Serialize};
