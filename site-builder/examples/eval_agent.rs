@@ -3,17 +3,20 @@
 //!
 //!     cargo run --release -p site-builder --example eval_agent -- INDEX_DIR QA.csv
 //!
-//! For each QA question: did it answer (not abstain), and does a citation point
-//! to the question's source page? For the built-in questions the knowledge base
+//! For each QA question: did it answer (not abstain), does a citation point to
+//! the question's source page, and was that page among the results the agent
+//! searched (the gap between the two is the answer's choice)? For the built-in questions the knowledge base
 //! cannot answer, far off topic and those a university help desk gets that a
-//! research-computing one does not cover: did it abstain? Each figure twice, with
-//! the agent's unknown-word rule (the default) and without it (the cosine bar
-//! alone). Prints one JSON object.
+//! research-computing one does not cover: did it abstain? Each figure three
+//! times: the default (`unknown_words`), without the unknown-word rule (the
+//! cosine bar alone, `cosine_only`) and with passages scored by their MiniLM
+//! cosine too (`passage_cosine`: what the encoder pass costs and gains).
+//! Prints one JSON object.
 
 use std::path::PathBuf;
 use std::time::Instant;
 
-use search_service::agent::{extractive, ChatRequest, Message, Role};
+use search_service::agent::{extractive, ChatRequest, Event, Message, Role};
 use site_builder::search::Searcher;
 
 /// Questions no help desk's knowledge base answers.
@@ -55,17 +58,24 @@ const NEAR_DOMAIN: &[&str] = &[
     "Is the campus closed on public holidays?",
 ];
 
+/// The agent's answer to `q`, its time in milliseconds, and the URLs of every
+/// result its searches found, best first.
 fn ask(
     svc: &search_service::service::Service,
     q: &str,
     cfg: &extractive::Config,
-) -> (search_service::agent::Done, f64) {
+) -> (search_service::agent::Done, f64, Vec<String>) {
     let req =
         ChatRequest { messages: vec![Message { role: Role::User, content: q.into() }], stream: false, visitor: None };
     let t = Instant::now();
     let clock = || t.elapsed().as_secs_f64() * 1e3;
-    let done = extractive::answer(svc, &req, cfg, false, &clock, &mut |_| {});
-    (done, t.elapsed().as_secs_f64() * 1e3)
+    let mut found = Vec::new();
+    let done = extractive::answer(svc, &req, cfg, false, &clock, &mut |e| {
+        if let Event::Search(step) = e {
+            found.extend(step.hits.into_iter().map(|h| h.url));
+        }
+    });
+    (done, t.elapsed().as_secs_f64() * 1e3, found)
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -78,8 +88,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let questions = site_builder::eval::read_qa(&PathBuf::from(qa))?;
     let on = extractive::Config::default();
     let off = extractive::Config { unknown_words: false, ..on };
+    let dense = extractive::Config { passage_cosine: true, ..on };
     let mut out = serde_json::Map::new();
-    for (name, cfg) in [("unknown_words", &on), ("cosine_only", &off)] {
+    for (name, cfg) in [("unknown_words", &on), ("cosine_only", &off), ("passage_cosine", &dense)] {
         out.insert(name.into(), measure(&svc, &questions, cfg));
     }
     println!("{}", serde_json::Value::Object(out));
@@ -91,11 +102,11 @@ fn measure(
     questions: &[site_builder::eval::Question],
     cfg: &extractive::Config,
 ) -> serde_json::Value {
-    let (mut answered, mut cited, mut ms) = (0usize, 0usize, Vec::new());
+    let (mut answered, mut cited, mut retrieved, mut ms) = (0usize, 0usize, 0usize, Vec::new());
     let mut misses = Vec::new();
     let mut declined = Vec::new();
     for q in questions {
-        let (done, t) = ask(svc, &q.question, cfg);
+        let (done, t, found) = ask(svc, &q.question, cfg);
         ms.push(t);
         let target = site_builder::build::page_url(&q.source_file.replace('\\', "/"));
         let page = |u: &str| u.split('#').next().unwrap_or("").to_string();
@@ -104,10 +115,14 @@ fn measure(
         } else {
             declined.push(q.question.clone());
         }
+        let at = found.iter().position(|u| page(u) == target);
+        retrieved += usize::from(at.is_some());
         if done.citations.iter().any(|c| page(&c.url) == target) {
             cited += 1;
         } else {
-            misses.push(q.question.clone());
+            // Where the searches had the page: a miss of the answer's choice, or of search.
+            let had = at.map_or("not found".to_string(), |i| format!("result {}", i + 1));
+            misses.push(format!("{} ({had})", q.question));
         }
     }
     let abstained = |qs: &[&str]| qs.iter().filter(|q| ask(svc, q, cfg).0.abstained).count();
@@ -119,6 +134,7 @@ fn measure(
         "questions": questions.len(),
         "answered": answered as f64 / questions.len() as f64,
         "source_page_cited": cited as f64 / questions.len() as f64,
+        "source_page_searched": retrieved as f64 / questions.len() as f64,
         "off_topic": OFF_TOPIC.len(),
         "off_topic_abstained": far as f64 / OFF_TOPIC.len() as f64,
         "near_domain": NEAR_DOMAIN.len(),
