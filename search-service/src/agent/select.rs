@@ -208,6 +208,12 @@ pub struct Unit {
     pub group: bool,
 }
 
+/// What a passage loses for each share of its question words that the answer
+/// already says: the next passage should add something (maximal marginal
+/// relevance of the simplest kind; 0.3 was the best of 0, 0.3, 0.5 and 1 over
+/// the six dev sets together, docs/benchmarks/extractive-answers.md).
+const W_REPEAT: f32 = 0.3;
+
 /// Most lines a group may add (a list of steps, a table excerpt).
 pub const MAX_GROUP: usize = 6;
 /// A row or unordered item joins a group when its lexical score is at least
@@ -229,31 +235,36 @@ pub struct Budget {
 /// a word with the question (in their text or context) are quoted, each once.
 pub fn choose(asked: &Asked, pool: &[Candidate], lexical: &[f32], scores: &[f32], budget: Budget) -> Vec<Unit> {
     let quotable = |i: usize| lexical[i] > 0.0 && scores[i].is_finite() && !looks_like_code(&pool[i].passage.text);
-    let mut order: Vec<usize> = (0..pool.len()).filter(|&i| quotable(i)).collect();
-    order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(a.cmp(&b)));
+    let mut left: Vec<usize> = (0..pool.len()).filter(|&i| quotable(i)).collect();
+    let wanted: HashSet<&str> = asked.terms.iter().map(String::as_str).collect();
+    // The question's words each candidate says (in its text: its context is
+    // shared with its neighbours).
+    let said: Vec<HashSet<String>> = pool
+        .iter()
+        .map(|c| analyzer::terms(&c.passage.text).into_iter().filter(|t| wanted.contains(t.as_str())).collect())
+        .collect();
+    let mut covered: HashSet<&str> = HashSet::new();
     let mut seen: HashSet<&str> = HashSet::new();
     let mut units = Vec::new();
     let (mut lines, mut words) = (0, 0);
-    for i in order {
-        if lines >= budget.lines || words >= budget.words {
+    while lines < budget.lines && words < budget.words {
+        // The best of the rest, less what it would only repeat.
+        let gain = |i: usize| {
+            let repeated = said[i].iter().filter(|t| covered.contains(t.as_str())).count();
+            scores[i] - W_REPEAT * repeated as f32 / said[i].len().max(1) as f32
+        };
+        let Some(at) =
+            (0..left.len()).max_by(|&a, &b| gain(left[a]).total_cmp(&gain(left[b])).then(left[b].cmp(&left[a])))
+        else {
             break;
-        }
+        };
+        let i = left.remove(at);
         if seen.contains(pool[i].passage.text.as_str()) {
             continue;
         }
-        let mut members: Vec<usize> =
+        let members: Vec<usize> =
             group_of(pool, lexical, i).into_iter().filter(|&m| !seen.contains(pool[m].passage.text.as_str())).collect();
-        let sizes: Vec<usize> = members.iter().map(|&m| count_words(&shown(&pool[m].passage, asked))).collect();
-        // A group longer than the budget keeps its first items (at least two
-        // lines: a lead-in and a step, or two rows).
-        let mut size = 0;
-        let fit = sizes.iter().take_while(|&&w| {
-            size += w;
-            size <= budget.words.saturating_sub(words)
-        });
-        let keep = fit.count().max(2).min(members.len());
-        members.truncate(keep);
-        let size: usize = sizes[..keep].iter().sum();
+        let (members, size) = fit(asked, pool, members, budget.words.saturating_sub(words));
         let too_long = !units.is_empty() && words + size > budget.words;
         if members.is_empty() || lines + members.len() > budget.lines + 2 || too_long {
             continue;
@@ -262,6 +273,7 @@ pub fn choose(asked: &Asked, pool: &[Candidate], lexical: &[f32], scores: &[f32]
         words += size;
         for &m in &members {
             seen.insert(pool[m].passage.text.as_str());
+            covered.extend(said[m].iter().map(String::as_str));
         }
         let group = members.len() > 1;
         units.push(Unit { members, group });
@@ -269,22 +281,37 @@ pub fn choose(asked: &Asked, pool: &[Candidate], lexical: &[f32], scores: &[f32]
     units
 }
 
+/// A group cut to the `room` left in words, keeping its first items (at least
+/// two lines: a lead-in and a step, or two rows); with its size in words.
+fn fit(asked: &Asked, pool: &[Candidate], mut members: Vec<usize>, room: usize) -> (Vec<usize>, usize) {
+    let sizes: Vec<usize> = members.iter().map(|&m| count_words(&shown(&pool[m].passage, asked))).collect();
+    let mut size = 0;
+    let fitting = sizes.iter().take_while(|&&w| {
+        size += w;
+        size <= room
+    });
+    let keep = fitting.count().max(2).min(members.len());
+    members.truncate(keep);
+    (members, sizes[..keep].iter().sum())
+}
+
 /// Whether `text` is code that lost its fence (a JSX object, a config line):
-/// outside `code` spans it has a brace, or more than one character in eight
-/// is a bracket or operator. Prose quotes code in spans, where it stays
-/// readable.
+/// outside `code` spans, more than one character in ten is a bracket, quote
+/// or operator. Prose quotes code in spans, where it stays readable, and
+/// names a placeholder (`{publisherName}`) now and then, which is not code.
 fn looks_like_code(text: &str) -> bool {
-    let (mut code, mut symbols, mut all, mut braces) = (false, 0, 0, false);
+    let (mut code, mut symbols, mut all) = (false, 0, 0);
     for c in text.chars() {
         if c == '`' {
             code = !code;
         } else if !code && !c.is_whitespace() {
             all += 1;
-            braces |= matches!(c, '{' | '}');
-            symbols += usize::from(matches!(c, '[' | ']' | '(' | ')' | '=' | ';' | '<' | '>' | '\'' | '"' | '/' | '|'));
+            let symbol =
+                matches!(c, '{' | '}' | '[' | ']' | '(' | ')' | '=' | ';' | '<' | '>' | '\'' | '"' | '/' | '|');
+            symbols += usize::from(symbol);
         }
     }
-    braces || symbols * 8 > all.max(1)
+    symbols * 10 > all.max(1)
 }
 
 fn count_words(s: &str) -> usize {
@@ -457,11 +484,15 @@ mod tests {
 
     #[test]
     fn code_without_its_fence_is_not_quoted() {
+        // A Docusaurus page's config that reached a chunk as prose.
         assert!(looks_like_code(
-            "{ className: 'theme-code-block-highlighted-line', line: 'highlight-next-line' }, // end"
+            "{ className: 'theme-code-block-highlighted-line', line: 'highlight-next-line', block: {start: 'highlight-start', end: 'highlight-end'}, }, // highlight-start { className: 'code-block-error-line', line: 'This will error', }, // highlight-end, }, }, };"
         ));
         assert!(!looks_like_code("Use `{ className: 'x', line: 'y' }` in the config (see the docs)."));
         assert!(!looks_like_code("Symptom: `VPN-504 Gateway unreachable`; Try: run `nbvpn connect --tcp`"));
+        assert!(!looks_like_code(
+            "The command creates a file where you can add a list of extensions identifiers ({publisherName}.{extensionName})."
+        ));
     }
 
     #[test]
