@@ -266,7 +266,9 @@ pub fn choose(asked: &Asked, pool: &[Candidate], lexical: &[f32], scores: &[f32]
             group_of(pool, lexical, i).into_iter().filter(|&m| !seen.contains(pool[m].passage.text.as_str())).collect();
         let (members, size) = fit(asked, pool, members, budget.words.saturating_sub(words));
         let too_long = !units.is_empty() && words + size > budget.words;
-        if members.is_empty() || lines + members.len() > budget.lines + 2 || too_long {
+        // A lead-in without what it leads ("use these settings:") says nothing.
+        let dangling = members.len() == 1 && pool[members[0]].passage.text.ends_with(':');
+        if members.is_empty() || lines + members.len() > budget.lines + 2 || too_long || dangling {
             continue;
         }
         lines += members.len();
@@ -472,6 +474,13 @@ mod tests {
         // Without a platform, no list is preferred over another for its platform.
         let q = quoted("How do I connect to eduroam?", &pool, None, 4);
         assert!(q.iter().flatten().any(|s| s.contains("taskbar") || s.contains("nmcli")), "{q:?}");
+    }
+
+    #[test]
+    fn a_lead_in_is_quoted_with_what_it_leads_or_not_at_all() {
+        let pool = pool(&["## Connection settings\n\nUse these eduroam settings if your device asks:\n\n```text\nNetwork (SSID): eduroam\nSecurity: WPA2/WPA3-Enterprise\nEAP method: PEAP\nPhase 2 auth: MSCHAPv2\n```\n\nYour eduroam identity must include the domain.\n"]);
+        let q = quoted("eduroam settings", &pool, None, 4);
+        assert_eq!(q, vec![vec!["Your eduroam identity must include the domain.".to_string()]], "{q:?}");
     }
 
     #[test]
