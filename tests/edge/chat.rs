@@ -162,3 +162,69 @@ fn bad_chat_requests_are_refused_with_the_field_at_fault() {
     let r = request("GET", &format!("{}/api/chat", host().url()), &[], None);
     assert_eq!((r.status, r.header("allow")), (405, Some("POST, OPTIONS")));
 }
+
+/// The `[n]` markers of an answer, in order.
+fn markers(answer: &str) -> Vec<u64> {
+    answer.split('[').filter_map(|s| s.split_once(']').and_then(|(n, _)| n.parse().ok())).collect()
+}
+
+/// Citations numbered 1, 2, 3 in the order the answer first uses them, each
+/// page once, and every marker a citation.
+fn assert_cited_in_order(done: &Value) {
+    let answer = done["answer"].as_str().unwrap();
+    let citations = done["citations"].as_array().unwrap();
+    let numbers: Vec<u64> = citations.iter().map(|c| c["n"].as_u64().unwrap()).collect();
+    assert_eq!(numbers, (1..=citations.len() as u64).collect::<Vec<_>>(), "{done:#}");
+    let mut first_uses: Vec<u64> = Vec::new();
+    for n in markers(answer) {
+        if !first_uses.contains(&n) {
+            first_uses.push(n);
+        }
+    }
+    assert_eq!(first_uses, numbers, "{answer}");
+    let mut pages: Vec<&str> =
+        citations.iter().map(|c| c["url"].as_str().unwrap().split('#').next().unwrap()).collect();
+    pages.sort_unstable();
+    pages.dedup();
+    assert_eq!(pages.len(), citations.len(), "a page is cited once: {done:#}");
+}
+
+#[test]
+#[ignore = "needs the model and the wasm32-wasip2 target (the demo built and its component compiled): scripts/test runs it"]
+fn extractive_answers_quote_the_row_or_steps_that_answer() {
+    // The price table's rows, read with their header.
+    let v = ask("How much is a parking permit for a semester?");
+    let answer = v["answer"].as_str().unwrap();
+    assert!(answer.contains("Fall only: $230") && answer.contains("Spring only: $230"), "{answer}");
+    assert_cited_in_order(&v);
+    // The MacBook gets the macOS steps, in order, and no other platform's.
+    let v = ask("How do I connect my MacBook to eduroam?");
+    let answer = v["answer"].as_str().unwrap();
+    let (open, install) = (answer.find("eduroam-NBU.mobileconfig"), answer.find("click Install"));
+    assert!(open.is_some() && install.is_some() && open < install, "{answer}");
+    assert!(!answer.contains("eduroam-W10-NBU.exe") && !answer.contains("nmcli"), "{answer}");
+    assert_cited_in_order(&v);
+}
+
+#[test]
+#[ignore = "needs the model and the wasm32-wasip2 target (the demo built and its component compiled): scripts/test runs it"]
+fn an_error_code_gets_the_fix_from_its_table_and_the_stream_numbers_sources_as_cited() {
+    let question = "VPN-504 gateway unreachable";
+    let r = chat(&json!({ "messages": [{ "role": "user", "content": question }], "stream": true }));
+    assert_eq!(r.status, 200, "{}", r.text());
+    let events = parse_sse(&r.text());
+    let done = &events.last().unwrap().data;
+    assert_valid("ChatDone", done);
+    let answer = done["answer"].as_str().unwrap();
+    assert!(answer.contains("UDP port 4443") && answer.contains("nbvpn connect --profile student --tcp"), "{answer}");
+    let cited: Vec<&str> = done["citations"].as_array().unwrap().iter().map(|c| c["url"].as_str().unwrap()).collect();
+    assert!(cited.iter().any(|u| u.starts_with("it-services/vpn.html")), "{cited:?}");
+    assert_cited_in_order(done);
+    // The search step is the question as asked; the sources the widget numbers
+    // the streamed text by are the citations.
+    let searched: Vec<&str> =
+        events.iter().filter(|e| e.event == "search").map(|e| e.data["query"].as_str().unwrap()).collect();
+    assert_eq!(searched, vec![question]);
+    let sources = events.iter().find(|e| e.event == "sources").expect("a sources event");
+    assert_eq!(sources.data["sources"], done["citations"]);
+}
