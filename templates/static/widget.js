@@ -1,6 +1,8 @@
 /*! Help-center chat widget. Plain JS, no dependencies. Embed:
  * <script src="https://kb.example.edu/widget.js" data-endpoint="https://kb.example.edu/api/chat" defer></script>
  * Options: data-title, data-greeting, data-accent, data-position (right|left).
+ * On a phone the launcher is a round button (its label stays its accessible name),
+ * so it covers as little of the page as it can.
  * API: window.kbWidget.open() / .close() / .ask(text) / .mode ('chat', 'search' or '' until known).
  * On a site with no /api (a static host: /api/health answers 404 or a page) it is
  * a search helper: it says so, and answers with the help pages the site's
@@ -116,7 +118,7 @@ code{padding:1px 5px;border-radius:5px;background:var(--kb-s2);font:13px ui-mono
 .kb-stop svg{fill:currentColor}
 .kb-send:disabled{opacity:.4}
 .kb-foot{margin:0;padding:0 14px 10px;font-size:11.5px;text-align:center}
-@media (max-width:480px){.kb-panel{inset:0!important;width:100%;max-width:none;height:100%;max-height:none;border:0;border-radius:0;animation:none}:host([data-open]) .kb-launcher{display:none}.kb-input{font-size:16px}}
+@media (max-width:480px){.kb-panel{inset:0!important;width:100%;max-width:none;height:100%;max-height:none;border:0;border-radius:0;animation:none}:host([data-open]) .kb-launcher{display:none}.kb-input{font-size:16px}.kb-launcher{width:52px;height:52px;padding:0;right:14px;bottom:14px;border-radius:26px}.kb-launcher span{display:none}}
 @media (prefers-reduced-motion:reduce){*{animation:none!important}}
 `;
 

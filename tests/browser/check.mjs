@@ -866,6 +866,8 @@ async function navigation() {
   await launcher.waitFor({ timeout: 10000 });
   const [h1, ask] = [await page.locator('h1').boundingBox(), await launcher.boundingBox()];
   assert.ok(h1.y + h1.height <= ask.y, `the chat button covers the title: ${JSON.stringify([h1, ask])}`);
+  assert.ok(ask.width <= 56, `on a phone the chat button is a round icon: ${JSON.stringify(ask)}`);
+  assert.equal(await launcher.getAttribute('aria-label'), 'Ask the Help Center', 'its label stays its name');
   await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
   const last = await page.evaluate(() => {
     const items = [...document.querySelectorAll('.site-footer a, .site-footer p')];
