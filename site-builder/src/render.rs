@@ -181,7 +181,11 @@ pub fn sanitizer(heading_ids: Arc<HashSet<String>>) -> ammonia::Builder<'static>
         // list of the whole build.
         .url_schemes(safe_url::ALLOWED_SCHEMES.into_iter().collect())
         .link_rel(Some("noopener noreferrer"))
-        .attribute_filter(move |element, attr, value| filter_attribute(&heading_ids, element, attr, value));
+        .attribute_filter(move |element, attr, value| filter_attribute(&heading_ids, element, attr, value))
+        // A code block wider than the page scrolls: keyboard readers must be
+        // able to reach it to scroll it (WCAG 2.1.1; axe's
+        // scrollable-region-focusable), with or without scripts.
+        .set_tag_attribute_value("pre", "tabindex", "0");
     for h in ["h1", "h2", "h3", "h4", "h5", "h6"] {
         b.add_tag_attributes(h, ["id"]);
     }

@@ -12,7 +12,7 @@
 // with a message when a check fails.
 
 import assert from 'node:assert/strict';
-import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
@@ -932,9 +932,56 @@ async function navigation() {
   console.log(`navigation: sidebar, keyboard, pager, copy, contents, theme, favicon, listings, phone, ${row.n} + ${hidden} sections, 404 under /docs/`);
 }
 
+// --------------------------------------------------------- accessibility
+// axe-core (tests/browser's pinned npm package) on the pages a reader meets, in
+// light and dark: an article, the home page, results, no results, the dropdown
+// open, and the widget with an answer. WCAG 2.1 A and AA rules; every violation
+// is listed by rule and element. The site's CSP forbids injected scripts, so
+// this context bypasses it (axe only reads the page).
+async function a11y() {
+  const axeSource = readFileSync(new URL('./node_modules/axe-core/axe.min.js', import.meta.url), 'utf8');
+  const found = [];
+  for (const scheme of ['light', 'dark']) {
+    const b = await browser({ colorScheme: scheme, bypassCSP: true });
+    const page = b.context.pages()[0] || (await b.context.newPage());
+    const check = async (what) => {
+      await page.addScriptTag({ content: axeSource });
+      const r = await page.evaluate(() =>
+        window.axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } }));
+      for (const v of r.violations) {
+        found.push(`${scheme} ${what}: ${v.id} (${v.impact}) at ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
+      }
+    };
+    for (const [what, path] of [
+      ['home', '/index.html'],
+      ['article', '/campus/parking/buying-a-parking-permit.html'],
+      ['results', '/search.html?q=parking+permit'],
+      ['no results', '/search.html?q=xqzv+blorf'],
+    ]) {
+      await page.goto(`${SITE}${path}`);
+      if (what === 'results') await page.locator('#search-results .search-result').first().waitFor({ timeout: 10000 });
+      if (what === 'no results') await page.locator('#search-status.search-status--empty').waitFor({ timeout: 10000 });
+      await check(what);
+    }
+    await page.goto(`${SITE}/it-services/vpn.html`);
+    await page.locator('#search-input').fill('eduroam');
+    await page.locator('#search-suggest a.search-option').first().waitFor({ timeout: 10000 });
+    await check('dropdown');
+    await page.keyboard.press('Escape');
+    await page.locator('#kb-widget-host button.kb-launcher').click();
+    await page.locator('#kb-widget-host textarea.kb-input').fill('How do I buy a parking permit?');
+    await page.keyboard.press('Enter');
+    await page.locator('#kb-widget-host .kb-msg.kb-assistant[data-state="done"]').waitFor({ timeout: 15000 });
+    await check('widget');
+    await b.close();
+  }
+  console.log(`axe: ${found.length} violations`);
+  assert.deepEqual(found, [], `axe-core violations:\n${found.join('\n')}`);
+}
+
 const scenarios = {
   search, widget, keyboard, hostile, extractive, 'hostile-site': hostileSite, 'hostile-files': hostileFiles,
-  static: staticSite, semantic: semanticSite, navigation,
+  static: staticSite, semantic: semanticSite, navigation, a11y,
 };
 if (!scenarios[scenario]) {
   console.error(`unknown scenario ${scenario}; one of ${Object.keys(scenarios).join(', ')}`);

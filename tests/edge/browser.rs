@@ -91,6 +91,15 @@ fn with_llm(steps: Vec<Step>) -> (ScriptedLlm, edge_host::Running) {
     (llm, host)
 }
 
+/// axe-core (WCAG 2.1 A and AA) on an article, the home page, results, no
+/// results, the dropdown and the widget's answer, light and dark: no violation.
+#[test]
+#[ignore = "needs the model, the wasm32-wasip2 target and Chromium: scripts/test runs it"]
+fn the_reader_pages_have_no_axe_violations() {
+    let host = start(&[]);
+    run("a11y", &host.url());
+}
+
 #[test]
 #[ignore = "needs the model, the wasm32-wasip2 target and Chromium: scripts/test runs it"]
 fn site_search_as_you_type_in_chromium() {
