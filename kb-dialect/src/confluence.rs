@@ -18,7 +18,7 @@
 //! Prose that merely mentions macros ("To add the Jira macro, click Insert") or
 //! says something will appear here ("Your grades will appear here") is kept.
 
-use crate::fence::Fence;
+use crate::fence::Fences;
 use crate::{Line, Notice, NoticeKind};
 
 /// Longer paragraphs are the author's own prose, whatever they mention.
@@ -130,22 +130,8 @@ fn emptied_headings(lines: &[Line], code: &[bool], dropped: &[bool]) -> Vec<bool
 
 /// Which lines are fenced code (fences included).
 fn code_lines(lines: &[Line]) -> Vec<bool> {
-    let mut fence: Option<Fence> = None;
-    lines
-        .iter()
-        .map(|(_, line)| match fence {
-            Some(f) => {
-                if f.closes(line) {
-                    fence = None;
-                }
-                true
-            }
-            None => {
-                fence = Fence::open(line);
-                fence.is_some()
-            }
-        })
-        .collect()
+    let mut fences = Fences::default();
+    lines.iter().map(|(_, line)| fences.code(line)).collect()
 }
 
 /// `## Title` (up to three spaces before it): its level.

@@ -42,6 +42,30 @@ impl Fence {
     }
 }
 
+/// Tracks fenced code over consecutive lines: the one reader of "is this line
+/// code" that line-by-line passes share.
+#[derive(Debug, Default)]
+pub struct Fences(Option<Fence>);
+
+impl Fences {
+    /// Whether `line` (without any blockquote markers) is fenced code, its
+    /// opening and closing fences included.
+    pub fn code(&mut self, line: &str) -> bool {
+        match self.0 {
+            Some(f) => {
+                if f.closes(line) {
+                    self.0 = None;
+                }
+                true
+            }
+            None => {
+                self.0 = Fence::open(line);
+                self.0.is_some()
+            }
+        }
+    }
+}
+
 /// Copies `lines`, handing the blocks that start outside fenced code to `block`:
 /// at such a line `i`, `block(lines, i, out)` may take the lines `i..end` (writing
 /// what they become to `out`) and return `end`, past `i`; a line it leaves
@@ -74,19 +98,8 @@ pub(crate) fn rewrite_outside_fences(
 /// The lines of `text` outside fenced code blocks (the fence lines left out
 /// too): what a line reader that only looks at prose walks.
 pub fn prose_lines(text: &str) -> impl Iterator<Item = &str> {
-    let mut fence: Option<Fence> = None;
-    text.lines().filter(move |line| match fence {
-        Some(f) => {
-            if f.closes(line) {
-                fence = None;
-            }
-            false
-        }
-        None => {
-            fence = Fence::open(line);
-            fence.is_none()
-        }
-    })
+    let mut fences = Fences::default();
+    text.lines().filter(move |line| !fences.code(line))
 }
 
 #[cfg(test)]

@@ -1,30 +1,8 @@
 //! Reading the lines of a note around Obsidian's syntax: fenced code over
-//! lines, blockquote markers, inline code spans and a trailing `^block` id.
+//! lines ([`Fences`]), blockquote markers, inline code spans and a trailing
+//! `^block` id.
 
-use crate::fence::Fence;
-
-/// Tracks fenced code over consecutive lines.
-#[derive(Default)]
-pub(super) struct Fences(Option<Fence>);
-
-impl Fences {
-    /// Whether `text` (a line, without any blockquote markers) is fenced code,
-    /// its opening and closing fences included.
-    pub(super) fn code(&mut self, text: &str) -> bool {
-        match self.0 {
-            Some(f) => {
-                if f.closes(text) {
-                    self.0 = None;
-                }
-                true
-            }
-            None => {
-                self.0 = Fence::open(text);
-                self.0.is_some()
-            }
-        }
-    }
-}
+pub(super) use crate::fence::Fences;
 
 /// Splits a line into its indentation and blockquote markers (`  > > `) and the rest.
 pub(super) fn split_prefix(line: &str) -> (&str, &str) {
