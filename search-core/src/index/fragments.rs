@@ -535,20 +535,14 @@ impl Engine {
         self.spelling.get(letter(word.chars().next()?)?)?.as_ref()
     }
 
-    /// The query as the index would search it ([`super::typo`]), once the
-    /// fragments [`Engine::missing`] names are in.
-    fn correction(&self, query: &str, partial: bool) -> Option<super::typo::Correction> {
+    /// The query as the index searches it, once its words' shards are in: the
+    /// fragments a possible typo still needs (`Err`: the spelling lists of the
+    /// initials of the words no chunk has, then the shards of the corrected
+    /// words), or the corrected text (`Ok`, `None` when nothing was a slip;
+    /// [`super::typo`]).
+    fn spelled(&self, query: &str, partial: bool) -> Result<Option<String>, Vec<String>> {
         if self.manifest.spelling.is_empty() {
-            return None;
-        }
-        super::typo::correct(query, partial, |t| self.df(t), |w| self.is_word(w))
-    }
-
-    /// What a possible typo needs: the spelling lists of the initials of the
-    /// query's words no chunk has, then the shards of the corrected words.
-    fn missing_spelling(&self, query: &str, partial: bool) -> Vec<String> {
-        if self.manifest.spelling.is_empty() {
-            return Vec::new();
+            return Ok(None);
         }
         let mut initials: Vec<char> = super::typo::suspects(query, partial)
             .iter()
@@ -559,10 +553,22 @@ impl Engine {
         initials.sort_unstable();
         initials.dedup();
         if !initials.is_empty() {
-            return initials.into_iter().map(spelling_name).collect();
+            return Err(initials.into_iter().map(spelling_name).collect());
         }
-        let Some(c) = self.correction(query, partial) else { return Vec::new() };
-        self.shards_for(&c.text, partial).into_iter().filter(|i| !self.shards.contains_key(i)).map(shard_name).collect()
+        let Some(c) = super::typo::correct(query, partial, |t| self.df(t), |w| self.is_word(w)) else {
+            return Ok(None);
+        };
+        let need: Vec<String> = self
+            .shards_for(&c.text, partial)
+            .into_iter()
+            .filter(|i| !self.shards.contains_key(i))
+            .map(shard_name)
+            .collect();
+        if need.is_empty() {
+            Ok(Some(c.text))
+        } else {
+            Err(need)
+        }
     }
 
     /// The completion group that holds prefix `p` if the table has it.
@@ -590,10 +596,25 @@ impl Engine {
             partial,
             ..SearchParams::defaults(1)
         };
-        self.rank_page(query, p, k, page, None)
+        match self.prepare(query, partial) {
+            Err(need) => Step::Need(need),
+            Ok(searched) => self.rank_page(query, searched.as_deref(), p, k, page, None),
+        }
     }
 
-    /// The fragments a query in `p.mode` still needs before it can be ranked.
+    /// What ranking `query` needs first: the fragments still missing (`Err`),
+    /// or, with all of them in, the query as it is searched (`Ok`: corrected
+    /// when a word was a slip, [`Engine::spelled`]).
+    fn prepare(&self, query: &str, partial: bool) -> Result<Option<String>, Vec<String>> {
+        let need = self.missing(query, partial);
+        if need.is_empty() {
+            self.spelled(query, partial)
+        } else {
+            Err(need)
+        }
+    }
+
+    /// The fragments a query's words still need before it can be ranked.
     fn missing(&self, query: &str, partial: bool) -> Vec<String> {
         let mut need: Vec<String> = Vec::new();
         if self.lens.is_none() {
@@ -609,26 +630,28 @@ impl Engine {
                 self.shards_for(query, partial).into_iter().filter(|i| !self.shards.contains_key(i)).map(shard_name),
             );
         }
-        if need.is_empty() {
-            need = self.missing_spelling(query, partial);
-        }
         need
     }
 
     /// Page `page` of `k` results ranked with `p` (its `k` is set here), as
     /// `Index::candidates` and `Index::fuse` rank them at the edge: BM25 from
     /// the fragments and, with `dense`, the query's vector against every chunk.
-    fn rank_page(&self, query: &str, p: SearchParams, k: usize, page: usize, dense: Option<Dense<'_>>) -> Step {
-        let need = self.missing(query, p.partial);
-        if !need.is_empty() {
-            return Step::Need(need);
-        }
+    /// `searched` is [`Engine::prepare`]'s corrected query; every fragment it
+    /// named is in.
+    fn rank_page(
+        &self,
+        query: &str,
+        searched: Option<&str>,
+        p: SearchParams,
+        k: usize,
+        page: usize,
+        dense: Option<Dense<'_>>,
+    ) -> Step {
         let k = k.max(1);
         let page = page.max(1);
         let offset = (page - 1) * k;
         let wanted = offset + k;
-        let corrected = self.correction(query, p.partial).map(|c| c.text);
-        let text = corrected.as_deref().unwrap_or(query);
+        let text = searched.unwrap_or(query);
         let p = fusion::for_query(&SearchParams { k: wanted + 1, ..p }, text);
         let depth = p.depth.max(p.k);
         // As `Index::candidates` reads them: `dense` reads no words.
@@ -675,7 +698,7 @@ impl Engine {
             page,
             results,
             matched: evidence.matched(),
-            corrected,
+            corrected: searched.map(str::to_string),
             has_more,
             timings_ms: Timings::default(),
             encode_cached: false,

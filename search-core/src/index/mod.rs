@@ -512,8 +512,12 @@ impl<'a> Index<'a> {
 
     /// How many chunks have the analysed term `term` (`None`: none).
     pub fn df(&self, term: &str) -> Option<usize> {
-        let i = self.term_id(term)?;
-        Some(self.post_off[i + 1].saturating_sub(self.post_off[i]) as usize)
+        self.term_id(term).map(|i| self.df_at(i))
+    }
+
+    /// The document frequency of term id `i` (its posting list's length).
+    fn df_at(&self, i: usize) -> usize {
+        self.post_off[i + 1].saturating_sub(self.post_off[i]) as usize
     }
 
     /// The vocabulary term that starts with `partial` (lowercased) and is in the
@@ -607,8 +611,7 @@ impl bm25::Postings for Index<'_> {
 
     fn completion(&self, p: &str) -> Option<String> {
         let from = bm25::lower_bound(self.info.terms, |i| self.term(i), p.as_bytes());
-        let df = |i: usize| self.post_off[i + 1].saturating_sub(self.post_off[i]) as usize;
-        bm25::best_completion(p, (from..self.info.terms).map(|i| (self.term(i), df(i))))
+        bm25::best_completion(p, (from..self.info.terms).map(|i| (self.term(i), self.df_at(i))))
     }
 }
 

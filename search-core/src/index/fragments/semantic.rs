@@ -138,16 +138,16 @@ impl Engine {
         if mode == Mode::Bm25 {
             return self.search(query, k, page, partial);
         }
-        let need = self.missing(query, partial && mode != Mode::Dense);
-        if !need.is_empty() {
-            return Step::Need(need);
-        }
+        let searched = match self.prepare(query, partial) {
+            Err(need) => return Step::Need(need),
+            Ok(searched) => searched,
+        };
         // The encoder reads the query as the index searches it.
-        let q = sem.embed(self.correction(query, partial).as_ref().map_or(query, |c| c.text.as_str()));
+        let q = sem.embed(searched.as_deref().unwrap_or(query));
         if q.len() != sem.info.dim {
             return self.search(query, k, page, partial);
         }
-        self.rank_page(query, sem.params(mode, partial), k, page, Some(Dense::new(sem, &q)))
+        self.rank_page(query, searched.as_deref(), sem.params(mode, partial), k, page, Some(Dense::new(sem, &q)))
     }
 }
 
