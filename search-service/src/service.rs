@@ -262,20 +262,25 @@ impl<'a> Service<'a> {
     /// The query as it is searched: its words that no chunk has, one slip from
     /// words that chunks have, read as those ([`typo`]). The PostgreSQL tier
     /// asks for the document frequencies of the query's words first, and of
-    /// their neighbours only when one of them is unknown.
+    /// their neighbours only for a word no chunk has that is no dictionary word.
     fn correct(&self, text: &str, partial: bool) -> Result<Option<Correction>, ServiceError> {
         match &self.corpus {
             Corpus::Bundled(i) => Ok(typo::correct(text, partial, |t| i.df(t), |w| self.encoder.is_word(w))),
             Corpus::Postgres(s) => {
-                let own: Vec<String> = typo::suspects(text, partial).into_iter().map(|w| w.term).collect();
-                if own.is_empty() {
+                let suspects = typo::suspects(text, partial);
+                if suspects.is_empty() {
                     return Ok(None);
                 }
-                let known = s.term_dfs(&own)?;
-                if own.iter().all(|t| known.contains_key(t)) {
+                let known = s.term_dfs(&suspects.iter().map(|w| w.term.clone()).collect::<Vec<_>>())?;
+                let slips: Vec<&str> = suspects
+                    .iter()
+                    .filter(|w| !known.contains_key(&w.term) && !self.encoder.is_word(&w.word))
+                    .map(|w| w.word.as_str())
+                    .collect();
+                if slips.is_empty() {
                     return Ok(None);
                 }
-                let mut dfs = s.term_dfs(&typo::neighbour_terms(text, partial))?;
+                let mut dfs = s.term_dfs(&typo::neighbour_terms(slips))?;
                 dfs.extend(known);
                 Ok(typo::correct(text, partial, |t| dfs.get(t).copied(), |w| self.encoder.is_word(w)))
             }

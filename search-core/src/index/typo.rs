@@ -182,14 +182,13 @@ fn best_neighbour(word: &str, df: &impl Fn(&str) -> Option<usize>) -> Option<Str
     stop.or(best.map(|(_, w)| w))
 }
 
-/// The terms one slip from the [`suspects`] words of `query`, those whose own
-/// term may be unknown: what a source that holds its vocabulary in pieces
-/// (the browser's per-initial lists, a PostgreSQL tenant) must look up before
-/// [`correct`] can answer.
-pub fn neighbour_terms(query: &str, partial: bool) -> Vec<String> {
-    let mut terms: Vec<String> = suspects(query, partial)
-        .iter()
-        .flat_map(|s| edits(&s.word))
+/// The terms one slip from `words` (the [`suspects`] words [`correct`] would
+/// read as slips): what a source that holds its vocabulary elsewhere (a
+/// PostgreSQL tenant) looks up before [`correct`] can answer.
+pub fn neighbour_terms<'w>(words: impl IntoIterator<Item = &'w str>) -> Vec<String> {
+    let mut terms: Vec<String> = words
+        .into_iter()
+        .flat_map(edits)
         .filter_map(|e| match analyzer::terms(&e).as_slice() {
             [term] => Some(term.clone()),
             _ => None,
@@ -282,7 +281,7 @@ mod tests {
 
     #[test]
     fn neighbour_terms_cover_every_candidate() {
-        let terms = neighbour_terms("licwnses and permt", false);
+        let terms = neighbour_terms(["licwnses", "permt"]);
         assert!(terms.contains(&analyzer::terms("licenses")[0]));
         assert!(terms.contains(&analyzer::terms("permit")[0]));
         assert!(terms.iter().all(|t| t.starts_with('l') || t.starts_with('p')), "first letters kept");
