@@ -463,18 +463,22 @@ code{padding:1px 5px;border-radius:5px;background:var(--kb-s2);font:13px ui-mono
       a.citations.length ? sources(a.citations) : '',
       actions(turn));
   }
-  function failed(el, turn, err, aborted) {
-    el.setAttribute('data-state', 'error');
+  // An answer that did not come: its state, and a way to ask again.
+  const retryBtn = (el, turn) =>
+    h('button.kb-btn kb-retry', { text: 'Retry', onclick: () => { if (!busy) { el.remove(); run(turn); input.focus(); } } });
+  function settle(el, state) {
+    el.setAttribute('data-state', state);
     el.removeAttribute('aria-busy');
-    el.querySelector('.kb-typing').remove();
+    const t = el.querySelector('.kb-typing');
+    if (t) t.remove();
+  }
+  function failed(el, turn, err, aborted) {
+    settle(el, 'error');
     const msg = aborted ? 'Stopped.'
       : err.status ? 'The help center could not answer (' + err.status + ')' + (err.message ? ': ' + err.message.replace(/`/g, '') : '.')
       : err.cut ? 'The answer was cut off. Please try again.'
       : 'Could not reach the help center. Check your connection and try again.';
-    el.append(h('div.kb-error', null, [
-      h('p', { text: msg }),
-      h('button.kb-btn kb-retry', { text: 'Retry', onclick: () => { if (!busy) { el.remove(); run(turn); input.focus(); } } })
-    ]));
+    el.append(h('div.kb-error', null, [h('p', { text: msg }), retryBtn(el, turn)]));
   }
 
   // ---- When the chat service is away: the best matching sections instead
@@ -490,14 +494,6 @@ code{padding:1px 5px;border-radius:5px;background:var(--kb-s2);font:13px ui-mono
     const seen = new Set();
     return [].concat(r.results || []).filter(x => x && !seen.has(x.page_id) && seen.add(x.page_id))
       .map((x, i) => ({ n: i + 1, url: x.url, title: x.title, path: x.path }));
-  }
-  const retryBtn = (el, turn) =>
-    h('button.kb-btn kb-retry', { text: 'Retry', onclick: () => { if (!busy) { el.remove(); run(turn); input.focus(); } } });
-  function settle(el, state) {
-    el.setAttribute('data-state', state);
-    el.removeAttribute('aria-busy');
-    const t = el.querySelector('.kb-typing');
-    if (t) t.remove();
   }
   // The assistant is away (no answer, 5xx): the pages instead, and a retry.
   function offered(el, turn, found) {
