@@ -62,11 +62,12 @@ impl MkDocs {
                     continue;
                 }
                 let text = read(&path)?;
-                let yaml = |message: String| OrderError::Yaml { path: path.display().to_string(), message };
-                let docs_dir = docs_dir(&text).map_err(yaml)?;
+                let value: Value = serde_norway::from_str(&text)
+                    .map_err(|e| OrderError::Yaml { path: path.display().to_string(), message: e.to_string() })?;
+                let docs_dir = docs_dir(&value);
                 let prefix =
                     if depth == 0 && content.join(&docs_dir).is_dir() { format!("{docs_dir}/") } else { String::new() };
-                return MkDocs::parse(&text, &prefix).map(Some).map_err(yaml);
+                return Ok(Some(MkDocs::of(&value, &prefix)));
             }
         }
         Ok(None)
@@ -76,6 +77,11 @@ impl MkDocs {
     /// content-relative folder its pages are relative to (`""` or `docs/`).
     pub fn parse(yaml: &str, prefix: &str) -> Result<MkDocs, String> {
         let value: Value = serde_norway::from_str(yaml).map_err(|e| e.to_string())?;
+        Ok(MkDocs::of(&value, prefix))
+    }
+
+    /// [`MkDocs::parse`] of a file already read as YAML.
+    fn of(value: &Value, prefix: &str) -> MkDocs {
         let mut pages = Vec::new();
         if let Some(nav) = value.get("nav") {
             flatten_nav(nav, &mut pages, 0);
@@ -90,7 +96,7 @@ impl MkDocs {
             positions.entry(format!("{prefix}{path}")).or_insert(n);
         }
         let site_name = value.get("site_name").and_then(Value::as_str).map(str::trim).filter(|s| !s.is_empty());
-        Ok(MkDocs { positions, site_name: site_name.map(str::to_string) })
+        MkDocs { positions, site_name: site_name.map(str::to_string) }
     }
 
     /// The place of the page at `source` (content-relative) in the `nav`.
@@ -100,10 +106,8 @@ impl MkDocs {
 }
 
 /// `docs_dir` of a `mkdocs.yml` (default `docs`).
-fn docs_dir(yaml: &str) -> Result<String, String> {
-    let value: Value = serde_norway::from_str(yaml).map_err(|e| e.to_string())?;
-    let dir = value.get("docs_dir").and_then(Value::as_str).unwrap_or("docs");
-    Ok(dir.trim_matches('/').to_string())
+fn docs_dir(value: &Value) -> String {
+    value.get("docs_dir").and_then(Value::as_str).unwrap_or("docs").trim_matches('/').to_string()
 }
 
 /// The page paths of a `nav` (a list of `page.md`, `{Title: page.md}` and
