@@ -58,7 +58,7 @@ impl SearchResult {
 pub struct Timings {
     /// Tokenising and embedding the query (0 for `bm25`).
     pub encode: f64,
-    /// Dense scan or graph walk, and BM25 scoring.
+    /// Reading the query's typos, the dense scan or graph walk, and BM25 scoring.
     pub search: f64,
     /// Fusing the two lists and rendering the results (snippets).
     pub fuse: f64,

@@ -272,10 +272,12 @@ impl<'a> Service<'a> {
                     return Ok(None);
                 }
                 let known = s.term_dfs(&suspects.iter().map(|w| w.term.clone()).collect::<Vec<_>>())?;
+                // The words `typo::correct` will try, in its order.
                 let slips: Vec<&str> = suspects
                     .iter()
                     .filter(|w| !known.contains_key(&w.term) && !self.encoder.is_word(&w.word))
                     .map(|w| w.word.as_str())
+                    .take(typo::MAX_SLIPS)
                     .collect();
                 if slips.is_empty() {
                     return Ok(None);
@@ -313,6 +315,7 @@ impl<'a> Service<'a> {
     /// sides' candidates read, fused, and the page cut out, with each stage timed.
     /// `clock` returns milliseconds from any fixed origin.
     pub fn rank(&self, q: &Query<'_>, clock: &dyn Fn() -> f64) -> Result<Ranked, ServiceError> {
+        let t0 = clock();
         let corrected = self.correct(q.text, q.params.partial)?;
         let text = corrected.as_ref().map_or(q.text, |c| c.text.as_str());
         // A vector the caller brings was made from the words as written.
@@ -321,7 +324,8 @@ impl<'a> Service<'a> {
         // One result further tells whether a next page exists; only pages ask,
         // since a deeper read can add a candidate to the fusion.
         let deep = fusion::for_query(&SearchParams { k: wanted + usize::from(q.count_more), ..q.params }, text);
-        let t0 = clock();
+        // Reading typos is lexical work: it counts with the search.
+        let tc = clock();
         let (embedded, encode_cached) = match given {
             None if q.params.mode != Mode::Bm25 => {
                 let (v, cached) = self.embed_query(text);
@@ -359,8 +363,8 @@ impl<'a> Service<'a> {
             evidence,
             corrected,
             timings: Timings {
-                encode: if embedded.is_some() { t1 - t0 } else { 0.0 },
-                search: t2 - t1,
+                encode: if embedded.is_some() { t1 - tc } else { 0.0 },
+                search: (t2 - t1) + (tc - t0),
                 fuse: t3 - t2,
                 total: t3 - t0,
             },
