@@ -918,5 +918,24 @@ mod tests {
                 let _ = e.add(name, &bytes[..cut]);
             }
         }
+        // Spelling lists: an initial the manifest does not name, another
+        // initial's terms, a count that is no number, terms out of order.
+        let c = *m.spelling.first().expect("the corpus has spelling lists");
+        let name = spelling_name(c);
+        assert!(e.add(&name, &files[&name]).is_ok());
+        assert!(matches!(e.add("v/\u{e9}.txt", b""), Err(FragmentError::Unknown(_))));
+        assert!(matches!(e.add("v/ab.txt", b""), Err(FragmentError::Unknown(_))));
+        for bad in [
+            "zz 3\n\n".to_string(),
+            format!("{c}x many\n\n"),
+            format!("{c}b 1\n{c}a 1\n\n"),
+            format!("{c}a 1\n\nzulu\n"),
+        ] {
+            let err = e.add(&name, bad.as_bytes()).unwrap_err().to_string();
+            assert!(err.contains(&name), "{bad:?}: {err}");
+        }
+        for cut in (0..files[&name].len()).step_by(3) {
+            let _ = e.add(&name, &files[&name][..cut]);
+        }
     }
 }
