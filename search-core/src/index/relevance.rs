@@ -38,8 +38,8 @@ pub const FUSED_MATCH: f32 = 0.46;
 /// A query without a vector matches from this lexical evidence.
 pub const LEXICAL_MATCH: f32 = 0.47;
 /// A match whose best cosine is below this is weak: shown, but from pages that
-/// barely touch the question. The extractive agent searches again below it (and
-/// declines a weak match with a word no page uses); insights count such
+/// barely touch the question. The extractive agent declines a weak match with
+/// a word no page uses; insights count such
 /// searches and answers as weak matches, a lead for the team
 /// (docs/benchmarks/insights.md).
 pub const WEAK_COSINE: f32 = 0.45;

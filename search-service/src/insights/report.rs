@@ -25,7 +25,7 @@ pub const MAX_EXAMPLES: usize = 5;
 
 /// A best result below this cosine with the question is a weak match: answered,
 /// but from pages that barely touch it (the extractive agent's own `weak_below`,
-/// where it searches again). Measured on CSC with all-MiniLM-L6-v2
+/// where a word no page uses makes it decline). Measured on CSC with all-MiniLM-L6-v2
 /// (docs/benchmarks/insights.md): 4 of the 100 dev questions (all answerable)
 /// score below it, off-topic questions 0.17–0.42, and needs the guide meets
 /// only in passing 0.39–0.60; so a weak match is a lead worth a look, while
