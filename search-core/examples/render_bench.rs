@@ -25,7 +25,7 @@ fn main() {
     let p = SearchParams { mode: Mode::Bm25, ..idx.default_params(10) };
     let (mut records, mut snippets) = (Vec::new(), Vec::new());
     for q in &qs {
-        let hits = idx.fuse(idx.candidates(q, None, &p), None, &p);
+        let hits = idx.fuse(&idx.candidates(q, None, &p), None, &p);
         let hits = &hits[..hits.len().min(10)];
         let (mut best_r, mut best_s) = (f64::MAX, f64::MAX);
         for _ in 0..rounds {

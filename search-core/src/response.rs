@@ -21,7 +21,8 @@ pub struct SearchResult {
     pub path: Vec<String>,
     /// Site-relative URL of the page, with `#anchor` of the chunk's section.
     pub url: String,
-    /// A window of the chunk's text, HTML-escaped, query terms in `<mark>`.
+    /// A window of the chunk's text, HTML-escaped, query terms in `<mark>`
+    /// ([`crate::index::highlight`]).
     pub snippet: String,
     /// The fused score (what the results are ordered by).
     pub score: f32,

@@ -129,6 +129,17 @@ pub struct Ranked {
     /// The query as searched, when words of it were read as the words one
     /// slip away ([`search_core::index::typo`]).
     pub corrected: Option<Correction>,
+    /// The idf of the query's terms the chunks have: what snippets weigh the
+    /// query's words by.
+    pub weights: Vec<(String, f32)>,
+}
+
+impl Ranked {
+    /// The snippet cutter for these results: windows weighed by the rarity
+    /// of the query's words, as the ranking weighed them.
+    pub fn highlighter(&self, query: &str) -> Highlighter {
+        Highlighter::weighted(query, |t| self.weights.iter().find(|w| w.0 == t).map_or(0.0, |w| w.1))
+    }
 }
 
 impl<'a> Service<'a> {
@@ -335,17 +346,16 @@ impl<'a> Service<'a> {
         };
         let qvec = if q.params.mode == Mode::Bm25 { None } else { given.or(embedded.as_deref()) };
         let t1 = clock();
-        let (mut hits, evidence, t2) = match &self.corpus {
+        let (mut hits, cands, t2) = match &self.corpus {
             Corpus::Bundled(index) => {
                 let cands = index.candidates(text, qvec, &deep);
-                let evidence = cands.evidence;
                 let t2 = clock();
-                (index.fuse(cands, qvec, &deep), evidence, t2)
+                (index.fuse(&cands, qvec, &deep), cands, t2)
             }
             Corpus::Postgres(store) => {
                 self.check(&store.tenant()?.info)?;
-                let (hits, evidence) = store.search(text, qvec, &deep)?;
-                (hits, evidence, clock())
+                let (hits, cands) = store.search(text, qvec, &deep)?;
+                (hits, cands, clock())
             }
         };
         let has_more = hits.len() > wanted;
@@ -360,7 +370,8 @@ impl<'a> Service<'a> {
             hits,
             has_more,
             encode_cached,
-            evidence,
+            evidence: cands.evidence,
+            weights: cands.weights,
             corrected,
             timings: Timings {
                 encode: if embedded.is_some() { t1 - tc } else { 0.0 },
@@ -392,7 +403,7 @@ impl<'a> Service<'a> {
         }
         let t = clock();
         let searched = ranked.corrected.as_ref().map(|c| c.text.clone());
-        let mut hl = Highlighter::new(searched.as_deref().unwrap_or(query));
+        let mut hl = ranked.highlighter(searched.as_deref().unwrap_or(query));
         let results = ranked
             .hits
             .iter()

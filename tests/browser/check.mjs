@@ -111,6 +111,16 @@ async function search() {
     await page.goto(`${SITE}/search.html?q=parking+permit`);
     await page.locator('#search-results .search-result').first().waitFor({ timeout: 10000 });
     await shot(page, 'search-results-light');
+    // Snippets: the window is the one the query's rarer words fill, and it
+    // starts where a sentence or a line does (never "… 8 are treated as").
+    await page.goto(`${SITE}/search.html?q=withdrawal+refund+schedule`);
+    await page.locator('#search-results .search-result').first().waitFor({ timeout: 10000 });
+    const snippets = await page.locator('#search-results .search-result__snippet').allInnerTexts();
+    assert.ok(snippets.length >= 3, `results with snippets: ${snippets.length}`);
+    for (const s of snippets) {
+      assert.match(s, /^(… )?[A-Z0-9`"(]/, `a snippet starts at a sentence or line: ${s}`);
+    }
+    assert.match(await page.locator('#search-results .search-result__snippet mark').first().innerText(), /refund|withdraw/i);
     // Nothing matches: no results at all (not the nearest junk), a few sections
     // to browse, and the assistant, which declines.
     await page.goto(`${SITE}/search.html?q=xqzv+blorf`);

@@ -148,8 +148,9 @@ fn assert_bounded_choice_is_exact(url: &str, tenant: &str, depth: usize) -> Choi
         assert_eq!(key(&a), key(&b), "{q}");
         assert_eq!(key(&a), key(&c), "{q}, capped at one candidate");
         // Whether the query matched reads the best chunk's postings, which
-        // every choice fetches.
-        assert_eq!((ea, ea), (eb, ec), "{q}");
+        // every choice fetches; the snippets' weights read the vocabulary.
+        assert_eq!((ea.evidence, ea.evidence), (eb.evidence, ec.evidence), "{q}");
+        assert_eq!((&ea.weights, &ea.weights), (&eb.weights, &ec.weights), "{q}");
     }
     assert_eq!(exact.choices().all_terms, COMMON_WORD_QUERIES.len());
     let c = bounded.choices();

@@ -85,6 +85,13 @@ pub fn idf(df: usize, n: usize) -> f32 {
     libm::logf(1.0 + (n as f32 - df as f32 + 0.5) / (df as f32 + 0.5))
 }
 
+/// The idf of each of `qterms` some chunk of `src` has: what a snippet's window
+/// weighs the query's words by ([`super::highlight::Highlighter::weighted`]).
+pub fn idf_weights<P: Postings + ?Sized>(src: &P, qterms: &[String]) -> Vec<(String, f32)> {
+    let n = src.chunks();
+    qterms.iter().filter_map(|t| src.postings(t).map(|(df, _)| (t.clone(), idf(df, n)))).collect()
+}
+
 /// BM25 scores of every chunk that matches one of `qterms` (analysed terms), and
 /// the L2-normalised sparse dot product used by the `dot` mode; best first, ties
 /// by chunk id.

@@ -683,7 +683,8 @@ impl Engine {
         if !missing.is_empty() {
             return Step::Need(missing);
         }
-        let mut hl = Highlighter::new(text);
+        let weights = bm25::idf_weights(self, &terms);
+        let mut hl = Highlighter::weighted(text, |t| weights.iter().find(|w| w.0 == t).map_or(0.0, |w| w.1));
         let results = hits
             .iter()
             .enumerate()

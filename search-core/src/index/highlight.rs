@@ -1,7 +1,7 @@
 //! Snippets for results: the most query-dense window of a chunk's display text,
 //! Markdown stripped, HTML-escaped, query terms wrapped in `<mark>`.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use super::analyzer;
 
@@ -33,9 +33,40 @@ pub fn plain_text(text: &str) -> String {
     out
 }
 
-/// The words of `plain` (from [`plain_text`]), without rule-like runs (`---`, `===`).
-fn plain_words(plain: &str) -> Vec<&str> {
-    plain.split_whitespace().filter(|w| !w.chars().all(|c| c == '-' || c == '=' || c == ':')).collect()
+/// The words of `plain` (from [`plain_text`]), without rule-like runs (`---`,
+/// `===`), each with whether it begins a line (a heading, an item, a row).
+fn plain_words(plain: &str) -> Vec<(&str, bool)> {
+    plain
+        .lines()
+        .flat_map(|line| line.split_whitespace().enumerate().map(|(i, w)| (w, i == 0)))
+        .filter(|(w, _)| !w.chars().all(|c| c == '-' || c == '=' || c == ':'))
+        .collect()
+}
+
+/// How far before the window's first match a snippet may start, to begin at
+/// the start of that match's sentence.
+const LEAD: usize = 16;
+
+/// `start`, moved to the start of the sentence or line that holds the
+/// window's first match when that is at most [`LEAD`] words before the match
+/// and the window keeps every match it had (a window at the text's start
+/// stays there): "Drops after 23:59 on September 8
+/// are treated…" rather than "… 8 are treated…".
+fn sentence_start(words: &[(&str, bool)], hit: &[Option<usize>], start: usize) -> usize {
+    if start == 0 {
+        // The text's own beginning (its heading) is the best start there is.
+        return 0;
+    }
+    let end = (start + WINDOW).min(words.len());
+    let Some(first) = (start..end).find(|&i| hit[i].is_some()) else { return start };
+    let last = (start..end).rev().find(|&i| hit[i].is_some()).unwrap_or(first);
+    let begins = |i: usize| {
+        i == 0 || words[i].1 || words[i - 1].0.ends_with(['.', '!', '?', ':']) && !words[i - 1].0.ends_with("..")
+    };
+    match (first.saturating_sub(LEAD)..=first).rev().find(|&i| begins(i)) {
+        Some(s) if last < s + WINDOW => s,
+        _ => start,
+    }
 }
 
 /// HTML-escapes `s` by the workspace's one rule (`&`, `<`, `>`, `"` and `'`):
@@ -75,20 +106,44 @@ pub fn snippet(text: &str, query: &str) -> String {
 /// found in one sliding pass over counts rather than a set built per window.
 /// (docs/benchmarks/edge-load.md, "Snippets judged before the analyzer".)
 pub struct Highlighter {
-    query: HashSet<String>,
+    /// The query's terms, each with its number.
+    query: HashMap<String, usize>,
+    /// What a term is worth in a window (its number's place): 1 each, or the
+    /// weights [`Highlighter::weighted`] was given, in thousandths.
+    weights: Vec<u32>,
     /// How the query's ASCII terms begin.
     heads: Heads,
     /// Whether the query has exact (identifier) terms, `=` and the piece.
     exact: bool,
-    /// Whether a word, as written, yields a query term.
-    judged: HashMap<String, bool>,
+    /// Whether a word, as written, yields a query term: the best one's number.
+    judged: HashMap<String, Option<usize>>,
 }
 
 impl Highlighter {
+    /// A highlighter whose windows count the query's distinct terms.
     pub fn new(query: &str) -> Highlighter {
-        let query: HashSet<String> = analyzer::terms(query).into_iter().collect();
+        Highlighter::weighted(query, |_| 1.0)
+    }
+
+    /// A highlighter whose windows are worth the `weight` of the distinct query
+    /// terms they hold: with the terms' idf, a window with the query's rare word
+    /// beats one with two common ones ("drop a class and get my money back" is
+    /// about `drop`, not `get` and `class`).
+    pub fn weighted(query: &str, weight: impl Fn(&str) -> f32) -> Highlighter {
+        let terms = analyzer::terms(query);
+        let mut numbered: HashMap<String, usize> = HashMap::new();
+        for t in terms {
+            let next = numbered.len();
+            numbered.entry(t).or_insert(next);
+        }
+        let mut weights = vec![0u32; numbered.len()];
+        for (t, &i) in &numbered {
+            // Thousandths, at least one: windows compare exact integer sums, and
+            // a term that matched still counts for something.
+            weights[i] = (weight(t).clamp(0.0, 1e6) * 1000.0).round().max(1.0) as u32;
+        }
         let mut heads = Heads { single: [false; 128], pairs: [0; 256] };
-        for t in query.iter().map(|t| t.as_bytes()) {
+        for t in numbered.keys().map(|t| t.as_bytes()) {
             match *t {
                 [a] if a.is_ascii() => heads.single[usize::from(a)] = true,
                 [a, b, ..] if a.is_ascii() && b.is_ascii() => {
@@ -101,8 +156,8 @@ impl Highlighter {
                 _ => {}
             }
         }
-        let exact = query.iter().any(|t| t.starts_with('='));
-        Highlighter { query, heads, exact, judged: HashMap::new() }
+        let exact = numbered.keys().any(|t| t.starts_with('='));
+        Highlighter { query: numbered, weights, heads, exact, judged: HashMap::new() }
     }
 
     /// False when `word` cannot yield a query term, judged without the analyzer.
@@ -133,14 +188,18 @@ impl Highlighter {
         })
     }
 
-    fn matches(&mut self, word: &str) -> bool {
+    /// The number of the most weighty query term `word` yields, if any.
+    fn matches(&mut self, word: &str) -> Option<usize> {
         if !self.may_match(word) {
-            return false;
+            return None;
         }
         if let Some(&m) = self.judged.get(word) {
             return m;
         }
-        let m = analyzer::terms(word).iter().any(|t| self.query.contains(t));
+        let m = analyzer::terms(word)
+            .iter()
+            .filter_map(|t| self.query.get(t).copied())
+            .max_by_key(|&i| (self.weights[i], std::cmp::Reverse(i)));
         self.judged.insert(word.to_string(), m);
         m
     }
@@ -149,20 +208,8 @@ impl Highlighter {
     pub fn snippet(&mut self, text: &str) -> String {
         let plain = plain_text(text);
         let words = plain_words(&plain);
-        // Each word that matches the query gets the number of its spelling among
-        // the matching ones (windows count distinct matching words).
-        let mut spelling: HashMap<&str, usize> = HashMap::new();
-        let hit: Vec<Option<usize>> = words
-            .iter()
-            .map(|&w| {
-                self.matches(w).then(|| {
-                    let next = spelling.len();
-                    *spelling.entry(w).or_insert(next)
-                })
-            })
-            .collect();
-        let spellings = spelling.len();
-        render(&words, &hit, spellings)
+        let hit: Vec<Option<usize>> = words.iter().map(|&(w, _)| self.matches(w)).collect();
+        render(&words, &hit, &self.weights)
     }
 }
 
@@ -186,8 +233,8 @@ impl Heads {
 }
 
 /// The best window of `words` as HTML, its matching words marked.
-fn render(words: &[&str], hit: &[Option<usize>], spellings: usize) -> String {
-    let start = best_window(hit, spellings);
+fn render(words: &[(&str, bool)], hit: &[Option<usize>], weights: &[u32]) -> String {
+    let start = sentence_start(words, hit, best_window(hit, weights));
     let end = (start + WINDOW).min(words.len());
     let mut out = String::new();
     if start > 0 {
@@ -201,7 +248,7 @@ fn render(words: &[&str], hit: &[Option<usize>], spellings: usize) -> String {
             // Sentence punctuation around the word stays outside the mark
             // ("<mark>permit</mark>."); a word that is all punctuation, or an
             // identifier's inner punctuation ("--gres=…"), is marked whole.
-            let w = words[i];
+            let w = words[i].0;
             let core =
                 w.trim_start_matches(['(', '"', '\'']).trim_end_matches(['.', ',', ';', ':', '!', '?', ')', '"', '\'']);
             let (lead, core, trail) = match w.find(core) {
@@ -214,7 +261,7 @@ fn render(words: &[&str], hit: &[Option<usize>], spellings: usize) -> String {
             out.push_str("</mark>");
             out.push_str(&escape(trail));
         } else {
-            out.push_str(&escape(words[i]));
+            out.push_str(&escape(words[i].0));
         }
     }
     if end < words.len() {
@@ -223,35 +270,36 @@ fn render(words: &[&str], hit: &[Option<usize>], spellings: usize) -> String {
     out
 }
 
-/// The start of the [`WINDOW`]-word window with the most distinct matching
-/// words, earliest on a tie; `hit[i]` is word `i`'s spelling number among the
-/// `spellings` that match. Windows start at 0 .. len − WINDOW (a single window
-/// when the text is short).
-fn best_window(hit: &[Option<usize>], spellings: usize) -> usize {
+/// The start of the [`WINDOW`]-word window whose distinct query terms weigh
+/// the most, earliest on a tie; `hit[i]` is the number of the query term word
+/// `i` yields, `weights` what each number is worth. Windows start at
+/// 0 .. len − WINDOW (a single window when the text is short).
+fn best_window(hit: &[Option<usize>], weights: &[u32]) -> usize {
     let starts = hit.len().saturating_sub(WINDOW).max(1).min(hit.len().max(1));
-    let mut count = vec![0u32; spellings];
-    let mut distinct = 0usize;
+    let mut count = vec![0u32; weights.len()];
+    let mut worth = 0u64;
     // Word `i` enters (+1) or leaves (−1) the window.
-    let mut slide = |i: usize, enter: bool, distinct: &mut usize| {
+    let mut slide = |i: usize, enter: bool, worth: &mut u64| {
         if let Some(&Some(id)) = hit.get(i) {
+            let w = u64::from(weights.get(id).copied().unwrap_or(0));
             if enter {
                 count[id] += 1;
-                *distinct += usize::from(count[id] == 1);
+                *worth += if count[id] == 1 { w } else { 0 };
             } else {
                 count[id] -= 1;
-                *distinct -= usize::from(count[id] == 0);
+                *worth -= if count[id] == 0 { w } else { 0 };
             }
         }
     };
     for i in 0..WINDOW.min(hit.len()) {
-        slide(i, true, &mut distinct);
+        slide(i, true, &mut worth);
     }
-    let mut best = (0usize, distinct);
+    let mut best = (0usize, worth);
     for start in 1..starts {
-        slide(start - 1, false, &mut distinct);
-        slide(start + WINDOW - 1, true, &mut distinct);
-        if distinct > best.1 {
-            best = (start, distinct);
+        slide(start - 1, false, &mut worth);
+        slide(start + WINDOW - 1, true, &mut worth);
+        if worth > best.1 {
+            best = (start, worth);
         }
     }
     best.0
@@ -259,30 +307,50 @@ fn best_window(hit: &[Option<usize>], spellings: usize) -> usize {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::HashSet;
+
     use super::*;
 
     #[test]
     fn the_sliding_window_finds_what_a_set_per_window_finds() {
-        // Pseudo-random texts of 0..150 words, 0..6 matching spellings.
+        // Pseudo-random texts of 0..150 words, 1..6 query terms of random worth.
         let mut seed = 7u32;
         let mut next = |m: u32| {
             seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
             (seed >> 16) % m
         };
         for _ in 0..2_000 {
-            let (n, spellings) = (next(150) as usize, next(6) as usize + 1);
-            let hit: Vec<Option<usize>> =
-                (0..n).map(|_| (next(4) == 0).then(|| next(spellings as u32) as usize)).collect();
+            let (n, terms) = (next(150) as usize, next(6) as usize + 1);
+            let weights: Vec<u32> = (0..terms).map(|_| next(5_000) + 1).collect();
+            let hit: Vec<Option<usize>> = (0..n).map(|_| (next(4) == 0).then(|| next(terms as u32) as usize)).collect();
             let starts = n.saturating_sub(WINDOW).max(1).min(n.max(1));
             let mut want = (0, 0);
             for start in 0..starts {
                 let d: HashSet<usize> = hit[start..(start + WINDOW).min(n)].iter().flatten().copied().collect();
-                if d.len() > want.1 {
-                    want = (start, d.len());
+                let worth: u32 = d.iter().map(|&i| weights[i]).sum();
+                if worth > want.1 {
+                    want = (start, worth);
                 }
             }
-            assert_eq!(best_window(&hit, spellings), want.0, "{hit:?}");
+            assert_eq!(best_window(&hit, &weights), want.0, "{hit:?} {weights:?}");
         }
+    }
+
+    #[test]
+    fn a_rare_word_outweighs_common_ones() {
+        let text = format!(
+            "{} get a class schedule class get {} a full refund when you drop {}",
+            "filler ".repeat(60),
+            "filler ".repeat(60),
+            "tail ".repeat(60)
+        );
+        let q = "drop a class and get my money back";
+        // Counted, the window with `get` and `class` wins (two terms to one)…
+        assert!(snippet(&text, q).contains("<mark>class</mark>"));
+        // …weighted by rarity, the one with `drop`.
+        let rare = |t: &str| if t == "drop" { 3.0 } else { 0.5 };
+        let s = Highlighter::weighted(q, rare).snippet(&text);
+        assert!(s.contains("<mark>drop</mark>") && !s.contains("<mark>class</mark>"), "{s}");
     }
 
     #[test]
@@ -310,7 +378,7 @@ mod tests {
                 let h = Highlighter::new(&t);
                 // A term the analyzer changes when analysed again (a stem that is
                 // a stop word, say) cannot be a query term on its own.
-                if h.query.contains(&t) {
+                if h.query.contains_key(&t) {
                     assert!(h.may_match(&word), "{word:?} yields {t:?}");
                     checked += 1;
                 }
@@ -323,7 +391,7 @@ mod tests {
         for word in prose.split_whitespace() {
             for t in analyzer::terms(word) {
                 let h = Highlighter::new(&t);
-                if h.query.contains(&t) {
+                if h.query.contains_key(&t) {
                     assert!(h.may_match(word), "{word:?} yields {t:?}");
                 }
             }
@@ -394,6 +462,35 @@ mod tests {
         assert!(s.starts_with("… ") && s.ends_with(" …"), "{s}");
         assert!(s.contains("<mark>quota</mark>") && s.contains("<mark>usage</mark>"), "{s}");
         assert!(s.split(' ').count() <= WINDOW + 2);
+    }
+
+    #[test]
+    fn a_snippet_starts_with_the_sentence_of_its_first_match() {
+        let text = format!(
+            "{} Drops after 23:59 on September 8 are treated as withdrawals and refunded by the schedule. {}",
+            "Filler words here. ".repeat(30),
+            "More filler words. ".repeat(30)
+        );
+        let s = snippet(&text, "refund");
+        assert!(s.starts_with("… Drops after 23:59"), "{s}");
+        assert!(s.contains("<mark>refunded</mark>"), "{s}");
+        // A line (a heading, an item, a row) starts a sentence too.
+        let text = format!("{}\n| Drop with 100% refund | September 8 |\n{}", "cell ".repeat(80), "tail ".repeat(80));
+        assert!(
+            snippet(&text, "refund").starts_with("… Drop with 100% <mark>refund</mark>"),
+            "{}",
+            snippet(&text, "refund")
+        );
+        // Never at the cost of a match the window had.
+        let text = format!(
+            "{}. {} permit {} virtual plate {}",
+            "a".repeat(3),
+            "x ".repeat(15),
+            "y ".repeat(22),
+            "z ".repeat(50)
+        );
+        let s = snippet(&text, "permit virtual plate");
+        assert!(s.contains("<mark>permit</mark>") && s.contains("<mark>plate</mark>"), "{s}");
     }
 
     #[test]

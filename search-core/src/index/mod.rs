@@ -196,6 +196,9 @@ pub struct Candidates {
     /// Whether anything matched well enough to show ([`relevance`]), read
     /// from both lists before they are cut.
     pub evidence: relevance::Evidence,
+    /// The idf of the query's terms the chunks have ([`bm25::idf_weights`]):
+    /// what the results' snippets weigh the query's words by.
+    pub weights: Vec<(String, f32)>,
 }
 
 /// Per-query settings.
@@ -547,7 +550,7 @@ impl<'a> Index<'a> {
     pub fn search(&self, query: &str, qvec: Option<&[f32]>, p: &SearchParams) -> Vec<Hit> {
         let p = &fusion::for_query(p, query);
         let c = self.candidates(query, qvec, p);
-        self.fuse(c, qvec, p)
+        self.fuse(&c, qvec, p)
     }
 
     /// The first stage of [`Index::search`]: each side's ranked candidates (the
@@ -570,11 +573,12 @@ impl<'a> Index<'a> {
             lexical: relevance::lexical(self, &terms, sparse.first().map(|s| s.0)),
         };
         sparse.truncate(depth);
-        Candidates { dense, sparse, evidence }
+        let weights = bm25::idf_weights(self, &terms);
+        Candidates { dense, sparse, evidence, weights }
     }
 
     /// The second stage of [`Index::search`]: the two lists fused into the top `p.k`.
-    pub fn fuse(&self, c: Candidates, qvec: Option<&[f32]>, p: &SearchParams) -> Vec<Hit> {
+    pub fn fuse(&self, c: &Candidates, qvec: Option<&[f32]>, p: &SearchParams) -> Vec<Hit> {
         let scorer = qvec.filter(|q| q.len() == self.info.dim).map(|q| self.dense_scorer(q));
         let dense_of = |d: u32| scorer.as_ref().map(|s| s(d));
         let hits = fusion::fuse(p, &c.dense, &c.sparse, dense_of);

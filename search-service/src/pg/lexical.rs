@@ -55,6 +55,14 @@ impl Lexical {
         relevance::lexical_by(&self.qterms, self.chunks, |t| self.vocab.get(t).map(|v| (v.df, has.contains(&v.id))))
     }
 
+    /// The idf of the query's terms the tenant has ([`bm25::idf_weights`]).
+    pub(super) fn weights(&self) -> Vec<(String, f32)> {
+        self.qterms
+            .iter()
+            .filter_map(|q| self.vocab.get(q).map(|v| (q.clone(), bm25::idf(v.df, self.chunks))))
+            .collect()
+    }
+
     pub(super) fn snapshot(&self) -> Snapshot<'_> {
         Snapshot { chunks: self.chunks, avg_len: self.avg_len, vocab: &self.vocab, completions: &self.completions }
     }

@@ -238,7 +238,8 @@ impl Store {
             lexical: lex.evidence(&postings, sparse.first().map(|s| s.0)),
         };
         sparse.truncate(depth);
-        Ok((Candidates { dense, sparse, evidence }, side))
+        let weights = lex.weights();
+        Ok((Candidates { dense, sparse, evidence, weights }, side))
     }
 
     /// The query's BM25 side as the tenant's vocabulary reads it: its terms, with
@@ -453,12 +454,12 @@ impl Store {
         query: &str,
         qvec: Option<&[f32]>,
         p: &SearchParams,
-    ) -> Result<(Vec<Hit>, Evidence), StoreError> {
+    ) -> Result<(Vec<Hit>, Candidates), StoreError> {
         let (c, side) = self.candidates(query, qvec, p)?;
         let cosine = &side.cosine;
         let dense_of = |d: u32| qvec.and_then(|_| cosine.get(&d).copied());
         let hits = fusion::fuse(p, &c.dense, &c.sparse, dense_of);
-        Ok((fusion::finish(p, hits, |d| side.page.get(&d).copied().unwrap_or(u32::MAX)), c.evidence))
+        Ok((fusion::finish(p, hits, |d| side.page.get(&d).copied().unwrap_or(u32::MAX)), c))
     }
 
     /// The records of `docs`, fetched in one statement (those not cached).
