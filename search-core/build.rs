@@ -6,7 +6,10 @@
 //!   character. Characters outside those blocks are kept as they are when they are
 //!   letters or digits (see `index::analyzer`).
 //! - `stopwords.rs`: `STOPWORDS`, the English list of `stop-words` (NLTK's, as the `bm25` crate used),
-//!   folded the same way, sorted and without duplicates.
+//!   folded the same way, sorted and without duplicates; and `STOPS`, NLTK's list
+//!   of each other language (`index::lang`), lowercased, with each word's folded
+//!   spelling beside it (a reader types "uber" for "über"), sorted, one string
+//!   of lines per language (a few bytes a word rather than a pointer pair).
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -16,6 +19,13 @@ use std::path::Path;
 /// general punctuation, super- and subscripts, currency, letterlike symbols,
 /// number forms, arrows, mathematical operators, and the fullwidth ASCII forms.
 const BLOCKS: &[(u32, u32)] = &[(0x00A0, 0x036F), (0x1E00, 0x1EFF), (0x2000, 0x22FF), (0xFF01, 0xFF5E)];
+
+/// The languages besides English whose NLTK stop list the analyzer uses, sorted
+/// (the ones `index::lang` stems, and a few it only folds).
+const NLTK: &[&str] = &[
+    "ar", "az", "da", "de", "el", "es", "fi", "fr", "hu", "id", "it", "kk", "ne", "nl", "no", "pt", "ro", "ru", "sl",
+    "sv", "tg", "tr",
+];
 
 fn main() {
     let out = std::env::var("OUT_DIR").expect("cargo sets OUT_DIR");
@@ -38,6 +48,24 @@ fn main() {
     let mut stop = String::from("/// English stop words, sorted.\npub static STOPWORDS: &[&str] = &[\n");
     for w in &words {
         writeln!(stop, "    {w:?},").expect("writing to a String");
+    }
+    stop.push_str("];\n");
+    stop.push_str(
+        "/// (language code, its stop words: sorted lines), by code.\npub static STOPS: &[(&str, &str)] = &[\n",
+    );
+    for code in NLTK {
+        let mut words: Vec<String> = Vec::new();
+        for w in stop_words::get(code) {
+            let lower = w.trim().to_lowercase();
+            if lower.is_empty() {
+                continue;
+            }
+            words.push(deunicode::deunicode(&lower).to_lowercase());
+            words.push(lower);
+        }
+        words.sort();
+        words.dedup();
+        writeln!(stop, "    ({code:?}, {:?}),", words.join("\n")).expect("writing to a String");
     }
     stop.push_str("];\n");
     write(Path::new(&out).join("stopwords.rs"), &stop);

@@ -49,6 +49,7 @@ fn genuine() -> &'static HashMap<String, Vec<u8>> {
                 anchor: format!("s{i}"),
                 version: None,
                 last_updated: None,
+                lang: "en".into(),
                 text: t.to_string(),
                 index_text: t.to_string(),
             })

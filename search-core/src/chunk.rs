@@ -44,10 +44,22 @@ pub struct Chunk {
     /// Last-updated date from the frontmatter, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_updated: Option<String>,
+    /// The page's language, a BCP 47 tag (`de`, `zh-cn`); absent in the file
+    /// for English (and in chunk sets written before languages).
+    #[serde(default = "english", skip_serializing_if = "is_english")]
+    pub lang: String,
     /// Display text: the original Markdown of the section part.
     pub text: String,
     /// Enriched text that is indexed and embedded.
     pub index_text: String,
+}
+
+fn english() -> String {
+    "en".into()
+}
+
+fn is_english(tag: &str) -> bool {
+    tag == "en"
 }
 
 impl Chunk {
@@ -113,6 +125,7 @@ mod tests {
             anchor: "set-up-eduroam".into(),
             version: Some("3".into()),
             last_updated: None,
+            lang: "en".into(),
             text: "## Set up\nline\n".into(),
             index_text: "Source: Help / Wi-Fi\n\n## Set up\nline\n".into(),
         }

@@ -25,6 +25,7 @@ pub fn chunk(id: &str, page: &str, title: &str, text: &str) -> Chunk {
         anchor: String::new(),
         version: None,
         last_updated: None,
+        lang: "en".into(),
         text: text.into(),
         index_text: text.into(),
     }

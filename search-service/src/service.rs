@@ -276,6 +276,9 @@ impl<'a> Service<'a> {
     /// their neighbours only for a word no chunk has that is no dictionary word.
     fn correct(&self, text: &str, partial: bool) -> Result<Option<Correction>, ServiceError> {
         match &self.corpus {
+            // Reading slips is English's (an English dictionary, English
+            // stems): a knowledge base in other languages is left as typed.
+            Corpus::Bundled(i) if !i.languages().is_empty() => Ok(None),
             Corpus::Bundled(i) => Ok(typo::correct(text, partial, |t| i.df(t), |w| self.encoder.is_word(w))),
             Corpus::Postgres(s) => {
                 let suspects = typo::suspects(text, partial);

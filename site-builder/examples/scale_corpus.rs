@@ -152,6 +152,7 @@ fn chunk(passages: &[Passage], i: usize) -> Chunk {
         anchor: String::new(),
         version: None,
         last_updated: None,
+        lang: "en".into(),
         text,
         index_text,
     }

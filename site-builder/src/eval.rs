@@ -269,6 +269,7 @@ pub fn load_beir(dir: &Path) -> Result<Beir, EvalError> {
             anchor: String::new(),
             version: None,
             last_updated: None,
+            lang: "en".into(),
             text,
             index_text,
         });

@@ -3,7 +3,8 @@
 //!
 //! The modules are the pipeline's stages, in order: [`parse`] (a file → a page),
 //! the `kb-dialect` crate (every dialect's syntax → CommonMark, asking
-//! [`resolve`] about the rest of the knowledge base), [`render`] (Markdown → safe
+//! [`resolve`] about the rest of the knowledge base), [`language`] (which language
+//! each page is in), [`render`] (Markdown → safe
 //! HTML), [`chunk`] (sections → bounded chunks), [`filter`] (drop what carries
 //! nothing), [`enrich`] (the text to index), [`tree`] (ordered by [`order`]),
 //! [`nav`] and [`site`] (templates → HTML files), with [`build`] running them and
@@ -23,6 +24,7 @@ pub mod filter;
 pub mod hnsw;
 pub mod insights;
 pub mod insights_html;
+pub mod language;
 pub mod llm;
 pub mod nav;
 pub mod order;

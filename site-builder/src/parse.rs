@@ -486,3 +486,30 @@ mod tests {
         assert_eq!(p.ancestors, Some(vec!["P".into()]));
     }
 }
+
+/// Pages for the other stages' tests.
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::Page;
+
+    /// A page at `source` with `body` and nothing else said.
+    pub(crate) fn page(source: &str, body: &str) -> Page {
+        Page {
+            source: source.into(),
+            id: source.into(),
+            title: source.into(),
+            ancestors: None,
+            original_url: None,
+            version: None,
+            last_updated: None,
+            meta: Default::default(),
+            aliases: Vec::new(),
+            addresses: Vec::new(),
+            description: None,
+            draft: false,
+            order: None,
+            body: body.into(),
+            body_line: 1,
+        }
+    }
+}

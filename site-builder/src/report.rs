@@ -25,6 +25,9 @@ pub struct Report {
     pub unpublished: Vec<Unpublished>,
     /// The dialect each page was read in, and what of it was kept as text.
     pub dialects: DialectReport,
+    /// The languages of the pages ([`crate::language`]): pages per tag, and
+    /// each page's language and how it was found.
+    pub languages: LanguageReport,
     pub chunks: ChunkCounts,
     /// Every chunk the filters dropped.
     pub dropped: Vec<Dropped>,
@@ -49,6 +52,23 @@ pub struct Report {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub browser_search: Option<crate::browser::BrowserReport>,
     pub seconds: f64,
+}
+
+/// What the language stage found.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct LanguageReport {
+    /// Pages per language tag.
+    pub pages: std::collections::BTreeMap<String, usize>,
+    /// Every page: its file, its language and how that was found.
+    pub per_page: Vec<PageLanguageLine>,
+}
+
+/// One page's language in the report.
+#[derive(Debug, Clone, Serialize)]
+pub struct PageLanguageLine {
+    pub file: String,
+    pub lang: String,
+    pub how: crate::language::How,
 }
 
 #[derive(Debug, Clone, Default, Serialize)]

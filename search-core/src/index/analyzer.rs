@@ -9,10 +9,18 @@
 //! 3. split into **words** by the word-boundary rules of Unicode's UAX #29 that
 //!    matter for this text: letters and digits run together, `_` joins anything,
 //!    `.` and `'` join two letters or two digits (`e.g`, `don't`, `3.14`), `:`
-//!    two letters, `,` and `;` two digits (`1,000`); a CJK ideograph or kana is a
-//!    word by itself;
+//!    two letters, `,` and `;` two digits (`1,000`); a run of CJK ideographs,
+//!    kana or hangul is read as its overlapping pairs of characters (東京都 →
+//!    東京, 京都), as Lucene's CJK analyzer reads it: Chinese and Japanese put no
+//!    space between words and Korean glues particles to them, and pairs find a
+//!    word of two characters without a dictionary (which would cost the browser
+//!    megabytes);
 //! 4. drop English **stop words** (NLTK's list);
 //! 5. **stem** with Snowball English.
+//!
+//! Other languages ([`terms_in`], [`super::lang`]) keep their letters through
+//! steps 1 to 5 (their own stop words and stemmer) and fold the stem to ASCII
+//! after.
 //!
 //! Why not a general-purpose tokenizer: this one has to ship in the browser's
 //! search engine too, where every kilobyte is downloaded before the first result.
@@ -35,11 +43,22 @@
 
 use std::sync::OnceLock;
 
+use super::lang::Lang;
+
 mod generated {
     include!(concat!(env!("OUT_DIR"), "/fold.rs"));
     include!(concat!(env!("OUT_DIR"), "/stopwords.rs"));
 }
 use generated::{FOLD, STOPWORDS};
+
+/// The stop words of a language besides English (sorted lines), when this
+/// build reads it ([`Lang::supported`]).
+pub(crate) fn stop_list(code: &str) -> Option<&'static str> {
+    if !cfg!(feature = "languages") {
+        return None;
+    }
+    generated::STOPS.iter().find(|s| s.0 == code).map(|s| s.1)
+}
 
 fn stemmer() -> &'static pagefind_stem::Stemmer {
     static S: OnceLock<pagefind_stem::Stemmer> = OnceLock::new();
@@ -64,12 +83,34 @@ fn fold(text: &str) -> String {
     out
 }
 
+/// Step 1 for a language other than English: lowercased, the Latin blocks'
+/// punctuation and symbols spelled as ASCII (`’` → `'`, `–` → `-`) but letters
+/// kept with their accents for the language's stemmer; the rest as [`fold`].
+fn fold_keeping_letters(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_ascii() {
+            out.push(c.to_ascii_lowercase());
+        } else if c.is_alphabetic() {
+            out.extend(c.to_lowercase());
+        } else if let Ok(i) = FOLD.binary_search_by_key(&c, |&(k, _)| k) {
+            out.extend(FOLD[i].1.chars().map(|c| c.to_ascii_lowercase()));
+        } else if c.is_alphanumeric() {
+            out.extend(c.to_lowercase());
+        } else {
+            out.push(' ');
+        }
+    }
+    out
+}
+
 /// A character's part in a word (UAX #29's classes, as far as they matter here).
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Class {
     Letter,
     Digit,
-    /// A character that is a word by itself (CJK ideographs, kana).
+    /// A CJK ideograph, kana or hangul syllable: runs of them are read in
+    /// overlapping pairs.
     Alone,
     /// `_`: joins anything on either side.
     Joiner,
@@ -91,11 +132,13 @@ fn class(c: char) -> Class {
         ',' | ';' => Class::MidNum,
         '.' | '\'' => Class::MidBoth,
         c if c.is_ascii() => Class::Other,
-        // Hiragana, Katakana (with its marks) and Han are not run together with
-        // their neighbours: each character is a word, as UAX #29 reads them.
-        '\u{3040}'..='\u{30FF}' | '\u{3400}'..='\u{4DBF}' | '\u{4E00}'..='\u{9FFF}' | '\u{F900}'..='\u{FAFF}' => {
-            Class::Alone
-        }
+        // Hiragana, Katakana (with its marks), Han and Hangul syllables run
+        // together only with each other, and the run is read in pairs.
+        '\u{3040}'..='\u{30FF}'
+        | '\u{3400}'..='\u{4DBF}'
+        | '\u{4E00}'..='\u{9FFF}'
+        | '\u{F900}'..='\u{FAFF}'
+        | '\u{AC00}'..='\u{D7A3}' => Class::Alone,
         c if c.is_numeric() => Class::Digit,
         c if c.is_alphabetic() => Class::Letter,
         _ => Class::Other,
@@ -115,6 +158,7 @@ fn words(text: &str) -> Vec<&str> {
         let next = chars.get(i + 1).map(|c| c.2);
         let joins = match (prev, k) {
             (None, _) => false,
+            (Some(Class::Alone), Class::Alone) => true,
             (Some(Class::Alone), _) | (Some(_), Class::Alone) => false,
             (Some(p), Class::Letter | Class::Digit | Class::Joiner) => {
                 matches!(p, Class::Letter | Class::Digit | Class::Joiner)
@@ -153,14 +197,61 @@ fn words(text: &str) -> Vec<&str> {
     out
 }
 
-/// Steps 1 to 5: the stemmed words of `text` that are not stop words.
+/// Steps 1 to 5 in English: the stemmed words of `text` that are not stop words.
 fn base_terms(text: &str) -> Vec<String> {
     let folded = fold(text);
-    words(&folded)
-        .into_iter()
-        .filter(|w| STOPWORDS.binary_search(w).is_err())
-        .map(|w| stemmer().stem(w).into_owned())
-        .collect()
+    let mut out = Vec::new();
+    for w in words(&folded) {
+        if is_cjk_run(w) {
+            pairs(w, &mut out);
+        } else if STOPWORDS.binary_search(&w).is_err() {
+            out.push(stemmer().stem(w).into_owned());
+        }
+    }
+    out
+}
+
+/// Steps 1 to 5 in `lang` (not English): stop words checked as written and
+/// folded, the stem made from the word as written, then folded.
+fn base_terms_in(text: &str, lang: Lang) -> Vec<String> {
+    let kept = fold_keeping_letters(text);
+    let stemmer = lang.stemmer();
+    let mut out = Vec::new();
+    for w in words(&kept) {
+        if is_cjk_run(w) {
+            pairs(w, &mut out);
+            continue;
+        }
+        let folded = fold(w);
+        if lang.is_stop(w) || lang.is_stop(&folded) {
+            continue;
+        }
+        match &stemmer {
+            Some(s) => out.push(fold(&s.stem(w))),
+            None => out.push(folded),
+        }
+    }
+    out
+}
+
+/// Whether `word` (folded, lowercased) is an English stop word.
+pub(crate) fn is_english_stop(word: &str) -> bool {
+    STOPWORDS.binary_search(&word).is_ok()
+}
+
+/// Whether a word of [`words`] is a run of CJK characters.
+fn is_cjk_run(w: &str) -> bool {
+    w.chars().next().is_some_and(|c| class(c) == Class::Alone)
+}
+
+/// The overlapping pairs of characters of a CJK run (the run itself when it is
+/// one character).
+fn pairs(run: &str, out: &mut Vec<String>) {
+    let chars: Vec<char> = run.chars().collect();
+    if chars.len() == 1 {
+        out.push(run.to_string());
+    }
+    out.extend(chars.windows(2).map(|p| p.iter().collect::<String>()));
 }
 
 pub(crate) const IDENT_PUNCT: &[char] = &['-', '_', '=', ':', '.', '/', '@', '#'];
@@ -179,9 +270,40 @@ pub fn names_identifier(text: &str) -> bool {
         })
 }
 
-/// The terms of `text`, in order, with repetitions (term frequency matters).
+/// The terms of `text` read as English, in order, with repetitions (term
+/// frequency matters).
 pub fn terms(text: &str) -> Vec<String> {
-    let mut out = base_terms(text);
+    terms_in(text, Lang::EN)
+}
+
+/// The terms of a query over chunks in `langs` (the index's languages, English
+/// when empty): read in the query's language when its words tell
+/// ([`Lang::of_query`]), else in each of `langs`, the terms of every reading
+/// kept once (a keyword or a command reads the same in most of them).
+pub fn query_terms(text: &str, langs: &[Lang]) -> Vec<String> {
+    if langs.is_empty() || langs == [Lang::EN] {
+        return terms(text);
+    }
+    let read: Vec<Lang> = Lang::of_query(text, langs).map_or_else(|| langs.to_vec(), |l| vec![l]);
+    let mut out: Vec<String> = Vec::new();
+    for l in read {
+        for t in terms_in(text, l) {
+            if !out.contains(&t) {
+                out.push(t);
+            }
+        }
+    }
+    out
+}
+
+/// The terms of `text` read as `lang`: its words (stemmed and stopped as the
+/// language is), and the identifiers' exact terms and parts as in English.
+pub fn terms_in(text: &str, lang: Lang) -> Vec<String> {
+    // Chinese, Japanese and Korean pages write their Latin words in English
+    // (commands, API names, English left in place): read as English, their own
+    // script in pairs either way.
+    let english = lang == Lang::EN || lang.is_cjk();
+    let mut out = if english { base_terms(text) } else { base_terms_in(text, lang) };
     for piece in text.split_whitespace() {
         let trimmed =
             piece.trim_matches(|c: char| !(c.is_alphanumeric() || c == '-' || c == '_' || c == '#' || c == '.'));
@@ -263,9 +385,10 @@ mod tests {
         assert_eq!(w("3.x 1,a end. 'quoted'"), ["3", "x", "1", "a", "end", "quoted"]);
         assert_eq!(w("_init __main__ _ ___"), ["_init", "__main__"]);
         assert_eq!(w("nvme100 x86_64"), ["nvme100", "x86_64"]);
-        // Other scripts keep their letters; an ideograph is a word by itself.
+        // Other scripts keep their letters; a CJK run is one word, read in pairs.
         assert_eq!(w("Привет мир"), ["привет", "мир"]);
-        assert_eq!(w("東京都 abc"), ["東", "京", "都", "abc"]);
+        assert_eq!(w("東京都 abc"), ["東京都", "abc"]);
+        assert_eq!(base_terms("東京都 abc 京 파드는"), ["東京", "京都", "abc", "京", "파드", "드는"]);
         // Symbols outside the folded blocks separate words.
         assert_eq!(w("fast😀search"), ["fast", "search"]);
     }
@@ -299,7 +422,40 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "languages")]
+    fn each_language_is_read_with_its_own_stemmer_and_stop_words() {
+        let de = Lang::from_tag("de").unwrap();
+        // German stop words go, as written or typed without the umlaut; nouns
+        // meet their plurals; the stem is folded, so the accent is optional.
+        assert_eq!(terms_in("Wie kann ich die Lösungen für Pods finden", de), ["losung", "pod", "find"]);
+        assert_eq!(terms_in("uber losungen", de), ["losung"]);
+        let fi = Lang::from_tag("fi").unwrap();
+        assert_eq!(terms_in("kontissa", fi), terms_in("kontti", fi));
+        let fr = Lang::from_tag("fr").unwrap();
+        assert_eq!(terms_in("les conteneurs", fr), terms_in("conteneur", fr));
+        let es = Lang::from_tag("es").unwrap();
+        assert_eq!(terms_in("¿Cómo limitar la memoria?", es), ["limit", "memori"]);
+        // Identifiers are exact in every language.
+        assert!(terms_in("kubectl apply --dry-run=server", de).contains(&"=--dry-run=server".to_string()));
+        // Chinese and Japanese by pairs, whichever language the page says.
+        let ja = Lang::from_tag("ja").unwrap();
+        assert_eq!(terms_in("コンテナ", ja), ["コン", "ンテ", "テナ"]);
+        assert_eq!(terms_in("Pods を削除する", ja), ["pod", "を削", "削除", "除す", "する"]);
+        // A language without its own reading folds and keeps every word.
+        assert_eq!(terms_in("Jak nastavit kontejnér", Lang::OTHER), ["jak", "nastavit", "kontejner"]);
+    }
+
+    #[test]
+    fn english_is_read_as_it_was() {
+        // The other languages' path is not English's: its stop list and stemmer
+        // on the folded text, unchanged.
+        assert_eq!(terms_in("The students were registering", Lang::EN), ["student", "regist"]);
+        assert_eq!(terms("Café naïve"), ["cafe", "naiv"]);
+    }
+
+    #[test]
     fn the_generated_tables_are_sorted_for_binary_search() {
+        assert!(generated::STOPS.iter().all(|(_, l)| l.lines().collect::<Vec<_>>().windows(2).all(|p| p[0] < p[1])));
         assert!(FOLD.windows(2).all(|p| p[0].0 < p[1].0));
         assert!(STOPWORDS.windows(2).all(|p| p[0] < p[1]));
         assert!(STOPWORDS.contains(&"the") && !STOPWORDS.contains(&"use"));

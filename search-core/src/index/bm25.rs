@@ -29,6 +29,11 @@ pub trait Postings {
     /// the index scans its vocabulary ([`best_completion`]); the browser engine
     /// reads the table of those scans made at build time.
     fn completion(&self, p: &str) -> Option<String>;
+    /// The languages the chunks are written in, which a query is read in
+    /// ([`analyzer::query_terms`]); empty: English.
+    fn languages(&self) -> &[super::lang::Lang] {
+        &[]
+    }
 }
 
 /// The first of `n` ascending terms (`term(i)`) that is not below `t`: the one
@@ -193,8 +198,9 @@ pub fn best_completion<'t>(p: &str, from: impl Iterator<Item = (&'t [u8], usize)
 /// than the word being typed ("certifica" → "certif").
 pub fn partial_terms<P: Postings + ?Sized>(src: &P, query: &str) -> Vec<String> {
     let (head, last) = split_last_word(query);
-    let mut terms = analyzer::terms(head);
-    let own = analyzer::terms(last);
+    let langs = src.languages();
+    let mut terms = analyzer::query_terms(head, langs);
+    let own = analyzer::query_terms(last, langs);
     // A stop word ("do", "how") has no terms and is left alone: completing it
     // would add a word the reader may not mean ("do" → "document"); one more
     // character and it is no longer a stop word.
@@ -209,7 +215,7 @@ pub fn partial_terms<P: Postings + ?Sized>(src: &P, query: &str) -> Vec<String> 
         // kept as written ("parking" in a file name) whose analysed form is the
         // stem the pages use ("park"); the reader typing "parki" means the word.
         Some(t) => {
-            let analysed = analyzer::terms(&t);
+            let analysed = analyzer::query_terms(&t, langs);
             if !analysed.is_empty() && analysed.iter().all(|a| src.postings(a).is_some()) {
                 terms.extend(analysed);
             } else {

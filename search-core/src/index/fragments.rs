@@ -65,6 +65,10 @@ pub struct Manifest {
     /// Empty in fragments written before it.
     #[serde(default)]
     pub spelling: Vec<char>,
+    /// The index's languages ([`super::IndexInfo::languages`]): what a query is
+    /// read in. Empty for English (and in fragments written before).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub languages: Vec<String>,
 }
 
 /// Fragment names.
@@ -220,7 +224,9 @@ pub fn split_with(idx: &Index<'_>, shard_bytes: usize, dictionary: &[String]) ->
         completions.push(first.clone());
         files.push((completion_name(completions.len() - 1), serde_json::to_vec(&group).unwrap_or_default()));
     }
-    let spelling = spelling_lists(idx, dictionary, &mut files);
+    // Slips are read in English only (`Service::correct` says why): a site in
+    // other languages gets no spelling lists, and its engine reads none.
+    let spelling = if idx.languages().is_empty() { spelling_lists(idx, dictionary, &mut files) } else { Vec::new() };
     for d in 0..n as u32 {
         let meta = idx.chunk(d)?;
         files.push((record_name(d), serde_json::to_vec(&meta).map_err(|e| IndexError::Invalid(e.to_string()))?));
@@ -238,6 +244,7 @@ pub fn split_with(idx: &Index<'_>, shard_bytes: usize, dictionary: &[String]) ->
         shards,
         completions,
         spelling,
+        languages: idx.info().languages.clone(),
     };
     let json = serde_json::to_vec(&manifest).map_err(|e| IndexError::Invalid(e.to_string()))?;
     files.insert(0, (MANIFEST.to_string(), json));
@@ -391,6 +398,8 @@ pub struct Engine {
     /// place: a map per list would cost the wasm more than the lookups save).
     spelling: Vec<Option<SpellingList>>,
     records: HashMap<u32, ChunkMeta>,
+    /// The manifest's languages, read.
+    langs: Vec<super::lang::Lang>,
 }
 
 impl Engine {
@@ -423,6 +432,17 @@ impl Engine {
         if covered != m.chunks {
             return Err(FragmentError::Manifest(format!("page runs cover {covered} of {} chunks", m.chunks)));
         }
+        let langs = m
+            .languages
+            .iter()
+            .map(|code| {
+                super::lang::Lang::from_tag(code).filter(|l| l.supported()).ok_or_else(|| {
+                    FragmentError::Manifest(format!(
+                        "the site is in {code}, which this engine does not read; build the site with the engine that reads its languages"
+                    ))
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         Ok(Engine {
             manifest: m,
             run_starts,
@@ -431,6 +451,7 @@ impl Engine {
             completions: HashMap::new(),
             spelling: (0..26).map(|_| None).collect(),
             records: HashMap::new(),
+            langs,
         })
     }
 
@@ -501,13 +522,15 @@ impl Engine {
     /// typed every shard its completions may be in.
     fn shards_for(&self, query: &str, partial: bool) -> BTreeSet<usize> {
         let mut need: BTreeSet<usize> =
-            analyzer::terms(query).iter().filter_map(|t| self.shard_of(t.as_bytes())).collect();
+            analyzer::query_terms(query, &self.langs).iter().filter_map(|t| self.shard_of(t.as_bytes())).collect();
         if partial {
             for p in typed_prefixes(query) {
                 if let Some(c) = self.completion_group(&p).and_then(|g| self.completions.get(&g)?.get(&p)) {
                     // The completion, and the terms it is read as.
                     need.extend(self.shard_of(c.as_bytes()));
-                    need.extend(analyzer::terms(c).iter().filter_map(|t| self.shard_of(t.as_bytes())));
+                    need.extend(
+                        analyzer::query_terms(c, &self.langs).iter().filter_map(|t| self.shard_of(t.as_bytes())),
+                    );
                 }
             }
         }
@@ -658,7 +681,7 @@ impl Engine {
         let terms = match (p.mode, p.partial) {
             (Mode::Dense, _) => Vec::new(),
             (_, true) => bm25::partial_terms(self, text),
-            (_, false) => analyzer::terms(text),
+            (_, false) => analyzer::query_terms(text, &self.langs),
         };
         let (dense_list, mut sparse) = match &dense {
             Some(d) => (d.top(depth), bm25::scores(&WithNorms(self, d.norms()), terms.clone(), p.k1, p.b)),
@@ -749,6 +772,10 @@ impl bm25::Postings for Engine {
     /// From the completion table (the index's own scan, made at build time).
     fn completion(&self, p: &str) -> Option<String> {
         self.completions.get(&self.completion_group(p)?)?.get(p).cloned()
+    }
+
+    fn languages(&self) -> &[super::lang::Lang] {
+        &self.langs
     }
 }
 

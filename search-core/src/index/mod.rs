@@ -28,6 +28,7 @@ pub mod fragments;
 pub mod fusion;
 pub mod graph;
 pub mod highlight;
+pub mod lang;
 pub mod relevance;
 pub mod typo;
 mod vectors;
@@ -45,7 +46,9 @@ pub use write::{build, BuildParams};
 pub const MAGIC: [u8; 8] = *b"KBINDEX\0";
 /// 2: the analyzer folds only the Latin blocks and stems with the newer Snowball
 /// English (`analyzer`), so an index written before has other terms and is refused.
-pub const VERSION: u32 = 2;
+/// 3: CJK runs are read in pairs and each chunk in its own language
+/// (`IndexInfo::languages`).
+pub const VERSION: u32 = 3;
 
 /// Why an index file cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -115,6 +118,11 @@ pub struct IndexInfo {
     pub long_text: String,
     /// Seconds since the Unix epoch when the index was written.
     pub built_unix: u64,
+    /// The languages queries are read in ([`lang::Lang`] codes): those of at
+    /// least 5 % of the chunks, most first; empty when that is English alone
+    /// (and in indexes written before).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub languages: Vec<String>,
 }
 
 fn default_norm_depth() -> usize {
@@ -173,6 +181,8 @@ pub struct Index<'a> {
     doc_norm: &'a [f32],
     avg_len: f32,
     graph: Option<graph::GraphView<'a>>,
+    /// `info.languages` read ([`lang::Lang`]); empty for English.
+    langs: Vec<lang::Lang>,
 }
 
 /// One scored chunk.
@@ -343,8 +353,14 @@ impl<'a> Index<'a> {
             doc_norm: c.exact("doc.norm", n)?,
             avg_len: c.exact::<f32>("stats", 1)?[0].max(1e-6),
             graph: graph::GraphView::open(&c, n)?,
+            langs: languages(&info)?,
             info,
         })
+    }
+
+    /// The languages of the chunks, most first (empty: English).
+    pub fn languages(&self) -> &[lang::Lang] {
+        &self.langs
     }
 
     pub fn info(&self) -> &IndexInfo {
@@ -565,7 +581,7 @@ impl<'a> Index<'a> {
         let terms = match (p.mode, p.partial) {
             (Mode::Dense, _) => Vec::new(),
             (_, true) => self.partial_terms(query),
-            (_, false) => analyzer::terms(query),
+            (_, false) => analyzer::query_terms(query, &self.langs),
         };
         let mut sparse = if terms.is_empty() { Vec::new() } else { self.bm25_scores_of(terms.clone(), p.k1, p.b) };
         let evidence = relevance::Evidence {
@@ -617,6 +633,24 @@ impl bm25::Postings for Index<'_> {
         let from = bm25::lower_bound(self.info.terms, |i| self.term(i), p.as_bytes());
         bm25::best_completion(p, (from..self.info.terms).map(|i| (self.term(i), self.df_at(i))))
     }
+
+    fn languages(&self) -> &[lang::Lang] {
+        &self.langs
+    }
+}
+
+/// The languages `info` names, refused by name when this build cannot read
+/// one as the index was written (a browser engine built without them).
+fn languages(info: &IndexInfo) -> Result<Vec<lang::Lang>, IndexError> {
+    info.languages
+        .iter()
+        .map(|code| match lang::Lang::from_tag(code) {
+            Some(l) if l.supported() => Ok(l),
+            _ => Err(IndexError::Invalid(format!(
+                "the index is in {code}, which this build does not read; build it with the `languages` feature"
+            ))),
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -1045,6 +1079,45 @@ mod tests {
             let err = Index::open(b.as_slice()).err().unwrap_or_else(|| panic!("{section} opened"));
             assert!(err.to_string().contains(&format!("`{section}`")), "{section}: {err}");
         }
+    }
+
+    #[test]
+    #[cfg(feature = "languages")]
+    fn each_chunk_is_read_in_its_language_and_so_is_the_query() {
+        let lang = |mut c: Chunk, tag: &str| {
+            c.lang = tag.into();
+            c
+        };
+        let chunks = vec![
+            lang(chunk("de_0", "de", "Lösungen", "Die Lösungen für Container finden Sie hier."), "de"),
+            lang(chunk("en_0", "en", "Solutions", "Find the solutions for containers here."), "en"),
+            lang(chunk("ja_0", "ja", "コンテナ", "コンテナのメモリを制限します。"), "ja"),
+        ];
+        let vecs: Vec<f32> = (0..3).flat_map(|i| unit(&[1.0, i as f32, 0.5, 0.0, 0.0, 0.0, 0.0, 0.0])).collect();
+        let bytes = AlignedBytes::new(&build(&chunks, &vecs, 8, &params(VectorStorage::F16)));
+        let idx = Index::open(bytes.as_slice()).unwrap();
+        assert_eq!(idx.info().languages, ["en", "de", "ja"], "most chunks first, then in `Lang` order");
+        let p = SearchParams { mode: Mode::Bm25, ..idx.default_params(3) };
+        let top = |q: &str| idx.search(q, None, &p).first().map(|h| idx.chunk(h.doc).unwrap().id);
+        // German plurals and umlauts meet their stems, typed with or without.
+        assert_eq!(top("Wie finde ich eine Lösung für einen Container?").as_deref(), Some("de_0"));
+        assert_eq!(top("losungen").as_deref(), Some("de_0"));
+        assert_eq!(top("How do I find a solution?").as_deref(), Some("en_0"));
+        // Japanese by pairs of characters.
+        assert_eq!(top("メモリの制限").as_deref(), Some("ja_0"));
+        // An English index says nothing of languages (its bytes are as before).
+        let (_, en) = sample(VectorStorage::F16);
+        let en = Index::open(en.as_slice()).unwrap();
+        assert!(en.info().languages.is_empty() && en.languages().is_empty());
+    }
+
+    #[test]
+    fn an_index_in_an_unknown_language_code_is_refused_by_name() {
+        let b = with_info(|v| v["languages"] = serde_json::json!(["de", "<bad>"]));
+        let err = Index::open(b.as_slice()).err().unwrap();
+        assert!(err.to_string().contains("<bad>"), "{err}");
+        let b = with_info(|v| v["languages"] = serde_json::json!(["ja"]));
+        assert_eq!(Index::open(b.as_slice()).unwrap().languages(), [lang::Lang::from_tag("ja").unwrap()]);
     }
 
     #[test]

@@ -122,6 +122,7 @@ pub(super) fn chunk_filter_enrich(
                 anchor: rc.anchor.clone(),
                 version: b.page.version.clone(),
                 last_updated: b.page.last_updated.clone(),
+                lang: crate::language::of_chunk(&b.lang, &rc.text),
                 index_text: String::new(),
                 text: rc.text,
             };

@@ -153,6 +153,8 @@ pub(super) struct Built {
     text_md: String,
     rendered: Rendered,
     summary: Option<String>,
+    /// The page's language ([`crate::language`]).
+    lang: crate::language::PageLanguage,
 }
 
 /// Runs the build and returns its report (also written to `OUT/report.json`).

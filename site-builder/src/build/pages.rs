@@ -22,6 +22,8 @@ pub(super) fn render_pages(
     report: &mut Report,
 ) -> Vec<Built> {
     let chains = resolve_chains(&pages);
+    let languages = crate::language::resolve(&pages);
+    report_languages(&pages, &languages, report);
     let urls: Vec<String> = pages.iter().map(|p| page_url(&p.source)).collect();
     let mut page_urls: HashMap<String, String> =
         pages.iter().zip(&urls).map(|(p, u)| (p.source.clone(), u.clone())).collect();
@@ -41,7 +43,7 @@ pub(super) fn render_pages(
         crate::resolve::KnowledgeBase::new(&pages, &tag_pages, assets, crate::resolve::SnippetDir::new(&opts.content));
     let bar = progress(opts.progress, pages.len() as u64, "render");
     let mut built: Vec<Built> = Vec::with_capacity(pages.len());
-    for (i, (url, chain)) in urls.into_iter().zip(chains).enumerate() {
+    for (i, ((url, chain), lang)) in urls.into_iter().zip(chains).zip(languages).enumerate() {
         let page = &pages[i];
         bar.set_message(page.source.clone());
         let dialects = opts.dialect.map_or_else(|| Dialects::detect(&page.source, &page.body), Dialect::dialects);
@@ -65,11 +67,23 @@ pub(super) fn render_pages(
         let rendered = render::render(&html_md, &page.source, &url, &page.title, page.body_line, &ctx);
         report_rendered(page, &rendered, &html_md.text, &text_md.text, report);
         let summary = page.description.clone().or_else(|| summary::first_sentence(&text_md.text, 180));
-        built.push(Built { page: page.clone(), url, chain, text_md: text_md.text, rendered, summary });
+        built.push(Built { page: page.clone(), url, chain, text_md: text_md.text, rendered, summary, lang });
         bar.inc(1);
     }
     bar.finish_and_clear();
     built
+}
+
+/// Pages per language, and each page's language and how it was found.
+fn report_languages(pages: &[Page], languages: &[crate::language::PageLanguage], report: &mut Report) {
+    for (p, l) in pages.iter().zip(languages) {
+        *report.languages.pages.entry(l.tag.clone()).or_default() += 1;
+        report.languages.per_page.push(crate::report::PageLanguageLine {
+            file: p.source.clone(),
+            lang: l.tag.clone(),
+            how: l.how,
+        });
+    }
 }
 
 fn count_dialects(d: Dialects, report: &mut Report) {

@@ -1,0 +1,319 @@
+//! The languages the BM25 analyzer reads ([`super::analyzer::terms_in`]): for each,
+//! its Snowball stemmer and NLTK stop words where those exist, and the reading of
+//! a query's language from its words.
+//!
+//! | languages | stemmed (Snowball) | stop words (NLTK) |
+//! | --- | --- | --- |
+//! | en de fr es it pt nl sv da no fi ru hu ro tr el ar id ne | yes | yes |
+//! | ca eu et lt pl ga hy hi sr ta yi | yes | no |
+//! | az kk sl tg | no | yes |
+//! | zh ja ko | their script in overlapping pairs (the analyzer's CJK rule), Latin words as English | as English |
+//!
+//! Any other language is read as words folded to ASCII, neither stemmed nor
+//! stopped ([`Lang::OTHER`]). English is read exactly as before languages existed
+//! (the whole text folded, then stopped and stemmed); the others keep their
+//! letters through the stemmer (Snowball German needs its `ä`, Finnish its `ö`)
+//! and fold the stem afterwards, so `Lösung`, `losung` and `Loesung`'s stems meet
+//! where Snowball makes them meet, and a reader without the accent finds the word.
+
+use std::sync::OnceLock;
+
+use pagefind_stem::{Algorithm, Stemmer};
+
+/// One language the analyzer knows, by its place in [`LANGS`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Lang(u8);
+
+/// (ISO 639-1 code, English name) of every language with its own reading;
+/// [`Lang::OTHER`] last.
+const LANGS: &[(&str, &str)] = &[
+    ("en", "English"),
+    ("de", "German"),
+    ("fr", "French"),
+    ("es", "Spanish"),
+    ("it", "Italian"),
+    ("pt", "Portuguese"),
+    ("nl", "Dutch"),
+    ("sv", "Swedish"),
+    ("da", "Danish"),
+    ("no", "Norwegian"),
+    ("fi", "Finnish"),
+    ("ru", "Russian"),
+    ("hu", "Hungarian"),
+    ("ro", "Romanian"),
+    ("tr", "Turkish"),
+    ("el", "Greek"),
+    ("ar", "Arabic"),
+    ("id", "Indonesian"),
+    ("ne", "Nepali"),
+    ("ca", "Catalan"),
+    ("eu", "Basque"),
+    ("et", "Estonian"),
+    ("lt", "Lithuanian"),
+    ("pl", "Polish"),
+    ("ga", "Irish"),
+    ("hy", "Armenian"),
+    ("hi", "Hindi"),
+    ("sr", "Serbian"),
+    ("ta", "Tamil"),
+    ("yi", "Yiddish"),
+    ("az", "Azerbaijani"),
+    ("kk", "Kazakh"),
+    ("sl", "Slovenian"),
+    ("tg", "Tajik"),
+    ("zh", "Chinese"),
+    ("ja", "Japanese"),
+    ("ko", "Korean"),
+    ("und", "other"),
+];
+
+impl Lang {
+    pub const EN: Lang = Lang(0);
+    /// A language without its own reading: folded words, no stemmer, no stop words.
+    pub const OTHER: Lang = Lang(LANGS.len() as u8 - 1);
+
+    /// The language a tag names (`de`, `de-AT`, `de_DE`, `zh-cn`, `pt-BR`, `nb`,
+    /// `German`), or `None` for an empty or malformed tag. A well-formed tag of a
+    /// language without its own reading is [`Lang::OTHER`].
+    pub fn from_tag(tag: &str) -> Option<Lang> {
+        let tag = tag.trim();
+        let primary = tag.split(['-', '_']).next().unwrap_or("").to_ascii_lowercase();
+        if primary.is_empty() || primary.len() > 8 || !primary.bytes().all(|b| b.is_ascii_alphabetic()) {
+            return None;
+        }
+        let primary = match primary.as_str() {
+            "nb" | "nn" => "no",
+            "iw" => "he",
+            "in" => "id",
+            p => p,
+        };
+        if let Some(i) = LANGS.iter().position(|(code, name)| *code == primary || name.eq_ignore_ascii_case(primary)) {
+            return Some(Lang(i as u8));
+        }
+        // Two or three letters name a language (ISO 639); a longer word that is
+        // no language's English name is not a tag.
+        (primary.len() <= 3).then_some(Lang::OTHER)
+    }
+
+    /// The ISO 639-1 code (`und` for [`Lang::OTHER`]).
+    pub fn code(self) -> &'static str {
+        LANGS.get(usize::from(self.0)).map_or("und", |l| l.0)
+    }
+
+    /// The language's English name.
+    pub fn name(self) -> &'static str {
+        LANGS.get(usize::from(self.0)).map_or("other", |l| l.1)
+    }
+
+    /// Every language with its own reading, English first, then [`Lang::OTHER`].
+    pub fn all() -> impl Iterator<Item = Lang> {
+        (0..LANGS.len() as u8).map(Lang)
+    }
+
+    /// Whether the language is written without spaces between words (Chinese,
+    /// Japanese) or with particles glued to them (Korean): the analyzer reads
+    /// its characters in overlapping pairs, whatever the page's language says.
+    pub fn is_cjk(self) -> bool {
+        matches!(self.code(), "zh" | "ja" | "ko")
+    }
+
+    /// Whether this build reads the language as it should: always for English,
+    /// CJK and [`Lang::OTHER`]; the others need the `languages` feature (a
+    /// browser engine without it refuses an index in them rather than read
+    /// its words otherwise than the build did).
+    pub fn supported(self) -> bool {
+        cfg!(feature = "languages") || self == Lang::EN || self == Lang::OTHER || self.is_cjk()
+    }
+
+    /// The Snowball stemmer of the language, if it has one.
+    pub(crate) fn stemmer(self) -> Option<Stemmer> {
+        if self == Lang::EN || self.is_cjk() {
+            return Some(Stemmer::create(Algorithm::English));
+        }
+        other_stemmer(self.code()).map(Stemmer::create)
+    }
+
+    /// Whether `word` (lowercased, as written or folded) is one of the
+    /// language's stop words. English's list is the analyzer's own.
+    pub(crate) fn is_stop(self, word: &str) -> bool {
+        if self == Lang::EN || self.is_cjk() {
+            return super::analyzer::is_english_stop(word);
+        }
+        static SETS: OnceLock<Vec<Vec<&'static str>>> = OnceLock::new();
+        let sets = SETS.get_or_init(|| {
+            Lang::all()
+                .map(|l| super::analyzer::stop_list(l.code()).map_or(Vec::new(), |s| s.lines().collect()))
+                .collect()
+        });
+        sets.get(usize::from(self.0)).is_some_and(|s| s.binary_search(&word).is_ok())
+    }
+
+    /// The language of a query among `among` (a knowledge base's languages),
+    /// read from its words: the script of Japanese kana, Korean hangul or Chinese
+    /// characters, else the language with the most of the query's words among
+    /// its stop words (at least one; a tie goes to the earlier in `among`).
+    /// `None` when nothing tells (a few keywords, a command): the caller reads
+    /// the query in every language of `among`, or in the reader's.
+    pub fn of_query(query: &str, among: &[Lang]) -> Option<Lang> {
+        let has = |code: &str| among.iter().copied().find(|l| l.code() == code);
+        let (mut kana, mut hangul, mut han) = (false, false, false);
+        for c in query.chars() {
+            match c {
+                '\u{3040}'..='\u{30FF}' => kana = true,
+                '\u{AC00}'..='\u{D7AF}' | '\u{1100}'..='\u{11FF}' => hangul = true,
+                '\u{3400}'..='\u{4DBF}' | '\u{4E00}'..='\u{9FFF}' | '\u{F900}'..='\u{FAFF}' => han = true,
+                _ => {}
+            }
+        }
+        if kana {
+            return has("ja");
+        }
+        if hangul {
+            return has("ko");
+        }
+        if han {
+            return has("zh").or_else(|| has("ja"));
+        }
+        let words: Vec<String> = query
+            .split(|c: char| !c.is_alphanumeric() && c != '\'')
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+            .collect();
+        let mut best: Option<(usize, Lang)> = None;
+        for &l in among {
+            let n = words.iter().filter(|w| l.is_stop(w)).count();
+            if n > 0 && best.is_none_or(|b| n > b.0) {
+                best = Some((n, l));
+            }
+        }
+        best.map(|b| b.1)
+    }
+}
+
+/// The Snowball algorithm of a language besides English.
+#[cfg(feature = "languages")]
+fn other_stemmer(code: &str) -> Option<Algorithm> {
+    Some(match code {
+        "de" => Algorithm::German,
+        "fr" => Algorithm::French,
+        "es" => Algorithm::Spanish,
+        "it" => Algorithm::Italian,
+        "pt" => Algorithm::Portuguese,
+        "nl" => Algorithm::Dutch,
+        "sv" => Algorithm::Swedish,
+        "da" => Algorithm::Danish,
+        "no" => Algorithm::Norwegian,
+        "fi" => Algorithm::Finnish,
+        "ru" => Algorithm::Russian,
+        "hu" => Algorithm::Hungarian,
+        "ro" => Algorithm::Romanian,
+        "tr" => Algorithm::Turkish,
+        "el" => Algorithm::Greek,
+        "ar" => Algorithm::Arabic,
+        "id" => Algorithm::Indonesian,
+        "ne" => Algorithm::Nepali,
+        "ca" => Algorithm::Catalan,
+        "eu" => Algorithm::Basque,
+        "et" => Algorithm::Estonian,
+        "lt" => Algorithm::Lithuanian,
+        "pl" => Algorithm::Polish,
+        "ga" => Algorithm::Irish,
+        "hy" => Algorithm::Armenian,
+        "hi" => Algorithm::Hindi,
+        "sr" => Algorithm::Serbian,
+        "ta" => Algorithm::Tamil,
+        "yi" => Algorithm::Yiddish,
+        _ => return None,
+    })
+}
+
+/// Without the `languages` feature only English is stemmed ([`Lang::supported`]).
+#[cfg(not(feature = "languages"))]
+fn other_stemmer(_code: &str) -> Option<Algorithm> {
+    None
+}
+
+impl std::fmt::Display for Lang {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.code())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tags_name_their_language() {
+        for (tag, code) in [
+            ("de", "de"),
+            ("de-AT", "de"),
+            ("de_DE", "de"),
+            ("zh-cn", "zh"),
+            ("pt-BR", "pt"),
+            ("nb", "no"),
+            ("German", "de"),
+            (" fi ", "fi"),
+            ("cs", "und"),
+            ("vi-VN", "und"),
+        ] {
+            assert_eq!(Lang::from_tag(tag).map(Lang::code), Some(code), "{tag}");
+        }
+        for bad in ["", "-", "12", "d3", "klingonese", "<script>", "de\u{0}"] {
+            assert_eq!(Lang::from_tag(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn a_build_reads_only_the_languages_it_has() {
+        let de = Lang::from_tag("de").unwrap();
+        assert_eq!(de.supported(), cfg!(feature = "languages"));
+        assert_eq!(de.stemmer().is_some(), cfg!(feature = "languages"));
+        for l in [Lang::EN, Lang::OTHER, Lang::from_tag("ja").unwrap()] {
+            assert!(l.supported(), "{l}");
+        }
+    }
+
+    #[test]
+    #[cfg(feature = "languages")]
+    fn every_stemmed_language_stems_and_every_listed_one_stops() {
+        // The module's table, row by row: (codes, stemmed, stop words).
+        let rows: [(&str, bool, bool); 4] = [
+            ("en de fr es it pt nl sv da no fi ru hu ro tr el ar id ne zh ja ko", true, true),
+            ("ca eu et lt pl ga hy hi sr ta yi", true, false),
+            ("az kk sl tg", false, true),
+            ("und", false, false),
+        ];
+        let mut seen = 0;
+        for (codes, stemmed, stops) in rows {
+            for code in codes.split(' ') {
+                let l = Lang::from_tag(code).unwrap();
+                assert_eq!(l.code(), code);
+                assert_eq!(l.stemmer().is_some(), stemmed, "{code} stemmer");
+                let listed = l == Lang::EN || l.is_cjk() || super::super::analyzer::stop_list(code).is_some();
+                assert_eq!(listed, stops, "{code} stop words");
+                seen += 1;
+            }
+        }
+        assert_eq!(seen, Lang::all().count(), "every language is in the table");
+        assert!(Lang::from_tag("de").unwrap().is_stop("über") && Lang::from_tag("de").unwrap().is_stop("uber"));
+        assert!(Lang::from_tag("fi").unwrap().is_stop("että"));
+        assert!(!Lang::from_tag("de").unwrap().is_stop("deployment"));
+    }
+
+    #[test]
+    #[cfg(feature = "languages")]
+    fn a_querys_language_is_read_from_its_words() {
+        let kb: Vec<Lang> = ["en", "de", "es", "fr", "ja", "zh"].iter().filter_map(|t| Lang::from_tag(t)).collect();
+        let of = |q: &str| Lang::of_query(q, &kb).map(Lang::code);
+        assert_eq!(of("Wie kann ich ein Deployment zurückrollen?"), Some("de"));
+        assert_eq!(of("¿Cómo puedo limitar la memoria de un contenedor?"), Some("es"));
+        assert_eq!(of("Comment est-ce que je peux limiter la mémoire d'un conteneur ?"), Some("fr"));
+        assert_eq!(of("How do I roll back a deployment?"), Some("en"));
+        assert_eq!(of("コンテナのメモリを制限するには？"), Some("ja"));
+        assert_eq!(of("如何限制容器的内存？"), Some("zh"));
+        assert_eq!(of("kubectl rollout undo"), None);
+        // A language the knowledge base does not have is never the answer.
+        assert_eq!(Lang::of_query("파드란 무엇인가요?", &kb), None);
+    }
+}

@@ -1,0 +1,391 @@
+//! The language stage: which language each page is written in, from what its
+//! author or its tool says, else from its text.
+//!
+//! In order:
+//! 1. the frontmatter: `lang`, `language` or `locale` (`de`, `de-AT`, `pt_BR`);
+//! 2. the folder convention of the tool that wrote it: a top-level folder named
+//!    for a language (`de/…`, as Hugo's `content/de/…` is copied), Hugo's
+//!    `content/<lang>/…` and Docusaurus's `i18n/<lang>/…`. A top-level folder
+//!    counts only when at least two of them name languages: a help desk's
+//!    `it/` folder is IT, not Italian;
+//! 3. detection from the page's text (`whatlang`, trigram profiles): taken when
+//!    it is reliable, and for a language other than the knowledge base's main
+//!    one only from enough prose (a page of commands or a table of names
+//!    detects as anything) in a language the analyzer reads (placeholder
+//!    "lorem ipsum" detects as Latin); a page in two languages is the language
+//!    of its first 3,000 characters of prose;
+//! 4. else the knowledge base's main language (the most pages' among those
+//!    said or detected), English when nothing tells.
+//!
+//! The result is a BCP 47 tag as written (`zh-cn`, `pt-br`: what `<html lang>`
+//! shows and translations are linked by) and the analyzer's reading of it
+//! ([`Lang`]).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use search_core::index::lang::Lang;
+use serde::Serialize;
+
+use crate::parse::Page;
+
+/// How a page's language was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, PartialOrd, Ord)]
+#[serde(rename_all = "snake_case")]
+pub enum How {
+    Frontmatter,
+    Folder,
+    Detected,
+    /// Nothing told: the knowledge base's main language.
+    Default,
+}
+
+/// One page's language.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PageLanguage {
+    /// The tag, lowercased (`de`, `zh-cn`).
+    pub tag: String,
+    #[serde(skip)]
+    pub lang: Lang,
+    pub how: How,
+}
+
+/// Prose (letters) a page needs before detection may call it something other
+/// than the knowledge base's main language.
+const MIN_LETTERS_OTHER: usize = 400;
+/// Detection's confidence needed for the same.
+const MIN_CONFIDENCE_OTHER: f64 = 0.5;
+
+/// The language of every page of a knowledge base, in the pages' order.
+pub fn resolve(pages: &[Page]) -> Vec<PageLanguage> {
+    let folders = language_folders(pages);
+    let said: Vec<Option<PageLanguage>> = pages.iter().map(|p| said(p, &folders)).collect();
+    let detected: Vec<Option<(String, f64, usize)>> =
+        pages.iter().zip(&said).map(|(p, s)| if s.is_some() { None } else { detect(&p.body) }).collect();
+    let main = main_language(&said, &detected);
+    said.into_iter()
+        .zip(detected)
+        .map(|(s, d)| {
+            s.unwrap_or_else(|| match d {
+                Some((tag, confidence, letters))
+                    if tag == main
+                        || (confidence >= MIN_CONFIDENCE_OTHER
+                            && letters >= MIN_LETTERS_OTHER
+                            && Lang::from_tag(&tag).is_some_and(|l| l != Lang::OTHER)) =>
+                {
+                    page_language(&tag, How::Detected)
+                }
+                _ => page_language(&main, How::Default),
+            })
+        })
+        .collect()
+}
+
+/// The language of one chunk of a page: the page's, unless the page's was
+/// detected (not said) and the chunk's own prose is clearly another language
+/// the analyzer reads: a page in two languages (a cookie notice in English,
+/// then in Finnish) is indexed each part in its own.
+pub fn of_chunk(page: &PageLanguage, text: &str) -> String {
+    if matches!(page.how, How::Frontmatter | How::Folder) {
+        return page.tag.clone();
+    }
+    match detect(text) {
+        Some((tag, confidence, letters))
+            if tag != page.tag
+                && confidence >= MIN_CONFIDENCE_OTHER
+                && letters >= MIN_LETTERS_OTHER / 2
+                && Lang::from_tag(&tag).is_some_and(|l| l != Lang::OTHER) =>
+        {
+            tag
+        }
+        _ => page.tag.clone(),
+    }
+}
+
+/// What the frontmatter or the folder says.
+fn said(page: &Page, folders: &BTreeSet<String>) -> Option<PageLanguage> {
+    for key in ["lang", "language", "locale"] {
+        if let Some(tag) = page.meta.get(key).and_then(|v| v.as_str()).and_then(normal_tag) {
+            return Some(page_language(&tag, How::Frontmatter));
+        }
+    }
+    folder_tag(&page.source, folders).map(|t| page_language(&t, How::Folder))
+}
+
+fn page_language(tag: &str, how: How) -> PageLanguage {
+    PageLanguage { tag: tag.to_string(), lang: Lang::from_tag(tag).unwrap_or(Lang::OTHER), how }
+}
+
+/// `tag` lowercased with `-`, when it is shaped like a language tag
+/// (`de`, `pt-BR`, `zh_Hans`, `gsw`).
+fn normal_tag(tag: &str) -> Option<String> {
+    let t = tag.trim().replace('_', "-").to_ascii_lowercase();
+    let mut parts = t.split('-');
+    let primary = parts.next()?;
+    let ok = (2..=3).contains(&primary.len())
+        && primary.bytes().all(|b| b.is_ascii_lowercase())
+        && parts.all(|p| (2..=8).contains(&p.len()) && p.bytes().all(|b| b.is_ascii_alphanumeric()));
+    ok.then_some(t)
+}
+
+/// Whether a folder name names a language the analyzer knows by name.
+fn is_language_folder(name: &str) -> Option<String> {
+    let tag = normal_tag(name)?;
+    // Three-letter folders (`api`, `faq`, `ops`) are too often words.
+    (tag.split('-').next()?.len() == 2 && Lang::from_tag(&tag).is_some_and(|l| l != Lang::OTHER)).then_some(tag)
+}
+
+/// The top-level folders that name languages, when at least two do.
+fn language_folders(pages: &[Page]) -> BTreeSet<String> {
+    let tops: BTreeSet<String> =
+        pages.iter().filter_map(|p| p.source.split_once('/').and_then(|(top, _)| is_language_folder(top))).collect();
+    if tops.len() >= 2 {
+        tops
+    } else {
+        BTreeSet::new()
+    }
+}
+
+/// The language a page's path names: a language folder at the top, or the one
+/// after `content/` (Hugo) or `i18n/` (Docusaurus).
+fn folder_tag(source: &str, folders: &BTreeSet<String>) -> Option<String> {
+    let segments: Vec<&str> = source.split('/').collect();
+    if let [top, _, ..] = segments.as_slice() {
+        if let Some(t) = is_language_folder(top).filter(|t| folders.contains(t)) {
+            return Some(t);
+        }
+    }
+    segments.windows(3).find(|w| matches!(w[0], "content" | "i18n")).and_then(|w| is_language_folder(w[1]))
+}
+
+/// The detected language of a page's body: (tag, confidence, letters of prose),
+/// when detection is reliable.
+fn detect(body: &str) -> Option<(String, f64, usize)> {
+    let prose = prose_of(body);
+    let letters = prose.chars().filter(|c| c.is_alphabetic()).count();
+    let info = whatlang::detect(&prose)?;
+    info.is_reliable().then(|| (iso639_1(info.lang().code()), info.confidence(), letters))
+}
+
+/// The body's prose, for detection: no code blocks, inline code, links' targets
+/// or HTML tags, about the first 3,000 characters.
+fn prose_of(body: &str) -> String {
+    let mut out = String::new();
+    let mut fenced = false;
+    // Translators keep the original in HTML comments (Kubernetes' Chinese pages
+    // hold their English source so): a comment is not the page's prose.
+    let body = without_comments(body);
+    for line in body.lines() {
+        let t = line.trim_start();
+        if t.starts_with("```") || t.starts_with("~~~") {
+            fenced = !fenced;
+            continue;
+        }
+        if fenced || line.starts_with("    ") || t.starts_with('<') || t.starts_with("{{") {
+            continue;
+        }
+        let mut inline = false;
+        for part in t.split('`') {
+            if !inline {
+                out.push_str(part);
+            }
+            inline = !inline;
+        }
+        out.push('\n');
+        if out.len() > 3_000 {
+            break;
+        }
+    }
+    search_core::index::highlight::plain_text(&out)
+}
+
+/// `text` without its HTML comments (an unclosed one runs to the end).
+fn without_comments(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(open) = rest.find("<!--") {
+        out.push_str(&rest[..open]);
+        match rest[open + 4..].find("-->") {
+            Some(close) => rest = &rest[open + 4 + close + 3..],
+            None => return out,
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The most pages' language among those said or detected (English when none).
+fn main_language(said: &[Option<PageLanguage>], detected: &[Option<(String, f64, usize)>]) -> String {
+    let mut count: BTreeMap<&str, usize> = BTreeMap::new();
+    for s in said.iter().flatten() {
+        *count.entry(s.tag.as_str()).or_default() += 1;
+    }
+    for (tag, _, _) in detected.iter().flatten() {
+        *count.entry(tag.as_str()).or_default() += 1;
+    }
+    count.into_iter().max_by_key(|&(t, n)| (n, std::cmp::Reverse(t))).map_or_else(|| "en".into(), |(t, _)| t.into())
+}
+
+/// The ISO 639-1 code of an ISO 639-3 one where one exists (the rest stay as
+/// they are: a three-letter tag is valid BCP 47).
+fn iso639_1(code: &str) -> String {
+    const PAIRS: &[(&str, &str)] = &[
+        ("eng", "en"),
+        ("deu", "de"),
+        ("fra", "fr"),
+        ("spa", "es"),
+        ("ita", "it"),
+        ("por", "pt"),
+        ("nld", "nl"),
+        ("swe", "sv"),
+        ("dan", "da"),
+        ("nob", "no"),
+        ("fin", "fi"),
+        ("rus", "ru"),
+        ("hun", "hu"),
+        ("ron", "ro"),
+        ("tur", "tr"),
+        ("ell", "el"),
+        ("ara", "ar"),
+        ("ind", "id"),
+        ("nep", "ne"),
+        ("cat", "ca"),
+        ("est", "et"),
+        ("lit", "lt"),
+        ("pol", "pl"),
+        ("hye", "hy"),
+        ("hin", "hi"),
+        ("srp", "sr"),
+        ("tam", "ta"),
+        ("yid", "yi"),
+        ("aze", "az"),
+        ("slv", "sl"),
+        ("cmn", "zh"),
+        ("jpn", "ja"),
+        ("kor", "ko"),
+        ("ukr", "uk"),
+        ("ces", "cs"),
+        ("slk", "sk"),
+        ("hrv", "hr"),
+        ("bul", "bg"),
+        ("heb", "he"),
+        ("vie", "vi"),
+        ("tha", "th"),
+        ("pes", "fa"),
+        ("ben", "bn"),
+        ("lat", "la"),
+        ("epo", "eo"),
+        ("lav", "lv"),
+        ("bel", "be"),
+        ("mkd", "mk"),
+        ("urd", "ur"),
+    ];
+    PAIRS.iter().find(|p| p.0 == code).map_or_else(|| code.to_string(), |p| p.1.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn page(source: &str, meta: &[(&str, &str)], body: &str) -> Page {
+        let mut p = crate::parse::testing::page(source, body);
+        for (k, v) in meta {
+            p.meta.insert((*k).into(), serde_json::Value::String((*v).into()));
+        }
+        p
+    }
+
+    const DE: &str = "Ein Deployment stellt deklarative Updates für Pods und ReplicaSets bereit. Sie beschreiben \
+        einen gewünschten Zustand in einem Deployment, und der Deployment-Controller ändert den tatsächlichen \
+        Zustand mit einer kontrollierten Rate in den gewünschten Zustand. Sie können Deployments definieren, um \
+        neue ReplicaSets zu erstellen, oder um vorhandene Deployments zu entfernen und alle ihre Ressourcen mit \
+        neuen Deployments zu übernehmen.";
+    const EN: &str = "A Deployment provides declarative updates for Pods and ReplicaSets. You describe a desired \
+        state in a Deployment, and the Deployment Controller changes the actual state to the desired state at a \
+        controlled rate. You can define Deployments to create new ReplicaSets, or to remove existing Deployments \
+        and adopt all their resources with new Deployments.";
+
+    fn tags(pages: &[Page]) -> Vec<(String, How)> {
+        resolve(pages).into_iter().map(|l| (l.tag, l.how)).collect()
+    }
+
+    #[test]
+    fn the_frontmatter_then_the_folder_then_the_text_says() {
+        let pages = [
+            page("de/a.md", &[], EN),
+            page("en/a.md", &[("lang", "pt_BR")], EN),
+            page("other/b.md", &[], DE),
+            page("en/c.md", &[], "kubectl apply -f x.yaml"),
+        ];
+        assert_eq!(
+            tags(&pages),
+            [
+                ("de".into(), How::Folder),
+                ("pt-br".into(), How::Frontmatter),
+                ("de".into(), How::Detected),
+                ("en".into(), How::Folder)
+            ]
+        );
+    }
+
+    #[test]
+    fn one_folder_named_like_a_language_is_not_a_language() {
+        // `it/` of a help desk is IT; detection reads the English.
+        let pages = [page("it/vpn.md", &[], EN), page("finance/fees.md", &[], EN)];
+        assert_eq!(tags(&pages), [("en".into(), How::Detected), ("en".into(), How::Detected)]);
+    }
+
+    #[test]
+    fn hugo_and_docusaurus_folders_name_the_language() {
+        let folders = BTreeSet::new();
+        assert_eq!(folder_tag("content/fr/docs/a.md", &folders).as_deref(), Some("fr"));
+        assert_eq!(
+            folder_tag("i18n/zh-CN/docusaurus-plugin-content-docs/current/a.md", &folders).as_deref(),
+            Some("zh-cn")
+        );
+        assert_eq!(folder_tag("docs/content.md", &folders), None);
+    }
+
+    #[test]
+    fn short_or_unclear_text_takes_the_main_language() {
+        let pages =
+            [page("a.md", &[], DE), page("b.md", &[], DE), page("c.md", &[], "Pods und so: `kubectl get pods`.")];
+        let got = tags(&pages);
+        assert_eq!(got[2].0, "de", "{got:?}");
+        assert!(matches!(got[2].1, How::Detected | How::Default), "{got:?}");
+        // Nothing at all: English.
+        assert_eq!(tags(&[page("x.md", &[], "`x`")]), [("en".into(), How::Default)]);
+    }
+
+    #[test]
+    fn the_original_kept_in_comments_is_not_the_pages_language() {
+        let zh = "<!--\nA Deployment provides declarative updates for Pods and ReplicaSets, and you describe a \
+            desired state in a Deployment.\n-->\n一个 Deployment 为 Pod 和 ReplicaSet 提供声明式的更新能力。你负责描述 Deployment \
+            中的目标状态，而 Deployment 控制器以受控速率更改实际状态，使其变为期望状态。";
+        assert_eq!(tags(&[page("a.md", &[], zh)])[0].0, "zh");
+        assert_eq!(without_comments("a<!-- b -->c<!-- d"), "ac");
+    }
+
+    #[test]
+    fn each_part_of_a_page_in_two_languages_is_its_own() {
+        let fi = "Käytämme vain välttämättömiä evästeitä varmistaaksemme palveluiden toimivuuden. Nämä evästeet \
+            ovat tarpeellisia palveluiden käytössä, eikä niitä voi poistaa käytöstä. Istunto ylläpitää istuntoasi \
+            ja poistetaan, kun suljet selaimen. Kieli muistaa valitsemasi kielen.";
+        let page = PageLanguage { tag: "en".into(), lang: Lang::EN, how: How::Detected };
+        assert_eq!(of_chunk(&page, EN), "en");
+        assert_eq!(of_chunk(&page, fi), "fi");
+        assert_eq!(of_chunk(&page, "`sbatch job.sh`"), "en");
+        // What the author or the folder said stands.
+        let said = PageLanguage { how: How::Frontmatter, ..page };
+        assert_eq!(of_chunk(&said, fi), "en");
+    }
+
+    #[test]
+    fn malformed_tags_are_not_languages() {
+        for bad in ["", "german!", "<script>", "d", "12", "de-", "de-x"] {
+            assert_eq!(normal_tag(bad), None, "{bad:?}");
+        }
+        assert_eq!(normal_tag(" zh_Hans ").as_deref(), Some("zh-hans"));
+        let p = page("a.md", &[("lang", "<b>")], EN);
+        assert_eq!(tags(&[p]), [("en".into(), How::Detected)]);
+    }
+}
