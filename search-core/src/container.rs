@@ -118,6 +118,16 @@ fn u64_at(b: &[u8], at: usize) -> u64 {
 impl<'a> Container<'a> {
     /// Checks the header and the section table; reads nothing else.
     pub fn open(bytes: &'a [u8], magic: [u8; 8], version: u32) -> Result<Container<'a>, ContainerError> {
+        Container::open_versions(bytes, magic, &[version]).map(|(c, _)| c)
+    }
+
+    /// [`Container::open`] for a reader of several versions (the newest last, as
+    /// the error names it); returns the file's version with the view.
+    pub fn open_versions(
+        bytes: &'a [u8],
+        magic: [u8; 8],
+        versions: &[u32],
+    ) -> Result<(Container<'a>, u32), ContainerError> {
         if bytes.len() < HEADER {
             return Err(ContainerError::TooShort { len: bytes.len() });
         }
@@ -127,8 +137,8 @@ impl<'a> Container<'a> {
             return Err(ContainerError::BadMagic { expected: magic, found });
         }
         let v = u32_at(bytes, 8);
-        if v != version {
-            return Err(ContainerError::Version { expected: version, found: v });
+        if !versions.contains(&v) {
+            return Err(ContainerError::Version { expected: versions.last().copied().unwrap_or(0), found: v });
         }
         let count = u32_at(bytes, 12) as usize;
         let len = u64_at(bytes, 16);
@@ -149,7 +159,7 @@ impl<'a> Container<'a> {
                 return Err(ContainerError::BadTable(format!("section `{name}` at {off}+{n} is out of bounds")));
             }
         }
-        Ok(c)
+        Ok((c, v))
     }
 
     fn entry(&self, i: usize) -> (String, u64, u64) {
