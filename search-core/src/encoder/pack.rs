@@ -60,6 +60,34 @@ fn fnv1a(hash: u64, bytes: &[u8]) -> u64 {
     bytes.iter().fold(hash, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
 }
 
+/// The sections of one linear layer from its f32 weights (`rows × cols`, row
+/// major) and bias: int8 rows with a scale each, the row sums, in panels.
+#[cfg(feature = "pack")]
+pub(crate) fn linear_sections(name: &str, weight: &[f32], bias: &[f32], cols: usize) -> [(String, Vec<u8>); 4] {
+    let (q, s) = quantize_rows(weight, cols);
+    let sums = row_sums(&q, cols);
+    let q = pack_panels(&q, weight.len() / cols, cols);
+    [
+        (format!("{name}.q"), bytemuck::cast_slice::<i8, u8>(&q).to_vec()),
+        (format!("{name}.s"), bytemuck::cast_slice::<f32, u8>(&s).to_vec()),
+        (format!("{name}.b"), bytemuck::cast_slice::<f32, u8>(bias).to_vec()),
+        (format!("{name}.sum"), bytemuck::cast_slice::<i32, u8>(&sums).to_vec()),
+    ]
+}
+
+/// The container of `sections` in their order, with the fingerprint of them
+/// all (names and bytes) as its last section.
+#[cfg(feature = "pack")]
+pub(crate) fn finish(version: u32, sections: Vec<(String, Vec<u8>)>) -> Vec<u8> {
+    let fp = sections.iter().fold(0xcbf2_9ce4_8422_2325, |acc, (n, b)| fnv1a(fnv1a(acc, n.as_bytes()), b));
+    let mut w = Writer::new(MAGIC, version);
+    for (name, bytes) in sections {
+        w.add(&name, bytes);
+    }
+    w.add_u32("fingerprint", &[fp as u32, (fp >> 32) as u32]);
+    w.finish()
+}
+
 /// Packs the original model into an encoder file.
 #[cfg(feature = "pack")]
 pub fn pack(
@@ -93,7 +121,6 @@ pub fn pack(
         vocab.iter().filter_map(|(k, v)| v.as_u64().map(|id| (k.clone(), id as u32))).collect();
     let (offsets, ids, bytes) = Vocab::build(&tokens);
 
-    let mut w = Writer::new(MAGIC, VERSION);
     let mut sections: Vec<(String, Vec<u8>)> = Vec::new();
     let mut add = |name: &str, b: Vec<u8>| sections.push((name.to_string(), b));
     let f32b = |v: &[f32]| bytemuck::cast_slice::<f32, u8>(v).to_vec();
@@ -118,13 +145,9 @@ pub fn pack(
             qkv_b.extend(t.get(&format!("{p}.attention.self.{part}.bias"), &[h])?);
         }
         let mut linear = |name: String, weight: Vec<f32>, bias: Vec<f32>, cols: usize| {
-            let (q, s) = quantize_rows(&weight, cols);
-            let sums = row_sums(&q, cols);
-            let q = pack_panels(&q, weight.len() / cols, cols);
-            add(&format!("{name}.q"), i8b(&q));
-            add(&format!("{name}.s"), f32b(&s));
-            add(&format!("{name}.b"), f32b(&bias));
-            add(&format!("{name}.sum"), bytemuck::cast_slice::<i32, u8>(&sums).to_vec());
+            for (n, b) in linear_sections(&name, &weight, &bias, cols) {
+                add(&n, b);
+            }
         };
         linear(format!("l{l}.qkv"), qkv_w, qkv_b, h);
         linear(
@@ -150,12 +173,7 @@ pub fn pack(
         add(&format!("l{l}.ln2.w"), f32b(&t.get(&format!("{p}.output.LayerNorm.weight"), &[h])?));
         add(&format!("l{l}.ln2.b"), f32b(&t.get(&format!("{p}.output.LayerNorm.bias"), &[h])?));
     }
-    let fp = sections.iter().fold(0xcbf2_9ce4_8422_2325, |acc, (n, b)| fnv1a(fnv1a(acc, n.as_bytes()), b));
-    for (name, bytes) in sections {
-        w.add(&name, bytes);
-    }
-    w.add_u32("fingerprint", &[fp as u32, (fp >> 32) as u32]);
-    Ok(w.finish())
+    Ok(finish(VERSION, sections))
 }
 
 /// A tiny encoder file with made-up weights (deterministic), for tests and fuzzing

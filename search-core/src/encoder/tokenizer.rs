@@ -51,6 +51,32 @@ impl<'a> Vocab<'a> {
         }
     }
 
+    /// The `i`-th string in sorted order (empty past the end).
+    pub fn entry(&self, i: usize) -> &'a [u8] {
+        self.get(i)
+    }
+
+    /// Of the sorted positions `range`, whose strings all start with a prefix of
+    /// `prefix`, those that start with `prefix` itself (a contiguous run, as the
+    /// table is sorted): two binary searches. Narrowing one byte sequence at a
+    /// time lists every piece that starts a text without a per-instance trie.
+    pub fn narrow(&self, range: std::ops::Range<usize>, prefix: &[u8]) -> std::ops::Range<usize> {
+        let first = |mut lo: usize, mut hi: usize, before: &dyn Fn(&[u8]) -> bool| {
+            while lo < hi {
+                let mid = lo + (hi - lo) / 2;
+                if before(self.get(mid)) {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            lo
+        };
+        let lo = first(range.start, range.end, &|s| s < prefix);
+        let hi = first(lo, range.end, &|s| s.starts_with(prefix));
+        lo..hi
+    }
+
     /// Every string of the vocabulary, in sorted order.
     pub fn pieces(&self) -> impl Iterator<Item = &'a [u8]> + '_ {
         (0..self.ids.len()).map(|i| self.get(i))
