@@ -1,4 +1,6 @@
-//! What is recorded, and how: one row per search, chat or feedback event.
+//! What is recorded, and how: one row per search, chat or feedback event, per
+//! "Was this helpful?" on a page, and per client, endpoint and minute in which
+//! the rate limit refused requests.
 //!
 //! Stored: the question as asked, the time (seconds), the mode, which pages were
 //! retrieved and cited (page ids), whether the answer abstained or fell back, the
@@ -8,7 +10,9 @@
 //! answer recorded here, beside that answer's own question and text: a client
 //! can rate an answer it was given, not write what the assistant said. Not
 //! stored: IP addresses, user agents, cookies, the search box's keystrokes
-//! (`partial` searches and later pages of one query are not events). Rows older than `insights_retention_days` are deleted by the
+//! (`partial` searches and later pages of one query are not events). A rate-limited
+//! client is kept as a pseudonym that cannot be traced back once its day's salt is
+//! deleted, the day after ([`rate_limited`]). Rows older than `insights_retention_days` are deleted by the
 //! function as it writes ([`prune`]).
 
 use super::{schema, Db, DbError, InsightsError, SqlValue, DAY};
@@ -27,6 +31,10 @@ pub const MAX_CITATIONS: usize = MAX_PAGES;
 pub const MAX_CITATION_CHARS: usize = 200;
 /// Longest page path stored with feedback, in characters.
 pub const MAX_PAGE_CHARS: usize = 200;
+/// Longest comment on a page ("Was this helpful?" → No), in characters: a
+/// short note, not a support ticket. The API refuses a longer one (rather than
+/// cutting what the reader wrote), and the page's box stops there.
+pub const MAX_PAGE_COMMENT_CHARS: usize = 500;
 
 /// Searches or chats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -89,6 +97,49 @@ pub struct Feedback {
     /// The page the widget was on, path only (no query string or fragment).
     pub page: Option<String>,
     pub visitor: Option<String>,
+}
+
+/// "Was this helpful?" on an article page: a thumb, and with a "No" maybe a
+/// short comment. The page is one the caller found in the index (the API
+/// refuses any other), so a report can name it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PageFeedback {
+    /// The page's site-relative URL, as the index records it
+    /// (`campus/parking/buying-a-parking-permit.html`).
+    pub page: String,
+    /// The page's id in the index, when the caller could look it up (not with
+    /// the PostgreSQL backend, whose pages are not listed).
+    pub page_id: Option<String>,
+    /// `true`: "Yes, it helped".
+    pub up: bool,
+    pub comment: Option<String>,
+    pub visitor: Option<String>,
+}
+
+/// Requests of one client to one endpoint refused in one minute, so far. The
+/// caller writes one when the minute's first request is refused and again as
+/// the count grows (`search_fn::limit::refused` says when); each write of the
+/// same minute raises the row's count, never adds a row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RateLimited<'a> {
+    /// The endpoint's bucket: `search`, `chat`, `feedback` or `insights`.
+    pub bucket: &'a str,
+    /// The limiter's id of the client (an address, or an IPv6 /64). Never
+    /// stored: only its pseudonym of the day is.
+    pub client: &'a str,
+    /// Minutes since the Unix epoch.
+    pub minute: u64,
+    /// Requests refused in that minute so far.
+    pub refused: u64,
+    /// The limit that refused them (requests a minute).
+    pub limit: u32,
+}
+
+/// The Spin variable that sets a bucket's rate limit: `{bucket}_rate_limit`,
+/// as `search_fn::limit::Bucket::variable` names it (a test there keeps the
+/// two equal); what a report tells the operator to raise.
+pub fn rate_limit_variable(bucket: &str) -> String {
+    format!("{bucket}_rate_limit")
 }
 
 /// Longest answer id kept (the function's are 32 characters).
@@ -190,12 +241,13 @@ fn json_list(items: &[String]) -> String {
 
 /// A visitor id is the widget's random token: short and plain, or dropped.
 fn visitor(v: &Option<String>) -> SqlValue {
-    match v {
-        Some(v) if (8..=64).contains(&v.len()) && v.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-') => {
-            SqlValue::Text(v.clone())
-        }
-        _ => SqlValue::Null,
-    }
+    SqlValue::opt_text(kept_visitor(v.as_deref()))
+}
+
+/// A visitor id as it is kept, stored or logged: the widget's random token
+/// (8 to 64 letters, digits or `-`), or nothing.
+pub fn kept_visitor(v: Option<&str>) -> Option<&str> {
+    v.filter(|v| (8..=64).contains(&v.len()) && v.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-'))
 }
 
 /// Citation URLs as stored: the first [`MAX_CITATIONS`], each cut to
@@ -266,16 +318,98 @@ pub fn feedback(db: &dyn Db, f: &Feedback, now: u64) -> Result<bool, DbError> {
     Ok(!rows.is_empty())
 }
 
+/// Writes one "Was this helpful?" at `now`: the page as given (cut to
+/// [`MAX_PAGE_CHARS`]), the comment trimmed (empty: none) and cut to
+/// [`MAX_PAGE_COMMENT_CHARS`], a visitor id only if it is the widget's kind.
+pub fn page_feedback(db: &dyn Db, f: &PageFeedback, now: u64) -> Result<(), DbError> {
+    let comment =
+        f.comment.as_deref().map(str::trim).filter(|c| !c.is_empty()).map(|c| truncate(c, MAX_PAGE_COMMENT_CHARS));
+    db.execute(
+        "INSERT INTO kb_page_feedback (time, page, page_id, rating, comment, visitor) VALUES (?, ?, ?, ?, ?, ?)",
+        &[
+            SqlValue::Integer(now as i64),
+            SqlValue::Text(truncate(f.page.trim(), MAX_PAGE_CHARS)),
+            SqlValue::opt_text(f.page_id.as_deref().map(|id| truncate(id, MAX_ANSWER_ID_CHARS)).as_deref()),
+            (if f.up { "up" } else { "down" }).into(),
+            SqlValue::opt_text(comment.as_deref()),
+            visitor(&f.visitor),
+        ],
+    )?;
+    Ok(())
+}
+
+/// A day's salt, as a recorder keeps it between writes: `(day, salt)`.
+pub type DaySalt = Option<(u64, Vec<u8>)>;
+
+/// Writes (or raises) the row of `r`'s client, endpoint and minute: one row per
+/// minute however many requests were refused in it; its count only grows, so
+/// writes that arrive out of order cannot lower it. The client is stored as its
+/// pseudonym of the day ([`pseudonym`]); `salt` caches the day's salt.
+pub fn rate_limited(db: &dyn Db, r: &RateLimited<'_>, salt: &mut DaySalt) -> Result<(), DbError> {
+    let time = r.minute.saturating_mul(60);
+    let client = pseudonym(db, r.client, time / DAY, salt)?;
+    db.execute(
+        "INSERT INTO kb_rate_limited (time, bucket, client, refused, rate_limit) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (time, bucket, client) DO UPDATE SET refused = max(refused, excluded.refused), rate_limit = excluded.rate_limit",
+        &[
+            SqlValue::Integer(time as i64),
+            SqlValue::Text(truncate(r.bucket, 20)),
+            SqlValue::Text(client),
+            SqlValue::Integer(i64::try_from(r.refused).unwrap_or(i64::MAX)),
+            SqlValue::Integer(i64::from(r.limit)),
+        ],
+    )?;
+    Ok(())
+}
+
+/// What a client is called in the store on `day` (Unix days): 24 hex digits of
+/// SHA-256(the day's salt ‖ the client id). The salt is 16 random bytes SQLite
+/// draws (`randomblob`) the first time a day needs one: one statement, so
+/// instances that start together agree on it (`INSERT OR IGNORE`, then read).
+/// Salts older than yesterday are deleted here (yesterday's is kept for a
+/// minute that is settled after midnight): from then on an address cannot be
+/// found from its pseudonym by anyone, even with the database in hand. Why not
+/// the widget's visitor id, as the other tables do: the limiter knows only the
+/// address, and an address must not be stored.
+pub fn pseudonym(db: &dyn Db, client: &str, day: u64, cache: &mut DaySalt) -> Result<String, DbError> {
+    use sha2::Digest;
+    let salt = match cache {
+        Some((d, salt)) if *d == day => salt.clone(),
+        _ => {
+            let d = SqlValue::Integer(day as i64);
+            db.execute(
+                "INSERT OR IGNORE INTO kb_client_salts (day, salt) VALUES (?, randomblob(16))",
+                std::slice::from_ref(&d),
+            )?;
+            db.execute("DELETE FROM kb_client_salts WHERE day < ?", &[SqlValue::Integer(day as i64 - 1)])?;
+            let rows = db.execute("SELECT salt FROM kb_client_salts WHERE day = ?", &[d])?;
+            let salt = rows
+                .first()
+                .and_then(|r| r.first())
+                .and_then(SqlValue::blob)
+                .filter(|b| b.len() >= 16)
+                .ok_or_else(|| DbError::Statement("kb_client_salts has no salt for the day".into()))?
+                .to_vec();
+            *cache = Some((day, salt.clone()));
+            salt
+        }
+    };
+    let digest = sha2::Sha256::new().chain_update(&salt).chain_update(client.as_bytes()).finalize();
+    Ok(digest.iter().take(12).map(|b| format!("{b:02x}")).collect())
+}
+
 /// Deletes what is older than the retention period: events, answers, feedback
-/// and question vectors (four indexed deletes).
+/// (on answers and on pages), rate-limit rows and question vectors (indexed
+/// deletes), and the salts of days before yesterday.
 pub fn prune(db: &dyn Db, retention_days: u32, now: u64) -> Result<(), DbError> {
     let cutoff = SqlValue::Integer(now.saturating_sub(u64::from(retention_days) * DAY) as i64);
-    db.execute("DELETE FROM kb_events WHERE time < ?", std::slice::from_ref(&cutoff))?;
-    db.execute("DELETE FROM kb_feedback WHERE time < ?", std::slice::from_ref(&cutoff))?;
-    db.execute("DELETE FROM kb_answers WHERE time < ?", std::slice::from_ref(&cutoff))?;
+    for table in ["kb_events", "kb_feedback", "kb_answers", "kb_page_feedback", "kb_rate_limited"] {
+        db.execute(&format!("DELETE FROM {table} WHERE time < ?"), std::slice::from_ref(&cutoff))?;
+    }
     // A vector is as old as the question it was computed for may be; one still
     // asked is computed again by the next report.
     db.execute("DELETE FROM kb_question_vectors WHERE created < ?", &[cutoff])?;
+    db.execute("DELETE FROM kb_client_salts WHERE day < ?", &[SqlValue::Integer((now / DAY) as i64 - 1)])?;
     Ok(())
 }
 
@@ -287,6 +421,8 @@ pub fn prune(db: &dyn Db, retention_days: u32, now: u64) -> Result<(), DbError> 
 pub struct Recorder {
     /// The database is newer than this build: write nothing into it.
     refused: bool,
+    /// The day's salt of the rate-limit pseudonyms, once read ([`pseudonym`]).
+    salt: DaySalt,
 }
 
 /// One write in this many prunes (drawn at random, so that instances that live
@@ -298,6 +434,8 @@ pub const PRUNE_EVERY: u64 = 500;
 pub enum Write<'a> {
     Event(&'a Event),
     Feedback(&'a Feedback),
+    PageFeedback(&'a PageFeedback),
+    RateLimited(&'a RateLimited<'a>),
 }
 
 impl Recorder {
@@ -316,9 +454,12 @@ impl Recorder {
             return Ok(());
         }
         // `false`: feedback on an answer that is not recorded.
-        let once = |db: &dyn Db| match w {
+        let salt = &mut self.salt;
+        let mut once = |db: &dyn Db| match w {
             Write::Event(e) => event(db, e, now).map(|()| true),
             Write::Feedback(f) => feedback(db, f, now),
+            Write::PageFeedback(f) => page_feedback(db, f, now).map(|()| true),
+            Write::RateLimited(r) => rate_limited(db, r, salt).map(|()| true),
         };
         let known = match once(db) {
             Ok(known) => known,
@@ -343,7 +484,13 @@ impl Recorder {
             Err(e) => return Err(e.into()),
         };
         if draw.is_multiple_of(PRUNE_EVERY) {
-            prune(db, settings.retention_days, now)?;
+            // A database an older build made has what that build wrote but
+            // not the tables it did not know, which the prune also empties:
+            // the write went through without a migration, so migrate now.
+            if let Err(DbError::Statement(_)) = prune(db, settings.retention_days, now) {
+                schema::ensure(db, now)?;
+                prune(db, settings.retention_days, now)?;
+            }
         }
         match w {
             Write::Feedback(f) if !known => Err(InsightsError::UnknownAnswer(f.answer_id.clone())),

@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde::{Deserialize, Serialize};
 
-use super::record::Settings;
+use super::record::{rate_limit_variable, Settings};
 use super::{cluster, schema, Db, InsightsError, SqlValue};
 use crate::service::{rfc3339, Service};
 
@@ -66,6 +66,91 @@ pub struct Report {
     pub pages_total: Option<usize>,
     /// Feedback, newest first, one entry per answer (its last thumb, its comment).
     pub feedback: Vec<FeedbackItem>,
+    /// "Was this helpful?" on article pages: each page rated, worst first.
+    /// (`default`: a report from a function older than the page ratings has none.)
+    #[serde(default)]
+    pub pages_rated: Vec<PageRating>,
+    /// Requests the rate limit refused, so that a limit that locks out many
+    /// readers behind one address (a campus lab) is seen.
+    #[serde(default)]
+    pub rate_limited: RateLimits,
+}
+
+/// The "Was this helpful?" answers of one page.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PageRating {
+    /// The page as the index names it now (its title and URL); a page no longer
+    /// in the index keeps the URL it was rated at, as its title too.
+    #[serde(flatten)]
+    pub page: PageRef,
+    /// Readers who said it helped, and who said it did not: each reader's last
+    /// answer on the page (readers the widget gives no id count once per answer).
+    pub yes: u64,
+    pub no: u64,
+    /// `yes / (yes + no)`.
+    pub helpful: f64,
+    /// When it was last rated (RFC 3339).
+    pub last: String,
+    /// Its newest comments, newest first (at most [`MAX_PAGE_COMMENTS`]).
+    pub comments: Vec<PageComment>,
+}
+
+/// A reader's comment on a page.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PageComment {
+    pub time: String,
+    /// `up` or `down`: the answer it came with.
+    pub rating: String,
+    pub comment: String,
+}
+
+/// Comments shown per rated page.
+pub const MAX_PAGE_COMMENTS: usize = 5;
+/// Rated pages in a report (the worst first).
+pub const MAX_RATED_PAGES: usize = 100;
+
+/// Requests refused by the rate limit in the period. The counts are lower
+/// bounds: the function writes a minute's count as it passes 1, 2, 4, 8, …
+/// refusals (a flood costs a few writes, not one per request) and settles it
+/// exactly at the client's first refusal of the next minute, so only the last
+/// minute of a run of refusals may be counted short, by less than half.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RateLimits {
+    /// Requests refused (at least).
+    pub refused: u64,
+    /// Distinct clients refused (pseudonyms of a day: an address refused on two
+    /// days counts twice).
+    pub clients: u64,
+    /// Minutes in which some request was refused.
+    pub minutes: u64,
+    /// The minute with the most refusals.
+    pub busiest_minute: Option<BusyMinute>,
+    /// The refusals of the client refused most: when it is nearly all of them,
+    /// one address (a lab or a campus behind NAT) hit the limit.
+    pub busiest_client_refused: u64,
+    /// Per endpoint, most refused first.
+    pub buckets: Vec<BucketLimit>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BusyMinute {
+    /// Its first second (RFC 3339).
+    pub start: String,
+    pub refused: u64,
+    pub clients: u64,
+}
+
+/// One endpoint's refusals, and the variable that sets its limit.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BucketLimit {
+    /// `search`, `chat`, `feedback` or `insights`.
+    pub bucket: String,
+    /// The Spin variable to raise (`search_rate_limit`).
+    pub variable: String,
+    /// The limit when it last refused (requests a minute per client).
+    pub limit: u64,
+    pub refused: u64,
+    pub clients: u64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -238,12 +323,18 @@ fn time(row: &[SqlValue], i: usize) -> Result<String, InsightsError> {
     Ok(rfc3339(int(row, i)?.max(0) as u64))
 }
 
-/// The pages of the index, by id (title, URL), when the corpus is bundled.
-fn pages_of(svc: &Service) -> Option<BTreeMap<String, PageRef>> {
+/// The pages of the index, by id (title, URL), when the corpus is bundled
+/// (`None` for the PostgreSQL backend, whose pages are not listed). One display
+/// record is read per page, not per chunk.
+pub fn pages_of(svc: &Service) -> Option<BTreeMap<String, PageRef>> {
     let index = svc.index()?;
     let mut pages = BTreeMap::new();
-    for doc in 0..index.len() {
-        let Ok(m) = index.chunk(doc as u32) else { continue };
+    let mut seen = std::collections::HashSet::new();
+    for doc in 0..index.len() as u32 {
+        if !seen.insert(index.page_of(doc)) {
+            continue;
+        }
+        let Ok(m) = index.chunk(doc) else { continue };
         pages.entry(m.page_id.clone()).or_insert(PageRef { page_id: m.page_id, title: m.title, url: m.url });
     }
     Some(pages)
@@ -260,7 +351,11 @@ struct Span {
 
 fn span(db: &dyn Db, opts: &Options) -> Result<Span, InsightsError> {
     let oldest = db
-        .execute("SELECT MIN(time) FROM (SELECT MIN(time) AS time FROM kb_events UNION ALL SELECT MIN(time) FROM kb_feedback)", &[])?
+        .execute(
+            "SELECT MIN(time) FROM (SELECT MIN(time) AS time FROM kb_events UNION ALL SELECT MIN(time) FROM kb_feedback
+             UNION ALL SELECT MIN(time) FROM kb_page_feedback UNION ALL SELECT MIN(time) FROM kb_rate_limited)",
+            &[],
+        )?
         .first()
         .and_then(|r| r.first().and_then(SqlValue::int));
     // The period starts at `since`, or at the oldest event for `all`.
@@ -626,8 +721,110 @@ fn page_stats(
     Ok((cited, never_retrieved))
 }
 
+/// The pages readers rated ("Was this helpful?"), worst first: the lowest
+/// helpful share, then the most "No"s. Each reader counts once per page (their
+/// last answer in the period); answers with no reader id count one each.
+fn pages_rated(
+    db: &dyn Db,
+    since: &SqlValue,
+    page_ref: &dyn Fn(&str) -> PageRef,
+) -> Result<Vec<PageRating>, InsightsError> {
+    // `page_id` and `page` beside MAX(time) come from the latest row.
+    let rows = db.execute(
+        "SELECT page, SUM(rating = 'up'), SUM(rating = 'down'), MAX(time), page_id FROM kb_page_feedback f
+         WHERE time >= ?1 AND (visitor IS NULL OR NOT EXISTS (SELECT 1 FROM kb_page_feedback g
+           WHERE g.page = f.page AND g.visitor = f.visitor AND g.time >= ?1 AND g.id > f.id))
+         GROUP BY page",
+        std::slice::from_ref(since),
+    )?;
+    // Each with the URL it was rated at: the key its comments are found by.
+    let mut rated: Vec<(String, PageRating)> = Vec::with_capacity(rows.len());
+    for r in &rows {
+        let url = text(r, 0)?;
+        let (yes, no) = (count(r, 1)?, count(r, 2)?);
+        let page = match opt_text(r, 4).map(|id| page_ref(&id)) {
+            // Found in the index: its title and its URL now.
+            Some(p) if !p.url.is_empty() => p,
+            found => {
+                PageRef { page_id: found.map_or_else(String::new, |p| p.page_id), title: url.clone(), url: url.clone() }
+            }
+        };
+        let helpful = if yes + no == 0 { 0.0 } else { yes as f64 / (yes + no) as f64 };
+        rated.push((url, PageRating { page, yes, no, helpful, last: time(r, 3)?, comments: Vec::new() }));
+    }
+    rated.sort_by(|(_, a), (_, b)| {
+        a.helpful.total_cmp(&b.helpful).then(b.no.cmp(&a.no)).then(a.page.url.cmp(&b.page.url))
+    });
+    rated.truncate(MAX_RATED_PAGES);
+    let at: HashMap<&str, usize> = rated.iter().enumerate().map(|(i, (url, _))| (url.as_str(), i)).collect();
+    let comments = db.execute(
+        "SELECT page, time, rating, comment FROM kb_page_feedback
+         WHERE time >= ? AND comment IS NOT NULL ORDER BY time DESC, id DESC LIMIT ?",
+        &[since.clone(), SqlValue::Integer(MAX_FEEDBACK as i64)],
+    )?;
+    let mut kept: Vec<Vec<PageComment>> = vec![Vec::new(); rated.len()];
+    for r in &comments {
+        let Some(&i) = at.get(text(r, 0)?.as_str()) else { continue };
+        if kept[i].len() < MAX_PAGE_COMMENTS {
+            kept[i].push(PageComment { time: time(r, 1)?, rating: text(r, 2)?, comment: text(r, 3)? });
+        }
+    }
+    Ok(rated
+        .into_iter()
+        .zip(kept)
+        .map(|((_, mut p), c)| {
+            p.comments = c;
+            p
+        })
+        .collect())
+}
+
+/// What the rate limit refused in the period: the totals, the busiest minute
+/// and client, and each endpoint with the variable that sets its limit.
+fn rate_limits(db: &dyn Db, since: &SqlValue) -> Result<RateLimits, InsightsError> {
+    let s = std::slice::from_ref(since);
+    let one =
+        |sql: &str| -> Result<Option<Vec<SqlValue>>, InsightsError> { Ok(db.execute(sql, s)?.into_iter().next()) };
+    let mut out = RateLimits::default();
+    if let Some(r) =
+        one("SELECT SUM(refused), COUNT(DISTINCT client), COUNT(DISTINCT time) FROM kb_rate_limited WHERE time >= ?")?
+    {
+        (out.refused, out.clients, out.minutes) = (count(&r, 0)?, count(&r, 1)?, count(&r, 2)?);
+    }
+    if out.refused == 0 {
+        return Ok(out);
+    }
+    if let Some(r) = one("SELECT time, SUM(refused), COUNT(DISTINCT client) FROM kb_rate_limited WHERE time >= ?
+         GROUP BY time ORDER BY 2 DESC, 1 DESC LIMIT 1")?
+    {
+        out.busiest_minute = Some(BusyMinute { start: time(&r, 0)?, refused: count(&r, 1)?, clients: count(&r, 2)? });
+    }
+    if let Some(r) =
+        one("SELECT SUM(refused) FROM kb_rate_limited WHERE time >= ? GROUP BY client ORDER BY 1 DESC LIMIT 1")?
+    {
+        out.busiest_client_refused = count(&r, 0)?;
+    }
+    // `rate_limit` beside MAX(time): the limit of the latest refusal.
+    for r in db.execute(
+        "SELECT bucket, SUM(refused), COUNT(DISTINCT client), MAX(time), rate_limit FROM kb_rate_limited
+         WHERE time >= ? GROUP BY bucket ORDER BY 2 DESC, 1",
+        s,
+    )? {
+        let bucket = text(&r, 0)?;
+        out.buckets.push(BucketLimit {
+            variable: rate_limit_variable(&bucket),
+            bucket,
+            limit: count(&r, 4)?,
+            refused: count(&r, 1)?,
+            clients: count(&r, 2)?,
+        });
+    }
+    Ok(out)
+}
+
 /// Computes the report: the period, questions over time, feedback, the gaps
-/// (unanswered questions grouped by meaning), the top questions and the pages.
+/// (unanswered questions grouped by meaning), the top questions and the pages,
+/// the pages readers rated and what the rate limit refused.
 pub fn compute(db: &dyn Db, svc: &Service, opts: &Options) -> Result<Report, InsightsError> {
     schema::migrate(db, schema::MIGRATIONS, opts.now)?;
     let since = SqlValue::Integer(opts.since as i64);
@@ -667,6 +864,8 @@ pub fn compute(db: &dyn Db, svc: &Service, opts: &Options) -> Result<Report, Ins
         pages_total: pages.as_ref().map(BTreeMap::len),
         never_retrieved,
         feedback: feedback.into_iter().take(200).collect(),
+        pages_rated: pages_rated(db, &since, &page_ref)?,
+        rate_limited: rate_limits(db, &since)?,
     })
 }
 
@@ -719,7 +918,7 @@ fn question_vectors(db: &dyn Db, svc: &Service, keys: &[String], now: u64) -> Ve
 #[cfg(all(test, not(target_arch = "wasm32")))]
 pub(crate) mod tests {
     use super::*;
-    use crate::insights::record::{self, Event, Feedback, Kind, Recorder, Write};
+    use crate::insights::record::{self, Event, Feedback, Kind, PageFeedback, RateLimited, Recorder, Write};
     use crate::insights::{DbError, DAY};
     use search_core::container::AlignedBytes;
 
@@ -955,12 +1154,26 @@ pub(crate) mod tests {
         record::event(&db, &search("kept", &["wifi"]), NOW).unwrap();
         let mut rec = Recorder::default();
         rec.write(&db, Write::Event(&chat("q", "a1", false, &[])), Settings::default(), NOW, 1).unwrap();
-        assert_eq!(schema::version(&db).unwrap(), 2);
+        assert_eq!(schema::version(&db).unwrap(), schema::latest());
         // One chat event, not two: the answer is written first, so the retry
         // after the migration did not add a second event.
         let n = db.execute("SELECT kind, COUNT(*) FROM kb_events GROUP BY kind ORDER BY kind", &[]).unwrap();
         assert_eq!(n, [["chat".into(), SqlValue::Integer(1)], ["search".into(), SqlValue::Integer(1)]]);
         rec.write(&db, Write::Feedback(&thumb("a1", true, None)), Settings::default(), NOW, 1).unwrap();
+    }
+
+    #[test]
+    fn a_version_2_database_is_pruned_and_migrated_though_its_writes_need_no_migration() {
+        use crate::insights::schema::{migrate, MIGRATIONS};
+        let db = lite();
+        migrate(&db, &MIGRATIONS[..2], NOW).unwrap();
+        record::event(&db, &search("old", &["wifi"]), NOW - 100 * DAY).unwrap();
+        // A search fits version 2's tables; its prune reaches the newer ones.
+        let mut rec = Recorder::default();
+        rec.write(&db, Write::Event(&search("q", &[])), Settings::default(), NOW, record::PRUNE_EVERY).unwrap();
+        assert_eq!(schema::version(&db).unwrap(), schema::latest());
+        let n = db.execute("SELECT COUNT(*) FROM kb_events", &[]).unwrap();
+        assert_eq!(n[0][0], SqlValue::Integer(1), "the old search was pruned, the new one kept");
     }
 
     #[test]
@@ -1002,19 +1215,20 @@ pub(crate) mod tests {
         const NEXT: &[Migration] = &[
             Migration { version: 1, statements: MIGRATIONS[0].statements },
             Migration { version: 2, statements: MIGRATIONS[1].statements },
-            Migration { version: 3, statements: &["CREATE TABLE IF NOT EXISTS kb_extra (x INTEGER)"] },
+            Migration { version: 3, statements: MIGRATIONS[2].statements },
+            Migration { version: 4, statements: &["CREATE TABLE IF NOT EXISTS kb_extra (x INTEGER)"] },
         ];
-        assert_eq!(migrate(&db, NEXT, NOW).unwrap(), 3);
-        assert_eq!(version(&db).unwrap(), 3);
+        assert_eq!(migrate(&db, NEXT, NOW).unwrap(), 4);
+        assert_eq!(version(&db).unwrap(), 4);
         assert_eq!(db.execute("SELECT COUNT(*) FROM kb_events", &[]).unwrap()[0][0], SqlValue::Integer(1));
-        // A version 3 this build (version 2) cannot write into: its write fails,
+        // A version 4 this build (version 3) cannot write into: its write fails,
         // the migration then finds the newer version, says so, and the recorder
         // writes nothing more.
         db.execute("DROP TABLE kb_events", &[]).unwrap();
-        db.execute("CREATE TABLE kb_events (id INTEGER PRIMARY KEY, v3 TEXT NOT NULL)", &[]).unwrap();
+        db.execute("CREATE TABLE kb_events (id INTEGER PRIMARY KEY, v4 TEXT NOT NULL)", &[]).unwrap();
         let mut rec = Recorder::default();
         let e = rec.write(&db, Write::Event(&search("q", &[])), Settings::default(), NOW, 1).unwrap_err();
-        assert!(matches!(e, InsightsError::NewerSchema { found: 3, known: 2 }), "{e}");
+        assert!(matches!(e, InsightsError::NewerSchema { found: 4, known: 3 }), "{e}");
         assert!(e.to_string().contains("newer site-builder"));
         assert!(rec.write(&db, Write::Event(&search("q", &[])), Settings::default(), NOW, 1).is_ok());
         assert_eq!(db.execute("SELECT COUNT(*) FROM kb_events", &[]).unwrap()[0][0], SqlValue::Integer(0));
@@ -1030,6 +1244,168 @@ pub(crate) mod tests {
         db.execute("DROP TABLE kb_feedback", &[]).unwrap();
         rec.write(&db, Write::Feedback(&thumb("a", true, None)), Settings::default(), NOW, 1).unwrap();
         assert_eq!(db.execute("SELECT COUNT(*) FROM kb_feedback", &[]).unwrap()[0][0], SqlValue::Integer(1));
+    }
+
+    fn limited<'a>(client: &'a str, minute: u64, refused: u64) -> RateLimited<'a> {
+        RateLimited { bucket: "search", client, minute, refused, limit: 600 }
+    }
+
+    fn rated(
+        page: &str,
+        page_id: Option<&str>,
+        up: bool,
+        comment: Option<&str>,
+        visitor: Option<&str>,
+    ) -> PageFeedback {
+        PageFeedback {
+            page: page.into(),
+            page_id: page_id.map(str::to_string),
+            up,
+            comment: comment.map(str::to_string),
+            visitor: visitor.map(str::to_string),
+        }
+    }
+
+    /// The report of the last 30 days at NOW over `db`.
+    fn report_of(db: &Lite, svc: &Service) -> Report {
+        let opts = Options { threshold: 1.5, ..Options::new(NOW - 30 * DAY, NOW, Settings::default()) };
+        compute(db, svc, &opts).unwrap()
+    }
+
+    #[test]
+    fn rate_limited_minutes_are_one_row_each_counted_apart_from_the_questions() {
+        let (idx, enc) = files();
+        let svc = Service::open(idx.as_slice(), enc.as_slice()).unwrap();
+        let db = lite();
+        let mut rec = Recorder::default();
+        let on = Settings::default();
+        rec.write(&db, Write::Event(&chat("How do I reset my password?", "a1", false, &["reset"])), on, NOW - 900, 1)
+            .unwrap();
+        rec.write(&db, Write::Event(&search("zzzz", &[])), on, NOW - 800, 1).unwrap();
+        rec.write(&db, Write::Feedback(&thumb("a1", false, Some("wrong"))), on, NOW - 700, 1).unwrap();
+        let before = report_of(&db, &svc);
+        assert_eq!(before.rate_limited, RateLimits::default());
+
+        // A lab behind one address floods search in one minute: its count is
+        // written at 1, 2, 4 and 8, then settled at 11 by its next minute's first
+        // refusal; a late, smaller write does not lower it. Another client is
+        // refused once in the same minute.
+        let minute = (NOW - 600) / 60;
+        let lab = "192.0.2.10";
+        for (client, m, n) in [(lab, minute, 1), (lab, minute, 2), (lab, minute, 4), (lab, minute, 8)] {
+            rec.write(&db, Write::RateLimited(&limited(client, m, n)), on, NOW - 600, 1).unwrap();
+        }
+        rec.write(&db, Write::RateLimited(&limited("198.51.100.7", minute, 1)), on, NOW - 590, 1).unwrap();
+        rec.write(&db, Write::RateLimited(&limited(lab, minute + 1, 1)), on, NOW - 540, 1).unwrap();
+        rec.write(&db, Write::RateLimited(&limited(lab, minute, 11)), on, NOW - 540, 1).unwrap();
+        rec.write(&db, Write::RateLimited(&limited(lab, minute, 4)), on, NOW - 530, 1).unwrap();
+        let rate = RateLimited { bucket: "chat", limit: 20, ..limited(lab, minute + 1, 2) };
+        rec.write(&db, Write::RateLimited(&rate), on, NOW - 530, 1).unwrap();
+        let rows = db.execute("SELECT time, bucket, refused FROM kb_rate_limited ORDER BY time, bucket, refused", &[]);
+        let rows = rows.unwrap();
+        assert_eq!(rows.len(), 4, "one row per client, endpoint and minute: {rows:?}");
+        let t = |m: u64| SqlValue::Integer((m * 60) as i64);
+        assert_eq!(rows[1], [t(minute), "search".into(), SqlValue::Integer(11)]);
+
+        // No address is stored: the clients are pseudonyms, one per address.
+        let clients = db.execute("SELECT DISTINCT client FROM kb_rate_limited", &[]).unwrap();
+        assert_eq!(clients.len(), 2);
+        for c in &clients {
+            let c = c[0].text().unwrap();
+            assert!(c.len() == 24 && c.bytes().all(|b| b.is_ascii_hexdigit()), "{c}");
+        }
+        let dump = db.execute("SELECT group_concat(client) FROM kb_rate_limited", &[]).unwrap();
+        assert!(!format!("{dump:?}").contains("192.0.2") && !format!("{dump:?}").contains("198.51"), "{dump:?}");
+
+        // Every part of the report that was there before is what it was: a
+        // refused request is not a search, a question, a visitor or a gap.
+        let after = report_of(&db, &svc);
+        assert_eq!(Report { rate_limited: before.rate_limited.clone(), ..after.clone() }, before);
+        let r = &after.rate_limited;
+        assert_eq!((r.refused, r.clients, r.minutes), (11 + 1 + 1 + 2, 2, 2));
+        let busiest = r.busiest_minute.as_ref().unwrap();
+        assert_eq!((busiest.start.as_str(), busiest.refused, busiest.clients), (rfc3339(minute * 60).as_str(), 12, 2));
+        assert_eq!(r.busiest_client_refused, 14);
+        let buckets: Vec<(&str, &str, u64, u64, u64)> =
+            r.buckets.iter().map(|b| (b.bucket.as_str(), b.variable.as_str(), b.limit, b.refused, b.clients)).collect();
+        assert_eq!(buckets, [("search", "search_rate_limit", 600, 13, 2), ("chat", "chat_rate_limit", 20, 2, 1)]);
+    }
+
+    #[test]
+    fn a_pseudonym_holds_for_a_day_and_its_salt_is_gone_the_day_after_next() {
+        let db = lite();
+        schema::migrate(&db, schema::MIGRATIONS, NOW).unwrap();
+        let day = NOW / DAY;
+        let (mut a, mut b) = (None, None);
+        // Two instances, each with its own cache, name an address alike.
+        let p = record::pseudonym(&db, "192.0.2.10", day, &mut a).unwrap();
+        assert_eq!(record::pseudonym(&db, "192.0.2.10", day, &mut b).unwrap(), p);
+        assert_ne!(record::pseudonym(&db, "192.0.2.11", day, &mut a).unwrap(), p);
+        // The next day it is another name; the day after, the first day's salt
+        // is deleted, so nothing can link the name to the address any more.
+        let mut c = None;
+        assert_ne!(record::pseudonym(&db, "192.0.2.10", day + 1, &mut c).unwrap(), p);
+        let salts = |db: &Lite| db.execute("SELECT day FROM kb_client_salts ORDER BY day", &[]).unwrap();
+        assert_eq!(salts(&db).len(), 2, "yesterday's salt is kept");
+        record::pseudonym(&db, "192.0.2.10", day + 2, &mut c).unwrap();
+        let kept: Vec<SqlValue> = salts(&db).into_iter().map(|r| r[0].clone()).collect();
+        assert_eq!(kept, [SqlValue::Integer(day as i64 + 1), SqlValue::Integer(day as i64 + 2)]);
+        // A prune also deletes them, whoever writes.
+        record::prune(&db, 90, (day + 9) * DAY).unwrap();
+        assert!(salts(&db).is_empty());
+    }
+
+    #[test]
+    fn pages_readers_rated_count_each_reader_once_worst_first() {
+        let (idx, enc) = files();
+        let svc = Service::open(idx.as_slice(), enc.as_slice()).unwrap();
+        let db = lite();
+        let mut rec = Recorder::default();
+        let on = Settings::default();
+        rec.write(&db, Write::Event(&chat("How do I reset my password?", "a1", false, &["reset"])), on, NOW - 900, 1)
+            .unwrap();
+        rec.write(&db, Write::Feedback(&thumb("a1", true, None)), on, NOW - 850, 1).unwrap();
+        let before = report_of(&db, &svc);
+        let mut w = |f: PageFeedback, t: u64| rec.write(&db, Write::PageFeedback(&f), on, t, 1).unwrap();
+        // Passwords: one reader changed their mind (their "No" counts), another
+        // said yes, an anonymous reader said no with a comment.
+        w(rated("reset.html", Some("reset"), true, None, Some("visitor-0001")), NOW - 500);
+        w(rated("reset.html", Some("reset"), false, Some("Step 3 is <b>wrong</b>"), Some("visitor-0001")), NOW - 400);
+        w(rated("reset.html", Some("reset"), true, None, Some("visitor-0002")), NOW - 300);
+        w(rated("reset.html", Some("reset"), false, Some("  "), None), NOW - 200);
+        // Eduroam: liked twice. A page the index no longer has: its URL names it.
+        w(rated("wifi.html", Some("wifi"), true, None, None), NOW - 150);
+        w(rated("wifi.html", Some("wifi"), true, Some("Clear, thanks"), None), NOW - 100);
+        w(rated("old/gone.html", None, false, None, None), NOW - 50);
+        // Older than the period: not counted.
+        w(rated("wifi.html", Some("wifi"), false, None, None), NOW - 40 * DAY);
+        let after = report_of(&db, &svc);
+        // The answers' feedback and the questions are untouched (the oldest row
+        // stored is now the rating older than the period).
+        assert_eq!(Report { pages_rated: vec![], recording: before.recording.clone(), ..after.clone() }, before);
+        assert_eq!(after.recording.oldest, Some(rfc3339(NOW - 40 * DAY)));
+        let got: Vec<(&str, &str, u64, u64)> =
+            after.pages_rated.iter().map(|p| (p.page.url.as_str(), p.page.title.as_str(), p.yes, p.no)).collect();
+        assert_eq!(
+            got,
+            [
+                ("old/gone.html", "old/gone.html", 0, 1),
+                ("reset.html", "Passwords", 1, 2),
+                ("wifi.html", "Eduroam", 2, 0)
+            ]
+        );
+        let reset = &after.pages_rated[1];
+        assert!((reset.helpful - 1.0 / 3.0).abs() < 1e-9);
+        assert_eq!(reset.last, rfc3339(NOW - 200));
+        // Comments as written (escaping is the renderer's), blank ones dropped.
+        let comments: Vec<(&str, &str)> =
+            reset.comments.iter().map(|c| (c.rating.as_str(), c.comment.as_str())).collect();
+        assert_eq!(comments, [("down", "Step 3 is <b>wrong</b>")]);
+        assert_eq!(after.pages_rated[2].comments[0].comment, "Clear, thanks");
+        // A long comment is cut to the limit in the store too.
+        w(rated("wifi.html", Some("wifi"), false, Some(&"é".repeat(2000)), None), NOW - 10);
+        let kept = db.execute("SELECT length(comment) FROM kb_page_feedback ORDER BY id DESC LIMIT 1", &[]).unwrap();
+        assert_eq!(kept[0][0], SqlValue::Integer(record::MAX_PAGE_COMMENT_CHARS as i64));
     }
 
     #[test]

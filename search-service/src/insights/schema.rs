@@ -9,7 +9,8 @@
 //! A database with a version this build does not know is left alone: the function
 //! stops recording into it, and the report says which build to use.
 //!
-//! Tables (version 2; version 1 had all but `kb_answers`):
+//! Tables (version 3; version 1 had the first four but `kb_answers`, version 2
+//! added `kb_answers`, version 3 the last three):
 //!
 //! | table | one row per | columns |
 //! | --- | --- | --- |
@@ -17,6 +18,23 @@
 //! | `kb_answers` | answer the chat gave | `answer_id` (the `done` event's `id`, unguessable), `time`, `question`, `answer`, `citations` (JSON array of URLs): what feedback may name, and what it is shown beside |
 //! | `kb_feedback` | thumb or comment | `time`, `answer_id`, `rating` (`up`/`down`), `comment`, `question`, `answer`, `citations` (copied from the answer's `kb_answers` row, never from the client), `page` (path only), `visitor` |
 //! | `kb_question_vectors` | question and encoder | the question's MiniLM vector (384 f32, little-endian), computed by a report and kept for the retention period (`created`) |
+//! | `kb_page_feedback` | "Was this helpful?" on an article | `time`, `page` (the page's site-relative URL, as the index has it), `page_id` (NULL when the function could not look it up: the PostgreSQL backend), `rating` (`up`/`down`), `comment`, `visitor` |
+//! | `kb_rate_limited` | client, endpoint and minute with a refused request | `time` (the minute's first second), `bucket` (`search`, `chat`, `feedback`, `insights`), `client` (a pseudonym: see below), `refused` (requests refused in that minute, at least), `rate_limit` (the limit then) |
+//! | `kb_client_salts` | day | `day` (Unix days), `salt` (16 random bytes from SQLite's `randomblob`) |
+//!
+//! Why the new kinds of row have tables of their own rather than a `kind` in
+//! `kb_events`: every report query over `kb_events` counts questions, and a row
+//! that is not one would have to be filtered out of each (totals, gaps, weak
+//! matches, top questions, pages, latencies, visitors), now and in every query
+//! written later; in a table of its own it cannot be counted by mistake, its
+//! columns mean what they say, and a rate-limit row has the key its updates need.
+//!
+//! **Clients are pseudonyms.** Nothing here stores an address: a rate-limited
+//! client is `SHA-256(salt of the day ‖ client id)`, cut to 96 bits, where the
+//! salt is drawn once a day and deleted the day after (`record::rate_limited`).
+//! Within a day one address is one pseudonym (so "3 clients" means three); once
+//! the salt is gone, no one can tell which address a pseudonym was, the database's
+//! owner included.
 //!
 //! The writer does not check the version before each write: on Spin every request
 //! may be a new instance, so a check would double the statements of every
@@ -92,6 +110,37 @@ pub const MIGRATIONS: &[Migration] = &[
             citations TEXT NOT NULL
         )",
             "CREATE INDEX IF NOT EXISTS kb_answers_time ON kb_answers (time)",
+        ],
+    },
+    Migration {
+        version: 3,
+        statements: &[
+            "CREATE TABLE IF NOT EXISTS kb_page_feedback (
+            id INTEGER PRIMARY KEY,
+            time INTEGER NOT NULL,
+            page TEXT NOT NULL,
+            page_id TEXT,
+            rating TEXT NOT NULL,
+            comment TEXT,
+            visitor TEXT
+        )",
+            "CREATE INDEX IF NOT EXISTS kb_page_feedback_time ON kb_page_feedback (time)",
+            // A reader's latest rating of a page is found by (page, visitor).
+            "CREATE INDEX IF NOT EXISTS kb_page_feedback_visitor ON kb_page_feedback (page, visitor) WHERE visitor IS NOT NULL",
+            // One row per client, endpoint and minute, updated as the refusals
+            // of that minute are counted: the key is what the upsert names.
+            "CREATE TABLE IF NOT EXISTS kb_rate_limited (
+            time INTEGER NOT NULL,
+            bucket TEXT NOT NULL,
+            client TEXT NOT NULL,
+            refused INTEGER NOT NULL,
+            rate_limit INTEGER NOT NULL,
+            PRIMARY KEY (time, bucket, client)
+        )",
+            "CREATE TABLE IF NOT EXISTS kb_client_salts (
+            day INTEGER PRIMARY KEY,
+            salt BLOB NOT NULL
+        )",
         ],
     },
 ];
