@@ -189,7 +189,7 @@ async fn handle(req: Request) -> Response {
         Admission::Route(route) => route,
     };
     if let (Some(bucket), Some(client)) = (route.bucket(), client.as_deref()) {
-        if let Some(e) = rate_limit(bucket, cfg.limits.of(bucket), client) {
+        if let Some(e) = rate_limit(bucket, cfg, client) {
             return Ok(into_response(api::with_cors(e.reply(), cfg, origin.as_deref())).into_response()?);
         }
     }
@@ -234,12 +234,13 @@ fn insights_report(cfg: &Config, since: u64) -> Reply {
     }
 }
 
-/// `POST /api/feedback`: kept beside the answer it names, or logged when
-/// there is no store to keep it in (one structured line on stderr, which the
-/// platform's log keeps).
+/// `POST /api/feedback`: on an answer, kept beside the answer it names; on a
+/// page, kept if it is a page of the site. Logged when there is no store to
+/// keep it in (one structured line on stderr, which the platform's log keeps).
 async fn feedback(req: Request, cfg: &Config) -> Reply {
     let fb = match read_body(req).await.and_then(|body| api::feedback(&body)) {
-        Ok(fb) => fb,
+        Ok(api::FeedbackBody::Answer(fb)) => fb,
+        Ok(api::FeedbackBody::Page(pf)) => return page_feedback(&pf, cfg),
         Err(e) => return e.reply(),
     };
     let kept = insights::feedback(&fb.record(), cfg.insights);
@@ -247,6 +248,33 @@ async fn feedback(req: Request, cfg: &Config) -> Reply {
         eprintln!("{}", fb.line(api::now_unix()));
     }
     api::feedback_reply(kept, &fb.id)
+}
+
+/// The site's pages the index knows, URL → page id, listed once per instance
+/// (one display record read per page); `None` with the PostgreSQL backend,
+/// whose pages are not listed.
+static PAGES: OnceLock<Option<std::collections::HashMap<String, String>>> = OnceLock::new();
+
+/// "Was this helpful?" on a page: refused (400 `unknown_page`) unless the page
+/// is one of the index's, then recorded or logged like feedback on an answer.
+fn page_feedback(pf: &api::PageFeedback, cfg: &Config) -> Reply {
+    let svc = match service(cfg) {
+        Ok(svc) => svc,
+        Err(e) => return ApiError::unavailable(format!("the search index cannot be opened: {e}")).reply(),
+    };
+    let pages = PAGES.get_or_init(|| {
+        search_service::insights::report::pages_of(svc)
+            .map(|pages| pages.into_values().map(|p| (p.url, p.page_id)).collect())
+    });
+    let page_id = match api::rated_page(&pf.page, pages.as_ref()) {
+        Ok(id) => id,
+        Err(e) => return e.reply(),
+    };
+    let kept = insights::page_feedback(&pf.record(page_id), cfg.insights);
+    if kept == api::FeedbackKept::Logged {
+        eprintln!("{}", pf.line(api::now_unix()));
+    }
+    api::feedback_reply(kept, "")
 }
 
 type Response = Result<spin_sdk::wasip3::http::types::Response, spin_sdk::http::Error>;
@@ -326,11 +354,13 @@ fn charge(bucket: Bucket, cfg: &Config, client: Option<&str>, units: u32) {
     }
 }
 
-/// Counts one request of `client` against `limit` per minute in the key-value
-/// store; `Some` is the 429 to answer. A store that cannot be reached lets the
-/// request through (logged): readers are never locked out by the limiter itself.
-fn rate_limit(bucket: Bucket, limit: u32, client: &str) -> Option<ApiError> {
+/// Counts one request of `client` against the bucket's limit per minute in the
+/// key-value store; `Some` is the 429 to answer (its refusal counted for
+/// insights). A store that cannot be reached lets the request through
+/// (logged): readers are never locked out by the limiter itself.
+fn rate_limit(bucket: Bucket, cfg: &Config, client: &str) -> Option<ApiError> {
     use std::sync::atomic::{AtomicU64, Ordering};
+    let limit = cfg.limits.of(bucket);
     if limit == 0 {
         return None;
     }
@@ -344,7 +374,10 @@ fn rate_limit(bucket: Bucket, limit: u32, client: &str) -> Option<ApiError> {
     };
     let verdict = match limit::admit(&store, bucket, client, now_ms, limit) {
         Ok(Decision::Allow) => None,
-        Ok(Decision::Deny { retry_after_secs }) => Some(ApiError::rate_limited(bucket, limit, retry_after_secs)),
+        Ok(Decision::Deny { retry_after_secs }) => {
+            refusal(&store, bucket, client, now_ms, cfg);
+            Some(ApiError::rate_limited(bucket, limit, retry_after_secs))
+        }
         Err(e) => {
             eprintln!("rate limit: cannot count in the store `default` ({e:?}); not limiting");
             None
@@ -359,6 +392,20 @@ fn rate_limit(bucket: Bucket, limit: u32, client: &str) -> Option<ApiError> {
         sweep(&store.0, now_ms);
     }
     verdict
+}
+
+/// Counts a refused request ([`limit::refused`]) and records its minute in
+/// insights when that says to: the first refusal of a client's minute, then
+/// as the count doubles, so a flood costs a few writes. Nothing is counted
+/// when recording is off; a store that fails is logged, and the 429 goes out.
+fn refusal(store: &Counters, bucket: Bucket, client: &str, now_ms: u64, cfg: &Config) {
+    if !cfg.insights.enabled {
+        return;
+    }
+    match limit::refused(store, bucket, client, now_ms) {
+        Ok(rows) => insights::rate_limited(bucket.name(), client, &rows, cfg.limits.of(bucket), cfg.insights),
+        Err(e) => eprintln!("rate limit: cannot count a refusal in the store `default` ({e:?})"),
+    }
 }
 
 /// The key-value bucket as the limiter's counters.

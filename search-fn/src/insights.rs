@@ -11,7 +11,7 @@
 
 use std::cell::RefCell;
 
-use search_service::insights::record::{Event, Feedback, Recorder, Settings, Write};
+use search_service::insights::record::{Event, Feedback, PageFeedback, RateLimited, Recorder, Settings, Write};
 use search_service::insights::{report, Db, DbError, InsightsError, SqlValue};
 use search_service::service::Service;
 use spin_sdk::sqlite::wit::sqlite::{Connection, Error, Value};
@@ -143,6 +143,41 @@ pub fn feedback(f: &Feedback, settings: Settings) -> FeedbackKept {
         Err(e) => {
             complain("the feedback", &e, now);
             FeedbackKept::Logged
+        }
+    }
+}
+
+/// Records "Was this helpful?" on a page: stored, or left for the log
+/// ([`FeedbackKept::Logged`]) when recording is off or the store fails.
+pub fn page_feedback(f: &PageFeedback, settings: Settings) -> FeedbackKept {
+    if !settings.enabled {
+        return FeedbackKept::Logged;
+    }
+    let now = crate::api::now_unix();
+    match RECORDER.with(|r| r.borrow_mut().write(&SpinSqlite, Write::PageFeedback(f), settings, now, draw())) {
+        Ok(()) => FeedbackKept::Stored,
+        Err(e) => {
+            complain("the page's feedback", &e, now);
+            FeedbackKept::Logged
+        }
+    }
+}
+
+/// Records the refusals of a client's minutes, `(minute, refused so far)` as
+/// `crate::limit::refused` gives them (usually none, at most two); a store
+/// that fails is logged.
+pub fn rate_limited(bucket: &str, client: &str, rows: &[(u64, u64)], limit: u32, settings: Settings) {
+    if !settings.enabled {
+        return;
+    }
+    let now = crate::api::now_unix();
+    for &(minute, refused) in rows {
+        let r = RateLimited { bucket, client, minute, refused, limit };
+        let written =
+            RECORDER.with(|rec| rec.borrow_mut().write(&SpinSqlite, Write::RateLimited(&r), settings, now, draw()));
+        if let Err(e) = written {
+            complain("a rate-limited minute", &e, now);
+            return;
         }
     }
 }

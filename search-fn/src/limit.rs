@@ -187,6 +187,51 @@ pub fn is_stale(key: &str, now_ms: u64) -> bool {
     }
 }
 
+/// The key of the count of a client's refused requests in a bucket for one
+/// minute: `ratelimit/chat.refused/192.0.2.1/29000000`. Swept as the counters
+/// are ([`is_stale`] reads only the minute at the end).
+pub fn refused_key(bucket: Bucket, client: &str, minute: u64) -> String {
+    format!("{KEY_PREFIX}{}.refused/{client}/{minute}", bucket.name())
+}
+
+/// Counts one refused request of `client` in `bucket` at `now_ms`, and says
+/// which rows insights should write: `(minute, requests refused in it)`.
+///
+/// **Why a count of its own, and not the limiter's.** A refused request takes
+/// itself back out of the limiter's counter ([`admit`]), so every refused
+/// request sees the same count there (limit + 1) and none can tell it was the
+/// first; and the sliding window refuses some requests below that count
+/// anyway. One more atomic increment, on refusals only, numbers them: the
+/// increment that returns 1 is the minute's first, whichever instance made it.
+///
+/// What to write, so that a flood costs a handful of writes, not one a request:
+/// - the minute's 1st refusal: the minute at 1, and the client's previous
+///   minute at its final count if it had refusals (its last write may have
+///   been a power of two below it; the minute is over, so now it is exact);
+/// - the 2nd, 4th, 8th, … refusal: the minute at that count;
+/// - any other: nothing.
+///
+/// A run of refusals is therefore counted exactly but for its last minute,
+/// which is at least half its true count; `N` refusals in a minute cost
+/// `log2 N + 2` writes.
+pub fn refused<C: Counters>(store: &C, bucket: Bucket, client: &str, now_ms: u64) -> Result<Vec<(u64, u64)>, C::Error> {
+    let minute = now_ms / WINDOW_MS;
+    let n = store.increment(&refused_key(bucket, client, minute), 1)?.max(0) as u64;
+    let mut rows = Vec::new();
+    if n == 1 {
+        rows.push((minute, 1));
+        if let Some(previous) = minute.checked_sub(1) {
+            let before = store.increment(&refused_key(bucket, client, previous), 0)?;
+            if before > 0 {
+                rows.push((previous, before as u64));
+            }
+        }
+    } else if n.is_power_of_two() {
+        rows.push((minute, n));
+    }
+    Ok(rows)
+}
+
 /// A store of counters with an atomic increment (`wasi:keyvalue/atomics`).
 pub trait Counters {
     type Error: std::fmt::Debug;
@@ -410,6 +455,36 @@ mod tests {
         // 10 requests a second for three minutes against 60 a minute.
         let passed: u32 = (0..1800u64).map(|i| burst(&c, t0 + i * 100, 1, 60).0).sum();
         assert!((150..=180).contains(&passed), "{passed} passed in three minutes");
+    }
+
+    #[test]
+    fn refusals_are_written_at_the_first_and_at_powers_of_two_and_settled_the_next_minute() {
+        let c = Map::default();
+        let t0 = 13_000 * WINDOW_MS + 1_000;
+        // A flood: 100 requests against a limit of 5 in one minute.
+        let mut writes = Vec::new();
+        for _ in 0..100 {
+            if admit(&c, Bucket::Search, "192.0.2.1", t0, 5).unwrap() != Decision::Allow {
+                writes.extend(refused(&c, Bucket::Search, "192.0.2.1", t0).unwrap());
+            }
+        }
+        let m = t0 / WINDOW_MS;
+        assert_eq!(writes, [(m, 1), (m, 2), (m, 4), (m, 8), (m, 16), (m, 32), (m, 64)], "log2 N writes, not 95");
+        // Its next minute's first refusal settles the flood's minute at 95, exactly.
+        let t1 = t0 + WINDOW_MS;
+        assert_eq!(refused(&c, Bucket::Search, "192.0.2.1", t1).unwrap(), [(m + 1, 1), (m, 95)]);
+        assert_eq!(refused(&c, Bucket::Search, "192.0.2.1", t1).unwrap(), [(m + 1, 2)]);
+        assert!(refused(&c, Bucket::Search, "192.0.2.1", t1).unwrap().is_empty(), "the 3rd is not written");
+        // Each client and bucket is counted apart; a quiet previous minute is not written.
+        assert_eq!(refused(&c, Bucket::Chat, "192.0.2.1", t1).unwrap(), [(m + 1, 1)]);
+        assert_eq!(refused(&c, Bucket::Search, "192.0.2.2", t1).unwrap(), [(m + 1, 1)]);
+        // The counts are swept with the counters.
+        assert!(!is_stale(&refused_key(Bucket::Search, "192.0.2.1", m), t1));
+        assert!(is_stale(&refused_key(Bucket::Search, "2001:db8:1:2::/64", m), t1 + WINDOW_MS));
+        // The variable a report tells the operator to raise is the bucket's.
+        for b in Bucket::ALL {
+            assert_eq!(search_service::insights::record::rate_limit_variable(b.name()), b.variable());
+        }
     }
 
     #[test]

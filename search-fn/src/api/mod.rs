@@ -30,7 +30,10 @@ pub use config::{
     insights_token, query_cache_size, AllowedOrigins, Backend, Config, LlmConfig, SettingError, MAX_QUERY_CACHE,
     MIN_INSIGHTS_TOKEN,
 };
-pub use feedback::{feedback, feedback_reply, insights_reply, Feedback, FeedbackKept, FEEDBACK_LIMITS};
+pub use feedback::{
+    feedback, feedback_reply, insights_reply, rated_page, Feedback, FeedbackBody, FeedbackKept, PageFeedback,
+    FEEDBACK_LIMITS,
+};
 pub use reply::{ApiError, Reply, Request};
 pub use route::{admit, dispatch, handle, with_cors, Admission, Dispatch, Route};
 pub use search::{is_blank, SearchQuery};
@@ -188,9 +191,17 @@ mod tests {
         assert!(is_blank(""));
     }
 
+    /// The feedback on an answer a body is (a test's body must be one).
+    fn on_answer(body: &[u8]) -> Feedback {
+        match feedback(body) {
+            Ok(FeedbackBody::Answer(fb)) => fb,
+            other => panic!("not feedback on an answer: {other:?}"),
+        }
+    }
+
     #[test]
     fn feedback_is_validated_recorded_and_logged_as_one_json_line() {
-        let fb = feedback(br#"{"id":"a1","rating":"down","comment":"Out of date","visitor":"v-123456789"}"#).unwrap();
+        let fb = on_answer(br#"{"id":"a1","rating":"down","comment":"Out of date","visitor":"v-123456789"}"#);
         let rec = fb.record();
         assert_eq!((rec.answer_id.as_str(), rec.up, rec.visitor.as_deref()), ("a1", false, Some("v-123456789")));
         assert_eq!(rec.comment.as_deref(), Some("Out of date"));
@@ -223,6 +234,60 @@ mod tests {
     }
 
     #[test]
+    fn feedback_on_a_page_names_a_page_of_the_site_or_is_refused() {
+        let pages: std::collections::HashMap<String, String> =
+            [("campus/parking/permits.html".to_string(), "p7".to_string())].into();
+        let body = br#"{"page":"campus/parking/permits.html","rating":"down","comment":" The fee is old ","visitor":"v-123456789"}"#;
+        let Ok(FeedbackBody::Page(pf)) = feedback(body) else { panic!("a page's feedback") };
+        assert_eq!(rated_page(&pf.page, Some(&pages)), Ok(Some("p7".into())));
+        let rec = pf.record(Some("p7".into()));
+        assert_eq!(
+            (rec.page.as_str(), rec.page_id.as_deref(), rec.up),
+            ("campus/parking/permits.html", Some("p7"), false)
+        );
+        let v: serde_json::Value = serde_json::from_str(&pf.line(0)).unwrap();
+        assert_eq!((v["event"].as_str(), v["comment"].as_str()), (Some("page_feedback"), Some("The fee is old")));
+        // With an `id` it is an answer's, whatever page it came from.
+        assert!(matches!(feedback(br#"{"id":"a1","page":"x.html","rating":"up"}"#), Ok(FeedbackBody::Answer(_))));
+        // A page the index does not have, in any spelling, is refused by name.
+        for page in
+            ["campus/nope.html", "/campus/parking/permits.html", "https://x.example/campus/parking/permits.html", ""]
+        {
+            let e = rated_page(page, Some(&pages)).unwrap_err();
+            assert_eq!((e.status, e.code, e.parameter.as_deref()), (400, "unknown_page", Some("page")), "{page}");
+        }
+        assert!(rated_page("campus/nope.html", Some(&pages)).unwrap_err().message.contains("campus/nope.html"));
+        // With no list of pages (the PostgreSQL backend), a URL of a page's form only.
+        assert_eq!(rated_page("campus/parking/permits.html", None), Ok(None));
+        for page in
+            ["/a.html", "../a.html", "a//b.html", "a.html?x=1", "a.html#top", "javascript:alert(1)", "a b.html", "a\\b"]
+        {
+            assert_eq!(rated_page(page, None).unwrap_err().code, "unknown_page", "{page}");
+        }
+        // The body's own faults, each named.
+        let ok = |extra: &str| format!(r#"{{"page":"a.html","rating":"up"{extra}}}"#);
+        for (body, param) in [
+            (r#"{"page":"a.html","rating":"meh"}"#.to_string(), "rating"),
+            (r#"{"page":"a.html"}"#.to_string(), "body"),
+            (ok(&format!(r#","comment":"{}""#, "é".repeat(record_limit() + 1))), "comment"),
+            (ok(r#","comment":null"#), "comment"),
+            (ok(r#","question":"q""#), "body"),
+            (format!(r#"{{"page":"{}","rating":"up"}}"#, "p".repeat(2001)), "page"),
+            (r#"{"page":7,"rating":"up"}"#.to_string(), "page"),
+        ] {
+            let e = feedback(body.as_bytes()).unwrap_err();
+            assert_eq!((e.status, e.parameter.as_deref()), (400, Some(param)), "{body}: {}", e.message);
+        }
+        assert!(feedback(ok(&format!(r#","comment":"{}""#, "é".repeat(record_limit()))).as_bytes()).is_ok());
+        let e = feedback(br#"{"rating":"up"}"#).unwrap_err();
+        assert!(e.message.contains("\"page\"") && e.message.contains("\"id\""), "{}", e.message);
+    }
+
+    fn record_limit() -> usize {
+        search_service::insights::record::MAX_PAGE_COMMENT_CHARS
+    }
+
+    #[test]
     fn feedback_on_an_answer_never_given_is_404_and_the_rest_202() {
         let r = feedback_reply(FeedbackKept::UnknownAnswer, "made-up");
         assert_eq!(r.status, 404);
@@ -242,7 +307,7 @@ mod tests {
         let big = "\u{1F600}".repeat(2000);
         let body = serde_json::json!({ "id": "a1", "rating": "up", "page": "https://x.example/a?token=s#access_token=t",
             "comment": big });
-        let fb = feedback(&serde_json::to_vec(&body).unwrap()).unwrap();
+        let fb = on_answer(&serde_json::to_vec(&body).unwrap());
         assert_eq!(fb.page.as_deref(), Some("/a"));
         assert_eq!(fb.record().page.as_deref(), Some("/a"));
         let line = fb.line(0);

@@ -60,8 +60,8 @@ impl Reply {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ApiError {
     pub status: u16,
-    /// Stable, machine-readable: `invalid_parameter`, `too_large`, `not_found`,
-    /// `method_not_allowed`, `unavailable`, `internal`.
+    /// Stable, machine-readable: `invalid_parameter`, `unknown_page`, `too_large`,
+    /// `not_found`, `method_not_allowed`, `unavailable`, `internal`, …
     pub code: &'static str,
     pub message: String,
     /// The query parameter or body field at fault, for `invalid_parameter`.
@@ -96,6 +96,21 @@ impl ApiError {
                 "no answer `{id}` is recorded here (made up, or older than the retention period); feedback names the `id` of a chat's `done` event"
             ),
             parameter: Some("id".into()),
+            allow: None,
+            retry_after: None,
+        }
+    }
+
+    /// A page rating that names no page of this site.
+    pub fn unknown_page(page: &str) -> ApiError {
+        let shown: String = page.chars().take(120).collect();
+        ApiError {
+            status: 400,
+            code: "unknown_page",
+            message: format!(
+                "`{shown}` is not a page of this site; send the page's URL as the site's index has it, relative to the site's root (`campus/parking/buying-a-parking-permit.html`), as the page's \"Was this helpful?\" block does"
+            ),
+            parameter: Some("page".into()),
             allow: None,
             retry_after: None,
         }
