@@ -16,7 +16,7 @@ use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use rusqlite::types::{Value as V, ValueRef};
-use search_service::insights::report::{self, Report};
+use search_service::insights::report::{self, RateLimits, Report};
 use search_service::insights::{record::Settings, Db, DbError, SqlValue};
 
 /// Why the report could not be made.
@@ -166,6 +166,38 @@ pub fn rebase(report: &mut Report, base: &str) {
     for f in &mut report.feedback {
         f.citations.iter_mut().for_each(fix);
     }
+    report.pages_rated.iter_mut().for_each(|p| fix(&mut p.page.url));
+}
+
+/// What the team should do about the requests the rate limit refused, said the
+/// same by the HTML report and the command's summary; `None` when none were.
+/// The limit is per address (`spin-client-addr`), so readers who share one (a
+/// computer lab, a residence hall behind NAT) share one allowance: the advice
+/// names the variable of each endpoint that refused, and its value now.
+pub fn rate_limit_advice(r: &RateLimits) -> Option<String> {
+    if r.refused == 0 || r.buckets.is_empty() {
+        return None;
+    }
+    let raise: Vec<String> =
+        r.buckets.iter().map(|b| format!("`{}` (now {} a minute per address)", b.variable, b.limit)).collect();
+    Some(format!(
+        "If these are readers behind one campus address (a computer lab, a residence hall behind NAT), raise {}; if they are one script, the limit did its job.",
+        raise.join(" or ")
+    ))
+}
+
+/// The rate limit's refusals in one line for a terminal: how many, from how
+/// many clients, the busiest minute, and [`rate_limit_advice`]; `None` when
+/// nothing was refused.
+pub fn rate_limit_summary(r: &RateLimits) -> Option<String> {
+    let advice = rate_limit_advice(r)?;
+    let busiest = r
+        .busiest_minute
+        .as_ref()
+        .map(|m| format!(", busiest minute {} ({} refused)", m.start, m.refused))
+        .unwrap_or_default();
+    let clients = if r.clients == 1 { "1 client".to_string() } else { format!("{} clients", r.clients) };
+    Some(format!("rate limited: {} requests refused (at least), {clients}{busiest}. {advice}", r.refused))
 }
 
 /// Whether a terminal would act on `c` rather than show it: C0 controls (but

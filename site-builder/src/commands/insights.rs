@@ -114,5 +114,17 @@ pub(crate) fn run_insights(args: InsightsArgs) -> Result<(), CommandError> {
     for (i, g) in report.gaps.iter().take(5).enumerate() {
         eprintln!("  answer next {}: {} ({}x)", i + 1, terminal_line(&g.label), g.count);
     }
+    if let Some(worst) = report.pages_rated.first() {
+        eprintln!(
+            "{} pages rated by readers; least helpful: {} ({} yes, {} no)",
+            report.pages_rated.len(),
+            terminal_line(&worst.page.url),
+            worst.yes,
+            worst.no
+        );
+    }
+    if let Some(line) = site_builder::insights::rate_limit_summary(&report.rate_limited) {
+        eprintln!("{}", terminal_line(&line));
+    }
     Ok(())
 }

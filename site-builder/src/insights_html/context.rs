@@ -10,7 +10,7 @@ use serde::Serialize;
 use super::dates::{Stamp, When};
 use super::format::{count, millis, percent, plural, truncate};
 use super::links::Link;
-use super::{activity, cited, outcomes, ANSWER_EXCERPT_CHARS, ANSWER_NEXT, NEVER_SHOWN, TEMPLATE_FILE};
+use super::{activity, cited, limited, outcomes, rated, ANSWER_EXCERPT_CHARS, ANSWER_NEXT, NEVER_SHOWN, TEMPLATE_FILE};
 use crate::site::Context;
 
 /// `insights.html`: the whole page. Its fields are described at the top of the template.
@@ -29,6 +29,9 @@ pub struct InsightsContext {
     top_questions: Vec<AskedView>,
     pages: PagesView,
     feedback: FeedbackView,
+    pages_rated: rated::RatedView,
+    /// `None` when the rate limit refused nothing.
+    rate_limited: Option<limited::LimitedView>,
 }
 
 impl Context for InsightsContext {
@@ -244,6 +247,8 @@ impl InsightsContext {
                     plural(t.comments, "comment", "comments"),
                 ),
             },
+            pages_rated: rated::view(r),
+            rate_limited: limited::view(&r.rate_limited),
         }
     }
 }

@@ -26,6 +26,8 @@
 //! | `activity` | the activity chart: questions per bucket as stacked bars, abstentions as a line |
 //! | `outcomes` | the chat outcomes ring: answered, abstained, answered by the fallback |
 //! | `cited` | the most cited pages: citations and retrievals, two bars a page |
+//! | `rated` | the pages readers rated ("Was this helpful?"): yes, no, the helpful share, the latest comments |
+//! | `limited` | the requests the rate limit refused, the busiest minute, and the variable to raise |
 //! | `dates` | the report's times read once and shown readably ([`When`]) |
 //! | `format` | numbers and text as the page writes them (counts, percentages, durations, plurals) |
 //! | `links` | which URLs may reach an `href` ([`link_href`]), and [`Link`] |
@@ -35,8 +37,10 @@ mod cited;
 mod context;
 mod dates;
 mod format;
+mod limited;
 mod links;
 mod outcomes;
+mod rated;
 
 use minijinja::{Environment, Value};
 use search_service::insights::report::Report;
@@ -145,7 +149,30 @@ mod tests {
                     "time": "2026-11-30T09:00:00Z", "answer_id": "a7", "rating": "up",
                     "question": "reset password", "answer": "Go to the account page.", "citations": ["reset.html"]
                 }
-            ]
+            ],
+            "pages_rated": [
+                {
+                    "page_id": "print", "title": "Printing", "url": "it/print.html", "yes": 1, "no": 3, "helpful": 0.25,
+                    "last": "2026-12-01T11:00:00Z",
+                    "comments": [
+                        {"time": "2026-12-01T11:00:00Z", "rating": "down", "comment": "<script>alert(7)</script> step 2 is gone"},
+                        {"time": "2026-11-30T10:00:00Z", "rating": "down", "comment": "Which building?"}
+                    ]
+                },
+                {
+                    "page_id": "", "title": "javascript:alert(8)", "url": "javascript:alert(8)", "yes": 4, "no": 0,
+                    "helpful": 1.0, "last": "2026-11-29T10:00:00Z", "comments": []
+                }
+            ],
+            "rate_limited": {
+                "refused": 37, "clients": 3, "minutes": 5,
+                "busiest_minute": {"start": "2026-12-01T14:03:00Z", "refused": 30, "clients": 1},
+                "busiest_client_refused": 30,
+                "buckets": [
+                    {"bucket": "search", "variable": "search_rate_limit", "limit": 600, "refused": 33, "clients": 2},
+                    {"bucket": "chat", "variable": "chat_rate_limit", "limit": 20, "refused": 4, "clients": 1}
+                ]
+            }
         }))
         .unwrap()
     }
@@ -189,6 +216,8 @@ mod tests {
             never_retrieved: None,
             pages_total: None,
             feedback: vec![],
+            pages_rated: vec![],
+            rate_limited: Default::default(),
         }
     }
 
@@ -268,6 +297,22 @@ mod tests {
         let pages = section(&html, "pages");
         assert!(pages.contains("2 of 120 pages"), "{pages}");
         assert!(!pages.contains("data:text"), "the data: URL is not linked");
+
+        // Pages readers rated: worst first, the comments escaped, a hostile URL as text.
+        let rated = section(&html, "pages-rated");
+        assert!(rated.contains("2 pages rated: 5 yes, 3 no."), "{rated}");
+        assert!(rated.find(">Printing</a>").unwrap() < rated.find("javascript:alert(8)").unwrap());
+        assert!(rated.contains("&lt;script&gt;alert(7)&lt;/script&gt; step 2 is gone"));
+        assert!(rated.contains("<td class=\"num warn\">25%</td>"), "{rated}");
+        assert!(!rated.contains("href=\"javascript"), "{rated}");
+
+        // Rate limited: the numbers, the busiest minute, the variable to raise.
+        let limited = section(&html, "rate-limited");
+        assert!(limited.contains("37 requests refused (at least) from 3 clients, in 5 minutes."), "{limited}");
+        assert!(limited.contains("Tue 1 Dec 2026, 14:03 UTC</time>, 30 refused, 1 client."), "{limited}");
+        assert!(limited.contains("accounts for 30 of them (81%)"), "{limited}");
+        assert!(limited.contains("raise `search_rate_limit` (now 600 a minute per address) or `chat_rate_limit`"));
+        assert!(limited.contains("<code>search_rate_limit</code>"));
     }
 
     #[test]
@@ -278,6 +323,8 @@ mod tests {
         assert!(section(&html, "activity").contains("No questions in this period"));
         assert!(section(&html, "activity").contains("No chats in this period"));
         assert!(section(&html, "feedback").contains("No feedback in this period"));
+        assert!(section(&html, "pages-rated").contains("No page was rated in this period"));
+        assert!(section(&html, "rate-limited").contains("No request was refused"));
         assert!(section(&html, "pages").contains("not available for the PostgreSQL backend"));
         assert!(html.contains("Recording is off"));
         assert!(!html.contains("<svg class=\"chart"));
