@@ -220,6 +220,12 @@ pub struct Child<'a> {
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct PageView<'a> {
     pub title: &'a str,
+    /// Its URL relative to the site's root, as the index records it (what a
+    /// "Was this helpful?" rating names).
+    pub url: &'a str,
+    /// The index has the page, so the API takes a rating of it: the block
+    /// "Was this helpful?" is shown (when the site has its API).
+    pub rateable: bool,
     /// The id of the page's `<h1>` (from its leading `# Title`).
     pub title_id: Option<&'a str>,
     /// The sanitised body.

@@ -483,6 +483,25 @@ fn the_demo_navigates_without_boilerplate() {
     assert!(vpn.contains("href=\"../assets/favicon.svg\"") && site.join("assets/favicon.svg").is_file());
     assert!(vpn.contains("src=\"../assets/page.js\" defer") && site.join("assets/theme.js").is_file());
 
+    // "Was this helpful?" on an article the index has, hidden until page.js finds
+    // the API, with the API's comment limit; not on a page the index has no
+    // chunk of (the API would refuse its rating), nor on home, section, tag or
+    // 404 pages.
+    assert!(
+        article(&vpn).contains(
+            "<section class=\"page-feedback\" aria-labelledby=\"kb--page-feedback\" data-page-feedback data-page=\"it-services/vpn.html\" data-endpoint=\"../api/feedback\" hidden>"
+        ),
+        "the rating block"
+    );
+    let limit = search_service::insights::record::MAX_PAGE_COMMENT_CHARS;
+    assert!(vpn.contains(&format!("maxlength=\"{limit}\"")) && vpn.contains(&format!("Up to {limit} characters")));
+    let indexed: std::collections::BTreeSet<String> = common::chunks(&out).into_iter().map(|c| c.url).collect();
+    assert!(!indexed.contains("campus/index.html"), "the demo's campus page is all links: no chunk is kept");
+    for rel in ["campus/index.html", "index.html", "404.html", "search.html", "faq/index.html"] {
+        assert!(!page(rel).contains("data-page-feedback"), "{rel} asks for a rating");
+    }
+    assert!(page("faq/it-faq.html").contains("data-page-feedback"), "every indexed article asks");
+
     // A section page whose text links to all children but one lists that one only.
     let it = page("it-services/index.html");
     let body = article(&it);

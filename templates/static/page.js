@@ -12,9 +12,18 @@
  *    localStorage under kb-theme (theme.js applies it before the first paint).
  *  - The section sidebar: open on wide screens, scrolled to the current page.
  *  - The header's "More" menu: closed by Escape or a click elsewhere.
+ *  - "Was this helpful?" ([data-page-feedback], under an article): shown only
+ *    when the site has its API, as the chat widget finds out (its one probe of
+ *    /api/health, window.kbWidget.probe(): 'chat' is an API, anything else —
+ *    a static host, an outage, no widget — keeps the block hidden, since there
+ *    is nowhere to send it). Yes sends at once; No opens an optional comment,
+ *    sent with "Send feedback". The thanks replace the question, in a polite
+ *    live region that takes the focus.
  *
  * Hooks for tests: .code-block__copy, .code-block__lang, .toc a[aria-current],
- * .theme-toggle[data-mode], html[data-theme].
+ * .theme-toggle[data-mode], html[data-theme], [data-page-feedback] (its
+ * [data-rating] buttons, [data-page-feedback-form], [data-page-feedback-status]
+ * with data-state="sent" once thanked).
  */
 (function () {
   'use strict';
@@ -258,9 +267,113 @@
     });
   }
 
+  // --- "Was this helpful?" -------------------------------------------------------
+
+  // The widget's random per-browser id (its key and form, so a reader is one
+  // visitor to both), made here if the widget has not made it yet; none when
+  // the widget's script says data-visitor="off" or storage is closed.
+  function visitorId() {
+    if (document.querySelector('script[src*="widget"][data-visitor="off"]')) return '';
+    try {
+      var v = window.localStorage.getItem('kb-visitor');
+      if (!v || !/^[A-Za-z0-9-]{8,64}$/.test(v)) {
+        var b = new Uint8Array(12);
+        window.crypto.getRandomValues(b);
+        v = 'v-' + Array.prototype.map.call(b, function (x) { return (x < 16 ? '0' : '') + x.toString(16); }).join('');
+        window.localStorage.setItem('kb-visitor', v);
+      }
+      return v;
+    } catch (e) {
+      return '';
+    }
+  }
+
+  function pageFeedback(box) {
+    var ask = box.querySelector('[data-page-feedback-ask]');
+    var form = box.querySelector('[data-page-feedback-form]');
+    var comment = form && form.querySelector('textarea');
+    var status = box.querySelector('[data-page-feedback-status]');
+    var choices = box.querySelectorAll('[data-rating]');
+    if (!ask || !form || !comment || !status || choices.length !== 2) return;
+    var busy = false;
+
+    function say(text, state) {
+      status.textContent = text;
+      if (state) status.setAttribute('data-state', state);
+      else status.removeAttribute('data-state');
+    }
+
+    function send(rating, text) {
+      if (busy) return;
+      busy = true;
+      var controls = box.querySelectorAll('button, textarea');
+      Array.prototype.forEach.call(controls, function (c) { c.disabled = true; });
+      say('Sending…');
+      var body = { page: box.getAttribute('data-page'), rating: rating };
+      if (text) body.comment = text;
+      var v = visitorId();
+      if (v) body.visitor = v;
+      fetch(box.getAttribute('data-endpoint'), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body)
+      }).then(function (res) {
+        if (res.ok) {
+          ask.hidden = true;
+          form.hidden = true;
+          say('Thank you for your feedback.', 'sent');
+          status.focus();
+          return;
+        }
+        var wait = res.status === 429 ? parseInt(res.headers.get('retry-after') || '', 10) : NaN;
+        throw new Error(wait > 0 ? 'Too many answers from your network just now; try again in ' + wait + ' s.'
+          : 'Your feedback could not be sent (' + res.status + '). Try again later.');
+      }).catch(function (e) {
+        say(e instanceof TypeError ? 'Your feedback could not be sent. Try again later.' : e.message, 'error');
+      }).then(function () {
+        busy = false;
+        Array.prototype.forEach.call(controls, function (c) { c.disabled = false; });
+      });
+    }
+
+    Array.prototype.forEach.call(choices, function (button) {
+      button.addEventListener('click', function () {
+        var rating = button.getAttribute('data-rating');
+        Array.prototype.forEach.call(choices, function (b) { b.setAttribute('aria-pressed', String(b === button)); });
+        if (rating === 'up') {
+          form.hidden = true;
+          send('up', '');
+        } else {
+          // The comment first; the thanks only once it (or nothing) is sent.
+          say('');
+          form.hidden = false;
+          comment.focus();
+        }
+      });
+    });
+    form.addEventListener('submit', function (e) {
+      e.preventDefault();
+      send('down', comment.value.trim());
+    });
+
+    var widget = window.kbWidget;
+    if (!widget || typeof widget.probe !== 'function') return;
+    widget.probe().then(function (mode) {
+      if (mode === 'chat') box.hidden = false;
+    }, function () {});
+  }
+
+  function pageFeedbacks() {
+    var box = document.querySelector('[data-page-feedback]');
+    if (box) pageFeedback(box);
+  }
+
   codeBlocks();
   contentsFollowReading();
   themeButton();
   sidebar();
   moreMenu();
+  // After every deferred script: widget.js (after this file) defines kbWidget.
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', pageFeedbacks);
+  else pageFeedbacks();
 })();

@@ -3,7 +3,9 @@
  * Options: data-title, data-greeting, data-accent, data-position (right|left).
  * On a phone the launcher is a round button (its label stays its accessible name),
  * so it covers as little of the page as it can.
- * API: window.kbWidget.open() / .close() / .ask(text) / .mode ('chat', 'search' or '' until known).
+ * API: window.kbWidget.open() / .close() / .ask(text) / .mode ('chat', 'search' or '' until known)
+ * / .probe() (a promise of the mode, asking /api/health once if not known yet: the
+ * site's page.js shows "Was this helpful?" only for 'chat').
  * On a site with no /api (a static host: /api/health answers 404 or a page) it is
  * a search helper: it says so, and answers with the help pages the site's
  * browser engine finds. A 429 says when to ask again (Retry-After); an outage
@@ -686,6 +688,8 @@ code{padding:1px 5px;border-radius:5px;background:var(--kb-s2);font:13px ui-mono
   }
   window.kbWidget = {
     get mode() { return mode; },
+    // '' when /api/health could not be asked (the network) or answered oddly (5xx).
+    probe: () => Promise.resolve(probe()).then(() => mode),
     open,
     close,
     ask(text) {

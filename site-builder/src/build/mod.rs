@@ -155,6 +155,10 @@ pub(super) struct Built {
     summary: Option<String>,
     /// The page's language ([`crate::language`]).
     lang: crate::language::PageLanguage,
+    /// Some chunk of the page is in the index (the filters may drop every one
+    /// of a stub): only such a page asks "Was this helpful?", since the API
+    /// takes a rating only for a page the index knows.
+    indexed: bool,
 }
 
 /// Runs the build and returns its report (also written to `OUT/report.json`).
@@ -183,11 +187,15 @@ pub fn build(opts: &BuildOptions) -> Result<Report, BuildError> {
     }
 
     // Normalise and render.
-    let built = render_pages(pages, &assets, opts, &mut report);
+    let mut built = render_pages(pages, &assets, opts, &mut report);
     report.pages.rendered = built.len();
 
     // Chunk, filter, enrich.
     let chunks = chunk_filter_enrich(&built, &chunk_opts, opts.filters, judge.as_ref(), opts.progress, &mut report);
+    let indexed: std::collections::HashSet<&str> = chunks.iter().map(|c| c.url.as_str()).collect();
+    for b in &mut built {
+        b.indexed = indexed.contains(b.url.as_str());
+    }
 
     // Write the site into a staging folder.
     let mkdocs = MkDocs::find(&opts.content).unwrap_or_else(|e| {

@@ -67,7 +67,17 @@ pub(super) fn render_pages(
         let rendered = render::render(&html_md, &page.source, &url, &page.title, page.body_line, &ctx);
         report_rendered(page, &rendered, &html_md.text, &text_md.text, report);
         let summary = page.description.clone().or_else(|| summary::first_sentence(&text_md.text, 180));
-        built.push(Built { page: page.clone(), url, chain, text_md: text_md.text, rendered, summary, lang });
+        // Whether it is indexed is known once it is chunked.
+        built.push(Built {
+            page: page.clone(),
+            url,
+            chain,
+            text_md: text_md.text,
+            rendered,
+            summary,
+            lang,
+            indexed: false,
+        });
         bar.inc(1);
     }
     bar.finish_and_clear();

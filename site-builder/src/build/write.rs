@@ -260,6 +260,8 @@ fn page_view<'a>(b: &'a Built, breadcrumbs: Vec<crate::site::Link<'a>>) -> crate
         .collect();
     crate::site::PageView {
         title: &b.page.title,
+        url: &b.url,
+        rateable: b.indexed,
         title_id: b.rendered.title_id.as_deref(),
         html: &b.rendered.html,
         toc: &b.rendered.toc,
