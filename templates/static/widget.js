@@ -347,7 +347,9 @@ code{padding:1px 5px;border-radius:5px;background:var(--kb-s2);font:13px ui-mono
     if (mode || probing) return probing;
     probing = fetch(healthUrl.href, { headers: { Accept: 'application/json' } })
       .then(res => res.ok ? res.json().then(b => b && typeof b === 'object' ? 'chat' : 'search', () => 'search')
-        : res.status === 404 || res.status === 405 ? 'search' : '')
+        // A refusal's body is read too (and dropped): a response left unread
+        // keeps its connection, and the page's network, busy.
+        : res.text().catch(() => '').then(() => res.status === 404 || res.status === 405 ? 'search' : ''))
       .catch(() => '')
       .then(m => { probing = null; if (m) setMode(m); });
     return probing;
