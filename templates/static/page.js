@@ -363,7 +363,10 @@
     }, function () {});
   }
 
+  var feedbackStarted = false;
   function pageFeedbacks() {
+    if (feedbackStarted) return;
+    feedbackStarted = true;
     var box = document.querySelector('[data-page-feedback]');
     if (box) pageFeedback(box);
   }
@@ -374,6 +377,12 @@
   sidebar();
   moreMenu();
   // After every deferred script: widget.js (after this file) defines kbWidget.
-  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', pageFeedbacks);
-  else pageFeedbacks();
+  // A deferred script runs while readyState is already 'interactive', before
+  // DOMContentLoaded; 'load' covers a page.js added after that event.
+  if (document.readyState === 'complete') {
+    pageFeedbacks();
+  } else {
+    document.addEventListener('DOMContentLoaded', pageFeedbacks);
+    window.addEventListener('load', pageFeedbacks);
+  }
 })();
