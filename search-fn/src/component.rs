@@ -395,8 +395,8 @@ fn rate_limit(bucket: Bucket, cfg: &Config, client: &str) -> Option<ApiError> {
 }
 
 /// Counts a refused request ([`limit::refused`]) and records its minute in
-/// insights when that says to: the first refusal of a client's minute, then
-/// as the count doubles, so a flood costs a few writes. Nothing is counted
+/// insights when that says to: each of a client's first few refusals in a
+/// minute, then as the count doubles, so a flood costs a few writes. Nothing is counted
 /// when recording is off; a store that fails is logged, and the 429 goes out.
 fn refusal(store: &Counters, bucket: Bucket, client: &str, now_ms: u64, cfg: &Config) {
     if !cfg.insights.enabled {

@@ -194,6 +194,10 @@ pub fn refused_key(bucket: Bucket, client: &str, minute: u64) -> String {
     format!("{KEY_PREFIX}{}.refused/{client}/{minute}", bucket.name())
 }
 
+/// Up to this many refusals of a client's minute each one is written: a few
+/// readers over the limit (a class behind one address) are counted exactly.
+pub const EXACT_REFUSALS: u64 = 8;
+
 /// Counts one refused request of `client` in `bucket` at `now_ms`, and says
 /// which rows insights should write: `(minute, requests refused in it)`.
 ///
@@ -207,13 +211,16 @@ pub fn refused_key(bucket: Bucket, client: &str, minute: u64) -> String {
 /// What to write, so that a flood costs a handful of writes, not one a request:
 /// - the minute's 1st refusal: the minute at 1, and the client's previous
 ///   minute at its final count if it had refusals (its last write may have
-///   been a power of two below it; the minute is over, so now it is exact);
-/// - the 2nd, 4th, 8th, … refusal: the minute at that count;
+///   been below it; the minute is over, so now it is exact);
+/// - the 2nd to [`EXACT_REFUSALS`]th refusal, then the 16th, 32nd, 64th, …:
+///   the minute at that count;
 /// - any other: nothing.
 ///
 /// A run of refusals is therefore counted exactly but for its last minute,
-/// which is at least half its true count; `N` refusals in a minute cost
-/// `log2 N + 2` writes.
+/// which is exact up to [`EXACT_REFUSALS`] and at least half its true count
+/// past it; `N` refusals in a minute cost at most `EXACT_REFUSALS + log2 N`
+/// writes (a flood of 200 requests against a limit of 5, 195 refused: one row,
+/// written 12 times, left at 128 until the client's next refusal).
 pub fn refused<C: Counters>(store: &C, bucket: Bucket, client: &str, now_ms: u64) -> Result<Vec<(u64, u64)>, C::Error> {
     let minute = now_ms / WINDOW_MS;
     let n = store.increment(&refused_key(bucket, client, minute), 1)?.max(0) as u64;
@@ -226,7 +233,7 @@ pub fn refused<C: Counters>(store: &C, bucket: Bucket, client: &str, now_ms: u64
                 rows.push((previous, before as u64));
             }
         }
-    } else if n.is_power_of_two() {
+    } else if n <= EXACT_REFUSALS || n.is_power_of_two() {
         rows.push((minute, n));
     }
     Ok(rows)
@@ -458,7 +465,7 @@ mod tests {
     }
 
     #[test]
-    fn refusals_are_written_at_the_first_and_at_powers_of_two_and_settled_the_next_minute() {
+    fn refusals_are_written_each_then_at_powers_of_two_and_settled_the_next_minute() {
         let c = Map::default();
         let t0 = 13_000 * WINDOW_MS + 1_000;
         // A flood: 100 requests against a limit of 5 in one minute.
@@ -469,12 +476,15 @@ mod tests {
             }
         }
         let m = t0 / WINDOW_MS;
-        assert_eq!(writes, [(m, 1), (m, 2), (m, 4), (m, 8), (m, 16), (m, 32), (m, 64)], "log2 N writes, not 95");
+        let counts: Vec<u64> = writes.iter().map(|&(minute, n)| if minute == m { n } else { 0 }).collect();
+        assert_eq!(counts, [1, 2, 3, 4, 5, 6, 7, 8, 16, 32, 64], "a few writes, not 95");
         // Its next minute's first refusal settles the flood's minute at 95, exactly.
         let t1 = t0 + WINDOW_MS;
         assert_eq!(refused(&c, Bucket::Search, "192.0.2.1", t1).unwrap(), [(m + 1, 1), (m, 95)]);
-        assert_eq!(refused(&c, Bucket::Search, "192.0.2.1", t1).unwrap(), [(m + 1, 2)]);
-        assert!(refused(&c, Bucket::Search, "192.0.2.1", t1).unwrap().is_empty(), "the 3rd is not written");
+        for n in 2..=EXACT_REFUSALS {
+            assert_eq!(refused(&c, Bucket::Search, "192.0.2.1", t1).unwrap(), [(m + 1, n)]);
+        }
+        assert!(refused(&c, Bucket::Search, "192.0.2.1", t1).unwrap().is_empty(), "the 9th is not written");
         // Each client and bucket is counted apart; a quiet previous minute is not written.
         assert_eq!(refused(&c, Bucket::Chat, "192.0.2.1", t1).unwrap(), [(m + 1, 1)]);
         assert_eq!(refused(&c, Bucket::Search, "192.0.2.2", t1).unwrap(), [(m + 1, 1)]);

@@ -110,10 +110,11 @@ pub const MAX_PAGE_COMMENTS: usize = 5;
 pub const MAX_RATED_PAGES: usize = 100;
 
 /// Requests refused by the rate limit in the period. The counts are lower
-/// bounds: the function writes a minute's count as it passes 1, 2, 4, 8, …
-/// refusals (a flood costs a few writes, not one per request) and settles it
-/// exactly at the client's first refusal of the next minute, so only the last
-/// minute of a run of refusals may be counted short, by less than half.
+/// bounds: the function writes a minute's count at each of its first 8
+/// refusals, then at 16, 32, 64, … (a flood costs a few writes, not one per
+/// request), and settles it exactly at the client's first refusal of the next
+/// minute, so only the last minute of a run of more than 8 refusals may be
+/// counted short, by less than half.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct RateLimits {
     /// Requests refused (at least).
