@@ -1,6 +1,6 @@
 """Schemathesis hooks for the contract runs (schemathesis.toml loads this file).
 
-One reasoned exception, and nothing else: JSON Schema cannot address an array's
+Two hooks. One reasoned exception, and nothing else: JSON Schema cannot address an array's
 last item, so `openapi.yaml` says in words that a chat's last message is the user's
 question, and a generated conversation that ends with an answer instead is rightly
 refused with 400 `invalid_parameter` naming `messages`. Schemathesis counts that as
@@ -8,7 +8,9 @@ a schema-valid request rejected (ST202); this hook drops exactly that failure, f
 exactly such a body, and every other failure stands. (That a user's message is not
 blank the schema says itself: `minLength` and a `pattern`, so no hook is needed for
 it.) tests/edge/contract.rs checks both sides of the rule against the function
-directly.
+directly. And one substitution before a call: feedback names what the server
+under test gave (an answer's id, a page of its site), which generated values
+cannot, so schema-valid feedback bodies get real ones (see `before_call`).
 """
 
 import schemathesis
@@ -70,6 +72,34 @@ def _real_answer_id(case):
     return _ANSWER_IDS[0]
 
 
+# A page's feedback (a body with `page` and no `id`) is taken only for a page of
+# the site under test (400 `unknown_page` for any other), which no schema can
+# list: every schema-valid one gets the URL of a real page, found by one search
+# of that server, in every phase (no link supplies one in the stateful phase).
+# tests/edge/contract.rs and tests/edge/feedback.rs check the 400 for the rest.
+_PAGES = []
+
+
+def _real_page(case):
+    """The URL of one page of the server under test, as its search names it (the
+    `#anchor` dropped), asked for once; `None` when the search is refused (the
+    run where every limit is 1 a minute)."""
+    if not _PAGES:
+        import json
+        import urllib.error
+        import urllib.request
+
+        url = case.operation.schema.get_base_url().rstrip("/") + "/api/search?q=parking+permit&k=1&mode=bm25"
+        try:
+            with urllib.request.urlopen(url, timeout=60) as response:
+                _PAGES.append(json.load(response)["results"][0]["url"].split("#")[0])
+        except urllib.error.HTTPError as e:
+            if e.code != 429:
+                raise
+            _PAGES.append(None)
+    return _PAGES[0]
+
+
 @schemathesis.hook
 def before_call(context, case, kwargs):
     import zlib
@@ -79,9 +109,16 @@ def before_call(context, case, kwargs):
     meta = case.meta
     if case.operation.label != "POST /api/feedback" or meta is None:
         return
-    if meta.generation.mode != GenerationMode.POSITIVE or meta.phase.name.value == "stateful":
+    if meta.generation.mode != GenerationMode.POSITIVE:
         return
     body = case.body
+    if isinstance(body, dict) and "id" not in body and isinstance(body.get("page"), str):
+        page = _real_page(case)
+        if page is not None:
+            body["page"] = page
+        return
+    if meta.phase.name.value == "stateful":
+        return
     if not isinstance(body, dict) or not isinstance(body.get("id"), str):
         return
     if meta.phase.name.value != "examples" and zlib.crc32(body["id"].encode()) % 4 == 0:

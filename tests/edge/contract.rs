@@ -179,7 +179,17 @@ fn the_schemas_accept_exactly_the_bodies_the_function_accepts() {
     // Feedback names an answer the function gave: a real id, from a chat.
     let answered = post(&url, "/api/chat", &json!({ "messages": [user("Where can I park?")] })).json();
     let id = answered["id"].as_str().expect("the answer's id").to_string();
+    // A page's feedback names a page of the site: one its search finds.
+    let found = crate::support::get(&format!("{url}/api/search?q=parking+permit&k=1&mode=bm25")).json();
+    let page = found["results"][0]["url"].as_str().unwrap().split('#').next().unwrap().to_string();
     let cases: Vec<(&str, &str, Value)> = vec![
+        ("/api/feedback", "PageFeedback", json!({ "page": page, "rating": "up" })),
+        ("/api/feedback", "PageFeedback", json!({ "page": page, "rating": "down", "comment": "é".repeat(500) })),
+        ("/api/feedback", "PageFeedback", json!({ "page": page, "rating": "down", "comment": "é".repeat(501) })),
+        ("/api/feedback", "PageFeedback", json!({ "page": page, "rating": "down", "comment": null })),
+        ("/api/feedback", "PageFeedback", json!({ "page": page, "rating": "sideways" })),
+        ("/api/feedback", "PageFeedback", json!({ "page": page, "rating": "up", "question": "q" })),
+        ("/api/feedback", "PageFeedback", json!({ "page": page })),
         ("/api/feedback", "Feedback", json!({ "id": id, "rating": "up" })),
         ("/api/feedback", "Feedback", json!({ "rating": "up" })),
         (
@@ -234,6 +244,13 @@ fn the_schemas_accept_exactly_the_bodies_the_function_accepts() {
     assert!(check("Feedback", &made_up).is_empty());
     let r = post(&url, "/api/feedback", &made_up);
     assert_eq!((r.status, r.json()["error"]["code"].as_str()), (404, Some("unknown_answer")), "{}", r.text());
+    assert_documented("/api/feedback", "POST", &r);
+    // Valid feedback on a page the site does not have: the documented 400, naming `page`.
+    let no_page = json!({ "page": "campus/no-such-page.html", "rating": "up" });
+    assert!(check("PageFeedback", &no_page).is_empty());
+    let r = post(&url, "/api/feedback", &no_page);
+    let e = &r.json()["error"];
+    assert_eq!((r.status, e["code"].as_str(), e["parameter"].as_str()), (400, Some("unknown_page"), Some("page")));
     assert_documented("/api/feedback", "POST", &r);
     for (path, schema, body) in cases {
         let valid = check(schema, &body).is_empty();
