@@ -3,13 +3,14 @@
 // runs the host (the real component), a scripted LLM, and a foreign page that
 // embeds the widget from another origin:
 //
-//   node check.mjs SCENARIO        SCENARIO: search | widget | keyboard | hostile | extractive | hostile-site | hostile-files | static | semantic
+//   node check.mjs SCENARIO        SCENARIO: search | widget | keyboard | hostile | extractive | hostile-site | hostile-files | static | semantic | navigation | a11y | page-feedback
 //
 // Environment: KB_SITE (the host, http://127.0.0.1:PORT), KB_FOREIGN (the foreign
 // page), KB_ARTIFACTS (folder for screenshots), KB_CHROMIUM (default
 // /usr/bin/chromium), KB_PAGES (hostile-site: the site's pages, one per line),
-// KB_FILES (hostile-files: the files pages link to, one per line). Exits non-zero
-// with a message when a check fails.
+// KB_FILES (hostile-files: the files pages link to, one per line), KB_TOKEN
+// (page-feedback: the host's insights_token). Exits non-zero with a message when
+// a check fails.
 
 import assert from 'node:assert/strict';
 import { mkdtempSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
@@ -436,6 +437,11 @@ async function staticSite() {
   await log();
   await page.goto(`${SITE}/campus/parking/buying-a-parking-permit.html`);
   await page.waitForLoadState('networkidle');
+  // "Was this helpful?" is in the page, and stays hidden: the widget's probe
+  // found no API, and there is nowhere to send an answer.
+  assert.equal(await page.evaluate(() => window.kbWidget.probe()), 'search', 'the widget sees a static host');
+  assert.equal(await page.locator('[data-page-feedback]').count(), 1, 'the article has the block');
+  assert.equal(await page.locator('[data-page-feedback]').isVisible(), false, 'no rating on a static host');
   const before = await log();
   assert.ok(before.length > 0 && before.every(([, n]) => n <= 100 * 1024), `before typing: ${JSON.stringify(before)}`);
   assert.ok(!before.some(([p]) => p.includes('/_search/') || p.endsWith('browser-search.js')), `engine loaded early: ${JSON.stringify(before)}`);
@@ -511,6 +517,10 @@ async function staticSite() {
     assert.ok(pair[0].length > 0, `the API found something for ${q}`);
     assert.deepEqual(pair[1], pair[0], `browser and edge agree on ${q}`);
   }
+
+  // The same page with the API behind it asks "Was this helpful?".
+  await page.goto(`${SITE}/campus/parking/buying-a-parking-permit.html`);
+  await page.locator('[data-page-feedback]').waitFor({ state: 'visible', timeout: 10000 });
 
   // 3. /api answering 503, then recovering: the fallback engages, then lets go.
   await mode('down');
@@ -971,7 +981,17 @@ async function a11y() {
       await page.goto(`${SITE}${path}`);
       if (what === 'results') await page.locator('#search-results .search-result').first().waitFor({ timeout: 10000 });
       if (what === 'no results') await page.locator('#search-status.search-status--empty').waitFor({ timeout: 10000 });
+      if (what === 'article') await page.locator('[data-page-feedback]').waitFor({ state: 'visible', timeout: 10000 });
       await check(what);
+      if (what !== 'article') continue;
+      // "Was this helpful?": the comment open, then the thanks.
+      const rating = page.locator('[data-page-feedback]');
+      await rating.getByRole('button', { name: 'No', exact: true }).click();
+      await rating.locator('textarea').fill('The price for one semester is missing.');
+      await check('article, rating comment open');
+      await rating.getByRole('button', { name: 'Send feedback' }).click();
+      await rating.locator('[data-page-feedback-status][data-state="sent"]').waitFor({ timeout: 10000 });
+      await check('article, rating thanked');
     }
     await page.goto(`${SITE}/it-services/vpn.html`);
     await page.locator('#search-input').fill('eduroam');
@@ -989,9 +1009,102 @@ async function a11y() {
   assert.deepEqual(found, [], `axe-core violations:\n${found.join('\n')}`);
 }
 
+// --------------------------------------------------- "Was this page helpful?"
+// KB_SITE is the host (the real component, recording on, insights_token
+// KB_TOKEN). In light and dark: the block appears under an article once the
+// widget's probe finds the API; "No" opens the comment box and moves the focus
+// there, typing and "Send feedback" post it, and the thanks replace the question
+// in a live region that takes the focus. "Yes" by keyboard alone sends at once.
+// Then /api/insights lists both pages with what was said.
+async function pageFeedbackScenario() {
+  const token = process.env.KB_TOKEN;
+  assert.ok(token, 'KB_TOKEN is the host\'s insights_token');
+  const articles = {
+    light: 'campus/parking/buying-a-parking-permit.html',
+    dark: 'it-services/vpn.html',
+  };
+  const comments = {};
+  for (const scheme of ['light', 'dark']) {
+    const b = await browser({ colorScheme: scheme });
+    const page = b.context.pages()[0] || (await b.context.newPage());
+    await page.goto(`${SITE}/${articles[scheme]}`);
+    const box = page.locator('[data-page-feedback]');
+    await box.waitFor({ state: 'visible', timeout: 10000 });
+    assert.equal(await page.evaluate(() => window.kbWidget.mode), 'chat', 'shown because the API answered');
+    const heading = box.getByRole('heading', { name: 'Was this page helpful?' });
+    assert.equal(await heading.count(), 1, 'a heading names the block');
+    const no = box.getByRole('button', { name: 'No', exact: true });
+    const yes = box.getByRole('button', { name: 'Yes', exact: true });
+    assert.equal(await box.locator('[data-page-feedback-form]').isVisible(), false, 'no comment box before an answer');
+    await box.scrollIntoViewIfNeeded();
+    await shot(page, `page-feedback-${scheme}`);
+    // "No": the comment box, focused, with its limit; nothing is sent yet.
+    const posted = [];
+    page.on('request', (r) => { if (new URL(r.url()).pathname.endsWith('/api/feedback')) posted.push(r.postDataJSON()); });
+    await no.click();
+    assert.equal(await no.getAttribute('aria-pressed'), 'true');
+    const textarea = box.locator('textarea');
+    await textarea.waitFor({ state: 'visible' });
+    assert.equal(await page.evaluate(() => document.activeElement && document.activeElement.tagName), 'TEXTAREA',
+      'the focus moves to the comment');
+    assert.equal(await textarea.getAttribute('maxlength'), '500');
+    assert.equal(posted.length, 0, 'no is not sent before the comment (or its absence) is');
+    assert.equal((await box.locator('[data-page-feedback-status]').innerText()).trim(), '', 'no thanks yet');
+    comments[scheme] = `The ${scheme} page lacks the fee for one semester <b>really</b>`;
+    await page.keyboard.type(comments[scheme], { delay: 5 });
+    await shot(page, `page-feedback-comment-${scheme}`);
+    const sent = page.waitForResponse((r) => new URL(r.url()).pathname.endsWith('/api/feedback'));
+    await box.getByRole('button', { name: 'Send feedback' }).click();
+    assert.equal((await sent).status(), 202);
+    const status = box.locator('[data-page-feedback-status][data-state="sent"]');
+    await status.waitFor({ timeout: 10000 });
+    assert.match(await status.innerText(), /thank you/i);
+    assert.equal(await status.getAttribute('role'), 'status', 'the thanks are a live region');
+    assert.equal(await page.evaluate(() => document.activeElement && document.activeElement.hasAttribute('data-page-feedback-status')),
+      true, 'the focus follows to the thanks');
+    assert.equal(await yes.isVisible(), false, 'the question is answered');
+    assert.deepEqual(posted.map((p) => [p.page, p.rating, p.comment]), [[articles[scheme], 'down', comments[scheme]]]);
+    assert.match(posted[0].visitor || '', /^v-[0-9a-f]{24}$/, 'the widget\'s kind of visitor id');
+    await shot(page, `page-feedback-thanks-${scheme}`);
+    assert.ok(b.errors.length === 0, `page errors: ${b.errors.join('; ')}`);
+    await b.close();
+  }
+  // "Yes" by keyboard alone: Tab reaches it, Enter sends it.
+  const b = await browser();
+  const page = b.context.pages()[0] || (await b.context.newPage());
+  await page.goto(`${SITE}/it-services/mfa.html`);
+  const box = page.locator('[data-page-feedback]');
+  await box.waitFor({ state: 'visible', timeout: 10000 });
+  await page.locator('.article h1').click();
+  let reached = false;
+  for (let i = 0; i < 200 && !reached; i++) {
+    await page.keyboard.press('Tab');
+    reached = await page.evaluate(() => document.activeElement && document.activeElement.getAttribute('data-rating') === 'up');
+  }
+  assert.ok(reached, 'Tab reaches "Yes"');
+  const sent = page.waitForResponse((r) => new URL(r.url()).pathname.endsWith('/api/feedback'));
+  await page.keyboard.press('Enter');
+  assert.equal((await sent).status(), 202);
+  await box.locator('[data-page-feedback-status][data-state="sent"]').waitFor({ timeout: 10000 });
+  assert.ok(b.errors.length === 0, `page errors: ${b.errors.join('; ')}`);
+  await b.close();
+  // The team sees it.
+  const r = await fetch(`${SITE}/api/insights?since=1d`, { headers: { authorization: `Bearer ${token}` } });
+  assert.equal(r.status, 200);
+  const rated = (await r.json()).pages_rated;
+  const of = (url) => rated.find((p) => p.url === url);
+  for (const scheme of ['light', 'dark']) {
+    const p = of(articles[scheme]);
+    assert.ok(p && p.no === 1 && p.yes === 0, `${articles[scheme]} rated no: ${JSON.stringify(rated)}`);
+    assert.equal(p.comments[0].comment, comments[scheme]);
+  }
+  assert.ok(of('it-services/mfa.html') && of('it-services/mfa.html').yes === 1, `mfa rated yes: ${JSON.stringify(rated)}`);
+  console.log(`page-feedback: ${rated.length} pages rated in insights`);
+}
+
 const scenarios = {
   search, widget, keyboard, hostile, extractive, 'hostile-site': hostileSite, 'hostile-files': hostileFiles,
-  static: staticSite, semantic: semanticSite, navigation, a11y,
+  static: staticSite, semantic: semanticSite, navigation, a11y, 'page-feedback': pageFeedbackScenario,
 };
 if (!scenarios[scenario]) {
   console.error(`unknown scenario ${scenario}; one of ${Object.keys(scenarios).join(', ')}`);

@@ -100,6 +100,33 @@ fn the_reader_pages_have_no_axe_violations() {
     run("a11y", &host.url());
 }
 
+/// "Was this page helpful?" in Chromium against the real component: No, a
+/// comment, Send, the thanks (light and dark), Yes by keyboard; and what was
+/// said is in the insights the team reads, the comment as written.
+#[test]
+#[ignore = "needs the model, the wasm32-wasip2 target and Chromium: scripts/test runs it"]
+fn readers_rate_a_page_and_the_team_sees_it() {
+    let token = "page-feedback-insights-token-0001";
+    let host = start(&[("insights_token", token)]);
+    run_with("page-feedback", &host.url(), &[("KB_TOKEN", token.into())]);
+    let r = crate::support::request(
+        "GET",
+        &format!("{}/api/insights?since=1d", host.url()),
+        &[("authorization", &format!("Bearer {token}"))],
+        None,
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    let rated = r.json()["pages_rated"].clone();
+    let permit = rated
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["url"] == "campus/parking/buying-a-parking-permit.html")
+        .unwrap_or_else(|| panic!("the permit page is rated: {rated:#}"));
+    assert_eq!((permit["yes"].as_u64(), permit["no"].as_u64()), (Some(0), Some(1)));
+    assert_eq!(permit["comments"][0]["comment"], "The light page lacks the fee for one semester <b>really</b>");
+}
+
 #[test]
 #[ignore = "needs the model, the wasm32-wasip2 target and Chromium: scripts/test runs it"]
 fn site_search_as_you_type_in_chromium() {

@@ -1,7 +1,8 @@
 //! `POST /api/feedback` through `site-builder serve` (a subprocess, so its log
 //! can be read): validated, answered 202, and, with recording off, written as one
 //! JSON line: with no store there is no answer to check the id against, and the
-//! line names the id (recorded feedback is in `insights.rs`).
+//! line names the id; a page's rating is still checked against the index, then
+//! logged the same way (recorded feedback is in `insights.rs`).
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
@@ -61,12 +62,30 @@ fn without_recording_feedback_is_a_structured_log_line() {
     let r = request("POST", &url, &[json], Some(body));
     assert_eq!(r.status, 202, "{}", r.text());
     let line = lines
+        .by_ref()
         .map_while(Result::ok)
         .find(|l| l.starts_with('{') && l.contains("\"event\":\"feedback\""))
         .expect("a feedback log line");
     assert!(!line.contains("token") && !line.contains("x.example"), "{line}");
     let v: Value = serde_json::from_str(&line).unwrap();
     assert_eq!(v["page"], "/a");
+
+    // A page's rating, with no store either: checked against the index all the
+    // same (a page the site does not have is refused), then logged as one line.
+    let bad = request("POST", &url, &[json], Some(br#"{"page":"campus/no-such-page.html","rating":"up"}"#));
+    assert_eq!((bad.status, bad.json()["error"]["code"].as_str()), (400, Some("unknown_page")), "{}", bad.text());
+    let body =
+        br#"{"page":"it-services/vpn.html","rating":"down","comment":"  Which client for Linux?  ","visitor":"<x>"}"#;
+    let r = request("POST", &url, &[json], Some(body));
+    assert_eq!(r.status, 202, "{}", r.text());
+    let line = lines
+        .map_while(Result::ok)
+        .find(|l| l.starts_with('{') && l.contains("\"event\":\"page_feedback\""))
+        .expect("a page feedback log line");
+    let v: Value = serde_json::from_str(&line).unwrap();
+    assert_eq!((v["page"].as_str(), v["rating"].as_str()), (Some("it-services/vpn.html"), Some("down")));
+    assert_eq!(v["comment"], "Which client for Linux?");
+    assert!(v.get("visitor").is_none(), "not the widget's kind of id: not logged ({line})");
     let _ = child.kill();
     let _ = child.wait();
 }

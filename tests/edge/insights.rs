@@ -303,9 +303,10 @@ fn a_feedback_row_is_stored_small_and_without_the_page_query() {
 fn a_store_that_is_down_or_full_fails_nothing() {
     // Down: the database is not granted (as if the manifest lacked it).
     let down = host(|c| c.sqlite_databases.clear());
-    // Full: a quota of a few pages beyond the schema's (about 13 of 4 KiB; a
-    // quarter of the quota is the write-ahead log's), filled by the first writes.
-    let full = host(|c| c.sqlite_max_bytes = Some(96 * 1024));
+    // Full: a quota of a few pages beyond the schema's (19 of 4 KiB since the
+    // page ratings and rate-limit tables; a quarter of the quota is the
+    // write-ahead log's), filled by the first writes.
+    let full = host(|c| c.sqlite_max_bytes = Some(128 * 1024));
     for h in [&down, &full] {
         for i in 0..40 {
             let q = format!("How do I buy a parking permit number {i}? {}", "padding ".repeat(100));
@@ -436,4 +437,179 @@ fn terminal_escapes_in_questions_reach_no_terminal() {
     let v: Value = serde_json::from_slice(&o.stdout).unwrap();
     let label = v["gaps"][0]["label"].as_str().unwrap();
     assert!(label.contains('\u{1b}') && label.contains("unladen"), "the data keeps what was asked: {label:?}");
+}
+
+/// The URLs of the demo's pages the index has (what a page's rating may name).
+fn indexed_pages() -> std::collections::BTreeSet<String> {
+    let chunks = std::fs::read_to_string(demo().dist.join("chunks.jsonl")).unwrap();
+    search_core::chunk::decode_jsonl(&chunks).unwrap().into_iter().map(|c| c.url).collect()
+}
+
+/// "Was this helpful?" on pages: ratings of pages the index has are kept, each
+/// reader once per page, and reported worst first with their comments (escaped
+/// in the HTML); a page the site does not have, a comment over the limit or a
+/// rating that is neither is refused with a code naming the field, and nothing
+/// of it is kept.
+#[test]
+#[ignore = "needs the model and the wasm32-wasip2 target (the demo built and its component compiled): scripts/test runs it"]
+fn page_ratings_are_checked_kept_and_reported_worst_first() {
+    let h = host(|_| {});
+    let pages = indexed_pages();
+    let (permit, vpn) = ("campus/parking/buying-a-parking-permit.html", "it-services/vpn.html");
+    assert!(pages.contains(permit) && pages.contains(vpn), "{pages:?}");
+    let rate = |page: &str, rating: &str, comment: Option<&str>, visitor: Option<&str>| {
+        let mut body = json!({ "page": page, "rating": rating });
+        if let Some(c) = comment {
+            body["comment"] = json!(c);
+        }
+        if let Some(v) = visitor {
+            body["visitor"] = json!(v);
+        }
+        json_post(&h, "/api/feedback", &body)
+    };
+    let hostile = "<script>alert('rated')</script> The semester price is missing";
+    for (page, rating, comment, visitor) in [
+        (permit, "up", None, Some("test-visitor-01")),
+        // The same reader changes their mind: their last answer counts.
+        (permit, "down", Some(hostile), Some("test-visitor-01")),
+        (permit, "down", None, None),
+        (permit, "up", None, Some("test-visitor-02")),
+        (vpn, "up", Some("Worked first time"), None),
+    ] {
+        let r = rate(page, rating, comment, visitor);
+        assert_eq!(r.status, 202, "{}", r.text());
+        assert_eq!(r.json()["status"], "recorded");
+    }
+    // Refused, each naming its field: a page the site does not have (made up,
+    // written as a path from the host's root, or an article the index has no
+    // chunk of, which shows no block), a comment over 500 characters, a rating
+    // that is neither.
+    assert!(!pages.contains("campus/index.html"));
+    let limit = search_service::insights::record::MAX_PAGE_COMMENT_CHARS;
+    let long = "é".repeat(limit + 1);
+    for (r, code, field) in [
+        (rate("campus/no-such-page.html", "up", None, None), "unknown_page", "page"),
+        (rate(&format!("/{permit}"), "up", None, None), "unknown_page", "page"),
+        (rate("campus/index.html", "down", None, None), "unknown_page", "page"),
+        (rate(permit, "down", Some(&long), None), "invalid_parameter", "comment"),
+        (rate(permit, "sideways", None, None), "invalid_parameter", "rating"),
+    ] {
+        assert_eq!(r.status, 400, "{}", r.text());
+        assert_valid("Error", &r.json());
+        let e = &r.json()["error"];
+        assert_eq!((e["code"].as_str(), e["parameter"].as_str()), (Some(code), Some(field)), "{}", r.text());
+    }
+    assert!(rate(permit, "down", Some(&long[..2 * limit]), None).status == 202, "at the limit it is taken");
+    let db = rusqlite::Connection::open(h.state().join("sqlite_db.db")).unwrap();
+    let kept: i64 = db.query_row("SELECT COUNT(*) FROM kb_page_feedback", [], |r| r.get(0)).unwrap();
+    assert_eq!(kept, 6, "the five ratings and the one at the limit; nothing refused");
+    let events: i64 = db.query_row("SELECT COUNT(*) FROM kb_events", [], |r| r.get(0)).unwrap();
+    assert_eq!(events, 0, "a rating is not a question");
+
+    // The report: the permit page first (1 yes, 3 no), its newest comment first.
+    let r = insights(&h, Some(&format!("Bearer {TOKEN}")));
+    assert_eq!(r.status, 200, "{}", r.text());
+    let v = r.json();
+    assert_valid("Insights", &v);
+    let rated = v["pages_rated"].as_array().unwrap();
+    let got: Vec<(&str, u64, u64)> = rated
+        .iter()
+        .map(|p| (p["url"].as_str().unwrap(), p["yes"].as_u64().unwrap(), p["no"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(got, [(permit, 1, 3), (vpn, 1, 0)]);
+    assert!(rated[0]["title"].as_str().unwrap().to_lowercase().contains("parking"), "{rated:#?}");
+    assert_eq!(rated[0]["comments"][1]["comment"], hostile);
+    assert_eq!((v["totals"]["searches"].as_u64(), v["totals"]["thumbs_down"].as_u64()), (Some(0), Some(0)));
+    // The CLI: the same ratings, the comment escaped in the page.
+    let o = insights_cli(&h, &["--json"]);
+    let cli: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(cli["pages_rated"], v["pages_rated"]);
+    let out = h.state().join("rated.html");
+    let o = insights_cli(&h, &["--out", out.to_str().unwrap()]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains(&format!("2 pages rated by readers; least helpful: {permit}")));
+    let html = std::fs::read_to_string(&out).unwrap();
+    assert!(html.contains("&lt;script&gt;alert(") && html.contains(")&lt;/script&gt; The semester price is missing"));
+    assert!(!html.contains("<script>alert"), "a comment is text, never markup");
+}
+
+/// A flood from one address (and a few requests from a second) past the search
+/// limit: every refusal is a 429, but insights keep one row per client and
+/// minute (two if the flood straddles a minute), counting a few refusals
+/// exactly and a flood at least half right; no address is stored; refused
+/// requests are not searches; and the report names the variable to raise.
+#[test]
+#[ignore = "needs the model and the wasm32-wasip2 target (the demo built and its component compiled): scripts/test runs it"]
+fn a_flood_of_refused_requests_is_one_row_per_client_and_minute() {
+    let h = host(|c| c.variables.set("search_rate_limit", "5").unwrap());
+    let url = format!("{}/api/search?q=parking+permit&mode=bm25", h.url());
+    let lab = crate::support::get;
+    // The second client: the same host from another loopback address.
+    let other = kb_common::http::blocking_client()
+        .local_address(std::net::IpAddr::from([127, 0, 0, 2]))
+        .timeout(Duration::from_secs(60))
+        .build()
+        .unwrap();
+    let flood = 200;
+    let started = std::time::Instant::now();
+    let lab_statuses: Vec<u16> = (0..flood).map(|_| lab(&url).status).collect();
+    let other_statuses: Vec<u16> = (0..12).map(|_| other.get(&url).send().unwrap().status().as_u16()).collect();
+    let elapsed = started.elapsed();
+    let refused = |s: &[u16]| s.iter().filter(|&&c| c == 429).count() as i64;
+    let (lab_refused, other_refused) = (refused(&lab_statuses), refused(&other_statuses));
+    assert!(lab_statuses.iter().chain(&other_statuses).all(|&c| c == 200 || c == 429));
+    assert!(lab_refused >= flood as i64 - 10 && other_refused >= 2, "{lab_refused} {other_refused}");
+
+    let db = rusqlite::Connection::open(h.state().join("sqlite_db.db")).unwrap();
+    let rows: Vec<(i64, String, String, i64)> = db
+        .prepare("SELECT time, bucket, client, refused FROM kb_rate_limited ORDER BY client, time")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    eprintln!(
+        "rate-limit flood: {flood} + 12 requests in {:.1} s, {lab_refused} + {other_refused} refused, {} rows: {rows:?}",
+        elapsed.as_secs_f64(),
+        rows.len()
+    );
+    let clients: std::collections::BTreeSet<&str> = rows.iter().map(|r| r.2.as_str()).collect();
+    assert_eq!(clients.len(), 2, "{rows:?}");
+    for c in &clients {
+        let mine: Vec<&(i64, String, String, i64)> = rows.iter().filter(|r| r.2 == *c).collect();
+        let counted: i64 = mine.iter().map(|r| r.3).sum();
+        // Which client a pseudonym is cannot be read from the store: by its count.
+        let truly = if counted > other_refused { lab_refused } else { other_refused };
+        assert!(mine.len() <= 2, "one row per minute, the flood lasting under two: {mine:?}");
+        assert!(mine.iter().all(|r| r.1 == "search" && r.0 % 60 == 0), "{mine:?}");
+        assert!(counted <= truly && 2 * counted >= truly, "{counted} counted of {truly} refused");
+        if truly <= search_fn::limit::EXACT_REFUSALS as i64 {
+            assert_eq!(counted, truly, "a few refusals are counted exactly");
+        }
+        assert!(c.len() == 24 && c.bytes().all(|b| b.is_ascii_hexdigit()), "a pseudonym, not an address: {c}");
+    }
+    let dump: String =
+        db.query_row("SELECT group_concat(client || bucket) FROM kb_rate_limited", [], |r| r.get(0)).unwrap();
+    assert!(!dump.contains("127.0.0"), "{dump}");
+
+    // The report: refused requests are not searches; the refusals, the two
+    // clients, and the variable to raise.
+    let r = insights(&h, Some(&format!("Bearer {TOKEN}")));
+    assert_eq!(r.status, 200, "{}", r.text());
+    let v = r.json();
+    assert_valid("Insights", &v);
+    let served = lab_statuses.iter().chain(&other_statuses).filter(|&&c| c == 200).count() as u64;
+    assert_eq!(v["totals"]["searches"].as_u64(), Some(served), "{:#}", v["totals"]);
+    assert!(v["gaps"].as_array().unwrap().is_empty() && v["top_questions"][0]["count"].as_u64() == Some(served));
+    let rl = &v["rate_limited"];
+    let recorded: i64 = rows.iter().map(|r| r.3).sum();
+    assert_eq!((rl["refused"].as_i64(), rl["clients"].as_u64()), (Some(recorded), Some(2)), "{rl:#}");
+    assert_eq!(rl["buckets"][0]["variable"], "search_rate_limit");
+    assert_eq!(rl["buckets"][0]["limit"], 5);
+    assert!(rl["busiest_client_refused"].as_i64().unwrap() * 2 >= lab_refused, "{rl:#}");
+    let out = h.state().join("limited.html");
+    let o = insights_cli(&h, &["--out", out.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(stderr.contains("raise `search_rate_limit` (now 5 a minute per address)"), "{stderr}");
+    let html = std::fs::read_to_string(&out).unwrap();
+    assert!(html.contains("<code>search_rate_limit</code>") && html.contains("from 2 clients"), "the report's section");
 }
