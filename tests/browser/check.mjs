@@ -707,7 +707,14 @@ async function hostileFiles() {
   });
   b.context.on('request', (r) => {
     const u = new URL(r.url());
-    if (u.origin === origin && (u.pathname.startsWith('/__pwned') || u.pathname.startsWith('/api/'))) ran.push(`${opening}: request ${u.pathname}`);
+    // The site's own article asks /api/health once, as JSON (the widget's probe,
+    // which decides whether "Was this helpful?" shows): the site, not a file.
+    // The files' script asks it with no such header, and only a file could.
+    const siteProbe = opening === 'the page showing them' && u.pathname === '/api/health' &&
+      r.headers().accept === 'application/json';
+    if (u.origin === origin && !siteProbe && (u.pathname.startsWith('/__pwned') || u.pathname.startsWith('/api/'))) {
+      ran.push(`${opening}: request ${u.pathname}`);
+    }
   });
   page.on('download', (d) => downloads.push(new URL(d.url()).pathname));
   const files = (process.env.KB_FILES || '').split('\n').filter(Boolean);
