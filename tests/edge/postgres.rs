@@ -235,6 +235,23 @@ fn publish_is_incremental_and_the_postgres_backend_ranks_as_the_bundled_index() 
     let (a, b) = (chat(bundled, q), chat(&pg, q));
     assert_eq!((&a["abstained"], &b["abstained"]), (&serde_json::json!(true), &serde_json::json!(true)), "{a}\n{b}");
     assert_eq!(a["answer"], b["answer"], "{a}\n{b}");
+
+    // "Was this helpful?" on this backend, whose pages the function does not
+    // list: a URL of a page's form is taken (its id unknown), anything else is
+    // refused as on the bundled one.
+    let rate = |page: &str| {
+        let body = serde_json::to_vec(&serde_json::json!({ "page": page, "rating": "down" })).unwrap();
+        request("POST", &format!("{}/api/feedback", pg.url()), &[("content-type", "application/json")], Some(&body))
+    };
+    assert_eq!(rate("it-services/vpn.html").status, 202);
+    for bad in ["/it-services/vpn.html", "https://evil.example/x.html", "../x.html", "a.html?x=1"] {
+        let r = rate(bad);
+        assert_eq!((r.status, r.json()["error"]["code"].as_str()), (400, Some("unknown_page")), "{bad}: {}", r.text());
+    }
+    let db = rusqlite::Connection::open(pg.state().join("sqlite_db.db")).unwrap();
+    let (page, id): (String, Option<String>) =
+        db.query_row("SELECT page, page_id FROM kb_page_feedback", [], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
+    assert_eq!((page.as_str(), id), ("it-services/vpn.html", None));
 }
 
 /// The demo content with one page edited and one page deleted, built.
