@@ -312,8 +312,9 @@ impl<'a> Service<'a> {
     /// not held while encoding: natively, threads that share a service encode in
     /// parallel (and two of them may both miss on one text, which costs time only).
     fn embed_query(&self, query: &str) -> (Vec<f32>, bool) {
-        let Some(cache) = &self.cache else { return (self.encoder.embed(query), false) };
-        let tokens = self.encoder.tokenize(query);
+        // With the model's query prefix (e5's `query: `; none for MiniLM).
+        let Some(cache) = &self.cache else { return (self.encoder.encode_query(query), false) };
+        let tokens = self.encoder.tokenize_query(query);
         if let Some(v) = cache.lock().ok().and_then(|mut c| c.get(&tokens)) {
             return (v, true);
         }
@@ -475,7 +476,7 @@ impl<'a> Service<'a> {
             },
             encoder: EncoderHealth {
                 name: info.encoder.clone(),
-                format_version: search_core::encoder::VERSION,
+                format_version: self.encoder.version(),
                 fingerprint: format!("{:016x}", self.encoder.fingerprint()),
                 dim: search_core::encoder::DIM,
                 max_tokens: cfg.max_tokens,

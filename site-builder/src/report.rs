@@ -77,6 +77,10 @@ pub struct IndexReport {
     pub bytes: usize,
     pub bytes_per_chunk: f64,
     pub encoder_bytes: usize,
+    /// The embedding model, and why it was chosen (`--model`, or the
+    /// knowledge base's languages).
+    pub model: String,
+    pub model_reason: String,
     pub vectors: String,
     pub long_text: String,
     pub default_mode: String,

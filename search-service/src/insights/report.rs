@@ -897,7 +897,7 @@ fn question_vectors(db: &dyn Db, svc: &Service, keys: &[String], now: u64) -> Ve
     }
     let missing: Vec<&String> = keys.iter().filter(|k| !known.contains_key(*k)).collect();
     for part in missing.chunks(32) {
-        let tokens: Vec<Vec<u32>> = part.iter().map(|k| svc.encoder().tokenize(k)).collect();
+        let tokens: Vec<Vec<u32>> = part.iter().map(|k| svc.encoder().tokenize_query(k)).collect();
         let flat = svc.encoder().embed_tokens(&tokens);
         for (k, v) in part.iter().zip(flat.chunks_exact(cluster::DIM)) {
             let blob: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();

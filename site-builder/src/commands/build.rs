@@ -12,7 +12,6 @@ use search_core::index::Bm25Params;
 use site_builder::browser::BrowserOptions;
 use site_builder::build::{build, BuildError, BuildOptions, IndexOptions, JudgeChoice};
 use site_builder::chunk::ChunkOptions;
-use site_builder::embed::default_model_dir;
 
 use crate::out;
 
@@ -129,7 +128,8 @@ pub(crate) fn run_build(args: BuildArgs) -> ExitCode {
         progress: !args.quiet && std::io::stderr().is_terminal(),
         filters: !args.no_filters,
         index: (!args.no_index).then(|| IndexOptions {
-            model_dir: ix.model.clone().unwrap_or_else(default_model_dir),
+            model_dir: ix.model.clone(),
+            full_vocabulary: ix.full_vocabulary,
             vectors: ix.vectors.into(),
             long_text: ix.long_text.into(),
             default_mode: ix.default_mode,

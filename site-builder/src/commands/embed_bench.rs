@@ -36,7 +36,7 @@ pub(crate) fn run_embed_bench(args: EmbedBenchArgs) -> Result<(), CommandError> 
     let file = EncoderFile::from_model_dir(&args.model.unwrap_or_else(default_model_dir))?;
     let enc = file.encoder()?;
     let threads = args.threads.unwrap_or_else(site_builder::embed::threads);
-    let tokens: usize = texts.iter().map(|t| enc.tokenize(t).len()).sum();
+    let tokens: usize = texts.iter().map(|t| enc.tokenize_passage(t).len()).sum();
     let t = std::time::Instant::now();
     let v = site_builder::embed::embed_all(&enc, &texts, args.long_text.into(), threads, &|_| {});
     let s = t.elapsed().as_secs_f64();

@@ -101,7 +101,7 @@ impl Semantic {
         // Opened at `Semantic::open` already, so this cannot fail; an empty
         // vector (no dense side) if it somehow did.
         let Ok(e) = Encoder::open(self.encoder.as_slice()) else { return Vec::new() };
-        let tokens = e.tokenize(query);
+        let tokens = e.tokenize_query(query);
         if let Some(v) = self.cache.borrow_mut().get(&tokens) {
             return v;
         }
