@@ -68,30 +68,22 @@ fn stemmer() -> &'static pagefind_stem::Stemmer {
 /// Step 1 and 2: ASCII spellings for the Latin blocks, other letters and digits
 /// kept, everything else a space; lowercased.
 fn fold(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        if c.is_ascii() {
-            out.push(c.to_ascii_lowercase());
-        } else if let Ok(i) = FOLD.binary_search_by_key(&c, |&(k, _)| k) {
-            out.extend(FOLD[i].1.chars().map(|c| c.to_ascii_lowercase()));
-        } else if c.is_alphanumeric() {
-            out.extend(c.to_lowercase());
-        } else {
-            out.push(' ');
-        }
-    }
-    out
+    fold_with(text, false)
 }
 
 /// Step 1 for a language other than English: lowercased, the Latin blocks'
 /// punctuation and symbols spelled as ASCII (`’` → `'`, `–` → `-`) but letters
 /// kept with their accents for the language's stemmer; the rest as [`fold`].
 fn fold_keeping_letters(text: &str) -> String {
+    fold_with(text, true)
+}
+
+fn fold_with(text: &str, keep_letters: bool) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         if c.is_ascii() {
             out.push(c.to_ascii_lowercase());
-        } else if c.is_alphabetic() {
+        } else if keep_letters && c.is_alphabetic() {
             out.extend(c.to_lowercase());
         } else if let Ok(i) = FOLD.binary_search_by_key(&c, |&(k, _)| k) {
             out.extend(FOLD[i].1.chars().map(|c| c.to_ascii_lowercase()));

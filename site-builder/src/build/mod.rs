@@ -409,21 +409,9 @@ mod tests {
 
     fn plain(source: &str, title: &str, ancestors: Option<Vec<&str>>) -> Page {
         Page {
-            source: source.into(),
-            id: source.into(),
             title: title.into(),
             ancestors: ancestors.map(|a| a.into_iter().map(String::from).collect()),
-            original_url: None,
-            version: None,
-            last_updated: None,
-            meta: Default::default(),
-            aliases: Vec::new(),
-            addresses: Vec::new(),
-            description: None,
-            draft: false,
-            order: None,
-            body: String::new(),
-            body_line: 1,
+            ..crate::parse::testing::page(source, "")
         }
     }
 
