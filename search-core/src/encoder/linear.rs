@@ -281,7 +281,10 @@ impl Epilogue<'_> {
             }
             let dst = &mut out[m * out_stride + o0..m * out_stride + o0 + NR];
             for r in 0..NR {
-                let sum = acc[m][r] - z * self.row_sums[r];
+                // Wrapping, as the AVX-512 epilogue's lanes wrap: a weight file
+                // within its format never comes near i32's range, and a corrupt
+                // one gives garbage here, the same on every target, not a panic.
+                let sum = acc[m][r].wrapping_sub(z.wrapping_mul(self.row_sums[r]));
                 dst[r] = (sum as f32 * s + extra[r]) * self.wscale[r] + self.bias[r];
             }
         }
