@@ -138,7 +138,7 @@ impl Ranked {
     /// The snippet cutter for these results: windows weighed by the rarity
     /// of the query's words, as the ranking weighed them.
     pub fn highlighter(&self, query: &str) -> Highlighter {
-        Highlighter::weighted(query, |t| self.weights.iter().find(|w| w.0 == t).map_or(0.0, |w| w.1))
+        Highlighter::by_idf(query, &self.weights)
     }
 }
 

@@ -90,13 +90,6 @@ impl EncoderFile {
         Ok(file)
     }
 
-    /// An encoder file from bytes in memory.
-    pub fn read_bytes(bytes: &[u8]) -> Result<EncoderFile, EmbedError> {
-        let file = EncoderFile { bytes: AlignedBytes::new(bytes) };
-        file.encoder()?;
-        Ok(file)
-    }
-
     pub fn bytes(&self) -> &[u8] {
         self.bytes.as_slice()
     }
@@ -110,10 +103,10 @@ impl EncoderFile {
     /// pieces rather than `<unk>` ([`prune`]); a MiniLM encoder as it is. The
     /// texts' vectors are the same to the bit; the file is a third of the size
     /// (multilingual-e5-small's 250,000 pieces are two thirds of it).
-    pub fn pruned_to(&self, texts: &[&str]) -> Result<EncoderFile, EmbedError> {
+    pub fn pruned_to(self, texts: &[&str]) -> Result<EncoderFile, EmbedError> {
         let enc = self.encoder()?;
         if enc.model().tokenizer != TokenizerKind::Unigram {
-            return Ok(EncoderFile { bytes: AlignedBytes::new(self.bytes()) });
+            return Ok(self);
         }
         let mut keep: Vec<u32> = enc.tokenize_query("");
         for t in texts {

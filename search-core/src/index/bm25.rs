@@ -91,7 +91,7 @@ pub fn idf(df: usize, n: usize) -> f32 {
 }
 
 /// The idf of each of `qterms` some chunk of `src` has: what a snippet's window
-/// weighs the query's words by ([`super::highlight::Highlighter::weighted`]).
+/// weighs the query's words by ([`super::highlight::Highlighter::by_idf`]).
 pub fn idf_weights<P: Postings + ?Sized>(src: &P, qterms: &[String]) -> Vec<(String, f32)> {
     let n = src.chunks();
     qterms.iter().filter_map(|t| src.postings(t).map(|(df, _)| (t.clone(), idf(df, n)))).collect()

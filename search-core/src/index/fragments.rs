@@ -707,7 +707,7 @@ impl Engine {
             return Step::Need(missing);
         }
         let weights = bm25::idf_weights(self, &terms);
-        let mut hl = Highlighter::weighted(text, |t| weights.iter().find(|w| w.0 == t).map_or(0.0, |w| w.1));
+        let mut hl = Highlighter::by_idf(text, &weights);
         let results = hits
             .iter()
             .enumerate()

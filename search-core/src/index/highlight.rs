@@ -125,6 +125,13 @@ impl Highlighter {
         Highlighter::weighted(query, |_| 1.0)
     }
 
+    /// [`Highlighter::weighted`] by the ranking's own term weights
+    /// ([`super::Candidates::weights`]: (term, idf) of the terms the chunks
+    /// have); a term without one is worth the least.
+    pub fn by_idf(query: &str, idf: &[(String, f32)]) -> Highlighter {
+        Highlighter::weighted(query, |t| idf.iter().find(|w| w.0 == t).map_or(0.0, |w| w.1))
+    }
+
     /// A highlighter whose windows are worth the `weight` of the distinct query
     /// terms they hold: with the terms' idf, a window with the query's rare word
     /// beats one with two common ones ("drop a class and get my money back" is

@@ -57,9 +57,9 @@ pub(super) fn build_index(
     // The multilingual model ships only the pieces the knowledge base uses:
     // vectors the same, the file a third (the component must stay deployable).
     // (`texts` above are the ones embedded now; the report counts them.)
-    let all: Vec<&str> = chunks.iter().map(|c| c.index_text.as_str()).collect();
-    let shipped = if io.full_vocabulary { EncoderFile::read_bytes(file.bytes())? } else { file.pruned_to(&all)? };
     let model = file.model_name().map_err(crate::embed::EmbedError::from)?;
+    let all: Vec<&str> = chunks.iter().map(|c| c.index_text.as_str()).collect();
+    let shipped = if io.full_vocabulary { file } else { file.pruned_to(&all)? };
     let params = hybrid::BuildParams {
         bm25: io.bm25,
         vectors: io.vectors,
