@@ -9,7 +9,8 @@
 //! | `dot` | cosine + the dot product of the L2-normalised sparse vectors (the advising paper's Pinecone-style hybrid) |
 //!
 //! The fused list is then put in page order ([`pages_first`]): pages ranked by
-//! their best chunk plus their second best, each page's best chunk first.
+//! their best chunk plus what their second best scores above the list's floor,
+//! each page's best chunk first.
 //!
 //! No cut-off on raw cosine (Orama's 0.8 default silently drops good hits): every
 //! candidate from either list is ranked. For `convex` and `dot`, a chunk that only
@@ -192,7 +193,10 @@ pub fn fuse(
 pub fn finish(p: &SearchParams, hits: Vec<Hit>, page_of: impl Fn(u32) -> u32) -> Vec<Hit> {
     let mut hits = match p.order {
         Order::Chunks => hits,
-        Order::Pages { second } => pages_first(hits, &page_of, second),
+        Order::Pages { second } => {
+            let floor = floor(p.mode, &hits);
+            pages_first(hits, &page_of, second, floor)
+        }
     };
     if p.collapse_pages {
         let mut seen = std::collections::HashSet::new();
@@ -208,6 +212,35 @@ pub fn finish(p: &SearchParams, hits: Vec<Hit>, page_of: impl Fn(u32) -> u32) ->
 /// beat 0 (the best chunk alone) by about a point of MRR; 1 (the two best
 /// chunks summed) is the middle of that plateau.
 pub const SECOND_CHUNK: f32 = 1.0;
+
+/// The rank whose score is a list's floor ([`floor`]).
+pub const FLOOR_RANK: usize = 10;
+
+/// The score a page's second-best chunk must pass to add to its page score.
+///
+/// A `convex` head is min-max scaled, so its floor is 0 by construction. The
+/// other modes rank raw scores (a cosine, BM25, a reciprocal rank), whose
+/// baseline is far from 0: an unrelated chunk of a long page scores 0.3 in
+/// MiniLM's cosine and 0.87 in multilingual-e5's, so the raw sum made every
+/// long page outrank the one-chunk page with the answer (e5's dense recall@5 on
+/// the Kubernetes set fell from 0.77 to 0.40). For them the floor is the score
+/// at rank [`FLOOR_RANK`]: only a second chunk that would itself make the head
+/// of the list counts, and by how much it does — the same rule in every scale
+/// (docs/benchmarks/languages.md, "A page's second chunk").
+pub fn floor(mode: Mode, hits: &[Hit]) -> f32 {
+    if mode == Mode::Convex {
+        return 0.0;
+    }
+    let mut scores: Vec<f32> = hits.iter().map(|h| h.score).collect();
+    let at = FLOOR_RANK.min(scores.len());
+    if at == 0 {
+        return 0.0;
+    }
+    // The list is best first already when it comes from `fuse`; select, not
+    // trust, so that any caller gets the same floor.
+    let (_, nth, _) = scores.select_nth_unstable_by(at - 1, |a, b| b.total_cmp(a));
+    *nth
+}
 
 /// The order of a result list.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -226,19 +259,18 @@ impl Order {
 }
 
 /// Puts a fused list (best first) in page order: pages ranked by the score of
-/// their best chunk plus `second` times that of their second best (a page that
-/// two sections match outranks a page with one lucky section), then the best
-/// chunk of every page in that order, then every page's further chunks in their
-/// fused order.
+/// their best chunk plus `second` times what their second best scores above
+/// `floor` ([`floor`]; a page that two sections match outranks a page with one
+/// lucky section), then the best chunk of every page in that order, then every
+/// page's further chunks in their fused order.
 ///
 /// Why: a reader is shown pages (the results group sections by page) and the
 /// agent reads the top chunks, so the top of the list should be the best pages,
 /// one each, not three sections of one page that crowd out the page with the
 /// answer. The order depends only on the list, not on how much of it a caller
-/// asks for, so offsets page through it consistently. A page whose chunks all
-/// score below zero (the far tail of `convex`) keeps its best score: only a
-/// positive second score adds.
-pub fn pages_first(hits: Vec<Hit>, page_of: impl Fn(u32) -> u32, second: f32) -> Vec<Hit> {
+/// asks for, so offsets page through it consistently. A second chunk at or
+/// below the floor (the far tail of `convex` scores below zero) adds nothing.
+pub fn pages_first(hits: Vec<Hit>, page_of: impl Fn(u32) -> u32, second: f32, floor: f32) -> Vec<Hit> {
     // page → (rank of its best chunk, best score, second score)
     let mut pages: HashMap<u32, (usize, f32, Option<f32>)> = HashMap::new();
     let mut firsts = Vec::new();
@@ -260,7 +292,7 @@ pub fn pages_first(hits: Vec<Hit>, page_of: impl Fn(u32) -> u32, second: f32) ->
     }
     let page_score = |h: &Hit| {
         let (rank, best, next) = pages[&page_of(h.doc)];
-        (best + second * next.unwrap_or(0.0).max(0.0), rank)
+        (best + second * next.map_or(0.0, |n| (n - floor).max(0.0)), rank)
     };
     // Ties keep the fused order (the rank of the page's best chunk).
     firsts.sort_by(|a, b| {
@@ -390,24 +422,60 @@ mod tests {
         // Chunks 0..=5 on pages 0, 0, 1, 2, 1, 2 (page = chunk's entry below).
         let page = |d: u32| [0, 0, 1, 2, 1, 2][d as usize];
         let fused = vec![hit(0, 0.9), hit(2, 0.8), hit(3, 0.7), hit(4, 0.6), hit(1, 0.2), hit(5, -0.5)];
-        let order =
-            |second: f32| -> Vec<u32> { pages_first(fused.clone(), page, second).into_iter().map(|h| h.doc).collect() };
+        let order = |second: f32| -> Vec<u32> {
+            pages_first(fused.clone(), page, second, 0.0).into_iter().map(|h| h.doc).collect()
+        };
         // Page scores: 0 → 0.9 + 0.2, 1 → 0.8 + 0.6, 2 → 0.7 (a negative second adds nothing).
         assert_eq!(order(1.0), vec![2, 0, 3, 4, 1, 5]);
         // Best chunk alone: the pages in the fused order of their best chunk.
         assert_eq!(order(0.5), vec![2, 0, 3, 4, 1, 5]);
         assert_eq!(order(0.0), vec![0, 2, 3, 4, 1, 5]);
         // Every chunk kept, each once, with its own score.
-        let out = pages_first(fused.clone(), page, 1.0);
+        let out = pages_first(fused.clone(), page, 1.0, 0.0);
         assert_eq!(out.len(), fused.len());
         assert!(out.iter().all(|h| fused.contains(h)));
         // One chunk per page: the fused order is kept as it is.
         let own = |d: u32| d;
-        let same: Vec<u32> = pages_first(fused.clone(), own, 1.0).into_iter().map(|h| h.doc).collect();
+        let same: Vec<u32> = pages_first(fused.clone(), own, 1.0, 0.0).into_iter().map(|h| h.doc).collect();
         assert_eq!(same, vec![0, 2, 3, 4, 1, 5]);
         // Ties between pages keep the fused order.
         let tied = vec![hit(0, 0.5), hit(2, 0.5), hit(3, 0.5)];
-        let t: Vec<u32> = pages_first(tied, page, 1.0).into_iter().map(|h| h.doc).collect();
+        let t: Vec<u32> = pages_first(tied, page, 1.0, 0.0).into_iter().map(|h| h.doc).collect();
         assert_eq!(t, vec![0, 2, 3]);
+    }
+
+    #[test]
+    fn a_second_chunk_adds_only_what_it_scores_above_the_floor() {
+        // Raw cosines in a narrow band (multilingual-e5): page 0 is one chunk
+        // with the best score; page 1 has two chunks a little below it; twelve
+        // one-chunk pages (2..=13) fill the list at 0.860..0.849.
+        let mut fused = vec![hit(0, 0.885), hit(1, 0.880), hit(2, 0.872)];
+        fused.extend((0..12).map(|i| hit(3 + i, 0.860 - 0.001 * i as f32)));
+        let page = |d: u32| {
+            if d == 2 {
+                1
+            } else if d >= 3 {
+                d - 1
+            } else {
+                d
+            }
+        };
+        let p = SearchParams { mode: Mode::Dense, ..params(Mode::Dense) };
+        // The floor is the 10th score: chunk 9 (0.854).
+        assert!((floor(Mode::Dense, &fused) - 0.854).abs() < 1e-6);
+        // Page 1 scores 0.880 + (0.872 - 0.854) = 0.898 > 0.885: two good
+        // sections still outrank one slightly better one …
+        let top = |hits: Vec<Hit>| page(finish(&p, hits, page)[0].doc);
+        assert_eq!(top(fused.clone()), 1);
+        // … but a second chunk at the list's baseline adds nothing, where the
+        // raw sum (0.880 + 0.852) would have put page 1 first by a mile.
+        let mut flat = fused.clone();
+        flat[2].score = 0.852;
+        assert_eq!(top(flat), 0);
+        // `convex` is min-max scaled: its floor is 0 whatever the list.
+        assert_eq!(floor(Mode::Convex, &fused), 0.0);
+        // A list shorter than the floor's rank: its last score.
+        assert!((floor(Mode::Bm25, &fused[..3]) - 0.872).abs() < 1e-6);
+        assert_eq!(floor(Mode::Bm25, &[]), 0.0);
     }
 }
