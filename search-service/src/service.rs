@@ -195,6 +195,16 @@ impl<'a> Service<'a> {
         }
     }
 
+    /// How the corpus's encoder's cosines read on the reference scale
+    /// ([`search_core::index::relevance::CosineScale`]); the reference itself
+    /// when a database cannot be read yet (the query then fails with the reason).
+    pub fn cosine_scale(&self) -> search_core::index::relevance::CosineScale {
+        match &self.corpus {
+            Corpus::Bundled(i) => i.info().cosine_scale(),
+            Corpus::Postgres(s) => s.cosine_scale().unwrap_or(search_core::index::relevance::CosineScale::REFERENCE),
+        }
+    }
+
     /// Reads what a query needs before it is asked (the tenant, for PostgreSQL),
     /// so a front end can refuse early with the reason.
     pub fn ready(&self) -> Result<(), ServiceError> {

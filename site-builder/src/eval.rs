@@ -348,7 +348,7 @@ pub fn beir_index(
         default_mode: Mode::Convex,
         alpha: 0.5,
         rrf_k: 60.0,
-        norm_depth: 10,
+        norm_depth: search_core::index::fusion::NORM_DEPTH,
         long_text: String::new(),
         built_unix: 0,
         graph,

@@ -194,7 +194,7 @@ pub fn finish(p: &SearchParams, hits: Vec<Hit>, page_of: impl Fn(u32) -> u32) ->
     let mut hits = match p.order {
         Order::Chunks => hits,
         Order::Pages { second } => {
-            let floor = floor(p.mode, &hits);
+            let floor = floor(&hits);
             pages_first(hits, &page_of, second, floor)
         }
     };
@@ -206,6 +206,16 @@ pub fn finish(p: &SearchParams, hits: Vec<Hit>, page_of: impl Fn(u32) -> u32) ->
     hits
 }
 
+/// How many top scores of each list define its `convex` min–max range
+/// ([`SearchParams::norm_depth`]), by default. 30, measured with the page floor
+/// ([`floor`]) on seventeen dev sets: MiniLM's six (CSC ×2 within 0.005 of 10,
+/// mean recall@5 0.907 → 0.923) and multilingual-e5's eleven (the Kubernetes
+/// set in six languages and five English sets: 0.832 → 0.853, MRR@10
+/// 0.684 → 0.702), where e5's narrow band made a head of 10 span a few
+/// thousandths of cosine, noise stretched over [0, 1]
+/// (docs/benchmarks/languages.md, "A page's second chunk").
+pub const NORM_DEPTH: usize = 30;
+
 /// The default weight of a page's second-best chunk in its page score.
 ///
 /// Measured on both CSC dev sets (docs/benchmarks/readers-words.md, "Pages first"): 0.5 to 2 all
@@ -216,30 +226,28 @@ pub const SECOND_CHUNK: f32 = 1.0;
 /// The rank whose score is a list's floor ([`floor`]).
 pub const FLOOR_RANK: usize = 10;
 
-/// The score a page's second-best chunk must pass to add to its page score.
+/// The score a page's second-best chunk must pass to add to its page score:
+/// the score at rank [`FLOOR_RANK`] of the list, or 0 if that is lower.
 ///
-/// A `convex` head is min-max scaled, so its floor is 0 by construction. The
-/// other modes rank raw scores (a cosine, BM25, a reciprocal rank), whose
-/// baseline is far from 0: an unrelated chunk of a long page scores 0.3 in
-/// MiniLM's cosine and 0.87 in multilingual-e5's, so the raw sum made every
-/// long page outrank the one-chunk page with the answer (e5's dense recall@5 on
-/// the Kubernetes set fell from 0.77 to 0.40). For them the floor is the score
-/// at rank [`FLOOR_RANK`]: only a second chunk that would itself make the head
-/// of the list counts, and by how much it does — the same rule in every scale
-/// (docs/benchmarks/languages.md, "A page's second chunk").
-pub fn floor(mode: Mode, hits: &[Hit]) -> f32 {
-    if mode == Mode::Convex {
-        return 0.0;
-    }
+/// Raw scores have a baseline far from 0: an unrelated chunk of a long page
+/// scores 0.3 in MiniLM's cosine, 0.87 in multilingual-e5's, a few BM25
+/// points, and a `convex` head 30 deep gives most of its chunks a positive
+/// share. Summed as they were, every long page outranked the one-chunk page
+/// with the answer (e5's dense recall@5 on the German Kubernetes set fell from
+/// 0.77 to 0.40). Above the floor, only a second chunk that would itself make
+/// the top of the list counts, and by how much it does: the same rule in every
+/// mode and scale (docs/benchmarks/languages.md, "A page's second chunk").
+pub fn floor(hits: &[Hit]) -> f32 {
     let mut scores: Vec<f32> = hits.iter().map(|h| h.score).collect();
     let at = FLOOR_RANK.min(scores.len());
     if at == 0 {
         return 0.0;
     }
     // The list is best first already when it comes from `fuse`; select, not
-    // trust, so that any caller gets the same floor.
+    // trust, so that any caller gets the same floor. Never below 0: the tail
+    // of `convex` scores below zero, and a second chunk there adds nothing.
     let (_, nth, _) = scores.select_nth_unstable_by(at - 1, |a, b| b.total_cmp(a));
-    *nth
+    nth.max(0.0)
 }
 
 /// The order of a result list.
@@ -462,7 +470,7 @@ mod tests {
         };
         let p = SearchParams { mode: Mode::Dense, ..params(Mode::Dense) };
         // The floor is the 10th score: chunk 9 (0.854).
-        assert!((floor(Mode::Dense, &fused) - 0.854).abs() < 1e-6);
+        assert!((floor(&fused) - 0.854).abs() < 1e-6);
         // Page 1 scores 0.880 + (0.872 - 0.854) = 0.898 > 0.885: two good
         // sections still outrank one slightly better one …
         let top = |hits: Vec<Hit>| page(finish(&p, hits, page)[0].doc);
@@ -472,10 +480,10 @@ mod tests {
         let mut flat = fused.clone();
         flat[2].score = 0.852;
         assert_eq!(top(flat), 0);
-        // `convex` is min-max scaled: its floor is 0 whatever the list.
-        assert_eq!(floor(Mode::Convex, &fused), 0.0);
-        // A list shorter than the floor's rank: its last score.
-        assert!((floor(Mode::Bm25, &fused[..3]) - 0.872).abs() < 1e-6);
-        assert_eq!(floor(Mode::Bm25, &[]), 0.0);
+        // A list shorter than the floor's rank: its last score; never below 0
+        // (the tail of `convex`).
+        assert!((floor(&fused[..3]) - 0.872).abs() < 1e-6);
+        assert_eq!(floor(&[]), 0.0);
+        assert_eq!(floor(&[hit(0, 0.4), hit(1, -0.98)]), 0.0);
     }
 }

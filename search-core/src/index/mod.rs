@@ -125,6 +125,14 @@ pub struct IndexInfo {
     pub languages: Vec<String>,
 }
 
+impl IndexInfo {
+    /// How this index's encoder's cosines read on the reference scale.
+    pub fn cosine_scale(&self) -> relevance::CosineScale {
+        relevance::CosineScale::of_encoder(&self.encoder)
+    }
+}
+
+/// Indexes written before the field were built with 10.
 fn default_norm_depth() -> usize {
     10
 }
@@ -183,6 +191,8 @@ pub struct Index<'a> {
     graph: Option<graph::GraphView<'a>>,
     /// `info.languages` read ([`lang::Lang`]); empty for English.
     langs: Vec<lang::Lang>,
+    /// The encoder's cosines on the reference scale ([`IndexInfo::cosine_scale`]).
+    cosine_scale: relevance::CosineScale,
 }
 
 /// One scored chunk.
@@ -190,7 +200,8 @@ pub struct Index<'a> {
 pub struct Hit {
     pub doc: u32,
     pub score: f32,
-    /// Cosine similarity with the query, when the dense side saw this chunk.
+    /// Cosine similarity with the query on the reference scale
+    /// ([`relevance::CosineScale`]; MiniLM's own), when the dense side saw this chunk.
     pub dense: Option<f32>,
     /// BM25 score, when a query term matched.
     pub bm25: Option<f32>,
@@ -276,7 +287,7 @@ impl SearchParams {
             alpha: 0.5,
             rrf_k: 60.0,
             depth: 100,
-            norm_depth: 10,
+            norm_depth: fusion::NORM_DEPTH,
             collapse_pages: false,
             order: Order::PAGES,
             k1: bm25.k1,
@@ -354,6 +365,7 @@ impl<'a> Index<'a> {
             avg_len: c.exact::<f32>("stats", 1)?[0].max(1e-6),
             graph: graph::GraphView::open(&c, n)?,
             langs: languages(&info)?,
+            cosine_scale: info.cosine_scale(),
             info,
         })
     }
@@ -472,7 +484,8 @@ impl<'a> Index<'a> {
     /// exact scan's ([`Index::dense_top`]) to the bit.
     pub fn dense_scorer<'s>(&'s self, q: &'s [f32]) -> impl Fn(u32) -> f32 + 's {
         let fixed = matches!(self.vectors, Vectors::I16(_)).then(|| I16Query::new(q));
-        move |doc| self.score_prepared(q, fixed.as_ref(), doc)
+        let scale = self.cosine_scale;
+        move |doc| scale.apply(self.score_prepared(q, fixed.as_ref(), doc))
     }
 
     /// The score of chunk `doc`; `fixed` is `q` in fixed point for an i16 index.
@@ -496,13 +509,18 @@ impl<'a> Index<'a> {
         }
     }
 
-    /// The `depth` chunks closest to `q`, best first (exact scan).
+    /// The `depth` chunks closest to `q`, best first (exact scan), scored as
+    /// [`Index::dense_scorer`] scores them.
     pub fn dense_top(&self, q: &[f32], depth: usize) -> Vec<(u32, f32)> {
+        let on_scale = |mut top: Vec<(u32, f32)>| {
+            top.iter_mut().for_each(|t| t.1 = self.cosine_scale.apply(t.1));
+            top
+        };
         match self.vectors {
-            Vectors::F16(v) => return top_f16(q, v, self.info.dim, depth),
+            Vectors::F16(v) => return on_scale(top_f16(q, v, self.info.dim, depth)),
             Vectors::I16(v) => {
                 let fq = I16Query::new(q);
-                return top_rows(v, self.info.dim, depth, |row| fq.dot(row));
+                return on_scale(top_rows(v, self.info.dim, depth, |row| fq.dot(row)));
             }
             _ => {}
         }
@@ -699,6 +717,34 @@ mod tests {
         }
         let bytes = build(&chunks, &vecs, dim, &params(vectors));
         (chunks, AlignedBytes::new(&bytes))
+    }
+
+    #[test]
+    fn an_index_hands_on_its_models_cosines_on_the_reference_scale() {
+        let q = unit(&[0.1, 0.9, 0.1, 0.3, 0.1, 0.1, 0.1, 0.1]);
+        for storage in [VectorStorage::F16, VectorStorage::I16, VectorStorage::F32, VectorStorage::Int8] {
+            let (chunks, mini) = sample(storage);
+            let e5_params = BuildParams { encoder: "intfloat/multilingual-e5-small (4-bit)".into(), ..params(storage) };
+            let vecs: Vec<f32> =
+                (0..chunks.len() as u32).flat_map(|d| Index::open(mini.as_slice()).unwrap().vector(d)).collect();
+            let e5 = AlignedBytes::new(&build(&chunks, &vecs, 8, &e5_params));
+            let (mini, e5) = (Index::open(mini.as_slice()).unwrap(), Index::open(e5.as_slice()).unwrap());
+            let scale = relevance::CosineScale::MULTILINGUAL_E5;
+            assert_eq!(e5.info().cosine_scale(), scale);
+            assert_eq!(mini.info().cosine_scale(), relevance::CosineScale::REFERENCE);
+            // The same order, each score mapped; the scan and the scorer agree.
+            let (a, b) = (mini.dense_top(&q, 4), e5.dense_top(&q, 4));
+            assert_eq!(a.iter().map(|x| x.0).collect::<Vec<_>>(), b.iter().map(|x| x.0).collect::<Vec<_>>());
+            for (&(d, raw), &(_, mapped)) in a.iter().zip(&b) {
+                assert!((scale.apply(raw) - mapped).abs() < 1e-5, "{storage:?}: {raw} → {mapped}");
+                assert_eq!(e5.dense_score(&q, d), mapped, "{storage:?}");
+                assert_eq!(mini.dense_score(&q, d), raw, "{storage:?}");
+            }
+            // What the "no results" rule reads is the mapped best.
+            let p = SearchParams { mode: Mode::Dense, ..SearchParams::defaults(4) };
+            let c = e5.candidates("", Some(&q), &p);
+            assert_eq!(c.evidence.cosine, Some(b[0].1));
+        }
     }
 
     #[test]

@@ -44,6 +44,61 @@ pub const LEXICAL_MATCH: f32 = 0.47;
 /// (docs/benchmarks/insights.md).
 pub const WEAK_COSINE: f32 = 0.45;
 
+/// How one model's cosines read on the scale of the thresholds above, which
+/// were set with all-MiniLM-L6-v2: `(cosine − shift) · scale`.
+///
+/// A cosine is not a probability, and models spread theirs differently:
+/// MiniLM gives an answerable question's best chunk about 0.6 and keyboard
+/// mash about 0.15, multilingual-e5-small 0.89 and 0.83 (its training
+/// temperature packs every cosine into a narrow band). Every dense score the
+/// engine hands on ([`super::Index::dense_scorer`], the browser engine's, the
+/// PostgreSQL tier's) is mapped here, so the "no results" rule, the agent's
+/// weak matches, insights and the `dot` fusion read one scale whatever the
+/// model; the ranking by cosine is unchanged (the map is increasing), and for
+/// MiniLM it is the identity, to the bit.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CosineScale {
+    pub shift: f32,
+    pub scale: f32,
+}
+
+impl CosineScale {
+    /// all-MiniLM-L6-v2, the scale itself.
+    pub const REFERENCE: CosineScale = CosineScale { shift: 0.0, scale: 1.0 };
+    /// multilingual-e5-small: MiniLM's best cosine regressed on e5's over the
+    /// same queries on the same pages (docs/benchmarks/no-match.md, "Other
+    /// models and languages").
+    pub const MULTILINGUAL_E5: CosineScale = CosineScale { shift: E5_SHIFT, scale: E5_SCALE };
+
+    /// The scale of the model an index names ([`super::IndexInfo::encoder`]).
+    pub fn of_encoder(encoder: &str) -> CosineScale {
+        if encoder.contains("multilingual-e5") {
+            CosineScale::MULTILINGUAL_E5
+        } else {
+            CosineScale::REFERENCE
+        }
+    }
+
+    /// `cosine` on the reference scale.
+    #[inline]
+    pub fn apply(self, cosine: f32) -> f32 {
+        if self == CosineScale::REFERENCE {
+            cosine
+        } else {
+            (cosine - self.shift) * self.scale
+        }
+    }
+
+    /// The model's own cosine that reads as `reference` (what a threshold set
+    /// on the reference scale is for raw cosines, e.g. between two questions).
+    pub fn raw(self, reference: f32) -> f32 {
+        reference / self.scale + self.shift
+    }
+}
+
+const E5_SHIFT: f32 = 0.808;
+const E5_SCALE: f32 = 6.565;
+
 /// What a ranking says about its query, read before its results are cut.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
 pub struct Evidence {
@@ -124,6 +179,27 @@ pub fn lexical_by(qterms: &[String], chunks: usize, term: impl Fn(&str) -> Optio
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_models_cosines_map_onto_the_reference_scale() {
+        let (mini, e5) = (CosineScale::REFERENCE, CosineScale::MULTILINGUAL_E5);
+        // MiniLM's are the scale itself, to the bit.
+        for c in [-0.3f32, 0.0, 0.123_456_7, 0.46, 1.0] {
+            assert_eq!(mini.apply(c).to_bits(), c.to_bits());
+        }
+        // e5's medians over the same 390 English queries (nonsense 0.84,
+        // answerable 0.90) read as MiniLM's (0.17, 0.59), near enough.
+        assert!((e5.apply(0.8405) - 0.17).abs() < 0.05, "{}", e5.apply(0.8405));
+        assert!((e5.apply(0.8982) - 0.59).abs() < 0.02, "{}", e5.apply(0.8982));
+        // Increasing, and `raw` undoes `apply`.
+        assert!(e5.apply(0.86) < e5.apply(0.87));
+        for r in [0.0f32, 0.45, 0.9] {
+            assert!((e5.apply(e5.raw(r)) - r).abs() < 1e-5);
+        }
+        assert_eq!(CosineScale::of_encoder("intfloat/multilingual-e5-small (4-bit word table, int8 weights)"), e5);
+        assert_eq!(CosineScale::of_encoder("sentence-transformers/all-MiniLM-L6-v2"), mini);
+        assert_eq!(CosineScale::of_encoder("synthetic"), mini);
+    }
 
     #[test]
     fn the_thresholds_read_the_side_the_query_has() {

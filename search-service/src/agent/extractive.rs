@@ -337,7 +337,7 @@ fn pool(svc: &Service, part: &Part, cfg: &Config) -> Vec<Candidate> {
     pool
 }
 
-/// The MiniLM cosine of each candidate that shares a word with the question
+/// The cosine (on the reference scale) of each candidate that shares a word with the question
 /// (the only ones [`select::choose`] may start from), 0 for the others: one
 /// encoder pass over those passages, a row or item read with its lead.
 fn cosines(svc: &Service, question: &[f32], pool: &[Candidate], lexical: &[f32]) -> Vec<f32> {
@@ -360,8 +360,9 @@ fn cosines(svc: &Service, question: &[f32], pool: &[Candidate], lexical: &[f32])
         return out;
     }
     let vectors = enc.embed_tokens(&seqs);
+    let scale = svc.cosine_scale();
     for (row, &i) in vectors.chunks(question.len().max(1)).zip(&wanted) {
-        out[i] = row.iter().zip(question).map(|(a, b)| a * b).sum();
+        out[i] = scale.apply(row.iter().zip(question).map(|(a, b)| a * b).sum());
     }
     out
 }

@@ -282,7 +282,8 @@ pub struct Options {
     pub since: u64,
     pub now: u64,
     pub settings: Settings,
-    /// The cosine from which two questions are one need ([`cluster::THRESHOLD`]).
+    /// The cosine from which two questions are one need ([`cluster::THRESHOLD`]),
+    /// on the reference scale (`relevance::CosineScale`).
     pub threshold: f32,
 }
 
@@ -841,7 +842,8 @@ pub fn compute(db: &dyn Db, svc: &Service, opts: &Options) -> Result<Report, Ins
     let keys: Vec<String> = qs.keys().cloned().collect();
     let vectors = question_vectors(db, svc, &keys, opts.now);
     let weights: Vec<f64> = keys.iter().map(|k| qs[k].count as f64).collect();
-    let gaps = cluster::groups(&vectors, &weights, opts.threshold)
+    // The threshold is on the reference scale; the vectors are the encoder's own.
+    let gaps = cluster::groups(&vectors, &weights, svc.cosine_scale().raw(opts.threshold))
         .iter()
         .take(MAX_GAPS)
         .map(|members| gap(members, &keys, &qs, &page_ref))

@@ -206,6 +206,11 @@ impl Store {
         Ok(SearchParams::of_index(&self.tenant()?.info, k))
     }
 
+    /// How the tenant's encoder's cosines read on the reference scale.
+    pub fn cosine_scale(&self) -> Result<search_core::index::relevance::CosineScale, StoreError> {
+        Ok(self.tenant()?.info.cosine_scale())
+    }
+
     /// Both sides' candidates, read `p.depth` deep, and the side data fusion needs.
     /// The statements run in this order: completions of a word being typed, the
     /// query's terms (the tenant read again if a publish landed), the dense
@@ -412,7 +417,7 @@ impl Store {
     }
 
     /// Every candidate's page (numbered in the order first seen), norm and exact
-    /// cosine with the query (none without a query vector).
+    /// cosine with the query on the reference scale (none without a query vector).
     fn side(&self, t: &Tenant, docs: &[u32], qvec: Option<&[f32]>) -> Result<(Side, HashMap<u32, f32>), StoreError> {
         let mut side = Side { page: HashMap::new(), cosine: HashMap::new() };
         let mut norms: HashMap<u32, f32> = HashMap::new();
@@ -431,6 +436,7 @@ impl Store {
             qvec.map_or(Value::Null, |q| Value::Text(vector_text(q))),
         ];
         let mut pages: HashMap<String, u32> = HashMap::new();
+        let scale = t.info.cosine_scale();
         for r in self.sql.query(&stmt, &params)? {
             let (Some(d), Some(Value::Text(page)), Some(norm)) =
                 (r.first().and_then(Value::int), r.get(1), r.get(2).and_then(Value::real))
@@ -441,7 +447,7 @@ impl Store {
             side.page.insert(d as u32, *pages.entry(page.clone()).or_insert(next));
             norms.insert(d as u32, norm);
             if let Some(c) = r.get(3).and_then(Value::real) {
-                side.cosine.insert(d as u32, c);
+                side.cosine.insert(d as u32, scale.apply(c));
             }
         }
         Ok((side, norms))

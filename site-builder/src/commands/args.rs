@@ -45,7 +45,7 @@ pub(crate) struct IndexArgs {
     #[arg(long, default_value_t = 0.5, value_parser = unit_interval)]
     pub(crate) alpha: f32,
     /// Convex mode: how many top scores of each list define its min-max range.
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = search_core::index::fusion::NORM_DEPTH)]
     pub(crate) norm_depth: usize,
     /// Vectors of earlier builds, reused for unchanged chunks.
     #[arg(long, env = "KB_EMBED_CACHE", default_value = ".cache/embeddings.bin", value_name = "FILE")]

@@ -179,23 +179,30 @@ impl<'a> Dense<'a> {
         Dense { sem, q, rows }
     }
 
-    /// The `depth` closest chunks, best first (the exact scan).
+    /// The `depth` closest chunks, best first (the exact scan), on the
+    /// reference scale as the edge scores them ([`Index::dense_top`]).
     pub(super) fn top(&self, depth: usize) -> Vec<(u32, f32)> {
         let dim = self.sem.info.dim;
-        match &self.rows {
+        let mut top = match &self.rows {
             Prepared::F16(v) => top_f16(self.q, v, dim, depth),
             Prepared::I16(v, fq) => top_rows(v, dim, depth, |row| fq.dot(row)),
-        }
+        };
+        let scale = self.sem.info.cosine_scale();
+        top.iter_mut().for_each(|t| t.1 = scale.apply(t.1));
+        top
     }
 
-    /// The cosine of chunk `doc` (0 for a chunk the index does not have).
+    /// The cosine of chunk `doc` on the reference scale (the scale's 0 for a
+    /// chunk the index does not have).
     pub(super) fn score(&self, doc: u32) -> f32 {
         let dim = self.sem.info.dim;
-        let Some(r) = (doc as usize).checked_mul(dim).and_then(|a| Some(a..a.checked_add(dim)?)) else { return 0.0 };
-        match &self.rows {
-            Prepared::F16(v) => v.get(r).map_or(0.0, |row| dot_f16(self.q, row)),
-            Prepared::I16(v, fq) => v.get(r).map_or(0.0, |row| fq.dot(row)),
-        }
+        let r = (doc as usize).checked_mul(dim).and_then(|a| Some(a..a.checked_add(dim)?));
+        let raw = match (&self.rows, r) {
+            (Prepared::F16(v), Some(r)) => v.get(r).map_or(0.0, |row| dot_f16(self.q, row)),
+            (Prepared::I16(v, fq), Some(r)) => v.get(r).map_or(0.0, |row| fq.dot(row)),
+            (_, None) => 0.0,
+        };
+        self.sem.info.cosine_scale().apply(raw)
     }
 
     pub(super) fn norms(&self) -> &[f32] {
