@@ -106,7 +106,7 @@ fn main() {
         let mut files = Vec::new();
         markdown(lang, &mut files);
         let keep = kept_ids(&enc, &files);
-        let pruned = prune(full.as_slice(), &keep, false).expect("prunes");
+        let pruned = prune(full.as_slice(), &keep, false, 0).expect("prunes");
         println!(
             "{:<6} {:>4} files: {:>6} tokens, {:>9} bytes",
             lang.file_name().unwrap().to_string_lossy(),
@@ -119,7 +119,7 @@ fn main() {
     markdown(&corpus, &mut files);
     let keep = kept_ids(&enc, &files);
     for chars in [false, true] {
-        let pruned = AlignedBytes::new(&prune(full.as_slice(), &keep, chars).expect("prunes"));
+        let pruned = AlignedBytes::new(&prune(full.as_slice(), &keep, chars, 0).expect("prunes"));
         let p = Encoder::open(pruned.as_slice()).expect("the pruned file opens");
         let t = std::time::Instant::now();
         for _ in 0..50 {

