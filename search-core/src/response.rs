@@ -32,6 +32,13 @@ pub struct SearchResult {
     /// BM25 score, when a query term matched.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub bm25: Option<f32>,
+    /// The page's language tag (`en`, `de`, `zh-cn`).
+    #[serde(default = "english")]
+    pub lang: String,
+}
+
+fn english() -> String {
+    "en".into()
 }
 
 impl SearchResult {
@@ -43,6 +50,7 @@ impl SearchResult {
             rank,
             url: if m.anchor.is_empty() { m.url.clone() } else { format!("{}#{}", m.url, m.anchor) },
             snippet: hl.snippet(&m.text),
+            lang: m.lang().to_string(),
             chunk_id: m.id,
             page_id: m.page_id,
             title: m.title,
@@ -85,6 +93,15 @@ pub struct SearchResponse {
     /// [`crate::index::typo`]): "showing results for …".
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub corrected: Option<String>,
+    /// The language the results are in, when the search asked for one
+    /// (`lang`); absent when it searched every language.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub lang: Option<String>,
+    /// The language the search asked for when none of its pages matched and
+    /// the results come from every language instead ("no German pages match;
+    /// showing pages in other languages").
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub lang_fallback: Option<String>,
     /// Whether asking for the next page may return more results.
     pub has_more: bool,
     pub timings_ms: Timings,

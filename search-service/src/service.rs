@@ -16,6 +16,7 @@ use std::sync::Mutex;
 use crate::pg::{Store, StoreError};
 use search_core::encoder::{Encoder, EncoderError};
 use search_core::index::highlight::Highlighter;
+use search_core::index::lang::LangTag;
 use search_core::index::relevance::Evidence;
 use search_core::index::typo::{self, Correction};
 use search_core::index::{analyzer, fusion, ChunkMeta, Hit, Index, IndexError, Mode, SearchParams};
@@ -396,6 +397,32 @@ impl<'a> Service<'a> {
         })
     }
 
+    /// [`Service::rank`] in `p.lang`; when that language has no good match and
+    /// every language together has one, the latter, with the language asked
+    /// for: a reader whose language has no page on a subject finds the page in
+    /// another (the multilingual encoder reads across languages).
+    fn rank_in_language(
+        &self,
+        query: &str,
+        p: &SearchParams,
+        offset: usize,
+        clock: &dyn Fn() -> f64,
+    ) -> Result<(Ranked, Option<LangTag>), ServiceError> {
+        let ask = |params: SearchParams| {
+            self.rank(&Query { text: query, params, offset, vector: None, count_more: true }, clock)
+        };
+        let ranked = ask(*p)?;
+        let Some(tag) = p.lang.filter(|_| !ranked.evidence.matched()) else { return Ok((ranked, None)) };
+        let all = ask(SearchParams { lang: None, ..*p })?;
+        if !all.evidence.matched() {
+            return Ok((ranked, None));
+        }
+        let mut all = all;
+        // The reader waited for both searches.
+        all.timings.total += ranked.timings.total;
+        Ok((all, Some(tag)))
+    }
+
     /// Answers `query` with page `page` (1-based) of `p.k` results, rendered as
     /// `GET /api/search` returns them.
     pub fn search(
@@ -407,8 +434,7 @@ impl<'a> Service<'a> {
     ) -> Result<SearchResponse, ServiceError> {
         let page = page.max(1);
         let offset = (page - 1) * p.k;
-        let mut ranked =
-            self.rank(&Query { text: query, params: *p, offset, vector: None, count_more: true }, clock)?;
+        let (mut ranked, lang_fallback) = self.rank_in_language(query, p, offset, clock)?;
         let matched = ranked.evidence.matched();
         if !matched {
             // No good match: the nearest chunks of nonsense are not results.
@@ -433,6 +459,8 @@ impl<'a> Service<'a> {
             results,
             matched,
             corrected: searched,
+            lang: if lang_fallback.is_some() { None } else { p.lang.map(|t| t.to_string()) },
+            lang_fallback: lang_fallback.map(|t| t.to_string()),
             has_more: ranked.has_more,
             encode_cached: ranked.encode_cached,
             timings_ms: Timings {
@@ -517,6 +545,7 @@ pub fn rfc3339(unix: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use search_core::chunk::Chunk;
     use search_core::testing;
 
     #[test]
@@ -567,6 +596,51 @@ mod tests {
         let json = serde_json::to_value(&none).unwrap();
         assert_eq!(json["matched"], false);
         assert_eq!(json["results"], serde_json::json!([]));
+    }
+
+    #[test]
+    fn a_search_in_a_language_without_a_match_falls_back_to_every_language() {
+        let german = |mut c: Chunk| {
+            c.lang = "de".into();
+            c
+        };
+        let chunks = [
+            testing::chunk("a", "parking", "Parking permits", "Buy a parking permit online for the semester."),
+            testing::chunk("c", "library", "Library", "Borrow books with your student card at the library desk."),
+            testing::chunk(
+                "d",
+                "print",
+                "Printing",
+                "Print documents on any campus printer; the cost comes off your balance.",
+            ),
+            german(testing::chunk("b", "wlan", "WLAN", "Verbinden Sie sich mit eduroam und Ihrem Konto.")),
+            german(testing::chunk("e", "mensa", "Mensa", "Die Mensa hat montags bis freitags geöffnet.")),
+        ];
+        let (index, encoder) = testing::files(&chunks);
+        let svc = Service::open(index.as_slice(), encoder.as_slice()).unwrap();
+        let p = SearchParams { mode: Mode::Bm25, ..svc.default_params(5) };
+        let de = SearchParams { lang: LangTag::parse("de"), ..p };
+        // German pages match: German results, said so.
+        let r = svc.search("eduroam", &de, 1, &|| 0.0).unwrap();
+        assert_eq!(
+            r.results.iter().map(|r| (r.page_id.as_str(), r.lang.as_str())).collect::<Vec<_>>(),
+            [("wlan", "de")]
+        );
+        assert_eq!((r.lang.as_deref(), r.lang_fallback.as_deref()), (Some("de"), None));
+        // No German page on parking: the English page, and the language asked for.
+        let r = svc.search("parking permit", &de, 1, &|| 0.0).unwrap();
+        assert!(r.matched, "{r:?}");
+        assert_eq!(
+            r.results.iter().map(|r| (r.page_id.as_str(), r.lang.as_str())).collect::<Vec<_>>(),
+            [("parking", "en")]
+        );
+        assert_eq!((r.lang, r.lang_fallback.as_deref()), (None, Some("de")));
+        let json = serde_json::to_value(svc.search("parking permit", &de, 1, &|| 0.0).unwrap()).unwrap();
+        assert_eq!((json.get("lang"), &json["lang_fallback"]), (None, &serde_json::json!("de")));
+        // Nothing anywhere: no results, no fallback.
+        let r = svc.search("xqzv blorf", &de, 1, &|| 0.0).unwrap();
+        assert!(!r.matched && r.results.is_empty() && r.lang_fallback.is_none());
+        assert_eq!(r.lang.as_deref(), Some("de"));
     }
 
     #[test]

@@ -67,6 +67,54 @@
   var ROOT = readRoot();
   var SEMANTIC = !!(scriptEl && scriptEl.hasAttribute && scriptEl.hasAttribute('data-semantic'));
   var API_URL = new URL(ROOT + 'api/search', location.href);
+
+  // --- Languages ------------------------------------------------------------
+  // A site in several languages names them on <html data-languages="de en …">;
+  // each page has its own <html lang>. Search then asks the API for the
+  // reader's language (the page's, or ?lang= on the results page, `all` for
+  // every language), and the forms carry it to search.html. A site in one
+  // language sends no `lang` at all.
+  var SITE_LANGS = (document.documentElement.getAttribute('data-languages') || '').split(/\s+/).filter(Boolean);
+  var MULTILINGUAL = SITE_LANGS.length > 1;
+  var PAGE_LANG = (document.documentElement.getAttribute('lang') || '').toLowerCase();
+  var LANG = readLang();
+
+  /** The language searched: ?lang= (on any page), else the page's; '' when the site has one. */
+  function readLang() {
+    if (!MULTILINGUAL) return '';
+    var asked = '';
+    try {
+      asked = new URLSearchParams(location.search).get('lang') || '';
+    } catch (e) {
+      /* no URL parsing: the page's language */
+    }
+    return /^[A-Za-z0-9_-]{1,15}$/.test(asked) ? asked.toLowerCase() : PAGE_LANG;
+  }
+
+  /** A language's name in that language, or its tag. */
+  function langName(tag) {
+    try {
+      var n = new Intl.DisplayNames([tag], { type: 'language' }).of(tag);
+      if (n) return n.charAt(0).toUpperCase() + n.slice(1);
+    } catch (e) {
+      /* an old browser: the tag */
+    }
+    return tag;
+  }
+
+  /** Every search form on the page carries the language to search.html. */
+  function carryLang() {
+    if (!MULTILINGUAL || !LANG) return;
+    var forms = document.querySelectorAll('form[role="search"]');
+    for (var i = 0; i < forms.length; i++) {
+      if (forms[i].querySelector('input[name="lang"]')) continue;
+      var input = document.createElement('input');
+      input.type = 'hidden';
+      input.name = 'lang';
+      input.value = LANG;
+      forms[i].appendChild(input);
+    }
+  }
   var HEALTH_URL = new URL(ROOT + 'api/health', location.href);
   var SEARCH_PAGE = ROOT + 'search.html';
   var ENGINE_BASE = new URL(ROOT + '_search/', location.href).href;
@@ -319,6 +367,7 @@
         var path = Array.isArray(r.path) ? r.path.map(String) : [];
         g = byId[id] = {
           id: id,
+          lang: typeof r.lang === 'string' ? r.lang.toLowerCase() : '',
           title: String(r.title || path[path.length - 1] || hit.url),
           crumbs: path.slice(0, -1).join(' \u203a '),
           hits: [],
@@ -338,7 +387,7 @@
   var cache = new Map();
 
   function cacheKey(q, k, page, how) {
-    return (how ? (how.typing ? 't' : '') + (how.partial ? 'p' : '') + '|' : '') + k + '|' + page + '|' + q;
+    return (how ? (how.typing ? 't' : '') + (how.partial ? 'p' : '') + '|' : '') + LANG + '|' + k + '|' + page + '|' + q;
   }
 
   /**
@@ -356,6 +405,7 @@
     url.searchParams.set('mode', how && how.typing ? 'bm25' : MODE);
     if (how && how.partial) url.searchParams.set('partial', 'true');
     if (page > 1) url.searchParams.set('page', String(page));
+    if (LANG) url.searchParams.set('lang', LANG);
 
     var ctrl = new AbortController();
     var timedOut = false;
@@ -564,6 +614,26 @@
     } else if (data.semantic === 'ready') msg = MSG_IN_BROWSER_SEMANTIC;
     else if (data.semantic === 'loading') msg = MSG_IN_BROWSER_LOADING;
     return h('span', { class: 'search-status__engine' }, msg);
+  }
+
+  /**
+   * On a site in several languages: the language searched, a link to the other
+   * choice (every language, or the page's), and the API's word when the
+   * reader's language had no match and pages in others are shown.
+   */
+  function langLine(data, q) {
+    if (!MULTILINGUAL) return null;
+    var other = LANG === 'all' ? PAGE_LANG : 'all';
+    var href = location.pathname + '?' + new URLSearchParams({ q: q, lang: other }).toString();
+    var fallback = data && typeof data.lang_fallback === 'string' && data.lang_fallback;
+    return h('span', { class: 'search-status__lang' }, [
+      fallback
+        ? 'No pages in ' + langName(fallback) + ' match; showing pages in other languages. '
+        : LANG === 'all'
+          ? 'All languages. '
+          : 'In ' + langName(LANG) + '. ',
+      h('a', { href: href, class: 'search-status__link' }, other === 'all' ? 'Search all languages' : 'Only ' + langName(other)),
+    ]);
   }
 
   /** "Showing results for …" when the search read a typo as the word meant. */
@@ -1068,7 +1138,8 @@
     }
 
     function updateUrl(q) {
-      var url = location.pathname + (q ? '?' + new URLSearchParams({ q: q }).toString() : '');
+      var params = MULTILINGUAL && LANG !== PAGE_LANG ? { q: q, lang: LANG } : { q: q };
+      var url = location.pathname + (q ? '?' + new URLSearchParams(params).toString() : '');
       try {
         history.replaceState(history.state, '', url);
       } catch (e) {
@@ -1150,6 +1221,7 @@
           h('strong', null, 'No results for ' + quoted(q) + '.'),
           ' ',
           h('span', { class: 'search-status__hint' }, 'Check the spelling or try other words.'),
+          langLine(state.data, q),
           suggestions(q, '#site-tree'),
           engineLine(state.data),
         ]);
@@ -1164,8 +1236,14 @@
         var best = g.hits[0];
         sections += g.hits.length;
         var item = h('li', { class: 'search-result', 'data-page-id': g.id });
+        // On a site in several languages, a page in another language than the
+        // one searched says which (its title is in it: lang for screen readers).
+        var inOther = MULTILINGUAL && g.lang && g.lang !== LANG;
         item.appendChild(
-          h('h2', { class: 'search-result__title' }, h('a', { href: best.href, class: 'search-result__link' }, g.title))
+          h('h2', { class: 'search-result__title' }, [
+            h('a', { href: best.href, class: 'search-result__link', lang: inOther ? g.lang : null }, g.title),
+            inOther ? h('span', { class: 'search-result__lang' }, ' ' + langName(g.lang)) : null,
+          ])
         );
         if (g.crumbs) item.appendChild(h('p', { class: 'search-result__path' }, g.crumbs));
         var first = h('p', { class: 'search-result__snippet' });
@@ -1209,6 +1287,7 @@
 
       setStatus('count', [
         correctedLine(state.data),
+        langLine(state.data, q),
         h('strong', null, plural(groups.length, 'article', 'articles')),
         ' \u00b7 ' + plural(sections, 'matching section', 'matching sections') +
           (state.hasMore ? ' \u00b7 best matches first' : ''),
@@ -1310,6 +1389,7 @@
   // --- Start ------------------------------------------------------------------
 
   function start() {
+    carryLang();
     var resultsEl = document.getElementById('search-results');
     var primary = null;
     if (resultsEl) {

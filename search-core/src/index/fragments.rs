@@ -723,6 +723,10 @@ impl Engine {
             results,
             matched: evidence.matched(),
             corrected: searched.map(str::to_string),
+            // The fragments hold no chunk languages: a site in several
+            // languages searches through the API, whose index has them.
+            lang: None,
+            lang_fallback: None,
             has_more,
             timings_ms: Timings::default(),
             encode_cached: false,

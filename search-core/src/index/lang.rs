@@ -317,3 +317,86 @@ mod tests {
         assert_eq!(Lang::of_query("파드란 무엇인가요?", &kb), None);
     }
 }
+
+/// A language results are restricted to (`lang` in a search): a tag as the
+/// build writes a page's (`de`, `zh-cn`, `pt-br`), lowercased, `_` read as `-`,
+/// at most 15 bytes. A tag covers itself and its regions: `zh` covers `zh-cn`
+/// and `zh-tw`, `zh-cn` only itself. Kept in a fixed array so that
+/// [`super::SearchParams`] stays `Copy`.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct LangTag {
+    bytes: [u8; 15],
+    len: u8,
+}
+
+impl LangTag {
+    /// The tag `s` names, or `None` for one that is empty, longer than 15
+    /// bytes, or holds anything but ASCII letters, digits, `-` and `_` (or
+    /// starts or ends with a separator).
+    pub fn parse(s: &str) -> Option<LangTag> {
+        let s = s.trim();
+        let ok = |b: u8| b.is_ascii_alphanumeric() || b == b'-' || b == b'_';
+        let edges = |b: Option<&u8>| b.is_some_and(|b| b.is_ascii_alphanumeric());
+        if s.is_empty()
+            || s.len() > 15
+            || !s.bytes().all(ok)
+            || !edges(s.as_bytes().first())
+            || !edges(s.as_bytes().last())
+        {
+            return None;
+        }
+        let mut bytes = [0u8; 15];
+        for (o, b) in bytes.iter_mut().zip(s.bytes()) {
+            *o = if b == b'_' { b'-' } else { b.to_ascii_lowercase() };
+        }
+        Some(LangTag { bytes, len: s.len() as u8 })
+    }
+
+    pub fn as_str(&self) -> &str {
+        // Only ASCII was written.
+        std::str::from_utf8(&self.bytes[..usize::from(self.len)]).unwrap_or("")
+    }
+
+    /// Whether a chunk in language `tag` (as the build wrote it; empty is
+    /// English) is one this tag asks for.
+    pub fn covers(&self, tag: &str) -> bool {
+        let tag = if tag.is_empty() { "en" } else { tag };
+        let me = self.as_str();
+        tag.len() >= me.len()
+            && tag.as_bytes()[..me.len()].eq_ignore_ascii_case(me.as_bytes())
+            && (tag.len() == me.len() || matches!(tag.as_bytes()[me.len()], b'-' | b'_'))
+    }
+}
+
+impl std::fmt::Debug for LangTag {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "LangTag({})", self.as_str())
+    }
+}
+
+impl std::fmt::Display for LangTag {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tag_tests {
+    use super::LangTag;
+
+    #[test]
+    fn a_tag_covers_itself_and_its_regions() {
+        let zh = LangTag::parse("zh").unwrap();
+        assert!(zh.covers("zh-cn") && zh.covers("zh_TW") && zh.covers("zh"));
+        assert!(!zh.covers("zha") && !zh.covers("en"));
+        let zh_cn = LangTag::parse(" ZH_cn ").unwrap();
+        assert_eq!(zh_cn.as_str(), "zh-cn");
+        assert!(zh_cn.covers("zh-cn") && !zh_cn.covers("zh-tw") && !zh_cn.covers("zh"));
+        // A chunk without a tag is English.
+        assert!(LangTag::parse("en").unwrap().covers(""));
+        assert!(!LangTag::parse("de").unwrap().covers(""));
+        for bad in ["", "-", "de-", "_de", "de de", "dé", "x".repeat(16).as_str(), "<script>"] {
+            assert_eq!(LangTag::parse(bad), None, "{bad:?}");
+        }
+    }
+}

@@ -123,6 +123,11 @@ pub struct IndexInfo {
     /// (and in indexes written before).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub languages: Vec<String>,
+    /// Every language tag a chunk has, sorted: what the `doc.lang` section's
+    /// bytes number. Empty when every chunk is English (and in indexes
+    /// written before), and then the index has no `doc.lang`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub chunk_languages: Vec<String>,
 }
 
 impl IndexInfo {
@@ -148,6 +153,21 @@ pub struct ChunkMeta {
     pub url: String,
     pub anchor: String,
     pub text: String,
+    /// The page's language tag; empty for English (and in indexes written
+    /// before languages).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub lang: String,
+}
+
+impl ChunkMeta {
+    /// The page's language tag (`en` when the record has none).
+    pub fn lang(&self) -> &str {
+        if self.lang.is_empty() {
+            "en"
+        } else {
+            &self.lang
+        }
+    }
 }
 
 impl From<&Chunk> for ChunkMeta {
@@ -161,6 +181,7 @@ impl From<&Chunk> for ChunkMeta {
             url: c.url.clone(),
             anchor: c.anchor.clone(),
             text: c.text.clone(),
+            lang: if c.lang == "en" { String::new() } else { c.lang.clone() },
         }
     }
 }
@@ -193,6 +214,9 @@ pub struct Index<'a> {
     langs: Vec<lang::Lang>,
     /// The encoder's cosines on the reference scale ([`IndexInfo::cosine_scale`]).
     cosine_scale: relevance::CosineScale,
+    /// Each chunk's language, as its place in `info.chunk_languages` (empty:
+    /// every chunk is English).
+    doc_lang: &'a [u8],
 }
 
 /// One scored chunk.
@@ -252,6 +276,8 @@ pub struct SearchParams {
     /// The query's last word is still being typed: BM25 reads it as its most
     /// common completion ([`Index::partial_terms`]). Search as you type sets it.
     pub partial: bool,
+    /// Only chunks in this language ([`lang::LangTag::covers`]); `None`: all.
+    pub lang: Option<lang::LangTag>,
 }
 
 impl SearchParams {
@@ -273,11 +299,12 @@ impl SearchParams {
             exact: false,
             ef: 0,
             partial: false,
+            lang: None,
         }
     }
 
     /// The parameters a build given no settings writes into its index (`convex`,
-    /// alpha 0.5, RRF k 60, norm depth 10, BM25's defaults), for `k` results: for a
+    /// alpha 0.5, RRF k 60, norm depth 30, BM25's defaults), for `k` results: for a
     /// search with no index settings to read.
     pub fn defaults(k: usize) -> SearchParams {
         let bm25 = Bm25Params::default();
@@ -295,6 +322,7 @@ impl SearchParams {
             exact: false,
             ef: 0,
             partial: false,
+            lang: None,
         }
     }
 }
@@ -366,6 +394,7 @@ impl<'a> Index<'a> {
             graph: graph::GraphView::open(&c, n)?,
             langs: languages(&info)?,
             cosine_scale: info.cosine_scale(),
+            doc_lang: doc_languages(&c, &info)?,
             info,
         })
     }
@@ -400,9 +429,32 @@ impl<'a> Index<'a> {
     /// The `depth` chunks closest to `q`: through the HNSW graph when the index
     /// has one and `exact` is false, else by the exact scan.
     pub fn dense_candidates(&self, q: &[f32], depth: usize, exact: bool, ef: usize) -> Vec<(u32, f32)> {
+        self.dense_candidates_in(q, depth, exact, ef, None)
+    }
+
+    /// [`Index::dense_candidates`] in `lang` only. The exact scan skips the
+    /// other chunks; the graph walk reads four times as deep and keeps this
+    /// language's (an HNSW graph is not built per language: a language with
+    /// under a quarter of the chunks may find fewer than `depth`).
+    pub fn dense_candidates_in(
+        &self,
+        q: &[f32],
+        depth: usize,
+        exact: bool,
+        ef: usize,
+        lang: Option<lang::LangTag>,
+    ) -> Vec<(u32, f32)> {
+        let keep = self.in_language(lang);
         match (&self.graph, exact) {
-            (Some(g), false) => g.search(depth, if ef == 0 { g.ef } else { ef }, self.dense_scorer(q)),
-            _ => self.dense_top(q, depth),
+            (Some(g), false) => {
+                let wide = if lang.is_some() { depth.saturating_mul(4) } else { depth };
+                let ef = if ef == 0 { g.ef } else { ef }.max(wide);
+                let mut found = g.search(wide, ef, self.dense_scorer(q));
+                found.retain(|&(d, _)| keep(d));
+                found.truncate(depth);
+                found
+            }
+            _ => self.dense_top_where(q, depth, keep),
         }
     }
 
@@ -512,24 +564,57 @@ impl<'a> Index<'a> {
     /// The `depth` chunks closest to `q`, best first (exact scan), scored as
     /// [`Index::dense_scorer`] scores them.
     pub fn dense_top(&self, q: &[f32], depth: usize) -> Vec<(u32, f32)> {
+        self.dense_top_where(q, depth, |_| true)
+    }
+
+    /// [`Index::dense_top`] over the chunks `keep` keeps.
+    pub fn dense_top_where(&self, q: &[f32], depth: usize, keep: impl Fn(u32) -> bool) -> Vec<(u32, f32)> {
         let on_scale = |mut top: Vec<(u32, f32)>| {
             top.iter_mut().for_each(|t| t.1 = self.cosine_scale.apply(t.1));
             top
         };
         match self.vectors {
-            Vectors::F16(v) => return on_scale(top_f16(q, v, self.info.dim, depth)),
+            Vectors::F16(v) => return on_scale(top_f16(q, v, self.info.dim, depth, keep)),
             Vectors::I16(v) => {
                 let fq = I16Query::new(q);
-                return on_scale(top_rows(v, self.info.dim, depth, |row| fq.dot(row)));
+                return on_scale(top_rows(v, self.info.dim, depth, keep, |row| fq.dot(row)));
             }
             _ => {}
         }
         let score = self.dense_scorer(q);
         let mut top = TopK::new(depth);
-        for d in 0..self.info.chunks as u32 {
+        for d in (0..self.info.chunks as u32).filter(|&d| keep(d)) {
             top.push(d, score(d));
         }
         top.into_sorted()
+    }
+
+    /// The languages a query is read in: the one a search is restricted to
+    /// when the index reads it, else the index's own ([`Index::languages`]).
+    fn reading(&self, lang: Option<lang::LangTag>) -> std::borrow::Cow<'_, [lang::Lang]> {
+        match lang.and_then(|t| lang::Lang::from_tag(t.as_str())) {
+            Some(l) if self.langs.contains(&l) => std::borrow::Cow::Owned(vec![l]),
+            _ => std::borrow::Cow::Borrowed(&self.langs),
+        }
+    }
+
+    /// Whether chunk `doc` is one `lang` asks for (every chunk without a
+    /// filter). Reads one byte; no allocation but the ≤ 256 flags of `covered`.
+    fn in_language<'s>(&'s self, lang: Option<lang::LangTag>) -> impl Fn(u32) -> bool + 's {
+        let covered: Option<Vec<bool>> = lang.map(|tag| {
+            if self.info.chunk_languages.is_empty() {
+                vec![tag.covers("en")]
+            } else {
+                self.info.chunk_languages.iter().map(|t| tag.covers(t)).collect()
+            }
+        });
+        move |doc| match &covered {
+            None => true,
+            Some(c) => {
+                let l = self.doc_lang.get(doc as usize).copied().unwrap_or(0);
+                c.get(usize::from(l)).copied().unwrap_or(false)
+            }
+        }
     }
 
     /// Term `i` of the sorted vocabulary (offsets checked at open).
@@ -593,19 +678,26 @@ impl<'a> Index<'a> {
         let depth = p.depth.max(p.k);
         let needs_dense = p.mode != Mode::Bm25;
         let dense = match (needs_dense, qvec) {
-            (true, Some(q)) if q.len() == self.info.dim => self.dense_candidates(q, depth, p.exact, p.ef),
+            (true, Some(q)) if q.len() == self.info.dim => self.dense_candidates_in(q, depth, p.exact, p.ef, p.lang),
             _ => Vec::new(),
         };
         let terms = match (p.mode, p.partial) {
             (Mode::Dense, _) => Vec::new(),
             (_, true) => self.partial_terms(query),
-            (_, false) => analyzer::query_terms(query, &self.langs),
+            (_, false) => analyzer::query_terms(query, &self.reading(p.lang)),
         };
         let mut sparse = if terms.is_empty() { Vec::new() } else { self.bm25_scores_of(terms.clone(), p.k1, p.b) };
-        let evidence = relevance::Evidence {
+        if p.lang.is_some() {
+            let keep = self.in_language(p.lang);
+            sparse.retain(|s| keep(s.0));
+        }
+        let mut evidence = relevance::Evidence {
             cosine: needs_dense.then(|| dense.first().map(|d| d.1)).flatten(),
             lexical: relevance::lexical(self, &terms, sparse.first().map(|s| s.0)),
         };
+        if p.lang.is_some() {
+            evidence = evidence.in_language(needs_dense && qvec.is_some(), !sparse.is_empty());
+        }
         sparse.truncate(depth);
         let weights = bm25::idf_weights(self, &terms);
         Candidates { dense, sparse, evidence, weights }
@@ -655,6 +747,20 @@ impl bm25::Postings for Index<'_> {
     fn languages(&self) -> &[lang::Lang] {
         &self.langs
     }
+}
+
+/// The `doc.lang` section, each byte checked against `info.chunk_languages`;
+/// empty when the index has no languages but English.
+fn doc_languages<'a>(c: &Container<'a>, info: &IndexInfo) -> Result<&'a [u8], IndexError> {
+    if info.chunk_languages.is_empty() {
+        return Ok(&[]);
+    }
+    let langs: &[u8] = c.exact("doc.lang", info.chunks)?;
+    if let Some(d) = langs.iter().position(|&l| usize::from(l) >= info.chunk_languages.len()) {
+        let msg = format!("chunk {d} has language {}, the index names {}", langs[d], info.chunk_languages.len());
+        return Err(corrupt("doc.lang", msg).into());
+    }
+    Ok(langs)
 }
 
 /// The languages `info` names, refused by name when this build cannot read
@@ -717,6 +823,63 @@ mod tests {
         }
         let bytes = build(&chunks, &vecs, dim, &params(vectors));
         (chunks, AlignedBytes::new(&bytes))
+    }
+
+    #[test]
+    fn a_search_in_one_language_returns_only_its_chunks() {
+        let lang = |mut c: Chunk, l: &str| {
+            c.lang = l.into();
+            c
+        };
+        let chunks = vec![
+            chunk("a_0", "a", "WLAN", "Verbinden Sie Ihren Laptop mit eduroam und dem WLAN."),
+            lang(chunk("b_0", "b", "Wi-Fi", "Connect your laptop to eduroam and the wireless network."), "de"),
+            lang(chunk("c_0", "c", "Wi-Fi", "Connectez votre portable à eduroam."), "fr"),
+            lang(chunk("d_0", "d", "WLAN", "Yhdistä kannettava eduroam-verkkoon."), "zh-tw"),
+            lang(chunk("e_0", "e", "WLAN", "Kannettava eduroam."), "zh-cn"),
+        ];
+        let dim = 8;
+        let vecs: Vec<f32> = (0..chunks.len())
+            .flat_map(|i| {
+                let mut v = vec![0.2f32; dim];
+                v[i] = 1.0;
+                unit(&v)
+            })
+            .collect();
+        for storage in [VectorStorage::I16, VectorStorage::F32] {
+            let bytes = AlignedBytes::new(&build(&chunks, &vecs, dim, &params(storage)));
+            let idx = Index::open(bytes.as_slice()).unwrap();
+            assert_eq!(idx.info().chunk_languages, ["de", "en", "fr", "zh-cn", "zh-tw"]);
+            assert_eq!(idx.chunk(1).unwrap().lang(), "de");
+            assert_eq!(idx.chunk(0).unwrap().lang(), "en");
+            let q = unit(&[0.3; 8]);
+            let pages = |tag: Option<&str>, mode: Mode| -> Vec<String> {
+                let p = SearchParams { mode, lang: tag.and_then(lang::LangTag::parse), ..SearchParams::defaults(10) };
+                let mut v: Vec<String> =
+                    idx.search("eduroam", Some(&q), &p).iter().map(|h| idx.chunk(h.doc).unwrap().page_id).collect();
+                v.sort();
+                v
+            };
+            for mode in [Mode::Convex, Mode::Dense, Mode::Bm25] {
+                assert_eq!(pages(None, mode), ["a", "b", "c", "d", "e"], "{mode:?}");
+                assert_eq!(pages(Some("de"), mode), ["b"], "{mode:?}");
+                assert_eq!(pages(Some("en"), mode), ["a"], "{mode:?}");
+                assert_eq!(pages(Some("zh"), mode), ["d", "e"], "{mode:?}: zh covers its regions");
+                assert_eq!(pages(Some("zh-cn"), mode), ["e"], "{mode:?}");
+                assert!(pages(Some("sv"), mode).is_empty(), "{mode:?}");
+            }
+            // The evidence is the language's own: nothing in Swedish matched.
+            let sv = SearchParams { lang: lang::LangTag::parse("sv"), ..SearchParams::defaults(10) };
+            assert!(!idx.candidates("eduroam", Some(&q), &sv).evidence.matched());
+        }
+        // An English-only index has no `doc.lang`; `en` is every chunk.
+        let (_, english) = sample(VectorStorage::F32);
+        let idx = Index::open(english.as_slice()).unwrap();
+        assert!(idx.info().chunk_languages.is_empty());
+        let en = SearchParams { lang: lang::LangTag::parse("en"), ..SearchParams::defaults(10) };
+        assert_eq!(idx.search("eduroam", None, &SearchParams { mode: Mode::Bm25, ..en }).len(), 1);
+        let de = SearchParams { mode: Mode::Bm25, lang: lang::LangTag::parse("de"), ..SearchParams::defaults(10) };
+        assert!(idx.search("eduroam", None, &de).is_empty());
     }
 
     #[test]

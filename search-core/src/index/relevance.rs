@@ -121,6 +121,19 @@ impl Evidence {
         }
     }
 
+    /// The evidence of a search restricted to one language, from its own
+    /// lists: with a vector but no chunk of the language ranked, the lowest
+    /// cosine there is (not `None`, which would switch to the lexical rule);
+    /// with no chunk of the language matching a word, no lexical evidence
+    /// (the vocabulary knowing the words from other languages' pages is not
+    /// a match in this one).
+    pub fn in_language(self, has_vector: bool, any_lexical_match: bool) -> Evidence {
+        Evidence {
+            cosine: if has_vector { Some(self.cosine.unwrap_or(-1.0)) } else { self.cosine },
+            lexical: if any_lexical_match { self.lexical } else { 0.0 },
+        }
+    }
+
     /// Whether the query has a good match: results are worth showing, and the
     /// agent may answer.
     pub fn matched(&self) -> bool {

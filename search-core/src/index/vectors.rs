@@ -189,17 +189,31 @@ pub(super) fn dot(a: &[f32], b: &[f32]) -> f32 {
 /// The `depth` rows of `rows` (`dim` half floats each, `dim` > 0) closest to
 /// `q`, best first: the exact scan of [`Index::dense_top`] over half floats,
 /// whether the rows are an index file's or the browser engine's.
-pub(crate) fn top_f16(q: &[f32], rows: &[u16], dim: usize, depth: usize) -> Vec<(u32, f32)> {
+pub(crate) fn top_f16(
+    q: &[f32],
+    rows: &[u16],
+    dim: usize,
+    depth: usize,
+    keep: impl Fn(u32) -> bool,
+) -> Vec<(u32, f32)> {
     let q = F16Query::new(q);
-    top_rows(rows, dim, depth, |row| q.dot(row))
+    top_rows(rows, dim, depth, keep, |row| q.dot(row))
 }
 
-/// The `depth` rows of `rows` (`dim` values each) that `score` ranks highest,
-/// best first: the exact scan, whatever the storage.
-pub(crate) fn top_rows<T>(rows: &[T], dim: usize, depth: usize, score: impl Fn(&[T]) -> f32) -> Vec<(u32, f32)> {
+/// The `depth` rows of `rows` (`dim` values each) that `score` ranks highest
+/// among those `keep` keeps, best first: the exact scan, whatever the storage.
+pub(crate) fn top_rows<T>(
+    rows: &[T],
+    dim: usize,
+    depth: usize,
+    keep: impl Fn(u32) -> bool,
+    score: impl Fn(&[T]) -> f32,
+) -> Vec<(u32, f32)> {
     let mut top = TopK::new(depth);
     for (d, row) in rows.chunks_exact(dim.max(1)).enumerate() {
-        top.push(d as u32, score(row));
+        if keep(d as u32) {
+            top.push(d as u32, score(row));
+        }
     }
     top.into_sorted()
 }

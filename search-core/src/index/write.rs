@@ -48,16 +48,36 @@ pub fn build(chunks: &[Chunk], vectors: &[f32], dim: usize, p: &BuildParams) -> 
         long_text: p.long_text.clone(),
         built_unix: p.built_unix,
         languages: languages_of(chunks),
+        chunk_languages: chunk_languages(chunks),
     };
     let mut w = Writer::new(MAGIC, VERSION);
     w.add("info", serde_json::to_vec(&info).unwrap_or_default());
     records.write(&mut w);
+    if !info.chunk_languages.is_empty() {
+        let of = |c: &Chunk| info.chunk_languages.iter().position(|t| *t == c.lang).unwrap_or(0) as u8;
+        w.add("doc.lang", chunks.iter().map(of).collect());
+    }
     write_vectors(&mut w, vectors, dim, p.vectors);
     lexicon.write(&mut w);
     if let Some(g) = &p.graph {
         g.write(&mut w);
     }
     w.finish()
+}
+
+/// Every language tag of `chunks`, sorted ([`IndexInfo::chunk_languages`]);
+/// none when all are English. At most 256 (a chunk's is one byte): a
+/// knowledge base in more languages keeps the first 256 in order, and a chunk
+/// in another reads as the first.
+fn chunk_languages(chunks: &[Chunk]) -> Vec<String> {
+    let mut tags: Vec<String> = chunks.iter().map(|c| c.lang.clone()).collect();
+    tags.sort();
+    tags.dedup();
+    if tags.iter().all(|t| t == "en") {
+        return Vec::new();
+    }
+    tags.truncate(256);
+    tags
 }
 
 /// A language is one a query may be in from this share of the chunks.

@@ -106,7 +106,20 @@ mod tests {
     #[test]
     fn search_query_defaults_and_decoding() {
         let q = SearchQuery::parse("q=reset+my%20password&unknown=1").unwrap();
-        assert_eq!(q, SearchQuery { q: "reset my password".into(), k: DEFAULT_K, mode: None, page: 1, partial: false });
+        let want = SearchQuery {
+            q: "reset my password".into(),
+            k: DEFAULT_K,
+            mode: None,
+            page: 1,
+            partial: false,
+            lang: None,
+        };
+        assert_eq!(q, want);
+        // A language, or every language (`all`, empty).
+        assert_eq!(SearchQuery::parse("q=a&lang=zh_CN").unwrap().lang.map(|t| t.to_string()), Some("zh-cn".into()));
+        for all in ["all", ""] {
+            assert_eq!(SearchQuery::parse(&format!("q=a&lang={all}")).unwrap().lang, None, "{all}");
+        }
         let q = SearchQuery::parse("q=%C3%A9t%C3%A9&k=50&mode=bm25&page=20&partial=true").unwrap();
         assert_eq!((q.q.as_str(), q.k, q.mode, q.page, q.partial), ("été", 50, Some(Mode::Bm25), 20, true));
         for (v, partial) in [("true", true), ("false", false)] {
@@ -137,6 +150,9 @@ mod tests {
             ("q=a&q=b", "q"),
             ("q=a&k=1&k=2", "k"),
             ("q=a&partial=yes", "partial"),
+            ("q=a&lang=de%20DE", "lang"),
+            ("q=a&lang=%3Cscript%3E", "lang"),
+            ("q=a&lang=de&lang=fr", "lang"),
             ("q=a&partial=true&partial=true", "partial"),
             // A boolean is `true` or `false`, spelled exactly so.
             ("q=a&partial=", "partial"),

@@ -1,6 +1,7 @@
 //! `GET /api/search`: its parameters, checked once into a [`SearchQuery`], and
 //! the answer from the service.
 
+use search_core::index::lang::LangTag;
 use search_core::index::Mode;
 use search_service::insights::record;
 use search_service::service::{Service, ServiceError};
@@ -19,13 +20,15 @@ pub struct SearchQuery {
     pub page: usize,
     /// The last word is still being typed (`partial=true`).
     pub partial: bool,
+    /// Only pages in this language (`lang=de`); `None`: every language.
+    pub lang: Option<LangTag>,
 }
 
 impl SearchQuery {
     /// Parses and checks the query string of `GET /api/search`.
     pub fn parse(query: &str) -> Result<SearchQuery, ApiError> {
-        const NAMES: [&str; 5] = ["q", "k", "mode", "page", "partial"];
-        let mut values: [Option<String>; 5] = Default::default();
+        const NAMES: [&str; 6] = ["q", "k", "mode", "page", "partial", "lang"];
+        let mut values: [Option<String>; 6] = Default::default();
         for (name, value) in form_urlencoded::parse(query.as_bytes()) {
             // Unknown parameters are ignored, so clients can send newer ones.
             let Some(i) = NAMES.iter().position(|n| *n == name) else { continue };
@@ -34,7 +37,7 @@ impl SearchQuery {
             }
             values[i] = Some(value.into_owned());
         }
-        let [q, k, mode, page, partial] = values;
+        let [q, k, mode, page, partial, lang] = values;
         let q = q.unwrap_or_default();
         // As openapi.yaml says it: at most MAX_QUERY_CHARS characters as sent, at
         // least one of them not white space; the query searched is trimmed.
@@ -72,7 +75,17 @@ impl SearchQuery {
                 return Err(ApiError::param("partial", format!("`partial` must be `true` or `false`, got `{other}`")))
             }
         };
-        Ok(SearchQuery { q: q.to_string(), k, mode, page, partial })
+        // A language tag, or `all` / empty for every language.
+        let lang = match lang.as_deref() {
+            None | Some("") | Some("all") => None,
+            Some(t) => Some(LangTag::parse(t).ok_or_else(|| {
+                ApiError::param(
+                    "lang",
+                    format!("`lang` must be a language tag such as `de` or `zh-cn`, or `all`, got `{t}`"),
+                )
+            })?),
+        };
+        Ok(SearchQuery { q: q.to_string(), k, mode, page, partial, lang })
     }
 }
 
@@ -110,6 +123,7 @@ pub(super) fn search(req: &Request, svc: &Service, clock: &dyn Fn() -> f64) -> R
     let mut p = svc.default_params(sq.k);
     p.mode = sq.mode.unwrap_or(p.mode);
     p.partial = sq.partial;
+    p.lang = sq.lang;
     let t0 = clock();
     let answer = svc.search(&sq.q, &p, sq.page, clock).map_err(service_error)?;
     let t = answer.timings_ms;

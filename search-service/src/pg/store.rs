@@ -57,6 +57,8 @@ impl Tenant {
 struct Side {
     page: HashMap<u32, u32>,
     cosine: HashMap<u32, f32>,
+    /// The candidates not in English: their language tags (from `meta`).
+    lang: HashMap<u32, String>,
 }
 
 /// One tenant of a database, read through `Sql`.
@@ -223,14 +225,22 @@ impl Store {
     ) -> Result<(Candidates, Side), StoreError> {
         let mut t = self.tenant()?;
         let depth = p.depth.max(p.k);
+        // In one language, each side is read four times as deep and the other
+        // languages' candidates dropped (as the bundled index's graph walk does).
+        let read = if p.lang.is_some() { depth.saturating_mul(4) } else { depth };
         let lex = self.lexical(&mut t, query, p)?;
-        let dense_ids = self.dense_ids(&t, qvec, p, depth)?;
-        let postings = self.bm25_postings(&t, &lex, p, depth)?;
+        let mut dense_ids = self.dense_ids(&t, qvec, p, read)?;
+        let mut postings = self.bm25_postings(&t, &lex, p, read)?;
 
         let mut docs: Vec<u32> = dense_ids.iter().copied().chain(postings.keys().copied()).collect();
         docs.sort_unstable();
         docs.dedup();
         let (side, norms) = self.side(&t, &docs, qvec)?;
+        if let Some(tag) = p.lang {
+            let keep = |d: &u32| tag.covers(side.lang.get(d).map_or("", String::as_str));
+            dense_ids.retain(keep);
+            postings.retain(|d, _| keep(d));
+        }
 
         let mut dense: Vec<(u32, f32)> =
             dense_ids.iter().filter_map(|d| side.cosine.get(d).map(|&c| (*d, c))).collect();
@@ -238,10 +248,13 @@ impl Store {
         dense.truncate(depth);
 
         let mut sparse = lex.rescore(&postings, &norms, p);
-        let evidence = Evidence {
+        let mut evidence = Evidence {
             cosine: qvec.and((p.mode != Mode::Bm25).then(|| dense.first().map(|d| d.1)).flatten()),
             lexical: lex.evidence(&postings, sparse.first().map(|s| s.0)),
         };
+        if p.lang.is_some() {
+            evidence = evidence.in_language(qvec.is_some() && p.mode != Mode::Bm25, !sparse.is_empty());
+        }
         sparse.truncate(depth);
         let weights = lex.weights();
         Ok((Candidates { dense, sparse, evidence, weights }, side))
@@ -419,14 +432,14 @@ impl Store {
     /// Every candidate's page (numbered in the order first seen), norm and exact
     /// cosine with the query on the reference scale (none without a query vector).
     fn side(&self, t: &Tenant, docs: &[u32], qvec: Option<&[f32]>) -> Result<(Side, HashMap<u32, f32>), StoreError> {
-        let mut side = Side { page: HashMap::new(), cosine: HashMap::new() };
+        let mut side = Side { page: HashMap::new(), cosine: HashMap::new(), lang: HashMap::new() };
         let mut norms: HashMap<u32, f32> = HashMap::new();
         if docs.is_empty() {
             return Ok((side, norms));
         }
         // Without a query vector (bm25) the cosine column is NULL.
         let stmt = format!(
-            "SELECT c.doc, c.page_id, n.norm, -(c.embedding::vector <#> $3::text::vector)::float4 FROM {} c \
+            "SELECT c.doc, c.page_id, n.norm, -(c.embedding::vector <#> $3::text::vector)::float4, c.meta::json->>'lang' FROM {} c \
              JOIN kb_norms n ON n.tenant = c.tenant AND n.doc = c.doc WHERE c.doc = ANY($2::int4[]) AND c.tenant = $1::int4",
             partition(t.id)
         );
@@ -448,6 +461,9 @@ impl Store {
             norms.insert(d as u32, norm);
             if let Some(c) = r.get(3).and_then(Value::real) {
                 side.cosine.insert(d as u32, scale.apply(c));
+            }
+            if let Some(Value::Text(lang)) = r.get(4) {
+                side.lang.insert(d as u32, lang.clone());
             }
         }
         Ok((side, norms))

@@ -184,8 +184,8 @@ impl<'a> Dense<'a> {
     pub(super) fn top(&self, depth: usize) -> Vec<(u32, f32)> {
         let dim = self.sem.info.dim;
         let mut top = match &self.rows {
-            Prepared::F16(v) => top_f16(self.q, v, dim, depth),
-            Prepared::I16(v, fq) => top_rows(v, dim, depth, |row| fq.dot(row)),
+            Prepared::F16(v) => top_f16(self.q, v, dim, depth, |_| true),
+            Prepared::I16(v, fq) => top_rows(v, dim, depth, |_| true, |row| fq.dot(row)),
         };
         let scale = self.sem.info.cosine_scale();
         top.iter_mut().for_each(|t| t.1 = scale.apply(t.1));
