@@ -16,7 +16,7 @@ use std::sync::Mutex;
 use crate::pg::{Store, StoreError};
 use search_core::encoder::{Encoder, EncoderError};
 use search_core::index::highlight::Highlighter;
-use search_core::index::lang::LangTag;
+use search_core::index::lang::{Lang, LangTag};
 use search_core::index::relevance::Evidence;
 use search_core::index::typo::{self, Correction};
 use search_core::index::{analyzer, fusion, ChunkMeta, Hit, Index, IndexError, Mode, SearchParams};
@@ -397,23 +397,19 @@ impl<'a> Service<'a> {
         })
     }
 
-    /// [`Service::rank`] in `p.lang`; when that language has no good match and
-    /// every language together has one, the latter, with the language asked
-    /// for: a reader whose language has no page on a subject finds the page in
-    /// another (the multilingual encoder reads across languages).
-    fn rank_in_language(
+    /// [`Service::rank`] in `q.params.lang`; when that language has no good
+    /// match and every language together has one, the latter, with the
+    /// language asked for: a reader whose language has no page on a subject
+    /// finds the page in another (the multilingual encoder reads across
+    /// languages). The search and the agents rank through here.
+    pub fn rank_in_language(
         &self,
-        query: &str,
-        p: &SearchParams,
-        offset: usize,
+        q: &Query<'_>,
         clock: &dyn Fn() -> f64,
     ) -> Result<(Ranked, Option<LangTag>), ServiceError> {
-        let ask = |params: SearchParams| {
-            self.rank(&Query { text: query, params, offset, vector: None, count_more: true }, clock)
-        };
-        let ranked = ask(*p)?;
-        let Some(tag) = p.lang.filter(|_| !ranked.evidence.matched()) else { return Ok((ranked, None)) };
-        let all = ask(SearchParams { lang: None, ..*p })?;
+        let ranked = self.rank(q, clock)?;
+        let Some(tag) = q.params.lang.filter(|_| !ranked.evidence.matched()) else { return Ok((ranked, None)) };
+        let all = self.rank(&Query { params: SearchParams { lang: None, ..q.params }, ..*q }, clock)?;
         if !all.evidence.matched() {
             return Ok((ranked, None));
         }
@@ -421,6 +417,21 @@ impl<'a> Service<'a> {
         // The reader waited for both searches.
         all.timings.total += ranked.timings.total;
         Ok((all, Some(tag)))
+    }
+
+    /// The language `text` is in, among the corpus's (those of at least 5 % of
+    /// its chunks), when the corpus has several and the words tell
+    /// ([`Lang::of_query`]): what an agent searches first, so that it quotes
+    /// pages in the reader's language. `None` for a corpus in one language.
+    pub fn question_language(&self, text: &str) -> Option<LangTag> {
+        let langs: Vec<Lang> = match &self.corpus {
+            Corpus::Bundled(i) => i.languages().to_vec(),
+            Corpus::Postgres(s) => s.tenant().ok()?.info.languages.iter().filter_map(|t| Lang::from_tag(t)).collect(),
+        };
+        if langs.len() < 2 {
+            return None;
+        }
+        LangTag::parse(Lang::of_query(text, &langs)?.code())
     }
 
     /// Answers `query` with page `page` (1-based) of `p.k` results, rendered as
@@ -434,7 +445,8 @@ impl<'a> Service<'a> {
     ) -> Result<SearchResponse, ServiceError> {
         let page = page.max(1);
         let offset = (page - 1) * p.k;
-        let (mut ranked, lang_fallback) = self.rank_in_language(query, p, offset, clock)?;
+        let q = Query { text: query, params: *p, offset, vector: None, count_more: true };
+        let (mut ranked, lang_fallback) = self.rank_in_language(&q, clock)?;
         let matched = ranked.evidence.matched();
         if !matched {
             // No good match: the nearest chunks of nonsense are not results.
@@ -641,6 +653,39 @@ mod tests {
         let r = svc.search("xqzv blorf", &de, 1, &|| 0.0).unwrap();
         assert!(!r.matched && r.results.is_empty() && r.lang_fallback.is_none());
         assert_eq!(r.lang.as_deref(), Some("de"));
+    }
+
+    #[test]
+    fn a_question_is_searched_first_in_its_own_language() {
+        let german = |mut c: Chunk| {
+            c.lang = "de".into();
+            c
+        };
+        let chunks = [
+            testing::chunk("a", "wifi", "Wi-Fi", "Connect to eduroam with your university account."),
+            german(testing::chunk("b", "wlan", "WLAN", "Verbinden Sie sich mit eduroam und Ihrem Konto.")),
+        ];
+        let (index, encoder) = testing::files(&chunks);
+        let svc = Service::open(index.as_slice(), encoder.as_slice()).unwrap();
+        let tag = |q: &str| svc.question_language(q).map(|t| t.to_string());
+        assert_eq!(tag("Wie verbinde ich mich mit dem eduroam?").as_deref(), Some("de"));
+        assert_eq!(tag("How do I connect to the eduroam network?").as_deref(), Some("en"));
+        assert_eq!(tag("eduroam"), None, "a keyword says no language");
+        // Ranked in it: the German page for the German question, though the
+        // English one shares the word.
+        let p = SearchParams {
+            mode: Mode::Bm25,
+            lang: svc.question_language("Wie geht eduroam?"),
+            ..svc.default_params(5)
+        };
+        let q = Query { text: "Wie geht eduroam?", params: p, offset: 0, vector: None, count_more: false };
+        let (ranked, fell_back) = svc.rank_in_language(&q, &|| 0.0).unwrap();
+        let pages: Vec<String> = ranked.hits.iter().map(|h| svc.chunk(h.doc).unwrap().page_id).collect();
+        assert_eq!((pages, fell_back), (vec!["wlan".to_string()], None));
+        // A corpus in one language: no language to prefer.
+        let (index, encoder) = testing::files(&chunks[..1]);
+        let one = Service::open(index.as_slice(), encoder.as_slice()).unwrap();
+        assert_eq!(one.question_language("Wie verbinde ich mich mit dem eduroam?"), None);
     }
 
     #[test]

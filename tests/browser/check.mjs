@@ -3,7 +3,7 @@
 // runs the host (the real component), a scripted LLM, and a foreign page that
 // embeds the widget from another origin:
 //
-//   node check.mjs SCENARIO        SCENARIO: search | widget | keyboard | hostile | extractive | hostile-site | hostile-files | static | semantic | navigation | a11y | page-feedback
+//   node check.mjs SCENARIO        SCENARIO: search | widget | keyboard | hostile | extractive | hostile-site | hostile-files | static | semantic | navigation | a11y | page-feedback | languages
 //
 // Environment: KB_SITE (the host, http://127.0.0.1:PORT), KB_FOREIGN (the foreign
 // page), KB_ARTIFACTS (folder for screenshots), KB_CHROMIUM (default
@@ -1109,9 +1109,67 @@ async function pageFeedbackScenario() {
   console.log(`page-feedback: ${rated.length} pages rated in insights`);
 }
 
+// ------------------------------------------------------------------ languages
+// A page of a site in several languages (its <html lang> and data-languages:
+// the demo's pages rewritten in flight, as a German page of such a site reads)
+// searches its own language; the demo has no German page, so the real API falls
+// back to every language and says so; the reader can ask for every language.
+async function languages() {
+  const b = await browser();
+  const page = b.context.pages()[0] || (await b.context.newPage());
+  await page.route(/\.html(\?|$)/, async (route) => {
+    const res = await route.fetch();
+    const body = (await res.text()).replace('<html lang="en"', '<html lang="de" data-languages="de en"');
+    await route.fulfill({ response: res, body });
+  });
+  const asked = [];
+  page.on('request', (r) => {
+    const u = new URL(r.url());
+    if (u.pathname.endsWith('/api/search')) asked.push(u.searchParams.get('lang'));
+  });
+  // The header's form carries the page's language to the results page.
+  await page.goto(`${SITE}/campus/parking/buying-a-parking-permit.html`);
+  await page.waitForFunction(() => document.querySelector('form[role="search"] input[name="lang"]'), null, { timeout: 10000 });
+  assert.equal(await page.locator('form[role="search"] input[name="lang"]').first().getAttribute('value'), 'de');
+  await page.locator('#search-input').fill('parking permit');
+  await page.keyboard.press('Enter');
+  await page.waitForURL(/search\.html\?q=parking\+permit&lang=de/);
+  const line = page.locator('#search-status .search-status__lang');
+  await line.waitFor({ timeout: 10000 });
+  assert.match(await line.innerText(), /No pages in Deutsch match; showing pages in other languages/);
+  assert.ok(asked.includes('de'), `the API was asked for German: ${asked}`);
+  // Each result says its language, and its title is marked as English.
+  const badge = page.locator('.search-result__lang').first();
+  assert.match(await badge.innerText(), /English/);
+  assert.equal(await page.locator('.search-result__link').first().getAttribute('lang'), 'en');
+  // Every language, on request.
+  await line.locator('a').click();
+  await page.waitForURL(/lang=all/);
+  await page.locator('#search-status .search-status__lang').waitFor({ timeout: 10000 });
+  await page.waitForFunction(() => /All languages/.test(document.querySelector('#search-status').textContent), null, { timeout: 10000 });
+  assert.ok(asked.includes('all'), `the API was asked for every language: ${asked}`);
+  await shot(page, 'results-languages');
+  assert.ok(b.errors.length === 0, `page errors: ${b.errors.join('; ')}`);
+  await b.close();
+  // A site in one language sends no `lang`.
+  const one = await browser();
+  const p1 = one.context.pages()[0] || (await one.context.newPage());
+  const plain = [];
+  p1.on('request', (r) => {
+    const u = new URL(r.url());
+    if (u.pathname.endsWith('/api/search')) plain.push(u.searchParams.has('lang'));
+  });
+  await p1.goto(`${SITE}/search.html?q=parking`);
+  await p1.locator('.search-result').first().waitFor({ timeout: 10000 });
+  assert.ok(plain.length > 0 && plain.every((has) => !has), `no lang on a one-language site: ${plain}`);
+  assert.equal(await p1.locator('.search-status__lang').count(), 0);
+  await one.close();
+  console.log(`languages: asked ${asked.join(',')}`);
+}
+
 const scenarios = {
   search, widget, keyboard, hostile, extractive, 'hostile-site': hostileSite, 'hostile-files': hostileFiles,
-  static: staticSite, semantic: semanticSite, navigation, a11y, 'page-feedback': pageFeedbackScenario,
+  static: staticSite, semantic: semanticSite, navigation, a11y, 'page-feedback': pageFeedbackScenario, languages,
 };
 if (!scenarios[scenario]) {
   console.error(`unknown scenario ${scenario}; one of ${Object.keys(scenarios).join(', ')}`);

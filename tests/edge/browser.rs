@@ -134,6 +134,16 @@ fn site_search_as_you_type_in_chromium() {
     run("search", &host.url());
 }
 
+/// A German page of a site in several languages searches German, falls back to
+/// every language when German has no match (the real API), and offers every
+/// language; a one-language site sends no `lang`.
+#[test]
+#[ignore = "needs the model, the wasm32-wasip2 target and Chromium: scripts/test runs it"]
+fn site_search_in_the_readers_language_in_chromium() {
+    let host = start(&[]);
+    run("languages", &host.url());
+}
+
 /// The demo site on a plain static server: with no `/api` at all, with `/api`
 /// answering 503 and then coming back, and with the chat away (the widget offers
 /// sections); every byte the server sends is counted against the budgets.

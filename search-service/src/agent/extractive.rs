@@ -226,11 +226,13 @@ fn search(svc: &Service, query: &str, qvec: &[f32], k: usize, emit: &mut dyn FnM
     // Evidence by chunk: pages first gives five pages' best sections, and the
     // answer then cites the right page less often (docs/benchmarks/readers-words.md, "Pages first").
     p.order = Order::Chunks;
+    // Pages in the question's language first, others when it has none.
+    p.lang = svc.question_language(query);
     let q = Query { text: query, params: p, offset: 0, vector: Some(qvec), count_more: false };
     // The stages are timed by the caller, per part. A backend that cannot be
     // read finds nothing (the answer abstains) and says why.
-    let (ranked, matched) = match svc.rank(&q, &|| 0.0) {
-        Ok(r) => (r.hits, r.evidence.matched()),
+    let (ranked, matched) = match svc.rank_in_language(&q, &|| 0.0) {
+        Ok((r, _)) => (r.hits, r.evidence.matched()),
         Err(e) => {
             emit(Event::Error { message: format!("search is unavailable: {e}") });
             (Vec::new(), false)

@@ -555,6 +555,12 @@ pub fn sentences(text: &str) -> Vec<String> {
         if c == '`' {
             code = !code;
         }
+        // Chinese and Japanese end a sentence with full-width marks and no
+        // space after them.
+        if !code && matches!(c, '。' | '！' | '？') {
+            out.push(std::mem::take(&mut cur).trim().to_string());
+            continue;
+        }
         if code || !matches!(c, '.' | '!' | '?') || chars.get(i + 1).is_some_and(|n| !n.is_whitespace()) {
             continue;
         }
@@ -715,6 +721,10 @@ mod tests {
         assert_eq!(
             sentences("Use e.g. Puhti. Run `a. B` now! Then J. Smith said so. it is fine."),
             vec!["Use e.g. Puhti.", "Run `a. B` now!", "Then J. Smith said so. it is fine."]
+        );
+        assert_eq!(
+            sentences("etcd 是一个键值存储。它保存集群数据！要备份吗？`a。b` 不分。"),
+            vec!["etcd 是一个键值存储。", "它保存集群数据！", "要备份吗？", "`a。b` 不分。"]
         );
     }
 }

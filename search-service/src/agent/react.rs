@@ -215,9 +215,11 @@ impl<'a> React<'a> {
         let t = clock();
         let mut p = self.svc.default_params(k);
         p.mode = Mode::Convex;
+        // Pages in the query's language first, others when it has none.
+        p.lang = self.svc.question_language(&query);
         let q = Query { text: &query, params: p, offset: 0, vector: None, count_more: false };
-        let hits = match self.svc.rank(&q, clock) {
-            Ok(r) => r.hits,
+        let hits = match self.svc.rank_in_language(&q, clock) {
+            Ok((r, _)) => r.hits,
             Err(e) => {
                 self.search_ms += clock() - t;
                 return format!("error: the search is unavailable ({e}); answer that you cannot search right now");
