@@ -419,15 +419,20 @@ impl<'a> Service<'a> {
         Ok((all, Some(tag)))
     }
 
-    /// The language `text` is in, among the corpus's (those of at least 5 % of
-    /// its chunks), when the corpus has several and the words tell
+    /// The language `text` is in, among the corpus's (every language a chunk
+    /// is in), when the corpus has several and the words tell
     /// ([`Lang::of_query`]): what an agent searches first, so that it quotes
     /// pages in the reader's language. `None` for a corpus in one language.
     pub fn question_language(&self, text: &str) -> Option<LangTag> {
-        let langs: Vec<Lang> = match &self.corpus {
-            Corpus::Bundled(i) => i.languages().to_vec(),
-            Corpus::Postgres(s) => s.tenant().ok()?.info.languages.iter().filter_map(|t| Lang::from_tag(t)).collect(),
+        // Every language a chunk is in, not only those queries are read in
+        // (at least 5 % of the chunks): a German section of 4 % is still where
+        // a German question's pages are.
+        let tags = match &self.corpus {
+            Corpus::Bundled(i) => i.info().chunk_languages.clone(),
+            Corpus::Postgres(s) => s.tenant().ok()?.info.chunk_languages,
         };
+        let mut langs: Vec<Lang> = tags.iter().filter_map(|t| Lang::from_tag(t)).collect();
+        langs.dedup();
         if langs.len() < 2 {
             return None;
         }

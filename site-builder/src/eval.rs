@@ -170,13 +170,27 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
-/// Evaluates a QA set against a built index.
+/// The language each question is searched in.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum EvalLang {
+    /// Every language (`lang` not sent).
+    Every,
+    /// One language for every question (`lang=de`).
+    Tag(search_core::index::lang::LangTag),
+    /// Each question's own, as the agents search ([`Service::question_language`]),
+    /// every language when its words do not tell.
+    Question,
+}
+
+/// Evaluates a QA set against a built index, each question searched in `lang`
+/// (falling back to every language as `/api/search` does).
 pub fn eval_qa(
     svc: &Service<'_>,
     questions: &[Question],
     k: usize,
     mode: Mode,
     base: &SearchParams,
+    lang: EvalLang,
 ) -> Result<Metrics, EvalError> {
     let origin = std::time::Instant::now();
     let clock = || origin.elapsed().as_secs_f64() * 1e3;
@@ -187,8 +201,14 @@ pub fn eval_qa(
     let mut misses = Vec::new();
     let mut times = Vec::new();
     for q in questions {
-        let query = Query { text: &q.question, params: p, offset: 0, vector: None, count_more: false };
-        let ranked = svc.rank(&query, &clock).map_err(|e| EvalError::Service(e.to_string()))?;
+        let lang = match lang {
+            EvalLang::Every => None,
+            EvalLang::Tag(t) => Some(t),
+            EvalLang::Question => svc.question_language(&q.question),
+        };
+        let params = SearchParams { lang, ..p };
+        let query = Query { text: &q.question, params, offset: 0, vector: None, count_more: false };
+        let (ranked, _) = svc.rank_in_language(&query, &clock).map_err(|e| EvalError::Service(e.to_string()))?;
         times.push(ranked.timings.total);
         let hits = ranked.hits;
         let target = crate::build::page_url(&q.source_file.replace('\\', "/"));
