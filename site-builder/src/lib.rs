@@ -38,6 +38,7 @@ pub mod search;
 pub mod site;
 pub mod summary;
 pub mod tags;
+pub mod translations;
 pub mod tree;
 
 /// What counts as a fenced code block, shared with every line-based reader.
