@@ -22,6 +22,7 @@ pub mod enrich;
 pub mod eval;
 pub mod filter;
 pub mod hnsw;
+pub mod i18n;
 pub mod insights;
 pub mod insights_html;
 pub mod language;

@@ -59,6 +59,9 @@ pub struct Report {
 pub struct LanguageReport {
     /// Pages per language tag.
     pub pages: std::collections::BTreeMap<String, usize>,
+    /// Groups of pages that are translations of one another
+    /// ([`crate::translations`]): each page of one links the others.
+    pub translation_groups: usize,
     /// Every page: its file, its language and how that was found.
     pub per_page: Vec<PageLanguageLine>,
 }

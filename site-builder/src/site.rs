@@ -243,6 +243,9 @@ pub struct PageView<'a> {
     pub source: &'a str,
     /// The author's summary (`description`, `MetaDescription`): the meta description.
     pub description: Option<&'a str>,
+    /// The page in every language it is written in, this one included
+    /// ([`crate::translations`]); empty when it has no translation.
+    pub translations: Vec<Translation<'a>>,
 }
 
 /// The fields every page of the site has: the path back to the root, the site,
@@ -258,6 +261,46 @@ pub struct Frame<'a> {
     pub top_fit: usize,
     /// The URL of the top-level section the page is in (or is), if any.
     pub current_top: Option<&'a str>,
+    /// The page's language: `<html lang>`, and the strings around its text.
+    #[serde(flatten)]
+    pub locale: Locale<'a>,
+}
+
+/// The language a page is shown in ([`crate::i18n`]): the tag `<html lang>`
+/// says, its direction, the site's strings in it (`t.on_this_page`…), and
+/// `page.js`'s share of them as JSON (`page_strings`, none for English).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Locale<'a> {
+    pub lang: &'a str,
+    /// `rtl` for Arabic, Hebrew, Persian, Urdu; else none.
+    pub dir: Option<&'static str>,
+    pub t: &'static crate::i18n::Strings,
+    pub page_strings: Option<String>,
+}
+
+impl<'a> Locale<'a> {
+    /// The locale of a page in language `tag` (a tag without a string table
+    /// reads English strings, but keeps its own `lang`).
+    pub fn of(tag: &'a str) -> Locale<'a> {
+        let t = crate::i18n::strings(tag);
+        Locale { lang: tag, dir: crate::i18n::direction(tag), t, page_strings: crate::i18n::page_script_json(t) }
+    }
+}
+
+/// A version of a page in one language, as its language switcher and its
+/// `<link rel="alternate" hreflang>` name it.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Translation<'a> {
+    /// The language tag (`de`, `zh-cn`).
+    pub lang: &'a str,
+    /// The language's own name ("Deutsch", "中文 (简体)").
+    pub name: String,
+    /// Relative to the site's root, as every link of a template.
+    pub url: &'a str,
+    /// Absolute, under `--site-url`: what search engines want of hreflang.
+    pub href: String,
+    /// The page being shown.
+    pub current: bool,
 }
 
 /// An entry of a sidebar: a page or a section, with the entries under it.
@@ -428,7 +471,14 @@ mod tests {
             SiteInfo { title: "Help <&>".into(), page_count: 1, built: "2026-01-01".into(), browser_semantic: false };
         let top = [Link { title: "IT \"x\"", url: "it/index.html" }];
         let ctx = SectionContext {
-            frame: Frame { root: "../".into(), site: &site, top_sections: &top, top_fit: 1, current_top: None },
+            frame: Frame {
+                root: "../".into(),
+                site: &site,
+                top_sections: &top,
+                top_fit: 1,
+                current_top: None,
+                locale: Locale::of("en"),
+            },
             section: SectionView { title: "S", breadcrumbs: vec![], children: vec![] },
             sidebar: None,
         };
@@ -468,7 +518,14 @@ mod tests {
             SiteInfo { title: "Help".into(), page_count: 0, built: "2026-01-01".into(), browser_semantic: false };
         let crumbs = vec![Link { title: "IT", url: "it/index.html" }];
         let ctx = SectionContext {
-            frame: Frame { root: "../".into(), site: &site, top_sections: &[], top_fit: 0, current_top: None },
+            frame: Frame {
+                root: "../".into(),
+                site: &site,
+                top_sections: &[],
+                top_fit: 0,
+                current_top: None,
+                locale: Locale::of("en"),
+            },
             section: SectionView { title: "VPN", breadcrumbs: crumbs, children: vec![] },
             sidebar: None,
         };
@@ -495,6 +552,111 @@ mod tests {
         assert_eq!(system.len(), 2, "the site's tokens and the search UI's");
         assert!(system.iter().all(|d| d.len() >= 5));
         assert_eq!(system, chosen);
+    }
+
+    /// A page and its frame in `lang`, with `translations`.
+    fn render_page(lang: &str, translations: Vec<Translation<'_>>) -> String {
+        let t = Templates::embedded().unwrap();
+        let site =
+            SiteInfo { title: "Hilfe <&>".into(), page_count: 2, built: "2026-01-01".into(), browser_semantic: false };
+        let toc = [crate::render::TocEntry { level: 2, id: "x".into(), title: "X".into() }];
+        let page = PageView {
+            title: "Pods",
+            url: "de/pods.html",
+            rateable: true,
+            title_id: None,
+            html: "<p>Text</p>",
+            toc: &toc,
+            breadcrumbs: vec![Link { title: "Home", url: "index.html" }],
+            last_updated: None,
+            version: None,
+            original_url: None,
+            tags: vec![],
+            source: "de/pods.md",
+            description: None,
+            translations,
+        };
+        let ctx = PageContext {
+            frame: Frame {
+                root: "../".into(),
+                site: &site,
+                top_sections: &[],
+                top_fit: 0,
+                current_top: None,
+                locale: Locale::of(lang),
+            },
+            page,
+            children: vec![],
+            children_more: false,
+            sidebar: None,
+            pager: Pager { prev: Some(Link { title: "A", url: "de/a.html" }), next: None },
+        };
+        t.render(&ctx).unwrap()
+    }
+
+    #[test]
+    fn a_page_is_shown_in_its_language_with_its_translations() {
+        let version = |lang: &'static str, url: &'static str, current: bool| Translation {
+            lang,
+            name: crate::i18n::native_name(lang),
+            url,
+            href: format!("https://help.example.edu/{url}"),
+            current,
+        };
+        let html = render_page(
+            "de",
+            vec![
+                version("de", "de/pods.html", true),
+                version("en", "en/pods.html", false),
+                version("zh-cn", "zh-cn/pods.html", false),
+            ],
+        );
+        assert!(html.contains("<html lang=\"de\">"), "{html}");
+        // The switcher: every language in its own name, linked from this page, this one marked.
+        assert!(html.contains("<nav class=\"lang-switch\" aria-label=\"Sprachen\">"), "{html}");
+        assert!(html.contains(
+            "<li><a href=\"../de/pods.html\" hreflang=\"de\" lang=\"de\" aria-current=\"page\">Deutsch</a></li>"
+        ));
+        assert!(html.contains("<li><a href=\"../en/pods.html\" hreflang=\"en\" lang=\"en\">English</a></li>"));
+        assert!(html.contains("lang=\"zh-cn\">中文 (简体)</a>"));
+        let switcher = html.split("<nav class=\"lang-switch\"").nth(1).and_then(|s| s.split("</nav>").next()).unwrap();
+        assert_eq!(switcher.matches("<li>").count(), 3);
+        assert_eq!(switcher.matches("aria-current").count(), 1);
+        // Search engines get every version, absolute.
+        for (lang, url) in [("de", "de/pods.html"), ("en", "en/pods.html"), ("zh-cn", "zh-cn/pods.html")] {
+            let link = format!("<link rel=\"alternate\" hreflang=\"{lang}\" href=\"https://help.example.edu/{url}\">");
+            assert!(html.contains(&link), "{link}");
+        }
+        // The chrome in German, the site's name still escaped inside a pattern.
+        for said in [
+            ">Zum Inhalt springen</a>",
+            "<label class=\"visually-hidden\" for=\"search-input\">Hilfe &lt;&amp;&gt; durchsuchen</label>",
+            "<summary>Auf dieser Seite</summary>",
+            ">War diese Seite hilfreich?</h2>",
+            "<span class=\"pager__label\">Vorherige</span>",
+            "<nav class=\"breadcrumbs\" aria-label=\"Brotkrümelnavigation\">",
+            "2 Artikel\n          · Erstellt am <time",
+            "data-title=\"Hilfe-Center fragen\"",
+            "data-strings=\"{&quot;copy&quot;:&quot;Kopieren&quot;",
+        ] {
+            assert!(html.contains(said), "{said}");
+        }
+        assert!(!html.contains("On this page") && !html.contains("dir="), "{html}");
+    }
+
+    #[test]
+    fn english_carries_no_extra_and_rtl_languages_say_so() {
+        let html = render_page("en", vec![]);
+        assert!(html.contains("<html lang=\"en\">"));
+        assert!(html.contains("<script src=\"../assets/page.js\" defer>"), "page.js keeps its English");
+        assert!(!html.contains("lang-switch") && !html.contains("hreflang"), "no translations, no switcher");
+        assert!(html.contains("<summary>On this page</summary>"));
+        let ar = render_page("ar", vec![]);
+        assert!(ar.contains("<html lang=\"ar\" dir=\"rtl\">"), "{ar}");
+        // No Arabic table: English words, the page's own language tag.
+        assert!(ar.contains("<summary>On this page</summary>"));
+        let ko = render_page("ko", vec![]);
+        assert!(ko.contains("<html lang=\"ko\">") && !ko.contains("data-strings"));
     }
 
     #[test]

@@ -247,6 +247,17 @@ impl NavTree {
         let own = usize::from(self.nodes[n].page.is_some());
         own + self.nodes[n].children.iter().map(|&c| self.page_count(c)).sum::<usize>()
     }
+
+    /// The pages (by page index) at or under node `n`, in the tree's order.
+    pub fn pages_under(&self, n: usize) -> Vec<usize> {
+        let mut out = Vec::new();
+        let mut stack = vec![n];
+        while let Some(m) = stack.pop() {
+            out.extend(self.nodes[m].page);
+            stack.extend(self.nodes[m].children.iter().rev());
+        }
+        out
+    }
 }
 
 #[cfg(test)]
@@ -323,6 +334,8 @@ mod tests {
             vec!["index.html", "sections/campus.html", "sections/campus--parking.html", "campus/parking/permits.html"]
         );
         assert_eq!(t.page_count(0), 4);
+        assert_eq!(t.pages_under(0), [0, 3, 1, 2], "the tree's order: Campus, then IT");
+        assert_eq!(t.pages_under(t.ancestry(parking)[1]), [3]);
         assert_eq!(t.sections().count(), 3);
     }
 

@@ -20,6 +20,11 @@
  *    sent with "Send feedback". The thanks replace the question, in a polite
  *    live region that takes the focus.
  *
+ * Words: English here; a page in another language has its own as JSON in
+ * this script's data-strings (written by the build from its one string table,
+ * site-builder's i18n module, under the names of T below), so the site's words
+ * have one owner and English pages carry nothing extra.
+ *
  * Hooks for tests: .code-block__copy, .code-block__lang, .toc a[aria-current],
  * .theme-toggle[data-mode], html[data-theme], [data-page-feedback] (its
  * [data-rating] buttons, [data-page-feedback-form], [data-page-feedback-status]
@@ -27,6 +32,40 @@
  */
 (function () {
   'use strict';
+
+  // What the page says, in English; data-strings replaces any of them.
+  var T = {
+    copy: "Copy",
+    copied: "Copied",
+    copyFallback: "Select and copy",
+    copyCode: "Copy the code",
+    copyLangCode: "Copy the {lang} code",
+    codeCopied: "Code copied",
+    copyFailed: "Copying failed: select the code and copy it",
+    theme: "Colour theme: {mode}",
+    themeSwitch: "{theme} (switch to {next})",
+    themeSystem: "as your system",
+    themeLight: "light",
+    themeDark: "dark",
+    sending: "Sending…",
+    thanks: "Thank you for your feedback.",
+    tooMany: "Too many answers from your network just now; try again in {n} s.",
+    notSent: "Your feedback could not be sent ({status}). Try again later.",
+    offline: "Your feedback could not be sent. Try again later."
+  };
+  (function ownWords(script) {
+    var given;
+    try { given = JSON.parse((script && script.getAttribute('data-strings')) || '{}'); } catch (e) { return; }
+    for (var k in T) {
+      if (given && typeof given[k] === 'string') T[k] = given[k];
+    }
+  })(document.currentScript);
+  // A pattern's {name} filled from `values`.
+  function fill(pattern, values) {
+    return pattern.replace(/\{(\w+)\}/g, function (m, name) {
+      return Object.prototype.hasOwnProperty.call(values, name) ? String(values[name]) : m;
+    });
+  }
 
   var THEME_KEY = 'kb-theme';
   var WIDE = '(min-width: 64rem)';
@@ -108,17 +147,17 @@
     var button = document.createElement('button');
     button.type = 'button';
     button.className = 'code-block__copy';
-    button.textContent = 'Copy';
-    button.setAttribute('aria-label', language ? 'Copy the ' + language + ' code' : 'Copy the code');
+    button.textContent = T.copy;
+    button.setAttribute('aria-label', language ? fill(T.copyLangCode, { lang: language }) : T.copyCode);
     var reset = 0;
     button.addEventListener('click', function () {
       copyText(code.textContent.replace(/\n$/, '')).then(function (ok) {
-        button.textContent = ok ? 'Copied' : 'Select and copy';
+        button.textContent = ok ? T.copied : T.copyFallback;
         button.toggleAttribute('data-copied', ok);
-        announce(ok ? 'Code copied' : 'Copying failed: select the code and copy it');
+        announce(ok ? T.codeCopied : T.copyFailed);
         window.clearTimeout(reset);
         reset = window.setTimeout(function () {
-          button.textContent = 'Copy';
+          button.textContent = T.copy;
           button.removeAttribute('data-copied');
         }, 2000);
       });
@@ -206,16 +245,16 @@
     var button = document.querySelector('[data-theme-toggle]');
     if (!button) return;
     var label = button.querySelector('[data-theme-label]');
-    var NAMES = { system: 'as your system', light: 'light', dark: 'dark' };
+    var NAMES = { system: T.themeSystem, light: T.themeLight, dark: T.themeDark };
     var NEXT = { system: 'light', light: 'dark', dark: 'system' };
     var mode = storedTheme();
     function apply() {
       var root = document.documentElement;
       if (mode === 'system') root.removeAttribute('data-theme');
       else root.setAttribute('data-theme', mode);
-      var text = 'Colour theme: ' + NAMES[mode];
+      var text = fill(T.theme, { mode: NAMES[mode] });
       button.setAttribute('data-mode', mode);
-      button.title = text + ' (switch to ' + NAMES[NEXT[mode]] + ')';
+      button.title = fill(T.themeSwitch, { theme: text, next: NAMES[NEXT[mode]] });
       if (label) label.textContent = text;
     }
     button.addEventListener('click', function () {
@@ -308,7 +347,7 @@
       busy = true;
       var controls = box.querySelectorAll('button, textarea');
       Array.prototype.forEach.call(controls, function (c) { c.disabled = true; });
-      say('Sending…');
+      say(T.sending);
       var body = { page: box.getAttribute('data-page'), rating: rating };
       if (text) body.comment = text;
       var v = visitorId();
@@ -321,15 +360,14 @@
         if (res.ok) {
           ask.hidden = true;
           form.hidden = true;
-          say('Thank you for your feedback.', 'sent');
+          say(T.thanks, 'sent');
           status.focus();
           return;
         }
         var wait = res.status === 429 ? parseInt(res.headers.get('retry-after') || '', 10) : NaN;
-        throw new Error(wait > 0 ? 'Too many answers from your network just now; try again in ' + wait + ' s.'
-          : 'Your feedback could not be sent (' + res.status + '). Try again later.');
+        throw new Error(wait > 0 ? fill(T.tooMany, { n: wait }) : fill(T.notSent, { status: res.status }));
       }).catch(function (e) {
-        say(e instanceof TypeError ? 'Your feedback could not be sent. Try again later.' : e.message, 'error');
+        say(e instanceof TypeError ? T.offline : e.message, 'error');
       }).then(function () {
         busy = false;
         Array.prototype.forEach.call(controls, function (c) { c.disabled = false; });

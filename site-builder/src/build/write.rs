@@ -13,8 +13,10 @@ use crate::render;
 use crate::render::root_prefix;
 use crate::report::Report;
 use crate::site::{
-    escape, Child, Frame, HomeContext, HomeSection, Link, PageContext, SectionContext, SectionView, SiteInfo, Templates,
+    escape, Child, Frame, HomeContext, HomeSection, Link, Locale, PageContext, SectionContext, SectionView, SiteInfo,
+    Templates, Translation,
 };
+use crate::translations::Translations;
 use crate::tree::{NavTree, HOME_URL};
 
 pub(super) fn assets_used(built: &[Built]) -> Vec<String> {
@@ -31,14 +33,53 @@ struct Views<'a> {
     site: &'a SiteInfo,
     top_sections: Vec<Link<'a>>,
     top_fit: usize,
+    /// Each page's language tag, by page index.
+    langs: Vec<&'a str>,
+    /// The language of the pages that are no one page's: home, search, 404.
+    main_lang: String,
+    translations: Translations,
+    /// `--site-url` ending in `/`: where hreflang's absolute URLs start.
+    base_url: String,
 }
 
 impl<'a> Views<'a> {
-    fn new(tree: &'a NavTree, built: &'a [Built], site: &'a SiteInfo) -> Views<'a> {
+    fn new(tree: &'a NavTree, built: &'a [Built], site: &'a SiteInfo, site_url: &str) -> Views<'a> {
         let top_sections: Vec<Link> = tree.nodes[0].children.iter().map(|&c| node_link(tree, c)).collect();
         let titles: Vec<&str> = top_sections.iter().map(|l| l.title).collect();
         let top_fit = crate::nav::top_row_fit(&titles);
-        Views { tree, built, site, top_sections, top_fit }
+        let langs: Vec<&str> = built.iter().map(|b| b.lang.tag.as_str()).collect();
+        let pages: Vec<&Page> = built.iter().map(|b| &b.page).collect();
+        let translations = crate::translations::group(&pages, &langs);
+        let main_lang = crate::i18n::main_language(langs.iter().copied());
+        let base_url = if site_url.ends_with('/') { site_url.to_string() } else { format!("{site_url}/") };
+        Views { tree, built, site, top_sections, top_fit, langs, main_lang, translations, base_url }
+    }
+
+    /// The language of a listing of these pages: theirs when they share one,
+    /// else the site's. A section of a language folder (`de/…`) is in that
+    /// language, as its pages are.
+    fn listing_lang(&self, pages: impl IntoIterator<Item = usize>) -> &str {
+        crate::i18n::common_language(pages.into_iter().map(|p| self.langs[p]), &self.main_lang)
+    }
+
+    /// The page in each of its languages, for its switcher and hreflang links.
+    fn versions(&self, pi: usize) -> Vec<Translation<'a>> {
+        self.translations
+            .versions(pi, &self.langs)
+            .into_iter()
+            .map(|p| {
+                let b = &self.built[p];
+                Translation {
+                    lang: self.langs[p],
+                    name: crate::i18n::native_name(self.langs[p]),
+                    url: &b.url,
+                    // Absolute, as sitemap.xml's: search engines read hreflang
+                    // only from fully qualified URLs.
+                    href: format!("{}{}", self.base_url, kb_common::percent::encode_path(&b.url)),
+                    current: p == pi,
+                }
+            })
+            .collect()
     }
 
     /// A node as a link; the home node is named after the site (the tree's
@@ -50,8 +91,9 @@ impl<'a> Views<'a> {
         node_link(self.tree, n)
     }
 
-    /// The frame of a page with this `root` prefix, at `node` of the tree (`None`: not in it).
-    fn frame(&self, root: String, node: Option<usize>) -> Frame<'_> {
+    /// The frame of a page with this `root` prefix, at `node` of the tree
+    /// (`None`: not in it), in language `lang`.
+    fn frame<'v>(&'v self, root: String, node: Option<usize>, lang: &'v str) -> Frame<'v> {
         let top = node.and_then(|n| crate::nav::top_section(self.tree, n));
         Frame {
             root,
@@ -59,6 +101,7 @@ impl<'a> Views<'a> {
             top_sections: &self.top_sections,
             top_fit: self.top_fit,
             current_top: top.map(|t| self.tree.nodes[t].url.as_str()),
+            locale: Locale::of(lang),
         }
     }
 
@@ -92,10 +135,10 @@ impl<'a> Views<'a> {
         let total = all.len();
         let children: Vec<Child> = all.into_iter().filter(|c| !b.rendered.linked_pages.contains(c.url)).collect();
         PageContext {
-            frame: self.frame(root_prefix(&b.url), Some(node)),
+            frame: self.frame(root_prefix(&b.url), Some(node), self.langs[pi]),
             children_more: children.len() < total,
             children,
-            page: page_view(b, self.crumbs(node)),
+            page: page_view(b, self.crumbs(node), self.versions(pi)),
             sidebar: crate::nav::sidebar(self.tree, node, &self.site.title),
             pager: crate::nav::pager(self.tree, node),
         }
@@ -105,7 +148,7 @@ impl<'a> Views<'a> {
     fn section_context(&self, node: usize) -> SectionContext<'_> {
         let n = &self.tree.nodes[node];
         SectionContext {
-            frame: self.frame(root_prefix(&n.url), Some(node)),
+            frame: self.frame(root_prefix(&n.url), Some(node), self.listing_lang(self.tree.pages_under(node))),
             section: SectionView { title: &n.title, breadcrumbs: self.crumbs(node), children: self.children(node) },
             sidebar: crate::nav::sidebar(self.tree, node, &self.site.title),
         }
@@ -162,7 +205,9 @@ pub(super) fn write_site(
     opts: &BuildOptions,
     report: &mut Report,
 ) -> Result<(), BuildError> {
-    let views = Views::new(tree, built, site);
+    let views = Views::new(tree, built, site, &opts.site_url);
+    report.languages.translation_groups = views.translations.groups.len();
+    report.warnings.extend(translation_conflicts(&views.translations, built));
     let tag_urls = write_tag_pages(staging, templates, &views, report)?;
     let mut sitemap: Vec<(&str, Option<&str>)> = Vec::new();
     let bar = progress(opts.progress, built.len() as u64, "write");
@@ -194,14 +239,15 @@ pub(super) fn write_site(
             children: tree.nodes[c].children.iter().map(|&k| views.link(k)).collect(),
         })
         .collect();
-    let page = home_page.map(|p| page_view(&built[p], views.crumbs(0)));
-    let home_ctx = HomeContext { frame: views.frame(String::new(), None), page, sections };
+    let page = home_page.map(|p| page_view(&built[p], views.crumbs(0), Vec::new()));
+    let home_ctx = HomeContext { frame: views.frame(String::new(), None, &views.main_lang), page, sections };
     staging.write(HOME_URL, templates.render(&home_ctx)?.as_bytes())?;
     report.site.html_pages += 1;
     sitemap.insert(0, (HOME_URL, home_page.and_then(|p| built[p].page.last_updated.as_deref())));
 
-    let anywhere = views.frame(root_path(&opts.site_url), None);
-    write_search_and_not_found(staging, templates, tree, views.frame(String::new(), None), anywhere)?;
+    let anywhere = views.frame(root_path(&opts.site_url), None, &views.main_lang);
+    let at_root = views.frame(String::new(), None, &views.main_lang);
+    write_search_and_not_found(staging, templates, tree, at_root, anywhere)?;
     write_sitemap(staging, templates, &opts.site_url, &sitemap)?;
     for (dest, content) in templates.statics() {
         staging.write(dest, content.as_bytes())?;
@@ -219,13 +265,16 @@ fn write_tag_pages(
     report: &mut Report,
 ) -> Result<Vec<String>, BuildError> {
     let mut urls = Vec::new();
-    for (url, title, children) in tag_pages(views.built, views.tree) {
+    for (url, tag, children) in tag_pages(views.built, views.tree) {
+        let lang = views.listing_lang(children.iter().filter_map(|&c| views.tree.nodes[c].page));
+        let frame = views.frame(root_prefix(&url), None, lang);
+        let title = frame.locale.t.tag_title.replace("{tag}", &tag);
         let section = SectionView {
             title: &title,
             breadcrumbs: vec![views.link(0)],
             children: children.into_iter().map(|c| views.child(c)).collect(),
         };
-        let ctx = SectionContext { frame: views.frame(root_prefix(&url), None), section, sidebar: None };
+        let ctx = SectionContext { frame, section, sidebar: None };
         staging.write(&url, templates.render(&ctx)?.as_bytes())?;
         report.site.tag_pages += 1;
         urls.push(url);
@@ -252,8 +301,33 @@ fn write_search_and_not_found(
     Ok(())
 }
 
+/// Groups in which two pages of one language claim to translate the same
+/// page, as warnings: the switcher links the first of them.
+fn translation_conflicts<'a>(
+    translations: &'a Translations,
+    built: &'a [Built],
+) -> impl Iterator<Item = crate::report::Warning> + 'a {
+    translations.conflicts.iter().map(move |c| {
+        let files: Vec<&str> = c.pages.iter().map(|&p| built[p].page.source.as_str()).collect();
+        crate::report::Warning {
+            file: files[0].to_string(),
+            line: None,
+            message: format!(
+                "{} pages in language {} are translations of the same page ({}); the language switcher links the first",
+                files.len(),
+                c.lang,
+                files.join(", ")
+            ),
+        }
+    })
+}
+
 /// What `page.html` shows of a built page.
-fn page_view<'a>(b: &'a Built, breadcrumbs: Vec<crate::site::Link<'a>>) -> crate::site::PageView<'a> {
+fn page_view<'a>(
+    b: &'a Built,
+    breadcrumbs: Vec<crate::site::Link<'a>>,
+    translations: Vec<Translation<'a>>,
+) -> crate::site::PageView<'a> {
     let tags = crate::tags::of(&b.page)
         .into_iter()
         .map(|name| crate::site::TagLink { url: page_url(&crate::tags::source(&name)), name })
@@ -272,6 +346,7 @@ fn page_view<'a>(b: &'a Built, breadcrumbs: Vec<crate::site::Link<'a>>) -> crate
         tags,
         source: &b.page.source,
         description: b.page.description.as_deref(),
+        translations,
     }
 }
 
@@ -305,7 +380,7 @@ fn copy_assets(staging: &Staging, content: &Path, assets: &[String]) -> Result<u
     Ok(assets.len())
 }
 
-/// The listing pages of tags without a page of their own: (URL, title, the
+/// The listing pages of tags without a page of their own: (URL, tag, the
 /// tree nodes of the pages listed).
 pub(super) fn tag_pages(built: &[Built], tree: &NavTree) -> Vec<(String, String, Vec<usize>)> {
     let page_urls: HashSet<&str> = built.iter().map(|b| b.url.as_str()).collect();
@@ -314,7 +389,7 @@ pub(super) fn tag_pages(built: &[Built], tree: &NavTree) -> Vec<(String, String,
         .into_iter()
         .map(|(tag, listed)| {
             let url = page_url(&crate::tags::source(&tag));
-            (url, format!("Tag: {tag}"), listed.iter().map(|&pi| tree.page_node[pi]).collect())
+            (url, tag, listed.iter().map(|&pi| tree.page_node[pi]).collect())
         })
         .filter(|(url, _, _)| !page_urls.contains(url.as_str()))
         .collect()
@@ -339,8 +414,12 @@ fn write_redirects(staging: &Staging, built: &[Built]) -> Result<usize, BuildErr
             }
             let to = escape(&render::relative_url(&file, &b.url));
             let title = escape(&b.page.title);
+            let lang = escape(&b.lang.tag);
+            // The page's own language: the notice is read before the page is.
+            let moved = escape(crate::i18n::strings(&b.lang.tag).moved)
+                .replace("{page}", &format!("<a href=\"{to}\">{title}</a>"));
             let html = format!(
-                "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{title}</title>\n<link rel=\"canonical\" href=\"{to}\"><meta http-equiv=\"refresh\" content=\"0; url={to}\"></head>\n<body><p>This page moved to <a href=\"{to}\">{title}</a>.</p></body></html>\n"
+                "<!doctype html>\n<html lang=\"{lang}\"><head><meta charset=\"utf-8\"><title>{title}</title>\n<link rel=\"canonical\" href=\"{to}\"><meta http-equiv=\"refresh\" content=\"0; url={to}\"></head>\n<body><p>{moved}</p></body></html>\n"
             );
             staging.write(&file, html.as_bytes())?;
             written += 1;
@@ -354,4 +433,98 @@ pub(super) fn today() -> String {
     let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
     // The date part of the RFC 3339 timestamp the index and health report use.
     search_service::service::rfc3339(secs)[..10].to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::build::{build, BuildOptions, JudgeChoice};
+
+    /// A knowledge base in three language folders, built without an index.
+    fn built_site() -> (tempfile::TempDir, crate::report::Report) {
+        let dir = tempfile::tempdir().unwrap();
+        let content = dir.path().join("content");
+        let pages = [
+            ("en/pods.md", "# Pods\n\nPods are the smallest units you deploy.\n"),
+            ("en/nodes.md", "# Nodes\n\nA node is a machine.\n"),
+            ("en/services.md", "# Services\n\nA service exposes pods.\n"),
+            ("de/pods.md", "# Pods\n\nPods sind die kleinsten Einheiten.\n"),
+            ("de/umzug.md", "---\ntitle: Umzug\naliases: [/alt/umzug/]\n---\nText.\n"),
+            ("ja/pods.md", "# ポッド\n\nポッドは最小の単位です。\n"),
+        ];
+        for (file, text) in pages {
+            let path = content.join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        let opts = BuildOptions {
+            content,
+            out: dir.path().join("out"),
+            chunk: crate::chunk::ChunkOptions::default(),
+            strict: false,
+            templates: None,
+            site_url: "https://help.example.edu/docs".into(),
+            site_title: Some("Help".into()),
+            judge: JudgeChoice::Heuristic,
+            llm: None,
+            progress: false,
+            filters: true,
+            index: None,
+            browser: None,
+            dialect: None,
+            base_path: None,
+        };
+        let report = build(&opts).unwrap();
+        (dir, report)
+    }
+
+    #[test]
+    fn every_page_says_its_language_and_links_its_translations() {
+        let (dir, report) = built_site();
+        let site = dir.path().join("out/site");
+        let read = |url: &str| std::fs::read_to_string(site.join(url)).unwrap();
+        assert_eq!(report.languages.translation_groups, 1, "the three pods pages");
+        let de = read("de/pods.html");
+        assert!(de.contains("<html lang=\"de\">"));
+        for (lang, name) in [("de", "Deutsch"), ("en", "English"), ("ja", "日本語")] {
+            let current = if lang == "de" { " aria-current=\"page\"" } else { "" };
+            let link =
+                format!("<a href=\"../{lang}/pods.html\" hreflang=\"{lang}\" lang=\"{lang}\"{current}>{name}</a>");
+            assert!(de.contains(&link), "{link}");
+            let alternate = format!(
+                "<link rel=\"alternate\" hreflang=\"{lang}\" href=\"https://help.example.edu/docs/{lang}/pods.html\">"
+            );
+            assert!(de.contains(&alternate), "{alternate}");
+        }
+        assert!(
+            de.contains(">Zum Inhalt springen</a>")
+                && de.contains("<nav class=\"lang-switch\" aria-label=\"Sprachen\">")
+        );
+        let ja = read("ja/pods.html");
+        assert!(ja.contains("<html lang=\"ja\">") && ja.contains(">本文へスキップ</a>"));
+        assert!(ja.contains("hreflang=\"ja\" lang=\"ja\" aria-current=\"page\">日本語</a>"));
+        // No translation: no switcher.
+        let nodes = read("en/nodes.html");
+        assert!(nodes.contains("<html lang=\"en\">") && !nodes.contains("lang-switch") && !nodes.contains("hreflang"));
+    }
+
+    #[test]
+    fn listings_take_their_pages_language_and_the_rest_the_sites() {
+        let (dir, _) = built_site();
+        let site = dir.path().join("out/site");
+        let read = |url: &str| std::fs::read_to_string(site.join(url)).unwrap();
+        // English has the most pages: the home, search and 404 pages are English.
+        for url in ["index.html", "search.html", "404.html"] {
+            assert!(read(url).contains("<html lang=\"en\">"), "{url}");
+        }
+        // The German folder's listing is German; the redirect from a German
+        // page's old address too.
+        let section = read("sections/de.html");
+        assert!(section.contains("<html lang=\"de\">") && section.contains("2 Artikel"), "{section}");
+        let moved = read("alt/umzug/index.html");
+        assert!(moved.contains("<html lang=\"de\">"), "{moved}");
+        assert!(
+            moved.contains("<p>Diese Seite ist umgezogen: <a href=\"../../de/umzug.html\">Umzug</a>.</p>"),
+            "{moved}"
+        );
+    }
 }
