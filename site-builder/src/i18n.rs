@@ -271,6 +271,20 @@ mod tests {
         }
     }
 
+    /// widget.js has a label table of its own (sites embed it without our
+    /// templates): the same languages as this one.
+    #[test]
+    fn the_widget_speaks_the_same_languages() {
+        let script = include_str!("../../templates/static/widget.js");
+        let table = script.split("const LABELS = {").nth(1).and_then(|t| t.split("\n  };").next()).unwrap();
+        let langs: Vec<&str> = table
+            .lines()
+            .filter_map(|l| l.strip_prefix("    ")?.split_once(": {").map(|(k, _)| k))
+            .filter(|k| k.len() == 2)
+            .collect();
+        assert_eq!(langs, LANGUAGES);
+    }
+
     #[test]
     fn directions_and_names() {
         assert_eq!(direction("ar"), Some("rtl"));

@@ -1,6 +1,9 @@
 /*! Help-center chat widget. Plain JS, no dependencies. Embed:
  * <script src="https://kb.example.edu/widget.js" data-endpoint="https://kb.example.edu/api/chat" defer></script>
- * Options: data-title, data-greeting, data-accent, data-position (right|left).
+ * Options: data-title, data-greeting, data-accent, data-position (right|left), data-lang.
+ * Its words follow the page: data-lang on this script if given, else <html lang>
+ * (en, de, fr, es, fi, sv, ja, zh (Simplified), pt, it, nl; English for any other);
+ * data-title and data-greeting are the embedding site's own words and win.
  * On a phone the launcher is a round button (its label stays its accessible name),
  * so it covers as little of the page as it can.
  * API: window.kbWidget.open() / .close() / .ask(text) / .mode ('chat', 'search' or '' until known)
@@ -26,12 +29,701 @@
   const healthUrl = new URL(endpoint.href);
   healthUrl.pathname = healthUrl.pathname.replace(/\/chat\/?$/, '') + '/health';
   const base = endpoint.origin + '/';
-  const TITLE = attr('title', 'Ask the help center');
-  const GREETING = attr('greeting', 'Hi! Ask me anything about our help pages. I answer from the knowledge base and cite my sources.');
-  const SEARCH_GREETING = attr('greeting', 'Hi! Ask a question and I will find the help pages that answer it.');
-  const SUB_CHAT = 'Cited answers from our help pages', SUB_SEARCH = 'Finds the help pages for your question';
-  const FOOT_CHAT = 'Answers come from the help center and may be incomplete. Check the linked pages.';
-  const FOOT_SEARCH = 'Pages found by the help center\u2019s search. Open them for the full answer.';
+
+  // ---- Words, in the reader's language. The same languages as the site's own
+  // string table (site-builder's i18n module, whose test keeps the two lists
+  // equal); here because sites embed this one file without the site's pages.
+  const LABELS = {
+    en: {
+      title: "Ask the help center",
+      greeting: "Hi! Ask me anything about our help pages. I answer from the knowledge base and cite my sources.",
+      searchGreeting: "Hi! Ask a question and I will find the help pages that answer it.",
+      subChat: "Cited answers from our help pages",
+      subSearch: "Finds the help pages for your question",
+      footChat: "Answers come from the help center and may be incomplete. Check the linked pages.",
+      footSearch: "Pages found by the help center’s search. Open them for the full answer.",
+      conversation: "Conversation",
+      placeholder: "Ask a question…",
+      send: "Send",
+      stop: "Stop answering",
+      newChat: "New conversation",
+      close: "Close chat",
+      question: "Your question",
+      you: "You: ",
+      assistant: "Assistant: ",
+      looking: "Looking through the help pages",
+      searched: "Searched: {q}",
+      sources: "Sources",
+      source: "Source",
+      sourceN: "Source {n}: {title}",
+      copy: "Copy",
+      copied: "Copied",
+      copyFailed: "Copy failed",
+      helpful: "Helpful",
+      notHelpful: "Not helpful",
+      missing: "What was missing or wrong? (optional)",
+      thanks: "Thanks for the feedback",
+      noted: "Noted. What was missing? Tell us below, or leave it at that.",
+      sending: "Sending…",
+      cannotRate: "This answer can no longer be rated.",
+      feedbackOff: "Feedback is not available right now.",
+      feedbackFailed: "Could not send feedback ({status}).",
+      feedbackNetwork: "Could not send feedback.",
+      extractive: "Extractive answer",
+      quotedNoModel: "Quoted from the sources; no language model is configured",
+      quotedModelDown: "Quoted from the sources; the language model was unavailable",
+      degraded: "Model unavailable",
+      degradedTip: "The language model failed; this answer is quoted from the search results.",
+      notInKb: "Not in the knowledge base",
+      noAnswer: "No answer was returned.",
+      problem: "The assistant had a problem: {message}; answering from the search results instead.",
+      retry: "Retry",
+      stopped: "Stopped.",
+      httpError: "The help center could not answer ({status}).",
+      httpErrorMsg: "The help center could not answer ({status}): {message}",
+      cut: "The answer was cut off. Please try again.",
+      unreachable: "Could not reach the help center. Check your connection and try again.",
+      away: "The assistant is not reachable right now. These help pages match your question:",
+      askLater: "Ask again when the assistant is back.",
+      busy: "Many questions are being asked from your network just now, so the assistant is pausing.",
+      gap: " ",
+      waitOne: "You can ask again in {n} second.",
+      waitMany: "You can ask again in {n} seconds.",
+      askNow: "You can ask again now.",
+      matching: "These help pages match your question:",
+      noMatch: "No help page matches your question. Try other words, or ",
+      browseKb: "browse the help center",
+      noMatchEnd: "."
+    },
+    de: {
+      title: "Hilfe-Center fragen",
+      greeting: "Hallo! Fragen Sie mich alles zu unseren Hilfeseiten. Ich antworte aus der Wissensdatenbank und nenne meine Quellen.",
+      searchGreeting: "Hallo! Stellen Sie eine Frage, und ich finde die Hilfeseiten, die sie beantworten.",
+      subChat: "Antworten aus unseren Hilfeseiten, mit Quellen",
+      subSearch: "Findet die Hilfeseiten zu Ihrer Frage",
+      footChat: "Die Antworten stammen aus dem Hilfe-Center und können unvollständig sein. Prüfen Sie die verlinkten Seiten.",
+      footSearch: "Seiten, die die Suche des Hilfe-Centers gefunden hat. Öffnen Sie sie für die vollständige Antwort.",
+      conversation: "Unterhaltung",
+      placeholder: "Stellen Sie eine Frage…",
+      send: "Senden",
+      stop: "Antwort abbrechen",
+      newChat: "Neue Unterhaltung",
+      close: "Chat schließen",
+      question: "Ihre Frage",
+      you: "Sie: ",
+      assistant: "Assistent: ",
+      looking: "Durchsucht die Hilfeseiten",
+      searched: "Gesucht: {q}",
+      sources: "Quellen",
+      source: "Quelle",
+      sourceN: "Quelle {n}: {title}",
+      copy: "Kopieren",
+      copied: "Kopiert",
+      copyFailed: "Kopieren fehlgeschlagen",
+      helpful: "Hilfreich",
+      notHelpful: "Nicht hilfreich",
+      missing: "Was hat gefehlt oder war falsch? (optional)",
+      thanks: "Danke für Ihr Feedback",
+      noted: "Notiert. Was hat gefehlt? Schreiben Sie es unten, oder belassen Sie es dabei.",
+      sending: "Wird gesendet…",
+      cannotRate: "Diese Antwort kann nicht mehr bewertet werden.",
+      feedbackOff: "Feedback ist gerade nicht möglich.",
+      feedbackFailed: "Feedback konnte nicht gesendet werden ({status}).",
+      feedbackNetwork: "Feedback konnte nicht gesendet werden.",
+      extractive: "Zitierte Antwort",
+      quotedNoModel: "Aus den Quellen zitiert; kein Sprachmodell eingerichtet",
+      quotedModelDown: "Aus den Quellen zitiert; das Sprachmodell war nicht verfügbar",
+      degraded: "Modell nicht verfügbar",
+      degradedTip: "Das Sprachmodell ist ausgefallen; diese Antwort ist aus den Suchergebnissen zitiert.",
+      notInKb: "Nicht in der Wissensdatenbank",
+      noAnswer: "Es kam keine Antwort.",
+      problem: "Der Assistent hatte ein Problem: {message}; die Antwort kommt stattdessen aus den Suchergebnissen.",
+      retry: "Erneut versuchen",
+      stopped: "Abgebrochen.",
+      httpError: "Das Hilfe-Center konnte nicht antworten ({status}).",
+      httpErrorMsg: "Das Hilfe-Center konnte nicht antworten ({status}): {message}",
+      cut: "Die Antwort brach ab. Bitte versuchen Sie es erneut.",
+      unreachable: "Das Hilfe-Center ist nicht erreichbar. Prüfen Sie Ihre Verbindung und versuchen Sie es erneut.",
+      away: "Der Assistent ist gerade nicht erreichbar. Diese Hilfeseiten passen zu Ihrer Frage:",
+      askLater: "Fragen Sie erneut, wenn der Assistent wieder da ist.",
+      busy: "Aus Ihrem Netzwerk kommen gerade viele Fragen, daher pausiert der Assistent.",
+      gap: " ",
+      waitOne: "Sie können in {n} Sekunde erneut fragen.",
+      waitMany: "Sie können in {n} Sekunden erneut fragen.",
+      askNow: "Sie können jetzt erneut fragen.",
+      matching: "Diese Hilfeseiten passen zu Ihrer Frage:",
+      noMatch: "Keine Hilfeseite passt zu Ihrer Frage. Versuchen Sie andere Wörter, oder ",
+      browseKb: "stöbern Sie im Hilfe-Center",
+      noMatchEnd: "."
+    },
+    fr: {
+      title: "Demander au centre d’aide",
+      greeting: "Bonjour\u00a0! Posez-moi vos questions sur nos pages d’aide. Je réponds à partir de la base de connaissances et je cite mes sources.",
+      searchGreeting: "Bonjour\u00a0! Posez une question et je trouverai les pages d’aide qui y répondent.",
+      subChat: "Des réponses sourcées tirées de nos pages d’aide",
+      subSearch: "Trouve les pages d’aide qui répondent à votre question",
+      footChat: "Les réponses proviennent du centre d’aide et peuvent être incomplètes. Consultez les pages citées.",
+      footSearch: "Pages trouvées par la recherche du centre d’aide. Ouvrez-les pour la réponse complète.",
+      conversation: "Conversation",
+      placeholder: "Posez une question…",
+      send: "Envoyer",
+      stop: "Arrêter la réponse",
+      newChat: "Nouvelle conversation",
+      close: "Fermer le chat",
+      question: "Votre question",
+      you: "Vous\u00a0: ",
+      assistant: "Assistant\u00a0: ",
+      looking: "Recherche dans les pages d’aide",
+      searched: "Recherché\u00a0: {q}",
+      sources: "Sources",
+      source: "Source",
+      sourceN: "Source {n}\u00a0: {title}",
+      copy: "Copier",
+      copied: "Copié",
+      copyFailed: "Échec de la copie",
+      helpful: "Utile",
+      notHelpful: "Pas utile",
+      missing: "Qu’est-ce qui manquait ou était inexact\u00a0? (facultatif)",
+      thanks: "Merci pour votre avis",
+      noted: "C’est noté. Que manquait-il\u00a0? Dites-le ci-dessous, ou restez-en là.",
+      sending: "Envoi…",
+      cannotRate: "Cette réponse ne peut plus être évaluée.",
+      feedbackOff: "Les avis ne sont pas disponibles pour le moment.",
+      feedbackFailed: "Impossible d’envoyer votre avis ({status}).",
+      feedbackNetwork: "Impossible d’envoyer votre avis.",
+      extractive: "Réponse extraite",
+      quotedNoModel: "Citée des sources\u00a0; aucun modèle de langage n’est configuré",
+      quotedModelDown: "Citée des sources\u00a0; le modèle de langage était indisponible",
+      degraded: "Modèle indisponible",
+      degradedTip: "Le modèle de langage a échoué\u00a0; cette réponse est citée des résultats de recherche.",
+      notInKb: "Absent de la base de connaissances",
+      noAnswer: "Aucune réponse n’a été renvoyée.",
+      problem: "L’assistant a rencontré un problème\u00a0: {message}\u00a0; réponse tirée des résultats de recherche à la place.",
+      retry: "Réessayer",
+      stopped: "Arrêté.",
+      httpError: "Le centre d’aide n’a pas pu répondre ({status}).",
+      httpErrorMsg: "Le centre d’aide n’a pas pu répondre ({status})\u00a0: {message}",
+      cut: "La réponse a été interrompue. Veuillez réessayer.",
+      unreachable: "Impossible de joindre le centre d’aide. Vérifiez votre connexion et réessayez.",
+      away: "L’assistant est injoignable pour le moment. Ces pages d’aide correspondent à votre question\u00a0:",
+      askLater: "Reposez votre question quand l’assistant sera de retour.",
+      busy: "Beaucoup de questions arrivent de votre réseau en ce moment\u00a0; l’assistant fait donc une pause.",
+      gap: " ",
+      waitOne: "Vous pourrez reposer une question dans {n} seconde.",
+      waitMany: "Vous pourrez reposer une question dans {n} secondes.",
+      askNow: "Vous pouvez reposer une question maintenant.",
+      matching: "Ces pages d’aide correspondent à votre question\u00a0:",
+      noMatch: "Aucune page d’aide ne correspond à votre question. Essayez d’autres mots, ou ",
+      browseKb: "parcourez le centre d’aide",
+      noMatchEnd: "."
+    },
+    es: {
+      title: "Preguntar al centro de ayuda",
+      greeting: "¡Hola! Pregúnteme lo que quiera sobre nuestras páginas de ayuda. Respondo a partir de la base de conocimientos y cito mis fuentes.",
+      searchGreeting: "¡Hola! Haga una pregunta y encontraré las páginas de ayuda que la responden.",
+      subChat: "Respuestas con fuentes de nuestras páginas de ayuda",
+      subSearch: "Encuentra las páginas de ayuda para su pregunta",
+      footChat: "Las respuestas proceden del centro de ayuda y pueden estar incompletas. Consulte las páginas enlazadas.",
+      footSearch: "Páginas encontradas por la búsqueda del centro de ayuda. Ábralas para ver la respuesta completa.",
+      conversation: "Conversación",
+      placeholder: "Haga una pregunta…",
+      send: "Enviar",
+      stop: "Detener la respuesta",
+      newChat: "Nueva conversación",
+      close: "Cerrar el chat",
+      question: "Su pregunta",
+      you: "Usted: ",
+      assistant: "Asistente: ",
+      looking: "Buscando en las páginas de ayuda",
+      searched: "Búsqueda: {q}",
+      sources: "Fuentes",
+      source: "Fuente",
+      sourceN: "Fuente {n}: {title}",
+      copy: "Copiar",
+      copied: "Copiado",
+      copyFailed: "No se pudo copiar",
+      helpful: "Útil",
+      notHelpful: "No es útil",
+      missing: "¿Qué faltaba o qué estaba mal? (opcional)",
+      thanks: "Gracias por sus comentarios",
+      noted: "Anotado. ¿Qué faltaba? Cuéntenoslo abajo, o déjelo así.",
+      sending: "Enviando…",
+      cannotRate: "Esta respuesta ya no se puede valorar.",
+      feedbackOff: "Los comentarios no están disponibles en este momento.",
+      feedbackFailed: "No se pudieron enviar los comentarios ({status}).",
+      feedbackNetwork: "No se pudieron enviar los comentarios.",
+      extractive: "Respuesta extraída",
+      quotedNoModel: "Citada de las fuentes; no hay ningún modelo de lenguaje configurado",
+      quotedModelDown: "Citada de las fuentes; el modelo de lenguaje no estaba disponible",
+      degraded: "Modelo no disponible",
+      degradedTip: "El modelo de lenguaje falló; esta respuesta se cita de los resultados de búsqueda.",
+      notInKb: "No está en la base de conocimientos",
+      noAnswer: "No se recibió ninguna respuesta.",
+      problem: "El asistente tuvo un problema: {message}; se responde con los resultados de búsqueda.",
+      retry: "Reintentar",
+      stopped: "Detenido.",
+      httpError: "El centro de ayuda no pudo responder ({status}).",
+      httpErrorMsg: "El centro de ayuda no pudo responder ({status}): {message}",
+      cut: "La respuesta se cortó. Inténtelo de nuevo.",
+      unreachable: "No se pudo contactar con el centro de ayuda. Compruebe su conexión e inténtelo de nuevo.",
+      away: "El asistente no está disponible en este momento. Estas páginas de ayuda responden a su pregunta:",
+      askLater: "Vuelva a preguntar cuando el asistente esté disponible.",
+      busy: "Se están haciendo muchas preguntas desde su red en este momento, así que el asistente hace una pausa.",
+      gap: " ",
+      waitOne: "Podrá volver a preguntar en {n} segundo.",
+      waitMany: "Podrá volver a preguntar en {n} segundos.",
+      askNow: "Ya puede volver a preguntar.",
+      matching: "Estas páginas de ayuda responden a su pregunta:",
+      noMatch: "Ninguna página de ayuda responde a su pregunta. Pruebe con otras palabras o ",
+      browseKb: "explore el centro de ayuda",
+      noMatchEnd: "."
+    },
+    fi: {
+      title: "Kysy ohjekeskukselta",
+      greeting: "Hei! Kysy mitä tahansa ohjesivuistamme. Vastaan tietokannan pohjalta ja kerron lähteeni.",
+      searchGreeting: "Hei! Kysy jotain, niin etsin ohjesivut, joilla on vastaus.",
+      subChat: "Vastauksia ohjesivuiltamme lähteineen",
+      subSearch: "Etsii kysymykseesi sopivat ohjesivut",
+      footChat: "Vastaukset tulevat ohjekeskuksesta ja voivat olla puutteellisia. Tarkista linkitetyt sivut.",
+      footSearch: "Ohjekeskuksen haun löytämät sivut. Avaa ne nähdäksesi koko vastauksen.",
+      conversation: "Keskustelu",
+      placeholder: "Kysy jotain…",
+      send: "Lähetä",
+      stop: "Lopeta vastaus",
+      newChat: "Uusi keskustelu",
+      close: "Sulje keskustelu",
+      question: "Kysymyksesi",
+      you: "Sinä: ",
+      assistant: "Avustaja: ",
+      looking: "Käydään läpi ohjesivuja",
+      searched: "Haettu: {q}",
+      sources: "Lähteet",
+      source: "Lähde",
+      sourceN: "Lähde {n}: {title}",
+      copy: "Kopioi",
+      copied: "Kopioitu",
+      copyFailed: "Kopiointi epäonnistui",
+      helpful: "Hyödyllinen",
+      notHelpful: "Ei hyödyllinen",
+      missing: "Mitä puuttui tai mikä oli väärin? (valinnainen)",
+      thanks: "Kiitos palautteesta",
+      noted: "Kirjattu. Mitä puuttui? Kerro alla, tai jätä tähän.",
+      sending: "Lähetetään…",
+      cannotRate: "Tätä vastausta ei voi enää arvioida.",
+      feedbackOff: "Palautetta ei voi antaa juuri nyt.",
+      feedbackFailed: "Palautetta ei voitu lähettää ({status}).",
+      feedbackNetwork: "Palautetta ei voitu lähettää.",
+      extractive: "Lainattu vastaus",
+      quotedNoModel: "Lainattu lähteistä; kielimallia ei ole määritetty",
+      quotedModelDown: "Lainattu lähteistä; kielimalli ei ollut käytettävissä",
+      degraded: "Malli ei käytettävissä",
+      degradedTip: "Kielimalli epäonnistui; tämä vastaus on lainattu hakutuloksista.",
+      notInKb: "Ei tietokannassa",
+      noAnswer: "Vastausta ei tullut.",
+      problem: "Avustajalla oli ongelma: {message}; vastataan sen sijaan hakutulosten pohjalta.",
+      retry: "Yritä uudelleen",
+      stopped: "Keskeytetty.",
+      httpError: "Ohjekeskus ei voinut vastata ({status}).",
+      httpErrorMsg: "Ohjekeskus ei voinut vastata ({status}): {message}",
+      cut: "Vastaus katkesi. Yritä uudelleen.",
+      unreachable: "Ohjekeskukseen ei saatu yhteyttä. Tarkista yhteytesi ja yritä uudelleen.",
+      away: "Avustaja ei ole juuri nyt tavoitettavissa. Nämä ohjesivut vastaavat kysymykseesi:",
+      askLater: "Kysy uudelleen, kun avustaja on taas käytettävissä.",
+      busy: "Verkostasi kysytään juuri nyt paljon, joten avustaja pitää tauon.",
+      gap: " ",
+      waitOne: "Voit kysyä uudelleen {n} sekunnin kuluttua.",
+      waitMany: "Voit kysyä uudelleen {n} sekunnin kuluttua.",
+      askNow: "Voit kysyä uudelleen nyt.",
+      matching: "Nämä ohjesivut vastaavat kysymykseesi:",
+      noMatch: "Mikään ohjesivu ei vastaa kysymykseesi. Kokeile muita sanoja tai ",
+      browseKb: "selaa ohjekeskusta",
+      noMatchEnd: "."
+    },
+    sv: {
+      title: "Fråga hjälpcentret",
+      greeting: "Hej! Fråga mig vad du vill om våra hjälpsidor. Jag svarar utifrån kunskapsbasen och anger mina källor.",
+      searchGreeting: "Hej! Ställ en fråga så hittar jag hjälpsidorna som besvarar den.",
+      subChat: "Svar med källor från våra hjälpsidor",
+      subSearch: "Hittar hjälpsidorna för din fråga",
+      footChat: "Svaren kommer från hjälpcentret och kan vara ofullständiga. Kontrollera de länkade sidorna.",
+      footSearch: "Sidor som hjälpcentrets sökning hittade. Öppna dem för hela svaret.",
+      conversation: "Konversation",
+      placeholder: "Ställ en fråga…",
+      send: "Skicka",
+      stop: "Sluta svara",
+      newChat: "Ny konversation",
+      close: "Stäng chatten",
+      question: "Din fråga",
+      you: "Du: ",
+      assistant: "Assistent: ",
+      looking: "Går igenom hjälpsidorna",
+      searched: "Sökte: {q}",
+      sources: "Källor",
+      source: "Källa",
+      sourceN: "Källa {n}: {title}",
+      copy: "Kopiera",
+      copied: "Kopierat",
+      copyFailed: "Kopieringen misslyckades",
+      helpful: "Till hjälp",
+      notHelpful: "Inte till hjälp",
+      missing: "Vad saknades eller var fel? (valfritt)",
+      thanks: "Tack för din feedback",
+      noted: "Noterat. Vad saknades? Berätta nedan, eller låt det vara.",
+      sending: "Skickar…",
+      cannotRate: "Det här svaret kan inte längre betygsättas.",
+      feedbackOff: "Feedback är inte tillgänglig just nu.",
+      feedbackFailed: "Det gick inte att skicka feedback ({status}).",
+      feedbackNetwork: "Det gick inte att skicka feedback.",
+      extractive: "Citerat svar",
+      quotedNoModel: "Citerat ur källorna; ingen språkmodell är konfigurerad",
+      quotedModelDown: "Citerat ur källorna; språkmodellen var inte tillgänglig",
+      degraded: "Modellen är inte tillgänglig",
+      degradedTip: "Språkmodellen misslyckades; svaret är citerat ur sökresultaten.",
+      notInKb: "Finns inte i kunskapsbasen",
+      noAnswer: "Inget svar kom.",
+      problem: "Assistenten fick ett problem: {message}; svarar utifrån sökresultaten i stället.",
+      retry: "Försök igen",
+      stopped: "Avbrutet.",
+      httpError: "Hjälpcentret kunde inte svara ({status}).",
+      httpErrorMsg: "Hjälpcentret kunde inte svara ({status}): {message}",
+      cut: "Svaret avbröts. Försök igen.",
+      unreachable: "Det gick inte att nå hjälpcentret. Kontrollera din anslutning och försök igen.",
+      away: "Assistenten går inte att nå just nu. De här hjälpsidorna passar din fråga:",
+      askLater: "Fråga igen när assistenten är tillbaka.",
+      busy: "Många frågor ställs från ditt nätverk just nu, så assistenten pausar.",
+      gap: " ",
+      waitOne: "Du kan fråga igen om {n} sekund.",
+      waitMany: "Du kan fråga igen om {n} sekunder.",
+      askNow: "Du kan fråga igen nu.",
+      matching: "De här hjälpsidorna passar din fråga:",
+      noMatch: "Ingen hjälpsida passar din fråga. Prova andra ord, eller ",
+      browseKb: "bläddra i hjälpcentret",
+      noMatchEnd: "."
+    },
+    ja: {
+      title: "ヘルプセンターに質問",
+      greeting: "こんにちは。ヘルプページについて何でも質問してください。ナレッジベースをもとに、出典を示して回答します。",
+      searchGreeting: "こんにちは。質問を入力すると、答えが載っているヘルプページを探します。",
+      subChat: "ヘルプページをもとにした出典付きの回答",
+      subSearch: "質問に合うヘルプページを探します",
+      footChat: "回答はヘルプセンターの内容にもとづくもので、不完全な場合があります。リンク先のページをご確認ください。",
+      footSearch: "ヘルプセンターの検索で見つかったページです。詳しくは各ページを開いてください。",
+      conversation: "会話",
+      placeholder: "質問を入力…",
+      send: "送信",
+      stop: "回答を停止",
+      newChat: "新しい会話",
+      close: "チャットを閉じる",
+      question: "質問",
+      you: "あなた: ",
+      assistant: "アシスタント: ",
+      looking: "ヘルプページを確認しています",
+      searched: "検索: {q}",
+      sources: "出典",
+      source: "出典",
+      sourceN: "出典 {n}: {title}",
+      copy: "コピー",
+      copied: "コピーしました",
+      copyFailed: "コピーできませんでした",
+      helpful: "役に立った",
+      notHelpful: "役に立たなかった",
+      missing: "足りなかった点や誤りは何ですか？（任意）",
+      thanks: "フィードバックをありがとうございます",
+      noted: "承知しました。何が足りませんでしたか？ 下に書いていただくか、このままでも構いません。",
+      sending: "送信中…",
+      cannotRate: "この回答はもう評価できません。",
+      feedbackOff: "現在フィードバックは利用できません。",
+      feedbackFailed: "フィードバックを送信できませんでした（{status}）。",
+      feedbackNetwork: "フィードバックを送信できませんでした。",
+      extractive: "引用による回答",
+      quotedNoModel: "出典からの引用です。言語モデルが設定されていません",
+      quotedModelDown: "出典からの引用です。言語モデルを利用できませんでした",
+      degraded: "モデル利用不可",
+      degradedTip: "言語モデルでエラーが発生したため、この回答は検索結果からの引用です。",
+      notInKb: "ナレッジベースにありません",
+      noAnswer: "回答がありませんでした。",
+      problem: "アシスタントで問題が発生しました: {message}。代わりに検索結果から回答します。",
+      retry: "再試行",
+      stopped: "停止しました。",
+      httpError: "ヘルプセンターが回答できませんでした（{status}）。",
+      httpErrorMsg: "ヘルプセンターが回答できませんでした（{status}）: {message}",
+      cut: "回答が途中で切れました。もう一度お試しください。",
+      unreachable: "ヘルプセンターに接続できませんでした。接続を確認して、もう一度お試しください。",
+      away: "現在アシスタントに接続できません。質問に合うヘルプページはこちらです:",
+      askLater: "アシスタントが復旧したら、もう一度質問してください。",
+      busy: "お使いのネットワークから多くの質問が寄せられているため、アシスタントは一時停止しています。",
+      gap: "",
+      waitOne: "{n} 秒後にもう一度質問できます。",
+      waitMany: "{n} 秒後にもう一度質問できます。",
+      askNow: "もう一度質問できます。",
+      matching: "質問に合うヘルプページはこちらです:",
+      noMatch: "質問に合うヘルプページが見つかりません。別の言葉で試すか、",
+      browseKb: "ヘルプセンターの一覧",
+      noMatchEnd: "をご覧ください。"
+    },
+    zh: {
+      title: "向帮助中心提问",
+      greeting: "您好！关于我们的帮助页面，有什么问题都可以问我。我根据知识库回答，并注明出处。",
+      searchGreeting: "您好！请提出问题，我会找到能解答它的帮助页面。",
+      subChat: "基于帮助页面、注明出处的解答",
+      subSearch: "为您的问题查找帮助页面",
+      footChat: "回答来自帮助中心，可能不完整。请查看所链接的页面。",
+      footSearch: "帮助中心搜索找到的页面。打开页面查看完整解答。",
+      conversation: "对话",
+      placeholder: "请输入问题…",
+      send: "发送",
+      stop: "停止回答",
+      newChat: "新对话",
+      close: "关闭聊天",
+      question: "您的问题",
+      you: "您：",
+      assistant: "助手：",
+      looking: "正在查阅帮助页面",
+      searched: "已搜索：{q}",
+      sources: "来源",
+      source: "来源",
+      sourceN: "来源 {n}：{title}",
+      copy: "复制",
+      copied: "已复制",
+      copyFailed: "复制失败",
+      helpful: "有帮助",
+      notHelpful: "没有帮助",
+      missing: "缺少了什么，或者哪里有错？（可选）",
+      thanks: "感谢您的反馈",
+      noted: "已记录。缺少了什么？请在下方告诉我们，也可以就此结束。",
+      sending: "正在发送…",
+      cannotRate: "此回答已无法评价。",
+      feedbackOff: "目前无法提交反馈。",
+      feedbackFailed: "无法发送反馈（{status}）。",
+      feedbackNetwork: "无法发送反馈。",
+      extractive: "摘录式回答",
+      quotedNoModel: "摘录自来源；未配置语言模型",
+      quotedModelDown: "摘录自来源；语言模型不可用",
+      degraded: "模型不可用",
+      degradedTip: "语言模型出错；此回答摘录自搜索结果。",
+      notInKb: "知识库中没有相关内容",
+      noAnswer: "没有返回回答。",
+      problem: "助手遇到问题：{message}；改为根据搜索结果回答。",
+      retry: "重试",
+      stopped: "已停止。",
+      httpError: "帮助中心无法回答（{status}）。",
+      httpErrorMsg: "帮助中心无法回答（{status}）：{message}",
+      cut: "回答中断了。请重试。",
+      unreachable: "无法连接帮助中心。请检查网络连接后重试。",
+      away: "助手暂时无法访问。以下帮助页面与您的问题相关：",
+      askLater: "助手恢复后请再次提问。",
+      busy: "您所在的网络目前提问较多，助手暂停回答。",
+      gap: "",
+      waitOne: "{n} 秒后可以再次提问。",
+      waitMany: "{n} 秒后可以再次提问。",
+      askNow: "现在可以再次提问了。",
+      matching: "以下帮助页面与您的问题相关：",
+      noMatch: "没有与您的问题相关的帮助页面。请换个说法，或",
+      browseKb: "浏览帮助中心",
+      noMatchEnd: "。"
+    },
+    pt: {
+      title: "Pergunte à central de ajuda",
+      greeting: "Olá! Pergunte o que quiser sobre nossas páginas de ajuda. Respondo com base na base de conhecimento e cito minhas fontes.",
+      searchGreeting: "Olá! Faça uma pergunta e eu encontro as páginas de ajuda que a respondem.",
+      subChat: "Respostas com fontes das nossas páginas de ajuda",
+      subSearch: "Encontra as páginas de ajuda para sua pergunta",
+      footChat: "As respostas vêm da central de ajuda e podem estar incompletas. Confira as páginas indicadas.",
+      footSearch: "Páginas encontradas pela pesquisa da central de ajuda. Abra-as para a resposta completa.",
+      conversation: "Conversa",
+      placeholder: "Faça uma pergunta…",
+      send: "Enviar",
+      stop: "Parar a resposta",
+      newChat: "Nova conversa",
+      close: "Fechar o chat",
+      question: "Sua pergunta",
+      you: "Você: ",
+      assistant: "Assistente: ",
+      looking: "Consultando as páginas de ajuda",
+      searched: "Pesquisado: {q}",
+      sources: "Fontes",
+      source: "Fonte",
+      sourceN: "Fonte {n}: {title}",
+      copy: "Copiar",
+      copied: "Copiado",
+      copyFailed: "Falha ao copiar",
+      helpful: "Útil",
+      notHelpful: "Não foi útil",
+      missing: "O que faltou ou estava errado? (opcional)",
+      thanks: "Obrigado pelo comentário",
+      noted: "Anotado. O que faltou? Conte abaixo, ou deixe assim.",
+      sending: "Enviando…",
+      cannotRate: "Esta resposta não pode mais ser avaliada.",
+      feedbackOff: "Comentários não estão disponíveis no momento.",
+      feedbackFailed: "Não foi possível enviar o comentário ({status}).",
+      feedbackNetwork: "Não foi possível enviar o comentário.",
+      extractive: "Resposta extraída",
+      quotedNoModel: "Citada das fontes; nenhum modelo de linguagem está configurado",
+      quotedModelDown: "Citada das fontes; o modelo de linguagem estava indisponível",
+      degraded: "Modelo indisponível",
+      degradedTip: "O modelo de linguagem falhou; esta resposta é citada dos resultados da pesquisa.",
+      notInKb: "Não está na base de conhecimento",
+      noAnswer: "Nenhuma resposta foi recebida.",
+      problem: "O assistente teve um problema: {message}; respondendo com os resultados da pesquisa.",
+      retry: "Tentar de novo",
+      stopped: "Interrompido.",
+      httpError: "A central de ajuda não conseguiu responder ({status}).",
+      httpErrorMsg: "A central de ajuda não conseguiu responder ({status}): {message}",
+      cut: "A resposta foi interrompida. Tente novamente.",
+      unreachable: "Não foi possível acessar a central de ajuda. Verifique sua conexão e tente novamente.",
+      away: "O assistente não está disponível agora. Estas páginas de ajuda correspondem à sua pergunta:",
+      askLater: "Pergunte de novo quando o assistente voltar.",
+      busy: "Muitas perguntas estão vindo da sua rede agora, então o assistente está em pausa.",
+      gap: " ",
+      waitOne: "Você pode perguntar de novo em {n} segundo.",
+      waitMany: "Você pode perguntar de novo em {n} segundos.",
+      askNow: "Você já pode perguntar de novo.",
+      matching: "Estas páginas de ajuda correspondem à sua pergunta:",
+      noMatch: "Nenhuma página de ajuda corresponde à sua pergunta. Tente outras palavras ou ",
+      browseKb: "navegue pela central de ajuda",
+      noMatchEnd: "."
+    },
+    it: {
+      title: "Chiedi al centro assistenza",
+      greeting: "Ciao! Chiedimi quello che vuoi sulle nostre pagine di aiuto. Rispondo in base alla knowledge base e cito le fonti.",
+      searchGreeting: "Ciao! Fai una domanda e troverò le pagine di aiuto che rispondono.",
+      subChat: "Risposte con fonti dalle nostre pagine di aiuto",
+      subSearch: "Trova le pagine di aiuto per la tua domanda",
+      footChat: "Le risposte provengono dal centro assistenza e potrebbero essere incomplete. Controlla le pagine collegate.",
+      footSearch: "Pagine trovate dalla ricerca del centro assistenza. Aprile per la risposta completa.",
+      conversation: "Conversazione",
+      placeholder: "Fai una domanda…",
+      send: "Invia",
+      stop: "Interrompi la risposta",
+      newChat: "Nuova conversazione",
+      close: "Chiudi la chat",
+      question: "La tua domanda",
+      you: "Tu: ",
+      assistant: "Assistente: ",
+      looking: "Consultazione delle pagine di aiuto",
+      searched: "Cercato: {q}",
+      sources: "Fonti",
+      source: "Fonte",
+      sourceN: "Fonte {n}: {title}",
+      copy: "Copia",
+      copied: "Copiato",
+      copyFailed: "Copia non riuscita",
+      helpful: "Utile",
+      notHelpful: "Non utile",
+      missing: "Cosa mancava o era sbagliato? (facoltativo)",
+      thanks: "Grazie per il feedback",
+      noted: "Preso nota. Cosa mancava? Scrivilo qui sotto, oppure lascia così.",
+      sending: "Invio…",
+      cannotRate: "Questa risposta non può più essere valutata.",
+      feedbackOff: "Il feedback non è disponibile al momento.",
+      feedbackFailed: "Impossibile inviare il feedback ({status}).",
+      feedbackNetwork: "Impossibile inviare il feedback.",
+      extractive: "Risposta estratta",
+      quotedNoModel: "Citata dalle fonti; nessun modello linguistico configurato",
+      quotedModelDown: "Citata dalle fonti; il modello linguistico non era disponibile",
+      degraded: "Modello non disponibile",
+      degradedTip: "Il modello linguistico non ha funzionato; questa risposta è citata dai risultati di ricerca.",
+      notInKb: "Non presente nella knowledge base",
+      noAnswer: "Non è arrivata alcuna risposta.",
+      problem: "L’assistente ha avuto un problema: {message}; rispondo invece con i risultati di ricerca.",
+      retry: "Riprova",
+      stopped: "Interrotto.",
+      httpError: "Il centro assistenza non ha potuto rispondere ({status}).",
+      httpErrorMsg: "Il centro assistenza non ha potuto rispondere ({status}): {message}",
+      cut: "La risposta si è interrotta. Riprova.",
+      unreachable: "Impossibile raggiungere il centro assistenza. Controlla la connessione e riprova.",
+      away: "L’assistente non è raggiungibile in questo momento. Queste pagine di aiuto corrispondono alla tua domanda:",
+      askLater: "Chiedi di nuovo quando l’assistente sarà tornato.",
+      busy: "Dalla tua rete arrivano molte domande in questo momento, quindi l’assistente fa una pausa.",
+      gap: " ",
+      waitOne: "Potrai chiedere di nuovo tra {n} secondo.",
+      waitMany: "Potrai chiedere di nuovo tra {n} secondi.",
+      askNow: "Ora puoi chiedere di nuovo.",
+      matching: "Queste pagine di aiuto corrispondono alla tua domanda:",
+      noMatch: "Nessuna pagina di aiuto corrisponde alla tua domanda. Prova con altre parole, oppure ",
+      browseKb: "sfoglia il centro assistenza",
+      noMatchEnd: "."
+    },
+    nl: {
+      title: "Vraag het helpcentrum",
+      greeting: "Hallo! Vraag me alles over onze helppagina’s. Ik antwoord op basis van de kennisbank en noem mijn bronnen.",
+      searchGreeting: "Hallo! Stel een vraag en ik zoek de helppagina’s die hem beantwoorden.",
+      subChat: "Antwoorden met bronnen uit onze helppagina’s",
+      subSearch: "Vindt de helppagina’s bij je vraag",
+      footChat: "Antwoorden komen uit het helpcentrum en kunnen onvolledig zijn. Controleer de gelinkte pagina’s.",
+      footSearch: "Pagina’s gevonden door de zoekfunctie van het helpcentrum. Open ze voor het volledige antwoord.",
+      conversation: "Gesprek",
+      placeholder: "Stel een vraag…",
+      send: "Versturen",
+      stop: "Stoppen met antwoorden",
+      newChat: "Nieuw gesprek",
+      close: "Chat sluiten",
+      question: "Je vraag",
+      you: "Jij: ",
+      assistant: "Assistent: ",
+      looking: "Helppagina’s doorzoeken",
+      searched: "Gezocht: {q}",
+      sources: "Bronnen",
+      source: "Bron",
+      sourceN: "Bron {n}: {title}",
+      copy: "Kopiëren",
+      copied: "Gekopieerd",
+      copyFailed: "Kopiëren mislukt",
+      helpful: "Nuttig",
+      notHelpful: "Niet nuttig",
+      missing: "Wat ontbrak er of wat klopte niet? (optioneel)",
+      thanks: "Bedankt voor je feedback",
+      noted: "Genoteerd. Wat ontbrak er? Vertel het hieronder, of laat het hierbij.",
+      sending: "Versturen…",
+      cannotRate: "Dit antwoord kan niet meer worden beoordeeld.",
+      feedbackOff: "Feedback is op dit moment niet beschikbaar.",
+      feedbackFailed: "Feedback kon niet worden verstuurd ({status}).",
+      feedbackNetwork: "Feedback kon niet worden verstuurd.",
+      extractive: "Geciteerd antwoord",
+      quotedNoModel: "Geciteerd uit de bronnen; er is geen taalmodel ingesteld",
+      quotedModelDown: "Geciteerd uit de bronnen; het taalmodel was niet beschikbaar",
+      degraded: "Model niet beschikbaar",
+      degradedTip: "Het taalmodel faalde; dit antwoord is geciteerd uit de zoekresultaten.",
+      notInKb: "Niet in de kennisbank",
+      noAnswer: "Er kwam geen antwoord.",
+      problem: "De assistent had een probleem: {message}; het antwoord komt nu uit de zoekresultaten.",
+      retry: "Opnieuw proberen",
+      stopped: "Gestopt.",
+      httpError: "Het helpcentrum kon niet antwoorden ({status}).",
+      httpErrorMsg: "Het helpcentrum kon niet antwoorden ({status}): {message}",
+      cut: "Het antwoord werd afgebroken. Probeer het opnieuw.",
+      unreachable: "Het helpcentrum is niet bereikbaar. Controleer je verbinding en probeer het opnieuw.",
+      away: "De assistent is nu niet bereikbaar. Deze helppagina’s passen bij je vraag:",
+      askLater: "Vraag het opnieuw als de assistent terug is.",
+      busy: "Er komen nu veel vragen vanaf je netwerk, dus de assistent pauzeert.",
+      gap: " ",
+      waitOne: "Je kunt over {n} seconde opnieuw vragen.",
+      waitMany: "Je kunt over {n} seconden opnieuw vragen.",
+      askNow: "Je kunt nu opnieuw vragen.",
+      matching: "Deze helppagina’s passen bij je vraag:",
+      noMatch: "Geen helppagina past bij je vraag. Probeer andere woorden, of ",
+      browseKb: "blader door het helpcentrum",
+      noMatchEnd: "."
+    }
+  };
+  // A tag's table (`de-AT` → de), over English so a missing word is English;
+  // Traditional Chinese reads English rather than Simplified.
+  function labelsFor(tag) {
+    const sub = String(tag || '').toLowerCase().replace(/_/g, '-').split('-');
+    const traditional = sub[0] === 'zh' && sub.slice(1).some(s => ['hant', 'tw', 'hk', 'mo'].includes(s));
+    const lang = !traditional && Object.prototype.hasOwnProperty.call(LABELS, sub[0]) ? sub[0] : 'en';
+    return Object.assign({ lang }, LABELS.en, LABELS[lang]);
+  }
+  const L = labelsFor(attr('lang', '') || document.documentElement.getAttribute('lang'));
+  // A pattern's {name} filled from `values`.
+  const fill = (pattern, values) => pattern.replace(/\{(\w+)\}/g, (m, k) => (Object.prototype.hasOwnProperty.call(values, k) ? String(values[k]) : m));
+
+  const TITLE = attr('title', L.title);
+  const GREETING = attr('greeting', L.greeting);
+  const SEARCH_GREETING = attr('greeting', L.searchGreeting);
+  const SUB_CHAT = L.subChat, SUB_SEARCH = L.subSearch;
+  const FOOT_CHAT = L.footChat;
+  const FOOT_SEARCH = L.footSearch;
   const KEY = 'kb-widget:' + endpoint.href;
   const MAX_TURNS = 20;
 
@@ -189,7 +881,7 @@ code{padding:1px 5px;border-radius:5px;background:var(--kb-s2);font:13px ui-mono
       if (m[1] && !inBold) inline(parent.appendChild(h('strong')), m[1], cites, true);
       else if (m[2]) parent.append(h('code', { text: m[2] }));
       else if (s && safeUrl(s.url)) {
-        parent.append(link(safeUrl(s.url), { class: 'kb-cite', title: s.title, 'aria-label': 'Source ' + s.n + ': ' + s.title, text: s.n }));
+        parent.append(link(safeUrl(s.url), { class: 'kb-cite', title: s.title, 'aria-label': fill(L.sourceN, { n: s.n, title: s.title }), text: s.n }));
       } else if (u) parent.append(link(u, { text: m[4] }));
       else parent.append(m[0]);
       last = re.lastIndex;
@@ -250,7 +942,8 @@ code{padding:1px 5px;border-radius:5px;background:var(--kb-s2);font:13px ui-mono
   let turns = load(), busy = null, isOpen = false;
 
   // ---- Shell
-  const host = h('div', { id: 'kb-widget-host', 'data-position': attr('position') === 'left' ? 'left' : 'right' });
+  // The words' language, for screen readers: it may differ from the page's (data-lang).
+  const host = h('div', { id: 'kb-widget-host', lang: L.lang, 'data-position': attr('position') === 'left' ? 'left' : 'right' });
   host.style.setProperty('all', 'initial'); // inline: beats page rules such as div{...}
   const accent = attr('accent');
   if (accent && window.CSS && CSS.supports('color', accent)) host.style.setProperty('--kb-accent', accent);
@@ -265,10 +958,10 @@ code{padding:1px 5px;border-radius:5px;background:var(--kb-s2);font:13px ui-mono
     'aria-label': TITLE, 'aria-expanded': 'false', 'aria-controls': 'kb-panel',
     onclick: () => (isOpen ? close() : open())
   }, [icon('chat'), icon('x'), h('span', { text: TITLE })]);
-  const log = h('div.kb-log', { role: 'log', 'aria-live': 'polite', 'aria-label': 'Conversation' });
-  const input = h('textarea.kb-input', { id: 'kb-input', rows: 1, maxlength: 4000, placeholder: 'Ask a question…' });
-  const send = h('button.kb-send', { 'aria-label': 'Send', title: 'Send', type: 'submit' }, icon('send'));
-  const stop = btn('kb-stop', 'Stop answering', 'stop', () => busy && busy.ctrl.abort());
+  const log = h('div.kb-log', { role: 'log', 'aria-live': 'polite', 'aria-label': L.conversation });
+  const input = h('textarea.kb-input', { id: 'kb-input', rows: 1, maxlength: 4000, placeholder: L.placeholder });
+  const send = h('button.kb-send', { 'aria-label': L.send, title: L.send, type: 'submit' }, icon('send'));
+  const stop = btn('kb-stop', L.stop, 'stop', () => busy && busy.ctrl.abort());
   stop.hidden = true;
   const panel = h('div.kb-panel', { id: 'kb-panel', role: 'dialog', 'aria-modal': 'true', 'aria-labelledby': 'kb-title', hidden: true }, [
     h('div.kb-header', null, [
@@ -277,12 +970,12 @@ code{padding:1px 5px;border-radius:5px;background:var(--kb-s2);font:13px ui-mono
         h('h2.kb-title', { id: 'kb-title', text: TITLE }),
         h('p.kb-sub', { text: SUB_CHAT })
       ]),
-      btn('kb-ib kb-new', 'New conversation', 'pen', reset),
-      btn('kb-ib kb-close', 'Close chat', 'x', () => close())
+      btn('kb-ib kb-new', L.newChat, 'pen', reset),
+      btn('kb-ib kb-close', L.close, 'x', () => close())
     ]),
     log,
     h('form.kb-form', { onsubmit: e => { e.preventDefault(); submit(); } }, [
-      h('label.kb-sr', { for: 'kb-input', text: 'Your question' }),
+      h('label.kb-sr', { for: 'kb-input', text: L.question }),
       h('div.kb-field', null, [input, stop, send])
     ]),
     h('p.kb-foot', { text: FOOT_CHAT })
@@ -331,7 +1024,7 @@ code{padding:1px 5px;border-radius:5px;background:var(--kb-s2);font:13px ui-mono
 
   // ---- Messages
   const sr = t => h('span.kb-sr', { text: t });
-  const step = q => h('p.kb-step', { title: q }, [icon('search'), h('span', { text: 'Searched: ' + q })]);
+  const step = q => h('p.kb-step', { title: q }, [icon('search'), h('span', { text: fill(L.searched, { q }) })]);
   const notice = t => h('p.kb-notice', null, [icon('info'), h('span', { text: t })]);
   const nearBottom = () => log.scrollHeight - log.scrollTop - log.clientHeight < 80;
   // Follow the answer until its question reaches the top.
@@ -365,9 +1058,9 @@ code{padding:1px 5px;border-radius:5px;background:var(--kb-s2);font:13px ui-mono
 
   function sources(list) {
     return h('div.kb-sources', null, [
-      h('p.kb-sources-h', { text: 'Sources' }),
+      h('p.kb-sources-h', { text: L.sources }),
       h('ol.kb-citations', null, list.map(s => {
-        const u = safeUrl(s.url), title = String(s.title || s.url || 'Source');
+        const u = safeUrl(s.url), title = String(s.title || s.url || L.source);
         const path = [].concat(s.path || []).map(String).slice(1);
         if (path[path.length - 1] === title) path.pop();
         const kids = [h('span.kb-n', { text: s.n }), h('span', { text: title })];
@@ -380,20 +1073,20 @@ code{padding:1px 5px;border-radius:5px;background:var(--kb-s2);font:13px ui-mono
   }
   function actions(turn) {
     const a = turn.a, status = h('span.kb-feedback-status', { role: 'status' });
-    const tip = 'Quoted from the sources; ' + (a.degraded ? 'the language model was unavailable' : 'no language model is configured');
-    const copyText = h('span', { text: 'Copy' });
+    const tip = a.degraded ? L.quotedModelDown : L.quotedNoModel;
+    const copyText = h('span', { text: L.copy });
     const copyBtn = h('button.kb-act kb-copy', { onclick: () => copy(a.content, copyBtn, copyText) }, [icon('copy'), copyText]);
     const rateBtn = (r, label) => {
       const b = btn('kb-act kb-' + r, label, r, () => rate(r));
       b.setAttribute('aria-pressed', a.rating === r);
       return b;
     };
-    const up = rateBtn('up', 'Helpful'), down = rateBtn('down', 'Not helpful');
-    const ask = 'What was missing or wrong? (optional)';
+    const up = rateBtn('up', L.helpful), down = rateBtn('down', L.notHelpful);
+    const ask = L.missing;
     const comment = h('textarea.kb-comment', { rows: 2, maxlength: 2000, 'aria-label': ask, placeholder: ask });
     const box = h('div.kb-comment-box', { hidden: true }, [comment, h('button.kb-btn kb-comment-send', {
-      text: 'Send',
-      onclick: () => feedback(turn, 'down', comment.value.trim(), status, 'Thanks for the feedback').then(ok => { if (ok) { box.hidden = true; down.focus(); } })
+      text: L.send,
+      onclick: () => feedback(turn, 'down', comment.value.trim(), status, L.thanks).then(ok => { if (ok) { box.hidden = true; down.focus(); } })
     })]);
     function rate(r) {
       if (a.rating === r) return;
@@ -403,13 +1096,13 @@ code{padding:1px 5px;border-radius:5px;background:var(--kb-s2);font:13px ui-mono
       down.setAttribute('aria-pressed', r === 'down');
       box.hidden = r !== 'down';
       // A thumbs-down is recorded at once; the thanks wait for the comment (or its absence).
-      feedback(turn, r, '', status, r === 'down' ? 'Noted. What was missing? Tell us below, or leave it at that.' : 'Thanks for the feedback');
+      feedback(turn, r, '', status, r === 'down' ? L.noted : L.thanks);
       (box.hidden ? status : box).scrollIntoView({ block: 'nearest' });
     }
     return h('div', null, [
       h('div.kb-actions', null, [
-        a.extractive ? h('span.kb-label kb-label-extractive', { title: tip }, ['Extractive answer', sr('. ' + tip + '.')]) : null,
-        a.degraded ? h('span.kb-label kb-label-degraded', { title: 'The language model failed; this answer is quoted from the search results.', text: 'Model unavailable' }) : null,
+        a.extractive ? h('span.kb-label kb-label-extractive', { title: tip }, [L.extractive, sr('. ' + tip + '.')]) : null,
+        a.degraded ? h('span.kb-label kb-label-degraded', { title: L.degradedTip, text: L.degraded }) : null,
         // Only an answer the server gave (it has an id) can be rated: feedback
         // is kept beside that answer as it was given.
         h('span.kb-spacer', null), copyBtn, a.id ? up : null, a.id ? down : null
@@ -428,13 +1121,13 @@ code{padding:1px 5px;border-radius:5px;background:var(--kb-s2);font:13px ui-mono
       ta.remove();
       b.focus();
     }
-    label.textContent = ok ? 'Copied' : 'Copy failed';
+    label.textContent = ok ? L.copied : L.copyFailed;
     clearTimeout(b.kbTimer);
-    b.kbTimer = setTimeout(() => { label.textContent = 'Copy'; }, 2000);
+    b.kbTimer = setTimeout(() => { label.textContent = L.copy; }, 2000);
   }
   async function feedback(turn, rating, comment, status, thanks) {
     status.className = 'kb-feedback-status';
-    status.textContent = 'Sending…';
+    status.textContent = L.sending;
     // The server's id for the answer: the server keeps the feedback beside the
     // question and answer it recorded under that id.
     const body = { id: turn.a.id, rating, page: location.origin + location.pathname }; // never the query or fragment: they may hold a token
@@ -445,13 +1138,13 @@ code{padding:1px 5px;border-radius:5px;background:var(--kb-s2);font:13px ui-mono
       const res = await fetch(feedbackUrl.href, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
       if (!res.ok) {
         const code = await res.json().then(j => j && j.error && j.error.code, () => '');
-        throw new Error(code === 'unknown_answer' ? 'This answer can no longer be rated.'
-          : res.status === 404 ? 'Feedback is not available right now.' : 'Could not send feedback (' + res.status + ').');
+        throw new Error(code === 'unknown_answer' ? L.cannotRate
+          : res.status === 404 ? L.feedbackOff : fill(L.feedbackFailed, { status: res.status }));
       }
       status.textContent = thanks;
       return true;
     } catch (e) {
-      status.textContent = e instanceof TypeError ? 'Could not send feedback.' : e.message;
+      status.textContent = e instanceof TypeError ? L.feedbackNetwork : e.message;
       status.classList.add('kb-bad');
     }
   }
@@ -460,16 +1153,16 @@ code{padding:1px 5px;border-radius:5px;background:var(--kb-s2);font:13px ui-mono
     el.className = 'kb-msg kb-assistant' + (a.abstained ? ' kb-abstained' : '');
     el.setAttribute('data-state', 'done');
     el.removeAttribute('aria-busy');
-    el.replaceChildren(sr('Assistant: '), ...a.steps.map(step),
-      a.abstained ? h('p.kb-label kb-label-abstained', null, [icon('info'), 'Not in the knowledge base']) : '',
+    el.replaceChildren(sr(L.assistant), ...a.steps.map(step),
+      a.abstained ? h('p.kb-label kb-label-abstained', null, [icon('info'), L.notInKb]) : '',
       a.notice ? notice(a.notice) : '',
-      h('div.kb-answer', null, md(a.content || 'No answer was returned.', citeMap(a.citations))),
+      h('div.kb-answer', null, md(a.content || L.noAnswer, citeMap(a.citations))),
       a.citations.length ? sources(a.citations) : '',
       actions(turn));
   }
   // An answer that did not come: its state, and a way to ask again.
   const retryBtn = (el, turn) =>
-    h('button.kb-btn kb-retry', { text: 'Retry', onclick: () => { if (!busy) { el.remove(); run(turn); input.focus(); } } });
+    h('button.kb-btn kb-retry', { text: L.retry, onclick: () => { if (!busy) { el.remove(); run(turn); input.focus(); } } });
   function settle(el, state) {
     el.setAttribute('data-state', state);
     el.removeAttribute('aria-busy');
@@ -478,10 +1171,10 @@ code{padding:1px 5px;border-radius:5px;background:var(--kb-s2);font:13px ui-mono
   }
   function failed(el, turn, err, aborted) {
     settle(el, 'error');
-    const msg = aborted ? 'Stopped.'
-      : err.status ? 'The help center could not answer (' + err.status + ')' + (err.message ? ': ' + err.message.replace(/`/g, '') : '.')
-      : err.cut ? 'The answer was cut off. Please try again.'
-      : 'Could not reach the help center. Check your connection and try again.';
+    const msg = aborted ? L.stopped
+      : err.status ? (err.message ? fill(L.httpErrorMsg, { status: err.status, message: err.message.replace(/`/g, '') }) : fill(L.httpError, { status: err.status }))
+      : err.cut ? L.cut
+      : L.unreachable;
     el.append(h('div.kb-error', null, [h('p', { text: msg }), retryBtn(el, turn)]));
   }
 
@@ -503,9 +1196,9 @@ code{padding:1px 5px;border-radius:5px;background:var(--kb-s2);font:13px ui-mono
   function offered(el, turn, found) {
     settle(el, 'offline');
     el.append(
-      notice('The assistant is not reachable right now. These help pages match your question:'),
+      notice(L.away),
       sources(found),
-      h('div.kb-error', null, [h('p', { text: 'Ask again when the assistant is back.' }), retryBtn(el, turn)]));
+      h('div.kb-error', null, [h('p', { text: L.askLater }), retryBtn(el, turn)]));
   }
   // A 429: not an outage. Says when to ask again, counting down to Retry-After.
   function limited(el, turn, err, found) {
@@ -514,13 +1207,12 @@ code{padding:1px 5px;border-radius:5px;background:var(--kb-s2);font:13px ui-mono
     const when = h('p.kb-wait', { role: 'status' });
     const again = retryBtn(el, turn);
     const tick = () => {
-      when.textContent = left > 0 ? 'You can ask again in ' + left + (left === 1 ? ' second.' : ' seconds.') : 'You can ask again now.';
+      when.textContent = left > 0 ? fill(left === 1 ? L.waitOne : L.waitMany, { n: left }) : L.askNow;
       again.disabled = left > 0;
       if (left-- > 0 && el.isConnected) setTimeout(tick, 1000);
     };
     el.append(
-      notice('Many questions are being asked from your network just now, so the assistant is pausing.' +
-        (found && found.length ? ' These help pages match your question:' : '')),
+      notice(L.busy + (found && found.length ? L.gap + L.matching : '')),
       found && found.length ? sources(found) : '',
       h('div.kb-error', null, [when, again]));
     tick();
@@ -529,9 +1221,9 @@ code{padding:1px 5px;border-radius:5px;background:var(--kb-s2);font:13px ui-mono
   function pagesOnly(el, turn, found) {
     settle(el, 'search');
     el.append(found && found.length
-      ? h('div', null, [h('p', { text: 'These help pages match your question:' }), sources(found)])
+      ? h('div', null, [h('p', { text: L.matching }), sources(found)])
       : h('div', null, [
-        h('p', { text: 'No help page matches your question. Try other words, or ' }, [link(siteRoot, null, 'browse the help center'), '.'])
+        h('p', { text: L.noMatch }, [link(siteRoot, null, L.browseKb), L.noMatchEnd])
       ]));
   }
 
@@ -581,8 +1273,8 @@ code{padding:1px 5px;border-radius:5px;background:var(--kb-s2);font:13px ui-mono
   }
   async function run(turn) {
     const answer = h('div.kb-answer', null);
-    const typing = h('div.kb-typing', { role: 'img', 'aria-label': 'Looking through the help pages' }, [h('span'), h('span'), h('span')]);
-    const el = turn.el = h('div.kb-msg kb-assistant', { 'data-state': 'streaming', 'aria-busy': 'true' }, [sr('Assistant: '), answer, typing]);
+    const typing = h('div.kb-typing', { role: 'img', 'aria-label': L.looking }, [h('span'), h('span'), h('span')]);
+    const el = turn.el = h('div.kb-msg kb-assistant', { 'data-state': 'streaming', 'aria-busy': 'true' }, [sr(L.assistant), answer, typing]);
     log.append(el);
     log.scrollTop = log.scrollHeight;
     const ctrl = new AbortController();
@@ -616,7 +1308,7 @@ code{padding:1px 5px;border-radius:5px;background:var(--kb-s2);font:13px ui-mono
         st.text += d.text;
         raf = raf || requestAnimationFrame(paint);
       } else if (name === 'error') {
-        st.notice = 'The assistant had a problem: ' + String(d.message || 'unknown error').replace(/[.\s]+$/, '') + '; answering from the search results instead.';
+        st.notice = fill(L.problem, { message: String(d.message || 'unknown error').replace(/[.\s]+$/, '') });
         el.insertBefore(notice(st.notice), answer);
         if (st.text) { st.text = ''; paint(); } // a fallback answer follows
       } else if (name === 'done') done = d;
@@ -671,7 +1363,7 @@ code{padding:1px 5px;border-radius:5px;background:var(--kb-s2);font:13px ui-mono
       t.uel.remove();
       if (t.el) t.el.remove();
     }
-    log.append(turn.uel = h('div.kb-msg kb-user', null, [sr('You: '), turn.q]));
+    log.append(turn.uel = h('div.kb-msg kb-user', null, [sr(L.you), turn.q]));
     run(turn);
   }
   function reset() {
@@ -685,7 +1377,7 @@ code{padding:1px 5px;border-radius:5px;background:var(--kb-s2);font:13px ui-mono
 
   greet();
   for (const t of turns) {
-    log.append(t.uel = h('div.kb-msg kb-user', null, [sr('You: '), t.q]), t.el = h('div'));
+    log.append(t.uel = h('div.kb-msg kb-user', null, [sr(L.you), t.q]), t.el = h('div'));
     render(t.el, t);
   }
   window.kbWidget = {

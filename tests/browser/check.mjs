@@ -258,6 +258,52 @@ async function widget() {
   assert.ok(box.width <= 375 && box.width >= 320, `the panel fits the phone: ${JSON.stringify(box)}`);
   await shot(page, 'widget-phone');
   await b.close();
+  await widgetLanguages();
+}
+
+// The widget speaks the embedding page's language (<html lang>), or its
+// script's data-lang; English where it has no table.
+async function widgetLanguages() {
+  const b = await browser();
+  const words = async (lang, scriptLang) => {
+    const page = await b.context.newPage();
+    // The foreign page as a site in that language writes it, set once the
+    // document is parsed (readyState 'interactive') and before deferred
+    // scripts run. Not a rewritten response: Chromium would then refuse the
+    // widget's script from a loopback address to a page from nowhere.
+    await page.addInitScript(([lang, scriptLang]) => {
+      document.addEventListener('readystatechange', () => {
+        if (document.readyState !== 'interactive') return;
+        document.documentElement.setAttribute('lang', lang);
+        const script = document.querySelector('script[src*="widget.js"]');
+        if (scriptLang) {
+          script.setAttribute('data-lang', scriptLang);
+          script.removeAttribute('data-title');
+        }
+      });
+    }, [lang, scriptLang]);
+    await openWidget(page);
+    const root = page.locator('#kb-widget-host');
+    const said = {
+      lang: await root.getAttribute('lang'),
+      placeholder: await root.locator('textarea.kb-input').getAttribute('placeholder'),
+      reset: await root.locator('button.kb-new').getAttribute('aria-label'),
+      title: await root.locator('.kb-title').innerText(),
+    };
+    if (scriptLang) await shot(page, `widget-${scriptLang}`);
+    await page.close();
+    return said;
+  };
+  assert.deepEqual(await words('de-DE'), {
+    lang: 'de', placeholder: 'Stellen Sie eine Frage…', reset: 'Neue Unterhaltung',
+    title: 'Ask Northbridge', // the embedding site's own words win
+  });
+  assert.deepEqual(await words('de', 'ja'), { lang: 'ja', placeholder: '質問を入力…', reset: '新しい会話', title: 'ヘルプセンターに質問' });
+  for (const tag of ['ko', 'zh-TW']) {
+    assert.equal((await words(tag)).placeholder, 'Ask a question…', `${tag}: no table, English`);
+  }
+  assert.ok(b.errors.length === 0, `page errors: ${b.errors.join('; ')}`);
+  await b.close();
 }
 
 async function keyboard() {
