@@ -1002,7 +1002,33 @@ async function navigation() {
   await shot(wp, 'navigation-404-subpath');
   assert.ok(w.errors.length === 0, `page errors: ${w.errors.join('; ')}`);
   await w.close();
-  console.log(`navigation: sidebar, keyboard, pager, copy, contents, theme, favicon, listings, phone, ${row.n} + ${hidden} sections, 404 under /docs/`);
+
+  // 12. A page in German: page.js's words from the JSON the build writes in its
+  //     data-strings (here written into an English page as the build would).
+  const g = await browser();
+  await g.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: SITE });
+  const gp = g.context.pages()[0] || (await g.context.newPage());
+  const german = { copy: 'Kopieren', copied: 'Kopiert', theme: 'Farbschema: {mode}', themeSwitch: '{theme} (wechseln zu: {next})', themeSystem: 'wie im System', themeLight: 'hell' };
+  const attr = JSON.stringify(german).replace(/&/g, '&amp;').replace(/"/g, '&quot;');
+  await gp.route(`${SITE}/it-services/vpn.html`, async (route) => {
+    const res = await route.fetch();
+    const html = (await res.text()).replace('<html lang="en">', '<html lang="de">')
+      .replace('assets/page.js" defer>', `assets/page.js" data-strings="${attr}" defer>`);
+    await route.fulfill({ response: res, body: html });
+  });
+  await gp.goto(`${SITE}/it-services/vpn.html`);
+  const gcopy = gp.locator('.code-block__copy').first();
+  assert.equal(await gcopy.textContent(), 'Kopieren');
+  await gcopy.click();
+  await gp.waitForFunction(() => document.querySelector('.code-block__copy').textContent === 'Kopiert');
+  assert.equal(await gp.locator('[data-theme-label]').textContent(), 'Farbschema: wie im System');
+  assert.equal(await gp.locator('button.theme-toggle').getAttribute('title'), 'Farbschema: wie im System (wechseln zu: hell)');
+  // What the JSON leaves out stays English; the widget follows <html lang>.
+  assert.equal(await gcopy.getAttribute('aria-label'), 'Copy the Bash code');
+  assert.equal(await gp.locator('#kb-widget-host textarea.kb-input').getAttribute('placeholder'), 'Stellen Sie eine Frage…');
+  assert.ok(g.errors.length === 0, `page errors: ${g.errors.join('; ')}`);
+  await g.close();
+  console.log(`navigation: sidebar, keyboard, pager, copy, contents, theme, favicon, listings, phone, ${row.n} + ${hidden} sections, 404 under /docs/, German page words`);
 }
 
 // --------------------------------------------------------- accessibility
