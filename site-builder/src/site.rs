@@ -194,6 +194,10 @@ pub struct SiteInfo {
     /// The site offers semantic search in the browser (`--browser-semantic`):
     /// the search script gets `data-semantic`.
     pub browser_semantic: bool,
+    /// The languages of the site's pages, sorted. With more than one, `<html
+    /// data-languages>` names them, and search asks the API for the reader's
+    /// (the page's) language (`search.js`).
+    pub languages: Vec<String>,
 }
 
 /// A titled link (breadcrumbs, top sections, sitemap of the search page).
@@ -467,8 +471,13 @@ mod tests {
     #[test]
     fn embedded_templates_render_and_escape() {
         let t = Templates::embedded().unwrap();
-        let site =
-            SiteInfo { title: "Help <&>".into(), page_count: 1, built: "2026-01-01".into(), browser_semantic: false };
+        let site = SiteInfo {
+            title: "Help <&>".into(),
+            page_count: 1,
+            built: "2026-01-01".into(),
+            browser_semantic: false,
+            languages: Vec::new(),
+        };
         let top = [Link { title: "IT \"x\"", url: "it/index.html" }];
         let ctx = SectionContext {
             frame: Frame {
@@ -514,8 +523,13 @@ mod tests {
             }
         }
         let t = Templates::from_dir(dir.path()).unwrap();
-        let site =
-            SiteInfo { title: "Help".into(), page_count: 0, built: "2026-01-01".into(), browser_semantic: false };
+        let site = SiteInfo {
+            title: "Help".into(),
+            page_count: 0,
+            built: "2026-01-01".into(),
+            browser_semantic: false,
+            languages: Vec::new(),
+        };
         let crumbs = vec![Link { title: "IT", url: "it/index.html" }];
         let ctx = SectionContext {
             frame: Frame {
@@ -557,8 +571,13 @@ mod tests {
     /// A page and its frame in `lang`, with `translations`.
     fn render_page(lang: &str, translations: Vec<Translation<'_>>) -> String {
         let t = Templates::embedded().unwrap();
-        let site =
-            SiteInfo { title: "Hilfe <&>".into(), page_count: 2, built: "2026-01-01".into(), browser_semantic: false };
+        let site = SiteInfo {
+            title: "Hilfe <&>".into(),
+            page_count: 2,
+            built: "2026-01-01".into(),
+            browser_semantic: false,
+            languages: Vec::new(),
+        };
         let toc = [crate::render::TocEntry { level: 2, id: "x".into(), title: "X".into() }];
         let page = PageView {
             title: "Pods",

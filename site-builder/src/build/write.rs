@@ -176,6 +176,12 @@ pub(super) fn site_info(tree: &NavTree, built: &[Built], opts: &BuildOptions, si
         page_count: built.len(),
         built: today(),
         browser_semantic: opts.browser.as_ref().is_some_and(|b| b.semantic),
+        languages: {
+            let mut l: Vec<String> = built.iter().map(|b| b.lang.tag.clone()).collect();
+            l.sort();
+            l.dedup();
+            l
+        },
     }
 }
 
@@ -484,7 +490,7 @@ mod tests {
         let read = |url: &str| std::fs::read_to_string(site.join(url)).unwrap();
         assert_eq!(report.languages.translation_groups, 1, "the three pods pages");
         let de = read("de/pods.html");
-        assert!(de.contains("<html lang=\"de\">"));
+        assert!(de.contains("<html lang=\"de\" data-languages=\"de en ja\">"), "the page's language and the site's");
         for (lang, name) in [("de", "Deutsch"), ("en", "English"), ("ja", "日本語")] {
             let current = if lang == "de" { " aria-current=\"page\"" } else { "" };
             let link =
@@ -500,11 +506,15 @@ mod tests {
                 && de.contains("<nav class=\"lang-switch\" aria-label=\"Sprachen\">")
         );
         let ja = read("ja/pods.html");
-        assert!(ja.contains("<html lang=\"ja\">") && ja.contains(">本文へスキップ</a>"));
+        assert!(ja.contains("<html lang=\"ja\" data-languages=\"de en ja\">") && ja.contains(">本文へスキップ</a>"));
         assert!(ja.contains("hreflang=\"ja\" lang=\"ja\" aria-current=\"page\">日本語</a>"));
         // No translation: no switcher.
         let nodes = read("en/nodes.html");
-        assert!(nodes.contains("<html lang=\"en\">") && !nodes.contains("lang-switch") && !nodes.contains("hreflang"));
+        assert!(
+            nodes.contains("<html lang=\"en\" data-languages")
+                && !nodes.contains("lang-switch")
+                && !nodes.contains("hreflang")
+        );
     }
 
     #[test]
@@ -514,12 +524,12 @@ mod tests {
         let read = |url: &str| std::fs::read_to_string(site.join(url)).unwrap();
         // English has the most pages: the home, search and 404 pages are English.
         for url in ["index.html", "search.html", "404.html"] {
-            assert!(read(url).contains("<html lang=\"en\">"), "{url}");
+            assert!(read(url).contains("<html lang=\"en\" data-languages=\"de en ja\">"), "{url}");
         }
         // The German folder's listing is German; the redirect from a German
         // page's old address too.
         let section = read("sections/de.html");
-        assert!(section.contains("<html lang=\"de\">") && section.contains("2 Artikel"), "{section}");
+        assert!(section.contains("<html lang=\"de\" data-languages") && section.contains("2 Artikel"), "{section}");
         let moved = read("alt/umzug/index.html");
         assert!(moved.contains("<html lang=\"de\">"), "{moved}");
         assert!(
