@@ -180,9 +180,9 @@ fn semantic_search_in_the_browser() {
     let pointer: serde_json::Value =
         serde_json::from_slice(&std::fs::read(site.join("_search/search.json")).unwrap()).unwrap();
     assert!(pointer["semantic"]["bytes"].as_u64().unwrap() > 10_000_000, "{pointer}");
-    // A reader describing phishing without its name: BM25 ranks the mail-app
-    // page first (login, email), the fused ranking the phishing page.
-    let (question, page) = ("someone emailed me asking for my login details", "phishing");
+    // A reader describing phishing without its name: BM25 ranks another page
+    // first (advising: "confirm", "details"), the fused ranking the phishing page.
+    let (question, page) = ("an email asked me to confirm my login details", "phishing");
     let body =
         crate::support::get(&format!("{}/api/search?mode=bm25&k=1&q={}", host.url(), urlencode(question))).text();
     assert!(!body.contains(page), "BM25 alone already finds {page}: pick a harder question ({body})");
