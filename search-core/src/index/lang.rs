@@ -332,9 +332,9 @@ pub struct LangTag {
 impl LangTag {
     /// The tag `s` names, or `None` for one that is empty, longer than 15
     /// bytes, or holds anything but ASCII letters, digits, `-` and `_` (or
-    /// starts or ends with a separator).
+    /// starts or ends with a separator; white space included, as the API's
+    /// schema says).
     pub fn parse(s: &str) -> Option<LangTag> {
-        let s = s.trim();
         let ok = |b: u8| b.is_ascii_alphanumeric() || b == b'-' || b == b'_';
         let edges = |b: Option<&u8>| b.is_some_and(|b| b.is_ascii_alphanumeric());
         if s.is_empty()
@@ -389,13 +389,13 @@ mod tag_tests {
         let zh = LangTag::parse("zh").unwrap();
         assert!(zh.covers("zh-cn") && zh.covers("zh_TW") && zh.covers("zh"));
         assert!(!zh.covers("zha") && !zh.covers("en"));
-        let zh_cn = LangTag::parse(" ZH_cn ").unwrap();
+        let zh_cn = LangTag::parse("ZH_cn").unwrap();
         assert_eq!(zh_cn.as_str(), "zh-cn");
         assert!(zh_cn.covers("zh-cn") && !zh_cn.covers("zh-tw") && !zh_cn.covers("zh"));
         // A chunk without a tag is English.
         assert!(LangTag::parse("en").unwrap().covers(""));
         assert!(!LangTag::parse("de").unwrap().covers(""));
-        for bad in ["", "-", "de-", "_de", "de de", "dé", "x".repeat(16).as_str(), "<script>"] {
+        for bad in ["", "-", "de-", "_de", "de de", " de", "dé", "x".repeat(16).as_str(), "<script>", "__main__"] {
             assert_eq!(LangTag::parse(bad), None, "{bad:?}");
         }
     }
