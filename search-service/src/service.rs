@@ -615,12 +615,14 @@ mod tests {
         assert_eq!(json["results"], serde_json::json!([]));
     }
 
+    /// `c`, a page in German.
+    fn german(mut c: Chunk) -> Chunk {
+        c.lang = "de".into();
+        c
+    }
+
     #[test]
     fn a_search_in_a_language_without_a_match_falls_back_to_every_language() {
-        let german = |mut c: Chunk| {
-            c.lang = "de".into();
-            c
-        };
         let chunks = [
             testing::chunk("a", "parking", "Parking permits", "Buy a parking permit online for the semester."),
             testing::chunk("c", "library", "Library", "Borrow books with your student card at the library desk."),
@@ -662,10 +664,6 @@ mod tests {
 
     #[test]
     fn a_question_is_searched_first_in_its_own_language() {
-        let german = |mut c: Chunk| {
-            c.lang = "de".into();
-            c
-        };
         let chunks = [
             testing::chunk("a", "wifi", "Wi-Fi", "Connect to eduroam with your university account."),
             german(testing::chunk("b", "wlan", "WLAN", "Verbinden Sie sich mit eduroam und Ihrem Konto.")),

@@ -235,7 +235,7 @@ impl Store {
         let mut docs: Vec<u32> = dense_ids.iter().copied().chain(postings.keys().copied()).collect();
         docs.sort_unstable();
         docs.dedup();
-        let (side, norms) = self.side(&t, &docs, qvec)?;
+        let (side, norms) = self.side(&t, &docs, qvec, p.lang.is_some())?;
         if let Some(tag) = p.lang {
             let keep = |d: &u32| tag.covers(side.lang.get(d).map_or("", String::as_str));
             dense_ids.retain(keep);
@@ -430,16 +430,25 @@ impl Store {
     }
 
     /// Every candidate's page (numbered in the order first seen), norm and exact
-    /// cosine with the query on the reference scale (none without a query vector).
-    fn side(&self, t: &Tenant, docs: &[u32], qvec: Option<&[f32]>) -> Result<(Side, HashMap<u32, f32>), StoreError> {
+    /// cosine with the query on the reference scale (none without a query
+    /// vector), and with `langs` its language.
+    fn side(
+        &self,
+        t: &Tenant,
+        docs: &[u32],
+        qvec: Option<&[f32]>,
+        langs: bool,
+    ) -> Result<(Side, HashMap<u32, f32>), StoreError> {
         let mut side = Side { page: HashMap::new(), cosine: HashMap::new(), lang: HashMap::new() };
         let mut norms: HashMap<u32, f32> = HashMap::new();
         if docs.is_empty() {
             return Ok((side, norms));
         }
-        // Without a query vector (bm25) the cosine column is NULL.
+        // Without a query vector (bm25) the cosine column is NULL; the
+        // language is read from the record only for a search in one language.
+        let lang = if langs { "c.meta::json->>'lang'" } else { "NULL::text" };
         let stmt = format!(
-            "SELECT c.doc, c.page_id, n.norm, -(c.embedding::vector <#> $3::text::vector)::float4, c.meta::json->>'lang' FROM {} c \
+            "SELECT c.doc, c.page_id, n.norm, -(c.embedding::vector <#> $3::text::vector)::float4, {lang} FROM {} c \
              JOIN kb_norms n ON n.tenant = c.tenant AND n.doc = c.doc WHERE c.doc = ANY($2::int4[]) AND c.tenant = $1::int4",
             partition(t.id)
         );
