@@ -138,6 +138,12 @@ export class Engine {
     return result();
   }
 
+  /** Keeps the searches that follow to the language `tag` names ('' or 'all': every language). */
+  setLanguage(tag) {
+    if (!wasm.engine_set_language) throw new Error('this search engine predates search in one language');
+    check(withBytes([tag || ''], (t, tl) => wasm.engine_set_language(this.handle, t, tl)));
+  }
+
   /** Takes in the semantic side: `encoder.bin` and `vectors.bin`, uncompressed. */
   loadSemantic(encoder, vectors) {
     if (!wasm.engine_load_semantic) throw new Error('this search engine was built without the semantic side');

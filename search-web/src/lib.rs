@@ -39,6 +39,7 @@
 //! | `engine_free` | `handle` | drops the engine (`0`: nothing) |
 //! | `engine_add` | `handle, file_ptr, file_len, bytes_ptr, bytes_len` → status | [`Engine::add`] |
 //! | `engine_search` | `handle, query_ptr, query_len, k, page, partial` → status | [`Engine::search`]: the JSON in the result buffer |
+//! | `engine_set_language` | `handle, tag_ptr, tag_len` → status | [`Engine::set_language`]: the searches that follow keep to that language (empty or `all`: every language) |
 //! | `engine_load_semantic` | `handle, encoder_ptr, encoder_len, vectors_ptr, vectors_len` → status | `semantic` only: `Engine::load_semantic` |
 //! | `engine_has_semantic` | `handle` → `0` / `1` | `semantic` only: `Engine::has_semantic` |
 //! | `engine_search_mode` | `handle, query_ptr, query_len, mode_ptr, mode_len, k, page, partial` → status | `semantic` only: `Engine::search_mode`, the JSON in the result buffer |
@@ -51,6 +52,7 @@
 //! unwinding into the host.
 
 use search_core::index::fragments::{Engine as Fragments, FragmentError, Step};
+use search_core::index::lang::LangTag;
 
 /// Pages past this are read as this one (keeps `page × k` far from overflow;
 /// the API refuses anything past page 20).
@@ -77,6 +79,18 @@ impl Engine {
     /// uncompressed.
     pub fn add(&mut self, file: &str, bytes: &[u8]) -> Result<(), FragmentError> {
         self.inner.add(file, bytes)
+    }
+
+    /// Restricts the searches that follow to the language `tag` names (`de`,
+    /// `zh-cn`), as `GET /api/search?lang=` does; empty or `all`: every
+    /// language. A tag that is not one is an error naming it, and changes
+    /// nothing.
+    pub fn set_language(&mut self, tag: &str) -> Result<(), String> {
+        let lang = LangTag::choice(tag).map_err(|_| {
+            format!("lang: {tag:?} is not a language tag (letters and digits, `-` or `_` inside, at most 15)")
+        })?;
+        self.inner.set_language(lang);
+        Ok(())
     }
 
     /// Page `page` (1-based) of `k` results for `query`, `partial` when its last
@@ -305,6 +319,21 @@ pub mod abi {
         })
     }
 
+    /// [`Engine::set_language`].
+    ///
+    /// # Safety
+    /// As [`engine_add`].
+    #[cfg_attr(target_arch = "wasm32", unsafe(no_mangle))]
+    pub unsafe extern "C" fn engine_set_language(handle: *mut Engine, tag_ptr: *const u8, tag_len: usize) -> i32 {
+        // SAFETY: the caller's promise.
+        status(unsafe {
+            (|| {
+                engine(handle)?.set_language(text(tag_ptr, tag_len, "language tag")?)?;
+                Ok(String::new())
+            })()
+        })
+    }
+
     /// [`Engine::load_semantic`].
     ///
     /// # Safety
@@ -516,6 +545,46 @@ mod tests {
         assert!(kb_alloc(usize::MAX).is_null());
         // SAFETY: zero-length buffers are never read.
         unsafe { kb_free(kb_alloc(0), 0) };
+    }
+
+    fn set_language(e: *mut Engine, tag: &[u8]) -> Result<(), String> {
+        let t = Buf::new(tag);
+        // SAFETY: as in `add`.
+        match unsafe { engine_set_language(e, t.0, t.1) } {
+            0 => Ok(()),
+            _ => Err(result()),
+        }
+    }
+
+    /// The reader's language through the ABI: kept until changed, `all` and
+    /// empty for every language, a bad tag refused by name and ignored.
+    #[test]
+    fn searches_keep_to_the_language_set() {
+        let files = files();
+        let e = open(&files[MANIFEST]).unwrap();
+        let lang = |out: &str| {
+            let v: serde_json::Value = serde_json::from_str(out).unwrap();
+            (v["lang"].as_str().map(str::to_string), v["lang_fallback"].as_str().map(str::to_string))
+        };
+        set_language(e, b"en").unwrap();
+        assert_eq!(lang(&answer(e, &files, "parking permit", 1, false)), (Some("en".into()), None));
+        // The corpus has no German page: every language's answer, said.
+        set_language(e, b"de").unwrap();
+        let out = answer(e, &files, "parking permit", 1, false);
+        assert_eq!(lang(&out), (None, Some("de".into())), "{out}");
+        assert!(out.contains("\"chunk_id\""), "{out}");
+        for bad in [&b"de DE"[..], b"<script>", b"-de", b"abcdefghijklmnop", b"\xff"] {
+            let err = set_language(e, bad).unwrap_err();
+            assert!(err.contains("lang") || err.contains("not UTF-8"), "{err}");
+        }
+        assert_eq!(lang(&answer(e, &files, "parking permit", 1, false)).1.as_deref(), Some("de"), "unchanged");
+        for every in [&b"all"[..], b""] {
+            set_language(e, every).unwrap();
+            assert_eq!(lang(&answer(e, &files, "parking permit", 1, false)), (None, None));
+        }
+        assert!(set_language(std::ptr::null_mut(), b"de").unwrap_err().contains("freed"));
+        // SAFETY: from `engine_new`, not used again.
+        unsafe { engine_free(e) };
     }
 
     #[cfg(feature = "semantic")]

@@ -9,6 +9,7 @@
 //! | `search.json` | `{"build": ID, "engine": …, "wasm": …}`: the one file fetched fresh; everything else is immutable |
 //! | `ID/{name}.gz` | the fragments of [`search_core::index::fragments`] (manifest, lengths, vocabulary shards, one record per chunk), each gzip-compressed |
 //! | `search_web.js`, `search_web_bg.wasm.gz` | the engine (`search-web`, built by `scripts/build-search-web`): its JS glue (`search-web/js/search_web.js`), and the module gzip-compressed |
+//! | `search_web_languages.js`, `search_web_languages_bg.wasm.gz` | instead, for a site whose queries are read in other languages than English ([`Index::languages`]): the engine with every language's stemmer and stop words |
 //! | `ID/encoder.bin.gz`, `ID/vectors.bin.gz`, `search_web_semantic.js`, `search_web_semantic_bg.wasm.gz` | only with `--browser-semantic`: the semantic side ([`search_core::index::fragments::Semantic`]) and the engine built with it (relaxed SIMD); `search.json` then has a `semantic` entry |
 //!
 //! Everything large is compressed here rather than left to the host: object
@@ -31,6 +32,9 @@ use crate::output::{Staging, WriteError};
 
 /// The two files of the browser engine.
 pub const ENGINE_FILES: [&str; 2] = ["search_web.js", "search_web_bg.wasm"];
+/// The two files of the engine that reads every language, for a site whose
+/// pages are not all English.
+pub const LANGUAGES_ENGINE_FILES: [&str; 2] = ["search_web_languages.js", "search_web_languages_bg.wasm"];
 /// The two files of the engine with the semantic side (`--browser-semantic`).
 pub const SEMANTIC_ENGINE_FILES: [&str; 2] = ["search_web_semantic.js", "search_web_semantic_bg.wasm"];
 
@@ -61,6 +65,12 @@ pub struct BrowserReport {
     /// Bytes on disk (compressed) of the fragments, and of the engine.
     pub fragment_bytes: u64,
     pub engine_bytes: u64,
+    /// The lexical engine written: `english`, or `every language` for a site
+    /// whose queries are read in others ([`BrowserReport::languages`]).
+    pub engine: String,
+    /// The languages queries are read in (empty: English).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub languages: Vec<String>,
     /// Bytes on disk (compressed) of the semantic side (encoder, vectors and
     /// its engine), when written.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -81,6 +91,12 @@ pub enum BrowserError {
         dir = .0.display()
     )]
     SemanticEngineMissing(PathBuf),
+    #[error(
+        "browser search: the pages are in {languages}, and the engine that reads them ({files}) is not in {dir}; build it with `scripts/build-search-web`, point --browser-engine at its folder, or pass --no-browser-search",
+        files = LANGUAGES_ENGINE_FILES.join(", "),
+        dir = .dir.display()
+    )]
+    LanguagesEngineMissing { dir: PathBuf, languages: String },
     #[error("browser search: {0}")]
     Index(String),
     #[error(transparent)]
@@ -131,6 +147,11 @@ pub fn write(
     check_engine(opts)?;
     let aligned = AlignedBytes::new(index);
     let idx = Index::open(aligned.as_slice()).map_err(|e| BrowserError::Index(e.to_string()))?;
+    let languages = idx.info().languages.clone();
+    let engine_files = if idx.languages().is_empty() { &ENGINE_FILES } else { &LANGUAGES_ENGINE_FILES };
+    if !engine_files.iter().all(|f| opts.engine.join(f).is_file()) {
+        return Err(BrowserError::LanguagesEngineMissing { dir: opts.engine.clone(), languages: languages.join(", ") });
+    }
     // The encoder's whole-word tokens: the words the typo reading never corrects.
     let enc_bytes = AlignedBytes::new(encoder);
     let dictionary =
@@ -155,6 +176,8 @@ pub fn write(
         build: build.clone(),
         shards: frags.manifest.shards.len(),
         records: frags.manifest.chunks,
+        engine: if languages.is_empty() { "english" } else { "every language" }.into(),
+        languages,
         ..BrowserReport::default()
     };
     for (i, (n, b)) in packed.iter().enumerate() {
@@ -165,13 +188,13 @@ pub fn write(
             *report.semantic_bytes.get_or_insert(0) += b.len() as u64;
         }
     }
-    let (engine_version, engine_bytes) = copy_engine(staging, &opts.engine, &ENGINE_FILES)?;
+    let (engine_version, engine_bytes) = copy_engine(staging, &opts.engine, engine_files)?;
     report.engine_bytes = engine_bytes;
     let mut pointer = serde_json::json!({
         "format": fragments::FORMAT,
         "build": build,
-        "engine": format!("search_web.js?v={engine_version}"),
-        "wasm": format!("search_web_bg.wasm.gz?v={engine_version}"),
+        "engine": format!("{}?v={engine_version}", engine_files[0]),
+        "wasm": format!("{}.gz?v={engine_version}", engine_files[1]),
     });
     if opts.semantic {
         let (version, bytes) = copy_engine(staging, &opts.engine, &SEMANTIC_ENGINE_FILES)?;

@@ -5,7 +5,7 @@
  * chat service is. No dependencies.
  *
  *   import { search } from './browser-search.js';
- *   const body = await search(baseUrlOf_search, query, k, page, partial, signal, { semantic, mode });
+ *   const body = await search(baseUrlOf_search, query, k, page, partial, signal, { semantic, mode, lang });
  *
  * `body` is what `GET /api/search?mode=bm25` returns (the same ranking, scores and
  * snippets: search-core's code compiled to wasm), with `engine: 'browser'`.
@@ -99,7 +99,7 @@ function open(base, semantic) {
     await mod.default({ module_or_path: await fetchBytes(new URL(use.wasm, base).href) });
     const dir = new URL(ptr.build + '/', base).href;
     const engine = new mod.Engine(await fetchBytes(dir + 'manifest.json.gz'));
-    const b = { engine, dir, loads: new Map(), semantic: sem ? 'loading' : 'off' };
+    const b = { engine, dir, loads: new Map(), semantic: sem ? 'loading' : 'off', lang: '' };
     if (sem) {
       Promise.all([fetchBytes(dir + sem.encoder), fetchBytes(dir + sem.vectors)])
         .then(([encoder, vectors]) => {
@@ -142,6 +142,13 @@ export async function search(base, q, k, page, partial, signal, opts) {
   // lists, the corrected words' shards, the results' records; then the answer.
   for (let round = 0; round < 8; round++) {
     if (signal && signal.aborted) throw aborted();
+    // The reader's language (`opts.lang`: '' or 'all' for every language),
+    // as `?lang=` asks the API; set on the engine when it changes.
+    const lang = (opts && opts.lang) || '';
+    if (b.lang !== lang) {
+      b.engine.setLanguage(lang);
+      b.lang = lang;
+    }
     const raw =
       fused && b.semantic === 'ready'
         ? b.engine.searchMode(q, mode, k, page, !!partial)

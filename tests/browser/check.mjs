@@ -3,7 +3,7 @@
 // runs the host (the real component), a scripted LLM, and a foreign page that
 // embeds the widget from another origin:
 //
-//   node check.mjs SCENARIO        SCENARIO: search | widget | keyboard | hostile | extractive | hostile-site | hostile-files | static | semantic | navigation | a11y | page-feedback | languages
+//   node check.mjs SCENARIO        SCENARIO: search | widget | keyboard | hostile | extractive | hostile-site | hostile-files | static | semantic | navigation | a11y | page-feedback | languages | languages-static
 //
 // Environment: KB_SITE (the host, http://127.0.0.1:PORT), KB_FOREIGN (the foreign
 // page), KB_ARTIFACTS (folder for screenshots), KB_CHROMIUM (default
@@ -282,6 +282,12 @@ async function widgetLanguages() {
         }
       });
     }, [lang, scriptLang]);
+    // What a question sends: the chat is answered 503 here (no LLM step used).
+    const sent = [];
+    await page.route('**/api/chat', (route) => {
+      sent.push(JSON.parse(route.request().postData() || '{}'));
+      return route.fulfill({ status: 503, contentType: 'application/json', body: '{"error":{"code":"unavailable","message":"x"}}' });
+    });
     await openWidget(page);
     const root = page.locator('#kb-widget-host');
     const said = {
@@ -290,6 +296,13 @@ async function widgetLanguages() {
       reset: await root.locator('button.kb-new').getAttribute('aria-label'),
       title: await root.locator('.kb-title').innerText(),
     };
+    await root.locator('textarea.kb-input').fill('parking permit');
+    await page.keyboard.press('Enter');
+    for (let i = 0; i < 100 && !sent.length; i++) await page.waitForTimeout(50);
+    // The reader's language goes with the question only when the embedding
+    // page names it on the script (a foreign page's <html lang> is its own).
+    assert.ok(sent.length >= 1, 'the question was sent');
+    assert.equal(sent[0].lang, scriptLang || undefined, JSON.stringify(sent));
     if (scriptLang) await shot(page, `widget-${scriptLang}`);
     await page.close();
     return said;
@@ -1221,6 +1234,18 @@ async function languages() {
   await page.waitForFunction(() => /All languages/.test(document.querySelector('#search-status').textContent), null, { timeout: 10000 });
   assert.ok(asked.includes('all'), `the API was asked for every language: ${asked}`);
   await shot(page, 'results-languages');
+  // The widget on the German page sends the reader's language with a question.
+  const chats = [];
+  await page.route('**/api/chat', (route) => {
+    chats.push(JSON.parse(route.request().postData() || '{}'));
+    return route.fulfill({ status: 503, contentType: 'application/json', body: '{"error":{"code":"unavailable","message":"x"}}' });
+  });
+  await page.goto(`${SITE}/campus/parking/buying-a-parking-permit.html`);
+  await page.locator('#kb-widget-host button.kb-launcher').click();
+  await page.locator('#kb-widget-host textarea.kb-input').fill('Parkausweis kaufen');
+  await page.keyboard.press('Enter');
+  for (let i = 0; i < 100 && !chats.length; i++) await page.waitForTimeout(50);
+  assert.equal(chats.length >= 1 && chats[0].lang, 'de', JSON.stringify(chats));
   assert.ok(b.errors.length === 0, `page errors: ${b.errors.join('; ')}`);
   await b.close();
   // A site in one language sends no `lang`.
@@ -1239,9 +1264,75 @@ async function languages() {
   console.log(`languages: asked ${asked.join(',')}`);
 }
 
+// A German and English site on a plain static server (no /api): the browser
+// engine that reads German answers in the reader's language.
+async function languagesStatic() {
+  const log = async () => (await fetch(`${SITE}/__log?clear=1`)).json();
+  const b = await browser();
+  const page = b.context.pages()[0] || (await b.context.newPage());
+  await log();
+  await page.goto(`${SITE}/de/wlan.html`);
+  assert.equal(await page.evaluate(() => document.documentElement.lang), 'de');
+  assert.equal(await page.evaluate(() => document.documentElement.dataset.languages), 'de en');
+  // Typing: the dropdown answers from German pages, German stems ("Druckern" → druck).
+  await page.locator('#search-input').click();
+  await page.keyboard.type('Druckern', { delay: 30 });
+  await page.waitForFunction(() => {
+    const p = document.getElementById('search-suggest');
+    return p && !p.hidden && !p.hasAttribute('aria-busy') && /Drucken/.test(p.textContent);
+  }, null, { timeout: 15000 });
+  const fetched = (await log()).map(([p]) => p);
+  assert.ok(fetched.some((p) => p.endsWith('search_web_languages_bg.wasm.gz')), `the languages engine: ${fetched}`);
+  assert.ok(!fetched.some((p) => p.endsWith('/search_web_bg.wasm.gz')), `not the English one: ${fetched}`);
+  // The results page, in German (the site's German results page, its words
+  // German too): only German pages.
+  await page.keyboard.press('Enter');
+  await page.waitForURL(/search\.de\.html\?q=Druckern&lang=de/);
+  const line = page.locator('#search-status .search-status__lang');
+  await line.waitFor({ timeout: 15000 });
+  assert.match(await line.innerText(), /Auf Deutsch/);
+  assert.equal(await page.evaluate(() => document.documentElement.lang), 'de');
+  assert.equal(await page.locator('h1').innerText(), 'Suche');
+  assert.match(await page.locator('#search-query').innerText(), /Ergebnisse für „Druckern“/);
+  assert.match(await page.locator('#search-status').innerText(), /1 Artikel · 1 passender Abschnitt/);
+  const hrefs = () => page.locator('#search-results .search-result__link').evaluateAll((a) => a.map((x) => x.getAttribute('href')));
+  const german = await hrefs();
+  assert.ok(german.length >= 1 && german.every((h) => /(^|\/)de\//.test(h)), `German results only: ${german}`);
+  assert.ok(german[0].includes('drucken'), `the printing page first: ${german}`);
+  await shot(page, 'results-languages-static');
+  // Words no German page has: the English page, and the line says why.
+  await page.goto(`${SITE}/search.de.html?q=parking+permit+semester&lang=de`);
+  await page.locator('#search-status .search-status__lang').waitFor({ timeout: 15000 });
+  assert.match(await page.locator('#search-status').innerText(), /Keine passenden Seiten auf Deutsch; es werden Seiten in anderen Sprachen angezeigt/);
+  assert.match(await page.locator('.search-result__lang').first().innerText(), /English/);
+  assert.ok((await hrefs())[0].includes('en/parking'), `the English page: ${await hrefs()}`);
+  // Every language, on request: eduroam is on pages in both.
+  await page.goto(`${SITE}/search.de.html?q=eduroam&lang=de`);
+  await page.locator('#search-status .search-status__lang a').waitFor({ timeout: 15000 });
+  const onlyGerman = await hrefs();
+  assert.ok(onlyGerman.every((h) => /(^|\/)de\//.test(h)), `German: ${onlyGerman}`);
+  assert.equal(await page.locator('#search-status .search-status__lang a').innerText(), 'In allen Sprachen suchen');
+  await page.locator('#search-status .search-status__lang a').click();
+  await page.waitForURL(/search\.de\.html\?.*lang=all/);
+  await page.waitForFunction(() => /Alle Sprachen/.test(document.querySelector('#search-status').textContent), null, { timeout: 15000 });
+  const all = await hrefs();
+  assert.ok(all.some((h) => /(^|\/)en\//.test(h)) && all.some((h) => /(^|\/)de\//.test(h)), `every language: ${all}`);
+  // An English page's forms go to the English results page, in English.
+  await page.goto(`${SITE}/en/wifi.html`);
+  assert.equal(await page.locator('form[role="search"]').first().getAttribute('action'), '../search.html');
+  await page.goto(`${SITE}/search.html?q=eduroam&lang=en`);
+  await page.locator('#search-status .search-status__lang').waitFor({ timeout: 15000 });
+  assert.equal(await page.locator('h1').innerText(), 'Search');
+  assert.match(await page.locator('#search-status .search-status__lang').innerText(), /In English/);
+  assert.ok(b.errors.length === 0, `page errors: ${b.errors.join('; ')}`);
+  await b.close();
+  console.log(`languages-static: ${german.length} German results, ${all.length} in every language`);
+}
+
 const scenarios = {
   search, widget, keyboard, hostile, extractive, 'hostile-site': hostileSite, 'hostile-files': hostileFiles,
   static: staticSite, semantic: semanticSite, navigation, a11y, 'page-feedback': pageFeedbackScenario, languages,
+  'languages-static': languagesStatic,
 };
 if (!scenarios[scenario]) {
   console.error(`unknown scenario ${scenario}; one of ${Object.keys(scenarios).join(', ')}`);

@@ -160,6 +160,21 @@ fn browser_search_on_a_static_host_and_when_the_api_is_away() {
     run("static", &front.url());
 }
 
+/// A German and English help centre on a plain static server (no `/api`):
+/// the browser engine that reads German searches the reader's language
+/// (German stems: "Druckern" finds "Drucken"), says when it has no match and
+/// shows the English page instead, and searches every language on request.
+#[test]
+#[ignore = "needs the model, the browser engines and Chromium: scripts/test runs it"]
+fn a_site_in_two_languages_searches_in_the_browser_in_chromium() {
+    let dist = crate::support::two_languages();
+    let site = dist.join("site");
+    let pointer = std::fs::read_to_string(site.join("_search/search.json")).unwrap();
+    assert!(pointer.contains("search_web_languages"), "{pointer}");
+    let front = crate::static_host::serve(&site, None);
+    run("languages-static", &front.url());
+}
+
 /// The demo built with `--browser-semantic` on a plain static server: the first
 /// query answers by words while the query encoder and the vectors load in the
 /// background, then settled queries rank by meaning, as the API's `convex` does;

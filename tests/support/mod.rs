@@ -42,6 +42,42 @@ pub fn demo() -> &'static Demo {
     DEMO.get_or_init(|| built("content"))
 }
 
+/// A help centre in German and English (five pages, `de/` and `en/`), built
+/// once per test binary with MiniLM named (the browser engine and the query
+/// reading follow the pages' languages, not the model) and the browser
+/// engines of search-web/pkg; its `dist`.
+pub fn two_languages() -> &'static Path {
+    static DIST: OnceLock<PathBuf> = OnceLock::new();
+    DIST.get_or_init(|| {
+        let content = target_dir().join("edge-tests/two-languages-content");
+        let _ = std::fs::remove_dir_all(&content);
+        for (file, text) in [
+            ("de/wlan.md", "# WLAN verbinden\n\nVerbinden Sie Ihren Laptop mit dem WLAN eduroam. Melden Sie sich mit Ihrer Kennung und Ihrem Passwort an.\n"),
+            ("de/drucken.md", "# Drucken\n\nDokumente drucken Sie an jedem Drucker auf dem Campus. Die Kosten werden von Ihrem Guthaben abgezogen.\n"),
+            ("en/wifi.md", "# Connect to Wi-Fi\n\nConnect your laptop to the eduroam wireless network with your user name and password.\n"),
+            ("en/printing.md", "# Printing\n\nPrint your documents on any printer on campus. The cost is taken from your balance.\n"),
+            ("en/parking.md", "# Parking permits\n\nParking permits are sold per semester at the campus office.\n"),
+        ] {
+            let path = content.join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        let dist = target_dir().join("edge-tests/two-languages");
+        let minilm = std::env::var("KB_MODEL_DIR")
+            .unwrap_or_else(|_| repo().join(".cache/models/all-MiniLM-L6-v2").display().to_string());
+        let o = Command::new(env!("CARGO_BIN_EXE_site-builder"))
+            .args(["build", "--quiet", "--model", &minilm, "--content"])
+            .arg(&content)
+            .arg("--out")
+            .arg(&dist)
+            .current_dir(repo())
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "build of the two-language site failed:\n{}", String::from_utf8_lossy(&o.stderr));
+        dist
+    })
+}
+
 /// Builds a workspace package as a wasm32-wasip2 component (the `component` profile) into the
 /// tests' own target folder, and returns a copy of the `.wasm` named after the
 /// build's environment: the same package built over another index (`KB_INDEX`)

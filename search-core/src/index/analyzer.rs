@@ -276,13 +276,43 @@ pub fn query_terms(text: &str, langs: &[Lang]) -> Vec<String> {
     if langs.is_empty() || langs == [Lang::EN] {
         return terms(text);
     }
-    let read: Vec<Lang> = Lang::of_query(text, langs).map_or_else(|| langs.to_vec(), |l| vec![l]);
+    union(query_readings(text, langs))
+}
+
+/// The readings [`query_terms`] joins: the query's terms in each language it
+/// is read in (one reading when the index is English or the words tell the
+/// language). The "no results" rule judges each on its own
+/// ([`super::relevance::lexical_of`]): a German word read as English is a
+/// word no page has, not a sign that the query is nonsense.
+pub fn query_readings(text: &str, langs: &[Lang]) -> Vec<Vec<String>> {
+    if langs.is_empty() || langs == [Lang::EN] {
+        return vec![terms(text)];
+    }
+    match Lang::of_query(text, langs) {
+        Some(l) => vec![terms_in(text, l)],
+        None => langs.iter().map(|&l| terms_in(text, l)).collect(),
+    }
+}
+
+/// Every term a search over `langs` may read `text` as: as a query is read
+/// ([`query_terms`]) and in each language on its own (a search restricted to
+/// one, the readings judged one by one, a word being typed read apart from
+/// the words before it). What the browser's fragments and the PostgreSQL tier
+/// fetch before a search, so that every reading finds its terms.
+pub fn every_reading(text: &str, langs: &[Lang]) -> Vec<String> {
+    let mut terms = query_terms(text, langs);
+    for &l in langs {
+        terms.extend(terms_in(text, l));
+    }
+    terms
+}
+
+/// The terms of several readings, each kept once, in order of appearance.
+pub fn union(readings: Vec<Vec<String>>) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    for l in read {
-        for t in terms_in(text, l) {
-            if !out.contains(&t) {
-                out.push(t);
-            }
+    for t in readings.into_iter().flatten() {
+        if !out.contains(&t) {
+            out.push(t);
         }
     }
     out

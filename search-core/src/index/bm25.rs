@@ -7,6 +7,8 @@
 use std::collections::HashMap;
 
 use super::analyzer;
+use super::lang::{Lang, LangTag};
+use super::Mode;
 
 /// Where postings come from.
 pub trait Postings {
@@ -197,8 +199,12 @@ pub fn best_completion<'t>(p: &str, from: impl Iterator<Item = (&'t [u8], usize)
 /// (to three characters at least) until one is found: stems are often shorter
 /// than the word being typed ("certifica" → "certif").
 pub fn partial_terms<P: Postings + ?Sized>(src: &P, query: &str) -> Vec<String> {
+    partial_terms_in(src, query, src.languages())
+}
+
+/// [`partial_terms`] read in `langs` (English when empty).
+fn partial_terms_in<P: Postings + ?Sized>(src: &P, query: &str, langs: &[Lang]) -> Vec<String> {
     let (head, last) = split_last_word(query);
-    let langs = src.languages();
     let mut terms = analyzer::query_terms(head, langs);
     let own = analyzer::query_terms(last, langs);
     // A stop word ("do", "how") has no terms and is left alone: completing it
@@ -225,6 +231,53 @@ pub fn partial_terms<P: Postings + ?Sized>(src: &P, query: &str) -> Vec<String> 
         None => terms.extend(own),
     }
     terms
+}
+
+/// A query as one search reads it ([`read_query`]).
+pub struct QueryReading {
+    /// The terms BM25 scores.
+    pub terms: Vec<String>,
+    /// The terms of each language the query is read in, which the "no
+    /// results" rule judges one by one ([`super::relevance::lexical_of`]);
+    /// one reading when the words tell the language.
+    pub readings: Vec<Vec<String>>,
+}
+
+/// `query` as a search in `mode` reads it over `src`: no words for `dense`;
+/// with `partial`, the last word completed ([`partial_terms`]); else its terms
+/// ([`analyzer::query_terms`]). In `lang`'s language only when a search is
+/// restricted to one the index reads ([`super::lang::reading`]). The index
+/// file, the browser's fragments and the PostgreSQL tier all read through here.
+pub fn read_query<P: Postings + ?Sized>(
+    src: &P,
+    query: &str,
+    mode: Mode,
+    partial: bool,
+    lang: Option<LangTag>,
+) -> QueryReading {
+    let langs = super::lang::reading(src.languages(), lang);
+    match (mode, partial) {
+        (Mode::Dense, _) => QueryReading { terms: Vec::new(), readings: Vec::new() },
+        (_, true) => {
+            let terms = partial_terms_in(src, query, &langs);
+            // Undecided between languages: each reading judged on its own.
+            let readings = if langs.len() > 1 && Lang::of_query(query, &langs).is_none() {
+                langs.iter().map(|l| partial_terms_in(src, query, std::slice::from_ref(l))).collect()
+            } else {
+                vec![terms.clone()]
+            };
+            QueryReading { terms, readings }
+        }
+        (_, false) => {
+            let readings = analyzer::query_readings(query, &langs);
+            // As `analyzer::query_terms` joins them (English's kept as read).
+            let terms = match readings.as_slice() {
+                [one] if langs.is_empty() || *langs == [Lang::EN] => one.clone(),
+                _ => analyzer::union(readings.clone()),
+            };
+            QueryReading { terms, readings }
+        }
+    }
 }
 
 /// The prefixes of a word being typed that [`partial_terms`] tries to complete,

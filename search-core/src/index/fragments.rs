@@ -31,6 +31,7 @@ use std::collections::{BTreeSet, HashMap};
 use serde::{Deserialize, Serialize};
 
 use super::highlight::Highlighter;
+use super::lang::LangTag;
 use super::{analyzer, bm25, fusion, relevance, ChunkMeta, Index, IndexError, Mode, SearchParams};
 use crate::container::{check_offsets, AlignedBytes, Container, ContainerError, Writer};
 use crate::response::{SearchResponse, SearchResult, Timings};
@@ -69,6 +70,15 @@ pub struct Manifest {
     /// read in. Empty for English (and in fragments written before).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub languages: Vec<String>,
+    /// Every language a chunk is in ([`super::IndexInfo::chunk_languages`]):
+    /// what a search in one language keeps. Empty when every chunk is English.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub chunk_languages: Vec<String>,
+    /// Each chunk's language as runs `[place in chunk_languages, count]`, in
+    /// chunk order (a page's chunks, and a language folder's pages, are
+    /// neighbours: a few runs per language).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lang_runs: Vec<[u32; 2]>,
 }
 
 /// Fragment names.
@@ -231,6 +241,16 @@ pub fn split_with(idx: &Index<'_>, shard_bytes: usize, dictionary: &[String]) ->
         let meta = idx.chunk(d)?;
         files.push((record_name(d), serde_json::to_vec(&meta).map_err(|e| IndexError::Invalid(e.to_string()))?));
     }
+    let mut lang_runs: Vec<[u32; 2]> = Vec::new();
+    if !idx.info().chunk_languages.is_empty() {
+        for d in 0..n as u32 {
+            let l = u32::from(idx.lang_index(d));
+            match lang_runs.last_mut() {
+                Some(run) if run[0] == l => run[1] += 1,
+                _ => lang_runs.push([l, 1]),
+            }
+        }
+    }
     let p = idx.default_params(10);
     let manifest = Manifest {
         format: FORMAT,
@@ -245,6 +265,8 @@ pub fn split_with(idx: &Index<'_>, shard_bytes: usize, dictionary: &[String]) ->
         completions,
         spelling,
         languages: idx.info().languages.clone(),
+        chunk_languages: idx.info().chunk_languages.clone(),
+        lang_runs,
     };
     let json = serde_json::to_vec(&manifest).map_err(|e| IndexError::Invalid(e.to_string()))?;
     files.insert(0, (MANIFEST.to_string(), json));
@@ -400,6 +422,10 @@ pub struct Engine {
     records: HashMap<u32, ChunkMeta>,
     /// The manifest's languages, read.
     langs: Vec<super::lang::Lang>,
+    /// The first chunk of each language run ([`Manifest::lang_runs`]).
+    lang_starts: Vec<u32>,
+    /// The language searches are restricted to ([`Engine::set_language`]).
+    lang: Option<LangTag>,
 }
 
 impl Engine {
@@ -420,18 +446,12 @@ impl Engine {
         if u32::try_from(m.chunks).is_err() || m.chunks.checked_mul(4).is_none() {
             return Err(FragmentError::Manifest(format!("{} chunks is more than an index holds", m.chunks)));
         }
-        let mut run_starts = Vec::with_capacity(m.page_runs.len());
-        let mut covered: usize = 0;
-        for &[page, count] in &m.page_runs {
-            run_starts.push(covered as u32);
-            match covered.checked_add(count as usize) {
-                Some(c) if (page as usize) < m.pages && c <= m.chunks => covered = c,
-                _ => return Err(FragmentError::Manifest("a page run is outside the index".into())),
-            }
-        }
-        if covered != m.chunks {
-            return Err(FragmentError::Manifest(format!("page runs cover {covered} of {} chunks", m.chunks)));
-        }
+        let run_starts = starts_of(&m.page_runs, m.pages, m.chunks, "page")?;
+        let lang_starts = if m.chunk_languages.is_empty() && m.lang_runs.is_empty() {
+            Vec::new()
+        } else {
+            starts_of(&m.lang_runs, m.chunk_languages.len(), m.chunks, "language")?
+        };
         let langs = m
             .languages
             .iter()
@@ -452,7 +472,32 @@ impl Engine {
             spelling: (0..26).map(|_| None).collect(),
             records: HashMap::new(),
             langs,
+            lang_starts,
+            lang: None,
         })
+    }
+
+    /// Restricts the searches that follow to `lang` (`None`: every language),
+    /// as `GET /api/search?lang=` does: the reader's language, which a page
+    /// sets once (or on "Search all languages"), not a word of each query.
+    pub fn set_language(&mut self, lang: Option<LangTag>) {
+        self.lang = lang;
+    }
+
+    /// Whether chunk `doc` is one `lang` asks for (every chunk without a
+    /// filter), as [`Index`] filters it.
+    fn in_language(&self, lang: Option<LangTag>) -> impl Fn(u32) -> bool + '_ {
+        let covered = lang.map(|tag| super::lang::covered(tag, &self.manifest.chunk_languages));
+        move |doc| match &covered {
+            None => true,
+            Some(c) => {
+                let l = match self.lang_starts.partition_point(|&s| s <= doc).checked_sub(1) {
+                    Some(r) => self.manifest.lang_runs[r][0] as usize,
+                    None => 0,
+                };
+                c.get(l).copied().unwrap_or(false)
+            }
+        }
     }
 
     /// The page of chunk `doc` (`u32::MAX` for a chunk the index does not have).
@@ -522,14 +567,14 @@ impl Engine {
     /// typed every shard its completions may be in.
     fn shards_for(&self, query: &str, partial: bool) -> BTreeSet<usize> {
         let mut need: BTreeSet<usize> =
-            analyzer::query_terms(query, &self.langs).iter().filter_map(|t| self.shard_of(t.as_bytes())).collect();
+            analyzer::every_reading(query, &self.langs).iter().filter_map(|t| self.shard_of(t.as_bytes())).collect();
         if partial {
             for p in typed_prefixes(query) {
                 if let Some(c) = self.completion_group(&p).and_then(|g| self.completions.get(&g)?.get(&p)) {
                     // The completion, and the terms it is read as.
                     need.extend(self.shard_of(c.as_bytes()));
                     need.extend(
-                        analyzer::query_terms(c, &self.langs).iter().filter_map(|t| self.shard_of(t.as_bytes())),
+                        analyzer::every_reading(c, &self.langs).iter().filter_map(|t| self.shard_of(t.as_bytes())),
                     );
                 }
             }
@@ -657,10 +702,10 @@ impl Engine {
     }
 
     /// Page `page` of `k` results ranked with `p` (its `k` is set here), as
-    /// `Index::candidates` and `Index::fuse` rank them at the edge: BM25 from
-    /// the fragments and, with `dense`, the query's vector against every chunk.
-    /// `searched` is [`Engine::prepare`]'s corrected query; every fragment it
-    /// named is in.
+    /// `Service::search` ranks them at the edge: in the engine's language
+    /// ([`Engine::set_language`]) and, when that has no good match but every
+    /// language has, in every language (`lang_fallback`). `searched` is
+    /// [`Engine::prepare`]'s corrected query; every fragment it named is in.
     fn rank_page(
         &self,
         query: &str,
@@ -675,29 +720,16 @@ impl Engine {
         let offset = (page - 1) * k;
         let wanted = offset + k;
         let text = searched.unwrap_or(query);
-        let p = fusion::for_query(&SearchParams { k: wanted + 1, ..p }, text);
-        let depth = p.depth.max(p.k);
-        // As `Index::candidates` reads them: `dense` reads no words.
-        let terms = match (p.mode, p.partial) {
-            (Mode::Dense, _) => Vec::new(),
-            (_, true) => bm25::partial_terms(self, text),
-            (_, false) => analyzer::query_terms(text, &self.langs),
-        };
-        let (dense_list, mut sparse) = match &dense {
-            Some(d) => (d.top(depth), bm25::scores(&WithNorms(self, d.norms()), terms.clone(), p.k1, p.b)),
-            None => (Vec::new(), bm25::scores(self, terms.clone(), p.k1, p.b)),
-        };
-        let evidence = relevance::Evidence {
-            cosine: (p.mode != Mode::Bm25).then(|| dense_list.first().map(|d| d.1)).flatten(),
-            lexical: relevance::lexical(self, &terms, sparse.first().map(|s| s.0)),
-        };
-        sparse.truncate(depth);
-        let fused = fusion::fuse(&p, &dense_list, &sparse, |doc| dense.as_ref().map(|d| d.score(doc)));
-        let mut hits = fusion::finish(&p, fused, |d| self.page_of(d));
-        if !evidence.matched() {
-            // No good match: what `Service::search` answers (empty, `matched` false).
-            hits.clear();
+        let p = fusion::for_query(&SearchParams { k: wanted + 1, lang: self.lang, ..p }, text);
+        let mut ranked = self.rank(text, &p, dense.as_ref());
+        let mut fallback = None;
+        if let Some(tag) = p.lang.filter(|_| !ranked.evidence.matched()) {
+            let all = self.rank(text, &SearchParams { lang: None, ..p }, dense.as_ref());
+            if all.evidence.matched() {
+                (ranked, fallback) = (all, Some(tag));
+            }
         }
+        let Ranked { mut hits, evidence, terms } = ranked;
         let has_more = hits.len() > wanted;
         hits.truncate(wanted);
         hits.drain(..offset.min(hits.len()));
@@ -723,15 +755,72 @@ impl Engine {
             results,
             matched: evidence.matched(),
             corrected: searched.map(str::to_string),
-            // The fragments hold no chunk languages: a site in several
-            // languages searches through the API, whose index has them.
-            lang: None,
-            lang_fallback: None,
+            lang: if fallback.is_some() { None } else { p.lang.map(|t| t.to_string()) },
+            lang_fallback: fallback.map(|t| t.to_string()),
             has_more,
             timings_ms: Timings::default(),
             encode_cached: false,
         })
     }
+
+    /// `text` ranked with `p`, as `Index::candidates` and `Index::fuse` rank
+    /// it: BM25 from the fragments and, with `dense`, the query's vector
+    /// against every chunk, both in `p.lang` only when it is set. No hits when
+    /// there is no good match.
+    fn rank(&self, text: &str, p: &SearchParams, dense: Option<&Dense<'_>>) -> Ranked {
+        let depth = p.depth.max(p.k);
+        let bm25::QueryReading { terms, readings } = bm25::read_query(self, text, p.mode, p.partial, p.lang);
+        let keep = self.in_language(p.lang);
+        let (dense_list, mut sparse) = match dense {
+            Some(d) => (d.top_where(depth, &keep), bm25::scores(&WithNorms(self, d.norms()), terms.clone(), p.k1, p.b)),
+            None => (Vec::new(), bm25::scores(self, terms.clone(), p.k1, p.b)),
+        };
+        if p.lang.is_some() {
+            sparse.retain(|s| keep(s.0));
+        }
+        let mut evidence = relevance::Evidence {
+            cosine: (p.mode != Mode::Bm25).then(|| dense_list.first().map(|d| d.1)).flatten(),
+            lexical: relevance::lexical_of(self, &readings, sparse.first().map(|s| s.0)),
+        };
+        if p.lang.is_some() {
+            evidence = evidence.in_language(p.mode != Mode::Bm25 && dense.is_some(), !sparse.is_empty());
+        }
+        sparse.truncate(depth);
+        let fused = fusion::fuse(p, &dense_list, &sparse, |doc| dense.map(|d| d.score(doc)));
+        let mut hits = fusion::finish(p, fused, |d| self.page_of(d));
+        if !evidence.matched() {
+            // No good match: what `Service::search` answers (empty, `matched` false).
+            hits.clear();
+        }
+        Ranked { hits, evidence, terms }
+    }
+}
+
+/// One ranking of a query ([`Engine::rank`]).
+struct Ranked {
+    hits: Vec<super::Hit>,
+    evidence: relevance::Evidence,
+    /// The query's terms as read (for the snippets' weights).
+    terms: Vec<String>,
+}
+
+/// The first chunk of each run of `runs` (`[what, count]`), checked: every
+/// `what` below `kinds`, the runs covering exactly `chunks` chunks. Memory by
+/// the manifest's size, not by the chunk count it claims.
+fn starts_of(runs: &[[u32; 2]], kinds: usize, chunks: usize, what: &str) -> Result<Vec<u32>, FragmentError> {
+    let mut starts = Vec::with_capacity(runs.len());
+    let mut covered: usize = 0;
+    for &[kind, count] in runs {
+        starts.push(covered as u32);
+        match covered.checked_add(count as usize) {
+            Some(c) if (kind as usize) < kinds && c <= chunks => covered = c,
+            _ => return Err(FragmentError::Manifest(format!("a {what} run is outside the index"))),
+        }
+    }
+    if covered != chunks {
+        return Err(FragmentError::Manifest(format!("{what} runs cover {covered} of {chunks} chunks")));
+    }
+    Ok(starts)
 }
 
 /// The slot of a spelling list's initial (`a`..`z`).
@@ -892,6 +981,101 @@ mod tests {
 
     fn idx_doc(idx: &Index<'_>, id: &str) -> u32 {
         (0..idx.len() as u32).find(|&d| idx.chunk(d).unwrap().id == id).unwrap()
+    }
+
+    /// Pages in German and English (one chunk of a German page detected as
+    /// English), split: a search in one language answers from its chunks as
+    /// the index does, and one with no match there answers from every
+    /// language and says so, as `Service::search` does.
+    #[test]
+    #[cfg(feature = "languages")]
+    fn a_search_in_one_language_answers_as_the_edge_does() {
+        let de = [
+            "Verbinden Sie Ihren Laptop mit dem WLAN eduroam",
+            "Drucken Sie Dokumente an jedem Drucker auf dem Campus",
+            "Setzen Sie Ihr Passwort im Kundenportal zurück",
+        ];
+        let en = [
+            "Connect your laptop to the eduroam wireless network",
+            "Print documents on any printer on campus",
+            "Reset your password in the customer portal",
+            "Parking permits are sold per semester",
+        ];
+        let mut chunks = Vec::new();
+        for (i, text) in de.iter().chain(&en).enumerate() {
+            let german = i < de.len();
+            for part in 0..2 {
+                let page = format!("p{i}");
+                let mut c = chunk(&format!("{page}_{part}"), &page, text, &format!("{text}. Teil {part} eduroam"));
+                c.lang = if german && part == 0 { "de" } else { "en" }.into();
+                c.index_text = c.text.clone();
+                chunks.push(c);
+            }
+        }
+        let vecs: Vec<f32> = (0..chunks.len()).flat_map(|i| unit(&[1.0, i as f32, 0.0, 0.0])).collect();
+        let bytes = AlignedBytes::new(&build(&chunks, &vecs, 4, &params(VectorStorage::F16)));
+        let idx = Index::open(bytes.as_slice()).unwrap();
+        let frags = split(&idx, 128).unwrap();
+        assert_eq!(frags.manifest.chunk_languages, ["de", "en"]);
+        assert_eq!(frags.manifest.lang_runs.len(), 6, "{:?}", frags.manifest.lang_runs);
+        let files: HashMap<String, Vec<u8>> = frags.files.into_iter().collect();
+        let mut e = Engine::open(&files[MANIFEST]).unwrap();
+        let ids = |r: &SearchResponse| r.results.iter().map(|r| r.chunk_id.clone()).collect::<Vec<_>>();
+        let edge = |q: &str, lang: Option<&str>| {
+            let p =
+                SearchParams { k: 6, mode: Mode::Bm25, lang: lang.and_then(LangTag::parse), ..idx.default_params(5) };
+            let p = fusion::for_query(&p, q);
+            let c = idx.candidates(q, None, &p);
+            let hits = if c.evidence.matched() { idx.fuse(&c, None, &p) } else { Vec::new() };
+            (hits.iter().take(5).map(|h| idx.chunk(h.doc).unwrap().id).collect::<Vec<_>>(), c.evidence.matched())
+        };
+        for q in [
+            "Drucker Campus",
+            "printer campus",
+            "eduroam",
+            "Passwort zurücksetzen",
+            "parking semester",
+            "where is the parking for the semester",
+        ] {
+            for lang in [None, Some("de"), Some("en"), Some("fr")] {
+                e.set_language(lang.and_then(LangTag::parse));
+                let (got, _) = run(&mut e, &files, q, 5, 1, false);
+                let (want, matched) = edge(q, lang);
+                if matched || lang.is_none() {
+                    assert_eq!(ids(&got), want, "{q:?} in {lang:?}");
+                    assert_eq!(got.lang.as_deref(), lang, "{q:?}");
+                    assert_eq!(got.lang_fallback, None, "{q:?}");
+                    let tag = lang.and_then(LangTag::parse);
+                    assert!(got.results.iter().all(|r| tag.is_none_or(|t| t.covers(&r.lang))), "{q:?} {lang:?}");
+                } else {
+                    // No match in the language: every language's answer, said.
+                    let (all, all_matched) = edge(q, None);
+                    assert_eq!(ids(&got), all, "{q:?} in {lang:?}");
+                    if all_matched {
+                        assert_eq!((got.lang.as_deref(), got.lang_fallback.as_deref()), (None, lang), "{q:?}");
+                    } else {
+                        assert_eq!((got.lang.as_deref(), got.lang_fallback.as_deref()), (lang, None), "{q:?}");
+                    }
+                }
+            }
+        }
+        e.set_language(LangTag::parse("de"));
+        let (r, _) = run(&mut e, &files, "where do I buy a parking permit for the semester", 5, 1, false);
+        assert_eq!(r.lang_fallback.as_deref(), Some("de"), "no German chunk has these words: {r:?}");
+        assert!(!r.results.is_empty());
+        let (r, _) = run(&mut e, &files, "Drucker Campus", 5, 1, false);
+        assert_eq!((r.lang.as_deref(), r.results[0].chunk_id.as_str()), (Some("de"), "p1_0"));
+        // Runs that do not cover the chunks, or name a language the manifest
+        // does not list, are refused.
+        let m: Manifest = serde_json::from_slice(&files[MANIFEST]).unwrap();
+        for bad in [
+            Manifest { lang_runs: vec![[0, 3]], ..m.clone() },
+            Manifest { lang_runs: vec![[2, m.chunks as u32]], ..m.clone() },
+            Manifest { chunk_languages: Vec::new(), ..m.clone() },
+        ] {
+            let err = Engine::open(&serde_json::to_vec(&bad).unwrap()).err().unwrap().to_string();
+            assert!(err.contains("language run"), "{err}");
+        }
     }
 
     #[test]

@@ -179,8 +179,13 @@ impl Lang {
             .filter(|w| !w.is_empty())
             .map(str::to_lowercase)
             .collect();
+        // The language with the most stop words (on a tie, the one with more
+        // chunks: `among` is in that order). Chinese, Japanese and Korean are
+        // told by their script (above), not here: their stop words for Latin
+        // text are English's, and would take English questions on a site that
+        // is mostly Chinese.
         let mut best: Option<(usize, Lang)> = None;
-        for &l in among {
+        for &l in among.iter().filter(|l| !l.is_cjk()) {
             let n = words.iter().filter(|w| l.is_stop(w)).count();
             if n > 0 && best.is_none_or(|b| n > b.0) {
                 best = Some((n, l));
@@ -313,6 +318,10 @@ mod tests {
         assert_eq!(of("コンテナのメモリを制限するには？"), Some("ja"));
         assert_eq!(of("如何限制容器的内存？"), Some("zh"));
         assert_eq!(of("kubectl rollout undo"), None);
+        // English words on a site that is mostly Chinese are English.
+        let zh_first: Vec<Lang> = ["zh", "en", "ja"].iter().filter_map(|t| Lang::from_tag(t)).collect();
+        assert_eq!(Lang::of_query("How do I roll back a deployment?", &zh_first).map(Lang::code), Some("en"));
+        assert_eq!(Lang::of_query("如何回滚 deployment？", &zh_first).map(Lang::code), Some("zh"));
         // A language the knowledge base does not have is never the answer.
         assert_eq!(Lang::of_query("파드란 무엇인가요?", &kb), None);
     }
@@ -352,6 +361,17 @@ impl LangTag {
         Some(LangTag { bytes, len: s.len() as u8 })
     }
 
+    /// A `lang` choice as the search API, the chat request and the browser
+    /// engine read it: a tag keeps a search to that language (`Ok(Some)`),
+    /// `all` or empty asks for every language (`Ok(None)`), anything else is
+    /// no tag (`Err(NotATag)`; the caller names its parameter).
+    pub fn choice(s: &str) -> Result<Option<LangTag>, NotATag> {
+        match s {
+            "" | "all" => Ok(None),
+            t => LangTag::parse(t).map(Some).ok_or(NotATag),
+        }
+    }
+
     pub fn as_str(&self) -> &str {
         // Only ASCII was written.
         std::str::from_utf8(&self.bytes[..usize::from(self.len)]).unwrap_or("")
@@ -365,6 +385,30 @@ impl LangTag {
         tag.len() >= me.len()
             && tag.as_bytes()[..me.len()].eq_ignore_ascii_case(me.as_bytes())
             && (tag.len() == me.len() || matches!(tag.as_bytes()[me.len()], b'-' | b'_'))
+    }
+}
+
+/// A `lang` that is neither a language tag nor `all` ([`LangTag::choice`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NotATag;
+
+/// For each of an index's chunk languages (`IndexInfo::chunk_languages`;
+/// empty when every chunk is English), whether `tag` covers it: what the
+/// index file and the browser's fragments filter a search in one language by.
+pub fn covered(tag: LangTag, chunk_languages: &[String]) -> Vec<bool> {
+    if chunk_languages.is_empty() {
+        vec![tag.covers("en")]
+    } else {
+        chunk_languages.iter().map(|t| tag.covers(t)).collect()
+    }
+}
+
+/// The languages a query is read in: the one a search is restricted to when
+/// the index reads it, else the index's own (`langs`).
+pub fn reading(langs: &[Lang], tag: Option<LangTag>) -> std::borrow::Cow<'_, [Lang]> {
+    match tag.and_then(|t| Lang::from_tag(t.as_str())) {
+        Some(l) if langs.contains(&l) => std::borrow::Cow::Owned(vec![l]),
+        _ => std::borrow::Cow::Borrowed(langs),
     }
 }
 
@@ -397,6 +441,15 @@ mod tag_tests {
         assert!(!LangTag::parse("de").unwrap().covers(""));
         for bad in ["", "-", "de-", "_de", "de de", " de", "dé", "x".repeat(16).as_str(), "<script>", "__main__"] {
             assert_eq!(LangTag::parse(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn a_choice_is_a_tag_or_every_language() {
+        assert_eq!(LangTag::choice("de_AT").map(|t| t.map(|t| t.to_string())), Ok(Some("de-at".into())));
+        assert_eq!((LangTag::choice("all"), LangTag::choice("")), (Ok(None), Ok(None)));
+        for bad in ["ALL ", "-", "de de", "<script>", "x".repeat(16).as_str()] {
+            assert_eq!(LangTag::choice(bad), Err(super::NotATag), "{bad:?}");
         }
     }
 }

@@ -589,31 +589,19 @@ impl<'a> Index<'a> {
         top.into_sorted()
     }
 
-    /// The languages a query is read in: the one a search is restricted to
-    /// when the index reads it, else the index's own ([`Index::languages`]).
-    fn reading(&self, lang: Option<lang::LangTag>) -> std::borrow::Cow<'_, [lang::Lang]> {
-        match lang.and_then(|t| lang::Lang::from_tag(t.as_str())) {
-            Some(l) if self.langs.contains(&l) => std::borrow::Cow::Owned(vec![l]),
-            _ => std::borrow::Cow::Borrowed(&self.langs),
-        }
+    /// Chunk `doc`'s place in `info.chunk_languages` (0 when the index has
+    /// none, or for a chunk it does not have).
+    pub fn lang_index(&self, doc: u32) -> u8 {
+        self.doc_lang.get(doc as usize).copied().unwrap_or(0)
     }
 
     /// Whether chunk `doc` is one `lang` asks for (every chunk without a
     /// filter). Reads one byte; no allocation but the ≤ 256 flags of `covered`.
     fn in_language<'s>(&'s self, lang: Option<lang::LangTag>) -> impl Fn(u32) -> bool + 's {
-        let covered: Option<Vec<bool>> = lang.map(|tag| {
-            if self.info.chunk_languages.is_empty() {
-                vec![tag.covers("en")]
-            } else {
-                self.info.chunk_languages.iter().map(|t| tag.covers(t)).collect()
-            }
-        });
+        let covered: Option<Vec<bool>> = lang.map(|tag| lang::covered(tag, &self.info.chunk_languages));
         move |doc| match &covered {
             None => true,
-            Some(c) => {
-                let l = self.doc_lang.get(doc as usize).copied().unwrap_or(0);
-                c.get(usize::from(l)).copied().unwrap_or(false)
-            }
+            Some(c) => c.get(usize::from(self.lang_index(doc))).copied().unwrap_or(false),
         }
     }
 
@@ -681,11 +669,7 @@ impl<'a> Index<'a> {
             (true, Some(q)) if q.len() == self.info.dim => self.dense_candidates_in(q, depth, p.exact, p.ef, p.lang),
             _ => Vec::new(),
         };
-        let terms = match (p.mode, p.partial) {
-            (Mode::Dense, _) => Vec::new(),
-            (_, true) => self.partial_terms(query),
-            (_, false) => analyzer::query_terms(query, &self.reading(p.lang)),
-        };
+        let bm25::QueryReading { terms, readings } = bm25::read_query(self, query, p.mode, p.partial, p.lang);
         let mut sparse = if terms.is_empty() { Vec::new() } else { self.bm25_scores_of(terms.clone(), p.k1, p.b) };
         if p.lang.is_some() {
             let keep = self.in_language(p.lang);
@@ -693,7 +677,7 @@ impl<'a> Index<'a> {
         }
         let mut evidence = relevance::Evidence {
             cosine: needs_dense.then(|| dense.first().map(|d| d.1)).flatten(),
-            lexical: relevance::lexical(self, &terms, sparse.first().map(|s| s.0)),
+            lexical: relevance::lexical_of(self, &readings, sparse.first().map(|s| s.0)),
         };
         if p.lang.is_some() {
             evidence = evidence.in_language(needs_dense && qvec.is_some(), !sparse.is_empty());
@@ -1318,6 +1302,43 @@ mod tests {
         let (_, en) = sample(VectorStorage::F16);
         let en = Index::open(en.as_slice()).unwrap();
         assert!(en.info().languages.is_empty() && en.languages().is_empty());
+    }
+
+    /// A word that says nothing of its language is read in each of the
+    /// index's; the "no results" rule judges each reading on its own, so a
+    /// German word is not nonsense for being unknown in English.
+    #[test]
+    #[cfg(feature = "languages")]
+    fn a_word_in_one_language_matches_though_read_in_every_one() {
+        let lang = |mut c: Chunk, tag: &str| {
+            c.lang = tag.into();
+            c
+        };
+        let chunks = vec![
+            lang(chunk("de_0", "de", "Drucken", "Dokumente drucken Sie an jedem Drucker auf dem Campus."), "de"),
+            lang(chunk("de_1", "de", "WLAN", "Verbinden Sie Ihren Laptop mit dem WLAN."), "de"),
+            lang(chunk("en_0", "en", "Printing", "Print your documents on any printer on campus."), "en"),
+            lang(chunk("en_1", "en", "Wi-Fi", "Connect your laptop to the wireless network."), "en"),
+        ];
+        let vecs: Vec<f32> = (0..4).flat_map(|i| unit(&[1.0, i as f32, 0.5, 0.0, 0.0, 0.0, 0.0, 0.0])).collect();
+        let bytes = AlignedBytes::new(&build(&chunks, &vecs, 8, &params(VectorStorage::F16)));
+        let idx = Index::open(bytes.as_slice()).unwrap();
+        assert_eq!(idx.languages().len(), 2);
+        for partial in [false, true] {
+            let p = SearchParams { mode: Mode::Bm25, partial, ..idx.default_params(3) };
+            let evidence = |q: &str| idx.candidates(q, None, &p).evidence;
+            // "druckern" is no English term, "druck" is the German stem.
+            for q in ["Druckern", "Drucker", "printer", "Laptop WLAN"] {
+                assert!(evidence(q).matched(), "{q:?} (partial {partial}): {:?}", evidence(q));
+            }
+            for q in ["xqzv blorf", "qqqqqqqqq", "Apfelstrudel backen"] {
+                assert!(!evidence(q).matched(), "{q:?} (partial {partial}): {:?}", evidence(q));
+            }
+        }
+        let readings = bm25::read_query(&idx, "Drucker", Mode::Bm25, false, None).readings;
+        assert_eq!(readings.len(), 2, "{readings:?}");
+        // A query whose words say its language is read once.
+        assert_eq!(bm25::read_query(&idx, "Wo ist der Drucker?", Mode::Bm25, false, None).readings.len(), 1);
     }
 
     #[test]

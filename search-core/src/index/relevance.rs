@@ -164,6 +164,13 @@ pub fn lexical<P: Postings + ?Sized>(src: &P, qterms: &[String], best: Option<u3
     })
 }
 
+/// The lexical evidence of a query read in several languages
+/// ([`super::bm25::QueryReading::readings`]): its best reading's. One reading
+/// is judged as [`lexical`] judges its terms.
+pub fn lexical_of<P: Postings + ?Sized>(src: &P, readings: &[Vec<String>], best: Option<u32>) -> f32 {
+    readings.iter().map(|r| lexical(src, r, best)).fold(0.0, f32::max)
+}
+
 /// [`lexical`] over a source that answers, for each term, its document
 /// frequency and whether the best BM25 chunk has it (`None`: no chunk has the
 /// term); `chunks` is the collection's size. The PostgreSQL tier answers from

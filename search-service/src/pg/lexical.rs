@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 
 use search_core::index::bm25::Postings;
+use search_core::index::lang::Lang;
 use search_core::index::{bm25, relevance, SearchParams};
 
 use super::sql::Value;
@@ -39,8 +40,12 @@ pub(super) struct Lexical {
     pub(super) avg_len: f32,
     pub(super) vocab: HashMap<String, Term>,
     pub(super) completions: Completions,
+    /// The languages queries are read in (the tenant's).
+    pub(super) langs: Vec<Lang>,
     /// The query's analysed terms (with the completion of a word being typed).
     pub(super) qterms: Vec<String>,
+    /// Its readings, one per language it is read in ([`bm25::QueryReading`]).
+    pub(super) readings: Vec<Vec<String>>,
     /// Their ids in `kb_terms`, for the terms the tenant has.
     pub(super) ids: HashMap<String, i32>,
 }
@@ -52,7 +57,11 @@ impl Lexical {
     pub(super) fn evidence(&self, postings: &DocPostings, best: Option<u32>) -> f32 {
         let has: Vec<i32> =
             best.and_then(|b| postings.get(&b)).map(|l| l.iter().map(|p| p.0).collect()).unwrap_or_default();
-        relevance::lexical_by(&self.qterms, self.chunks, |t| self.vocab.get(t).map(|v| (v.df, has.contains(&v.id))))
+        // The best reading's, as `relevance::lexical_of` judges the bundled index's.
+        let of = |r: &Vec<String>| {
+            relevance::lexical_by(r, self.chunks, |t| self.vocab.get(t).map(|v| (v.df, has.contains(&v.id))))
+        };
+        self.readings.iter().map(of).fold(0.0, f32::max)
     }
 
     /// The idf of the query's terms the tenant has ([`bm25::idf_weights`]).
@@ -64,7 +73,13 @@ impl Lexical {
     }
 
     pub(super) fn snapshot(&self) -> Snapshot<'_> {
-        Snapshot { chunks: self.chunks, avg_len: self.avg_len, vocab: &self.vocab, completions: &self.completions }
+        Snapshot {
+            chunks: self.chunks,
+            avg_len: self.avg_len,
+            vocab: &self.vocab,
+            completions: &self.completions,
+            langs: &self.langs,
+        }
     }
 
     /// The exact BM25 scores of the chunks in `postings`, best first, as the
@@ -98,6 +113,7 @@ pub(super) struct Snapshot<'s> {
     avg_len: f32,
     vocab: &'s HashMap<String, Term>,
     completions: &'s HashMap<String, Option<String>>,
+    langs: &'s [Lang],
 }
 
 impl Postings for Snapshot<'_> {
@@ -124,5 +140,9 @@ impl Postings for Snapshot<'_> {
 
     fn completion(&self, p: &str) -> Option<String> {
         self.completions.get(p).cloned().flatten()
+    }
+
+    fn languages(&self) -> &[Lang] {
+        self.langs
     }
 }

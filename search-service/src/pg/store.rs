@@ -5,6 +5,7 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;
 
+use search_core::index::lang::Lang;
 use search_core::index::relevance::Evidence;
 use search_core::index::{analyzer, bm25, fusion, Candidates, ChunkMeta, Hit, IndexInfo, Mode, SearchParams};
 
@@ -44,6 +45,12 @@ pub struct Tenant {
 }
 
 impl Tenant {
+    /// The languages queries are read in (`IndexInfo::languages`; empty:
+    /// English), as the bundled index reads them.
+    pub fn langs(&self) -> Vec<Lang> {
+        self.info.languages.iter().filter_map(|t| Lang::from_tag(t)).filter(|l| l.supported()).collect()
+    }
+
     fn terms_statement(&self) -> &'static str {
         if self.schema == 1 {
             TERMS_V1
@@ -286,12 +293,18 @@ impl Store {
                 vocab.insert(term.clone(), Term { id, df: usize::try_from(df).unwrap_or(0), ub, ub_avg });
             }
         }
-        let mut lex = Lexical { chunks, avg_len, vocab, completions, qterms: Vec::new(), ids: HashMap::new() };
-        lex.qterms = match (p.mode, p.partial) {
-            (Mode::Dense, _) => Vec::new(),
-            (_, true) => bm25::partial_terms(&lex.snapshot(), query),
-            (_, false) => analyzer::terms(query),
+        let mut lex = Lexical {
+            chunks,
+            avg_len,
+            vocab,
+            completions,
+            langs: t.langs(),
+            qterms: Vec::new(),
+            readings: Vec::new(),
+            ids: HashMap::new(),
         };
+        let read = bm25::read_query(&lex.snapshot(), query, p.mode, p.partial, p.lang);
+        (lex.qterms, lex.readings) = (read.terms, read.readings);
         lex.ids = lex.qterms.iter().filter_map(|q| lex.vocab.get(q).map(|v| (q.clone(), v.id))).collect();
         Ok(lex)
     }
@@ -301,7 +314,8 @@ impl Store {
     fn completions(&self, t: &Tenant, query: &str, p: &SearchParams) -> Result<(Vec<String>, Completions), StoreError> {
         let (_, last) = bm25::split_last_word(query);
         let mut completions: HashMap<String, Option<String>> = HashMap::new();
-        let mut wanted: Vec<String> = analyzer::terms(query);
+        let langs = t.langs();
+        let mut wanted: Vec<String> = analyzer::every_reading(query, &langs);
         if p.partial && p.mode != Mode::Dense {
             let prefixes: Vec<String> = bm25::word_prefixes(last).into_iter().map(str::to_lowercase).collect();
             if !prefixes.is_empty() {
@@ -313,7 +327,7 @@ impl Store {
                     let (Some(Value::Text(prefix)), c) = (r.first(), r.get(1)) else { continue };
                     let c = c.and_then(Value::text).map(str::to_string);
                     if let Some(c) = &c {
-                        wanted.extend(analyzer::terms(c));
+                        wanted.extend(analyzer::every_reading(c, &langs));
                         wanted.push(c.clone());
                     }
                     completions.insert(prefix.clone(), c);

@@ -179,13 +179,14 @@ impl<'a> Dense<'a> {
         Dense { sem, q, rows }
     }
 
-    /// The `depth` closest chunks, best first (the exact scan), on the
-    /// reference scale as the edge scores them ([`Index::dense_top`]).
-    pub(super) fn top(&self, depth: usize) -> Vec<(u32, f32)> {
+    /// The `depth` closest chunks that `keep` keeps (all but another
+    /// language's in a search in one language), best first (the exact scan),
+    /// on the reference scale as the edge scores them ([`Index::dense_top`]).
+    pub(super) fn top_where(&self, depth: usize, keep: impl Fn(u32) -> bool) -> Vec<(u32, f32)> {
         let dim = self.sem.info.dim;
         let mut top = match &self.rows {
-            Prepared::F16(v) => top_f16(self.q, v, dim, depth, |_| true),
-            Prepared::I16(v, fq) => top_rows(v, dim, depth, |_| true, |row| fq.dot(row)),
+            Prepared::F16(v) => top_f16(self.q, v, dim, depth, keep),
+            Prepared::I16(v, fq) => top_rows(v, dim, depth, keep, |row| fq.dot(row)),
         };
         let scale = self.sem.info.cosine_scale();
         top.iter_mut().for_each(|t| t.1 = scale.apply(t.1));
