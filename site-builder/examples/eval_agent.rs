@@ -65,8 +65,12 @@ fn ask(
     q: &str,
     cfg: &extractive::Config,
 ) -> (search_service::agent::Done, f64, Vec<String>) {
-    let req =
-        ChatRequest { messages: vec![Message { role: Role::User, content: q.into() }], stream: false, visitor: None };
+    let req = ChatRequest {
+        messages: vec![Message { role: Role::User, content: q.into() }],
+        stream: false,
+        visitor: None,
+        lang: None,
+    };
     let t = Instant::now();
     let clock = || t.elapsed().as_secs_f64() * 1e3;
     let mut found = Vec::new();

@@ -715,6 +715,17 @@
     return Object.assign({ lang }, LABELS.en, LABELS[lang]);
   }
   const L = labelsFor(attr('lang', '') || document.documentElement.getAttribute('lang'));
+  // The reader's language, sent with each question (`lang`: the answer quotes
+  // pages in it first) and used for the pages offered when the assistant is
+  // away: on the site's own pages of a site in several languages (<html
+  // data-languages>, as search.js reads it) the page's, and anywhere the
+  // script's data-lang when the embedding page sets it; else none (the
+  // question's words decide).
+  const SITE_LANGS = (document.documentElement.getAttribute('data-languages') || '').split(/\s+/).filter(Boolean);
+  const READER_LANG = (() => {
+    const tag = String(attr('lang', '') || document.documentElement.getAttribute('lang') || '').toLowerCase();
+    return (SITE_LANGS.length > 1 || attr('lang', '')) && /^[a-z0-9]([a-z0-9_-]{0,13}[a-z0-9])?$/.test(tag) ? tag : '';
+  })();
   // A pattern's {name} filled from `values`.
   const fill = (pattern, values) => pattern.replace(/\{(\w+)\}/g, (m, k) => (Object.prototype.hasOwnProperty.call(values, k) ? String(values[k]) : m));
 
@@ -1187,7 +1198,7 @@ code{padding:1px 5px;border-radius:5px;background:var(--kb-s2);font:13px ui-mono
   async function sectionsFor(q, err) {
     const m = await import(siteRoot + 'assets/browser-search.js');
     if (err && !m.away(err.status)) return null;
-    const r = await m.search(siteRoot + '_search/', q, 5, 1, false);
+    const r = await m.search(siteRoot + '_search/', q, 5, 1, false, null, { lang: READER_LANG });
     const seen = new Set();
     return [].concat(r.results || []).filter(x => x && !seen.has(x.page_id) && seen.add(x.page_id))
       .map((x, i) => ({ n: i + 1, url: x.url, title: x.title, path: x.path }));
@@ -1316,7 +1327,7 @@ code{padding:1px 5px;border-radius:5px;background:var(--kb-s2);font:13px ui-mono
     try {
       const res = await fetch(endpoint.href, {
         method: 'POST', headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(Object.assign({ messages: history(turn), stream: true }, visitor() ? { visitor: visitor() } : {})), signal: ctrl.signal
+        body: JSON.stringify(Object.assign({ messages: history(turn), stream: true }, visitor() ? { visitor: visitor() } : {}, READER_LANG ? { lang: READER_LANG } : {})), signal: ctrl.signal
       });
       if (!res.ok) {
         let msg = '';

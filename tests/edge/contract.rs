@@ -169,6 +169,48 @@ fn every_event_of_the_llm_agent_is_documented() {
     }
 }
 
+/// Chat bodies, valid and not, for [`the_schemas_accept_exactly_the_bodies_the_function_accepts`].
+fn chat_bodies() -> Vec<(&'static str, &'static str, Value)> {
+    let user = |c: &str| json!({ "role": "user", "content": c });
+    let assistant = |c: &str| json!({ "role": "assistant", "content": c });
+    vec![
+        ("/api/chat", "ChatRequest", json!([[user("Where can I park?")], false])),
+        ("/api/chat", "ChatRequest", json!({ "messages": [["user", "Where can I park?"]] })),
+        ("/api/chat", "ChatRequest", json!({ "messages": [user("Where can I park?")] })),
+        ("/api/chat", "ChatRequest", json!({ "messages": [user("Where can I park?")], "stream": false })),
+        ("/api/chat", "ChatRequest", json!({ "messages": [] })),
+        ("/api/chat", "ChatRequest", json!({ "messages": vec![user("Where can I park?"); 41] })),
+        ("/api/chat", "ChatRequest", json!({ "messages": [user(&"a".repeat(4001))] })),
+        ("/api/chat", "ChatRequest", json!({ "messages": [user("Where can I park?")], "stream": null })),
+        ("/api/chat", "ChatRequest", json!({ "messages": [{ "role": "system", "content": "hi" }] })),
+        ("/api/chat", "ChatRequest", json!({ "question": "Where can I park?" })),
+        // A user's message is never blank, wherever it is; an answer may be empty.
+        ("/api/chat", "ChatRequest", json!({ "messages": [user("")] })),
+        ("/api/chat", "ChatRequest", json!({ "messages": [user(" \t\u{3000}\u{85}")] })),
+        ("/api/chat", "ChatRequest", json!({ "messages": [user(""), assistant("a"), user("Where can I park?")] })),
+        ("/api/chat", "ChatRequest", json!({ "messages": [user("Parking?"), assistant(""), user("And bikes?")] })),
+        // Not white space to Rust's trim, so not blank to the pattern either
+        // (Python's `\s` would say otherwise of U+001C).
+        ("/api/chat", "ChatRequest", json!({ "messages": [user("\u{1c}")] })),
+        ("/api/chat", "ChatRequest", json!({ "messages": [user("\u{feff}")] })),
+        // `visitor`: a string of at most 64 characters, never null.
+        ("/api/chat", "ChatRequest", json!({ "messages": [user("Parking?")], "visitor": "v-12345678" })),
+        ("/api/chat", "ChatRequest", json!({ "messages": [user("Parking?")], "visitor": "é".repeat(64) })),
+        ("/api/chat", "ChatRequest", json!({ "messages": [user("Parking?")], "visitor": "v".repeat(65) })),
+        ("/api/chat", "ChatRequest", json!({ "messages": [user("Parking?")], "visitor": null })),
+        // `lang`: the reader's language, a tag, `all` or empty; never null.
+        ("/api/chat", "ChatRequest", json!({ "messages": [user("Parking?")], "lang": "de" })),
+        ("/api/chat", "ChatRequest", json!({ "messages": [user("Parking?")], "lang": "zh_CN" })),
+        ("/api/chat", "ChatRequest", json!({ "messages": [user("Parking?")], "lang": "all" })),
+        ("/api/chat", "ChatRequest", json!({ "messages": [user("Parking?")], "lang": "" })),
+        ("/api/chat", "ChatRequest", json!({ "messages": [user("Parking?")], "lang": "de DE" })),
+        ("/api/chat", "ChatRequest", json!({ "messages": [user("Parking?")], "lang": "-de" })),
+        ("/api/chat", "ChatRequest", json!({ "messages": [user("Parking?")], "lang": "abcdefghijklmnop" })),
+        ("/api/chat", "ChatRequest", json!({ "messages": [user("Parking?")], "lang": null })),
+        ("/api/chat", "ChatRequest", json!({ "messages": [user("Parking?")], "lang": 7 })),
+    ]
+}
+
 /// What the schema says of a body agrees with what the function answers.
 #[test]
 #[ignore = "needs the model, the wasm32-wasip2 target and Schemathesis (tests/contract/install): scripts/test runs it"]
@@ -182,7 +224,7 @@ fn the_schemas_accept_exactly_the_bodies_the_function_accepts() {
     // A page's feedback names a page of the site: one its search finds.
     let found = crate::support::get(&format!("{url}/api/search?q=parking+permit&k=1&mode=bm25")).json();
     let page = found["results"][0]["url"].as_str().unwrap().split('#').next().unwrap().to_string();
-    let cases: Vec<(&str, &str, Value)> = vec![
+    let mut cases: Vec<(&str, &str, Value)> = vec![
         ("/api/feedback", "PageFeedback", json!({ "page": page, "rating": "up" })),
         ("/api/feedback", "PageFeedback", json!({ "page": page, "rating": "down", "comment": "é".repeat(500) })),
         ("/api/feedback", "PageFeedback", json!({ "page": page, "rating": "down", "comment": "é".repeat(501) })),
@@ -208,31 +250,8 @@ fn the_schemas_accept_exactly_the_bodies_the_function_accepts() {
         ("/api/feedback", "Feedback", json!({ "rating": "up", "id": "x".repeat(101) })),
         ("/api/feedback", "Feedback", json!({})),
         ("/api/feedback", "Feedback", json!([id, "up"])),
-        ("/api/chat", "ChatRequest", json!([[user("Where can I park?")], false])),
-        ("/api/chat", "ChatRequest", json!({ "messages": [["user", "Where can I park?"]] })),
-        ("/api/chat", "ChatRequest", json!({ "messages": [user("Where can I park?")] })),
-        ("/api/chat", "ChatRequest", json!({ "messages": [user("Where can I park?")], "stream": false })),
-        ("/api/chat", "ChatRequest", json!({ "messages": [] })),
-        ("/api/chat", "ChatRequest", json!({ "messages": vec![user("Where can I park?"); 41] })),
-        ("/api/chat", "ChatRequest", json!({ "messages": [user(&"a".repeat(4001))] })),
-        ("/api/chat", "ChatRequest", json!({ "messages": [user("Where can I park?")], "stream": null })),
-        ("/api/chat", "ChatRequest", json!({ "messages": [{ "role": "system", "content": "hi" }] })),
-        ("/api/chat", "ChatRequest", json!({ "question": "Where can I park?" })),
-        // A user's message is never blank, wherever it is; an answer may be empty.
-        ("/api/chat", "ChatRequest", json!({ "messages": [user("")] })),
-        ("/api/chat", "ChatRequest", json!({ "messages": [user(" \t\u{3000}\u{85}")] })),
-        ("/api/chat", "ChatRequest", json!({ "messages": [user(""), assistant("a"), user("Where can I park?")] })),
-        ("/api/chat", "ChatRequest", json!({ "messages": [user("Parking?"), assistant(""), user("And bikes?")] })),
-        // Not white space to Rust's trim, so not blank to the pattern either
-        // (Python's `\s` would say otherwise of U+001C).
-        ("/api/chat", "ChatRequest", json!({ "messages": [user("\u{1c}")] })),
-        ("/api/chat", "ChatRequest", json!({ "messages": [user("\u{feff}")] })),
-        // `visitor`: a string of at most 64 characters, never null.
-        ("/api/chat", "ChatRequest", json!({ "messages": [user("Parking?")], "visitor": "v-12345678" })),
-        ("/api/chat", "ChatRequest", json!({ "messages": [user("Parking?")], "visitor": "é".repeat(64) })),
-        ("/api/chat", "ChatRequest", json!({ "messages": [user("Parking?")], "visitor": "v".repeat(65) })),
-        ("/api/chat", "ChatRequest", json!({ "messages": [user("Parking?")], "visitor": null })),
     ];
+    cases.extend(chat_bodies());
     // The one rule the schema cannot state (hooks.py): the last message is the
     // user's. Valid to the schema, refused naming `messages`.
     let ends_with_an_answer = json!({ "messages": [user("Parking?"), assistant("Buy a permit.")] });
@@ -262,7 +281,7 @@ fn the_schemas_accept_exactly_the_bodies_the_function_accepts() {
             // A field of the wrong type (null included) is named.
             if let Some(field) = body
                 .as_object()
-                .filter(|_| path == "/api/feedback")
+                .filter(|o| path == "/api/feedback" || o.contains_key("lang"))
                 .and_then(|o| o.iter().find(|(_, v)| v.is_null()).map(|(k, _)| k))
             {
                 assert_eq!(r.json()["error"]["parameter"], field.as_str(), "{}", r.text());

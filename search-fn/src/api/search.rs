@@ -77,13 +77,13 @@ impl SearchQuery {
         };
         // A language tag, or `all` / empty for every language.
         let lang = match lang.as_deref() {
-            None | Some("") | Some("all") => None,
-            Some(t) => Some(LangTag::parse(t).ok_or_else(|| {
+            None => None,
+            Some(t) => LangTag::choice(t).map_err(|_| {
                 ApiError::param(
                     "lang",
                     format!("`lang` must be a language tag such as `de` or `zh-cn`, or `all`, got `{t}`"),
                 )
-            })?),
+            })?,
         };
         Ok(SearchQuery { q: q.to_string(), k, mode, page, partial, lang })
     }

@@ -34,9 +34,11 @@ use std::collections::{BTreeSet, HashSet};
 
 use super::passages::{self, Kind};
 use super::select::{self, Asked, Budget, Candidate, Unit};
+use super::words::Words;
 use super::{ChatRequest, ChatTimings, Done, Event, Hit, Role, SearchStep, Source};
 use crate::service::{Query, Service};
 use search_core::index::highlight::Highlighter;
+use search_core::index::lang::LangTag;
 use search_core::index::{analyzer, Mode, Order};
 
 /// Tuning of the extractive agent.
@@ -187,7 +189,8 @@ pub fn answer(
     let mut parts = Vec::new();
     for query in contextual_parts(req, cfg.max_parts) {
         let qvec = svc.encoder().encode_query(&query);
-        let mut part = search(svc, &query, &qvec, cfg.k, emit);
+        let lang = svc.answer_language(req.lang, &query);
+        let mut part = search(svc, &query, &qvec, lang, cfg.k, emit);
         // Only a weak part's words matter ([`Part::unanswered`]). A database
         // that cannot be read leaves them unjudged: the cosine rule decides.
         if cfg.unknown_words && part.best < cfg.weak_below {
@@ -197,7 +200,12 @@ pub fn answer(
     }
     let t_search = clock() - t0;
     let abstain = parts.iter().all(|p| p.unanswered(cfg));
-    let (text, sources, cited) = if abstain { abstention(&parts) } else { compose(svc, &parts, cfg) };
+    // The answer's own words in the language it quotes first.
+    let say = super::words::words(svc.answer_language(req.lang, req.question()));
+    // Nothing worth quoting from the sources found is an abstention too.
+    let composed = if abstain { None } else { compose(svc, &parts, cfg, say) };
+    let abstain = composed.is_none();
+    let (text, sources, cited) = composed.unwrap_or_else(|| abstention(&parts, say));
     emit(Event::Sources { sources: sources.clone() });
     for piece in text.split_inclusive('\n') {
         emit(Event::Token { text: piece.to_string() });
@@ -218,16 +226,23 @@ pub fn answer(
     done
 }
 
-/// Searches `query` (embedded as `qvec`); `best` is the highest cosine of a
-/// result with it.
-fn search(svc: &Service, query: &str, qvec: &[f32], k: usize, emit: &mut dyn FnMut(Event)) -> Part {
+/// Searches `query` (embedded as `qvec`) in `lang` first; `best` is the
+/// highest cosine of a result with it.
+fn search(
+    svc: &Service,
+    query: &str,
+    qvec: &[f32],
+    lang: Option<LangTag>,
+    k: usize,
+    emit: &mut dyn FnMut(Event),
+) -> Part {
     let mut p = svc.default_params(k);
     p.mode = Mode::Convex;
     // Evidence by chunk: pages first gives five pages' best sections, and the
     // answer then cites the right page less often (docs/benchmarks/readers-words.md, "Pages first").
     p.order = Order::Chunks;
-    // Pages in the question's language first, others when it has none.
-    p.lang = svc.question_language(query);
+    // Pages in the reader's language first, others when it has none.
+    p.lang = lang;
     let q = Query { text: query, params: p, offset: 0, vector: Some(qvec), count_more: false };
     // The stages are timed by the caller, per part. A backend that cannot be
     // read finds nothing (the answer abstains) and says why.
@@ -279,7 +294,7 @@ fn closest(parts: &[Part]) -> Vec<Source> {
     out
 }
 
-fn abstention(parts: &[Part]) -> (String, Vec<Source>, BTreeSet<usize>) {
+fn abstention(parts: &[Part], say: &Words) -> (String, Vec<Source>, BTreeSet<usize>) {
     let closest = closest(parts);
     let mut unknown: Vec<&str> = Vec::new();
     for w in parts.iter().flat_map(|p| &p.unknown) {
@@ -288,15 +303,12 @@ fn abstention(parts: &[Part]) -> (String, Vec<Source>, BTreeSet<usize>) {
         }
     }
     let mut text = if unknown.is_empty() {
-        String::from("The knowledge base does not seem to answer this question; I found no page about it.\n")
+        format!("{}\n", say.no_page)
     } else {
-        let mut named: Vec<String> = unknown.iter().map(|w| format!("\u{201c}{w}\u{201d}")).collect();
-        let last = named.pop().unwrap_or_default();
-        let named = if named.is_empty() { last } else { format!("{} or {last}", named.join(", ")) };
-        format!("The knowledge base does not seem to answer this question: no page mentions {named}.\n")
+        format!("{}\n", say.no_page_mentions.replace("{named}", &say.named(&unknown)))
     };
     if !closest.is_empty() {
-        text.push_str("\nThe closest pages, in case they help:\n");
+        text.push_str(&format!("\n{}\n", say.closest));
         for s in &closest {
             text.push_str(&format!("- {} [{}]\n", s.title, s.n));
         }
@@ -389,16 +401,16 @@ fn quote<'p>(svc: &Service, part: &'p Part, cfg: &Config, budget: Budget) -> Quo
 /// their best quote, a page's quotes in its reading order), each page cited
 /// once by the number of its first appearance, so citations run 1, 2, 3 in
 /// the text and the sources are exactly the pages cited.
-fn compose(svc: &Service, parts: &[Part], cfg: &Config) -> (String, Vec<Source>, BTreeSet<usize>) {
+fn compose(svc: &Service, parts: &[Part], cfg: &Config, say: &Words) -> Option<(String, Vec<Source>, BTreeSet<usize>)> {
     let share = |n: usize| n.div_ceil(parts.len().max(1));
     let budget = Budget { lines: share(cfg.sentences).max(2), words: share(cfg.words).max(40) };
     let quoted: Vec<Quoted> = parts.iter().map(|p| quote(svc, p, cfg, budget)).collect();
     if quoted.iter().all(|q| q.units.is_empty()) {
-        return abstention(parts);
+        return None;
     }
     let mut sources: Vec<Source> = Vec::new();
     let mut pages: Vec<String> = Vec::new();
-    let mut text = String::from("From the knowledge base:\n\n");
+    let mut text = format!("{}\n\n", say.from_the_knowledge_base);
     for q in &quoted {
         for (hit, units) in by_page(q) {
             let Some((_, r)) = q.part.hits.get(hit) else { continue };
@@ -419,10 +431,10 @@ fn compose(svc: &Service, parts: &[Part], cfg: &Config) -> (String, Vec<Source>,
     let text = text.trim_end().to_string() + "\n";
     let mut text = text.replace("\n\n\n", "\n\n");
     if let Some(s) = sources.first() {
-        text.push_str(&format!("\nRead more: {} [{}]\n", s.title, s.n));
+        text.push_str(&format!("\n{} {} [{}]\n", say.read_more, s.title, s.n));
     }
     let cited = sources.iter().map(|s| s.n).collect();
-    (text, sources, cited)
+    Some((text, sources, cited))
 }
 
 /// A part's units grouped by page: pages in the order of their best unit, each
@@ -520,8 +532,9 @@ mod tests {
     /// The composed answer to `question`: its text and sources.
     fn compose_for(svc: &Service, question: &str) -> (String, Vec<Source>) {
         let qvec = svc.encoder().encode_query(question);
-        let part = search(svc, question, &qvec, 5, &mut |_| {});
-        let (text, sources, cited) = compose(svc, &[part], &open());
+        let part = search(svc, question, &qvec, None, 5, &mut |_| {});
+        let (text, sources, cited) =
+            compose(svc, &[part], &open(), super::super::words::words(None)).expect("something to quote");
         assert_eq!(cited, sources.iter().map(|s| s.n).collect(), "every source is cited: {text}");
         (text, sources)
     }
@@ -567,6 +580,59 @@ mod tests {
         // Several sections of the parking page are quoted under one number.
         let (text, sources) = compose_for(&svc, "parking permit price semester visitors");
         assert_eq!(sources.iter().filter(|s| s.page_id == "parking").count(), 1, "{text}");
+    }
+
+    /// The reader's language (`lang` of the request) decides which page a
+    /// keyword question quotes: German on a German page, English on an English one.
+    #[test]
+    fn the_answer_quotes_the_readers_language_first() {
+        let german = |mut c: Chunk| {
+            c.lang = "de".into();
+            c
+        };
+        let (idx, enc) = search_core::testing::files(&[
+            section(
+                "wifi",
+                "Wi-Fi",
+                0,
+                "connect",
+                "## Connect\n\nConnect to eduroam with your university account and password.",
+            ),
+            german(section(
+                "wlan",
+                "WLAN",
+                0,
+                "verbinden",
+                "## Verbinden\n\nVerbinden Sie sich mit eduroam, Ihrem Konto und Ihrem Passwort.",
+            )),
+        ]);
+        let svc = Service::open(idx.as_slice(), enc.as_slice()).unwrap();
+        let ask = |lang: &str| {
+            let body = format!(r#"{{"messages":[{{"role":"user","content":"eduroam password"}}],"lang":"{lang}"}}"#);
+            let req = ChatRequest::parse(body.as_bytes()).unwrap();
+            answer(&svc, &req, &open(), false, &|| 0.0, &mut |_| {})
+        };
+        let cited = |lang: &str| ask(lang).citations.first().map(|c| c.page_id.clone()).unwrap_or_default();
+        assert_eq!(cited("de"), "wlan");
+        assert_eq!(cited("en"), "wifi");
+        // Its own words in that language too.
+        assert!(ask("de").answer.starts_with("Aus der Wissensdatenbank:\n\n"), "{}", ask("de").answer);
+        assert!(ask("en").answer.starts_with("From the knowledge base:\n\n"), "{}", ask("en").answer);
+        // And so is an abstention.
+        let req = ChatRequest::parse(
+            r#"{"messages":[{"role":"user","content":"Apfelstrudel backen"}],"lang":"de"}"#.as_bytes(),
+        )
+        .unwrap();
+        let done = answer(&svc, &req, &Config::default(), false, &|| 0.0, &mut |_| {});
+        assert!(done.abstained, "{}", done.answer);
+        assert!(
+            done.answer.starts_with("Die Wissensdatenbank scheint diese Frage nicht zu beantworten"),
+            "{}",
+            done.answer
+        );
+        // A language the corpus lacks: the question's words decide (none here:
+        // every language, the best page first).
+        assert!(["wifi", "wlan"].contains(&cited("fi").as_str()));
     }
 
     #[test]

@@ -18,7 +18,9 @@ pub mod passages;
 pub mod react;
 pub mod select;
 pub mod settings;
+pub mod words;
 
+use search_core::index::lang::LangTag;
 use serde::{Deserialize, Serialize};
 
 use crate::service::SearchResult;
@@ -57,6 +59,21 @@ pub struct ChatRequest {
     /// never tied to an address).
     #[serde(default)]
     pub visitor: Option<String>,
+    /// The reader's language (`lang`: the page the widget is on), whose pages
+    /// the answer quotes first ([`crate::service::Service::answer_language`]);
+    /// `None`: read from the question. `all` or empty is `None`.
+    #[serde(default, deserialize_with = "reader_language")]
+    pub lang: Option<LangTag>,
+}
+
+/// `lang` of a chat request: a language tag, `all` or empty (`None`), checked
+/// before by [`ChatRequest::parse`].
+fn reader_language<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<LangTag>, D::Error> {
+    let raw: Option<String> = Option::deserialize(d)?;
+    match raw.as_deref() {
+        None => Ok(None),
+        Some(t) => LangTag::choice(t).map_err(|_| serde::de::Error::custom("`lang` is not a language tag")),
+    }
 }
 
 /// Why a chat request was refused.
@@ -100,6 +117,17 @@ impl ChatRequest {
                     return Err(err("visitor", format!("`visitor` is longer than {MAX_VISITOR_CHARS} characters")))
                 }
                 Some(_) => {}
+            }
+        }
+        if let Some(v) = value.get("lang") {
+            match v.as_str().map(LangTag::choice) {
+                Some(Ok(_)) => {}
+                _ => {
+                    return Err(err(
+                        "lang",
+                        format!("`lang` must be a language tag such as `de` or `zh-cn`, or `all`; got {v}"),
+                    ))
+                }
             }
         }
         let mut req: ChatRequest = serde_json::from_value(value).map_err(|e| not_chat(&e))?;
@@ -291,6 +319,10 @@ mod tests {
             (br#"{"messages":[{"role":"user","content":"\u3000"},{"role":"assistant","content":"a"},{"role":"user","content":"b"}]}"#, "messages[0].content"),
             (br#"{"messages":[{"role":"user","content":"a"}],"visitor":null}"#, "visitor"),
             (br#"{"messages":[{"role":"user","content":"a"}],"visitor":7}"#, "visitor"),
+            (br#"{"messages":[{"role":"user","content":"a"}],"lang":null}"#, "lang"),
+            (br#"{"messages":[{"role":"user","content":"a"}],"lang":"de DE"}"#, "lang"),
+            (br#"{"messages":[{"role":"user","content":"a"}],"lang":["de"]}"#, "lang"),
+            (br#"{"messages":[{"role":"user","content":"a"}],"lang":"abcdefghijklmnop"}"#, "lang"),
             (br#"{"messages":[{"role":"system","content":"x"}]}"#, "body"),
             (br#"{"messages":[{"role":"user","content":"x"}],"extra":1}"#, "body"),
             // serde would read these as positional structs; the contract's
@@ -307,6 +339,13 @@ mod tests {
             |n: usize| format!(r#"{{"messages":[{{"role":"user","content":"a"}}],"visitor":"{}"}}"#, "v".repeat(n));
         assert_eq!(ChatRequest::parse(visitor(65).as_bytes()).unwrap_err().field, "visitor");
         assert_eq!(ChatRequest::parse(visitor(64).as_bytes()).unwrap().visitor.map(|v| v.len()), Some(64));
+        // The reader's language: a tag, or `all` and empty for none.
+        let lang = |l: &str| {
+            let body = format!(r#"{{"messages":[{{"role":"user","content":"a"}}],"lang":"{l}"}}"#);
+            ChatRequest::parse(body.as_bytes()).unwrap().lang.map(|t| t.to_string())
+        };
+        assert_eq!((lang("de").as_deref(), lang("zh_CN").as_deref()), (Some("de"), Some("zh-cn")));
+        assert_eq!((lang("all"), lang("")), (None, None));
         // An assistant's turn may be empty (an answer the client never got); a
         // character Rust does not call white space (U+001C) is not blank.
         let r = ChatRequest::parse(

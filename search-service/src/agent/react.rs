@@ -215,8 +215,8 @@ impl<'a> React<'a> {
         let t = clock();
         let mut p = self.svc.default_params(k);
         p.mode = Mode::Convex;
-        // Pages in the query's language first, others when it has none.
-        p.lang = self.svc.question_language(&query);
+        // Pages in the reader's language first, others when it has none.
+        p.lang = self.svc.answer_language(self.req.lang, &query);
         let q = Query { text: &query, params: p, offset: 0, vector: None, count_more: false };
         let hits = match self.svc.rank_in_language(&q, clock) {
             Ok((r, _)) => r.hits,

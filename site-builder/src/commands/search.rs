@@ -6,6 +6,7 @@ use super::CommandError;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
+use search_core::index::lang::LangTag;
 use site_builder::search::{render_text, Searcher};
 
 use crate::out;
@@ -21,8 +22,17 @@ pub(crate) struct SearchArgs {
     /// The encoder file (default: encoder.bin beside the index).
     #[arg(long, value_name = "FILE")]
     encoder: Option<PathBuf>,
+    /// Only pages in this language (`de`, `zh-cn`), as `/api/search?lang=`
+    /// asks: every language when none match. Default: every language.
+    #[arg(long, value_name = "TAG", value_parser = parse_lang)]
+    lang: Option<LangTag>,
     #[command(flatten)]
     q: QueryArgs,
+}
+
+/// `--lang`: a language tag, or `all`.
+fn parse_lang(s: &str) -> Result<LangTag, String> {
+    LangTag::parse(s).ok_or_else(|| format!("`{s}` is not a language tag (`de`, `zh-cn`)"))
 }
 
 pub(crate) fn run_search(args: SearchArgs) -> Result<(), CommandError> {
@@ -31,6 +41,7 @@ pub(crate) fn run_search(args: SearchArgs) -> Result<(), CommandError> {
     p.mode = args.q.mode.unwrap_or(p.mode);
     p.alpha = args.q.alpha.unwrap_or(p.alpha);
     p.collapse_pages = args.q.collapse;
+    p.lang = args.lang.filter(|t| t.as_str() != "all");
     let answer = s.answer(&args.query, &p)?;
     if args.q.json {
         outln!("{}", serde_json::to_string(&answer)?);
