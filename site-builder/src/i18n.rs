@@ -104,8 +104,76 @@ pub struct Strings {
     pub go_home: &'static str,
     /// `{page}`: the linked title, on the redirect from a page's old address.
     pub moved: &'static str,
+    // search.html
+    pub search_title: &'static str,
+    /// Without JavaScript: where the words searched for are.
+    pub search_query_hint: &'static str,
+    /// Without JavaScript (or the service): browse instead.
+    pub search_notice: &'static str,
+    pub all_sections_and_articles: &'static str,
     /// What `page.js` says.
     pub js: PageScript,
+    /// What `search.js` says (the dropdown and the results page).
+    pub search: SearchScript,
+}
+
+/// The strings `search.js` shows, under the names it reads them by. A
+/// `{q}` is the query in the language's quotation marks (`quote`), `{n}` a
+/// number, `{lang}` a language's own name, `{title}` a page's; `_one` /
+/// `_other` pairs are the singular and the plural.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SearchScript {
+    /// `{q}`: the query, quoted as the language quotes.
+    pub quote: &'static str,
+    pub unavailable: &'static str,
+    pub browse_instead: &'static str,
+    pub in_browser: &'static str,
+    pub in_browser_semantic: &'static str,
+    pub in_browser_loading: &'static str,
+    pub busy: &'static str,
+    /// `{n}`: seconds, from `seconds_one` / `seconds_other`.
+    pub busy_for: &'static str,
+    pub seconds_one: &'static str,
+    pub seconds_other: &'static str,
+    /// `{lang}`: the language asked for, which had no match.
+    pub lang_fallback: &'static str,
+    pub all_languages: &'static str,
+    pub in_language: &'static str,
+    pub search_all_languages: &'static str,
+    pub only_language: &'static str,
+    pub showing_results_for: &'static str,
+    pub browse_label: &'static str,
+    pub all_sections: &'static str,
+    pub browse_all_sections: &'static str,
+    pub ask_assistant: &'static str,
+    pub or_ask: &'static str,
+    pub suggestions_label: &'static str,
+    pub no_results: &'static str,
+    pub check_spelling: &'static str,
+    pub overview: &'static str,
+    pub see_all: &'static str,
+    pub articles_one: &'static str,
+    pub articles_other: &'static str,
+    pub sections_one: &'static str,
+    pub sections_other: &'static str,
+    /// `{articles}`: `articles_one` / `_other` filled.
+    pub found_for: &'static str,
+    pub results_for: &'static str,
+    /// `{example}`: `example`, quoted.
+    pub type_hint: &'static str,
+    pub example: &'static str,
+    pub searching: &'static str,
+    pub more_failed: &'static str,
+    pub try_again: &'static str,
+    pub more_sections_in: &'static str,
+    pub show_more: &'static str,
+    pub matching_one: &'static str,
+    pub matching_other: &'static str,
+    pub best_first: &'static str,
+    pub show_sections_one: &'static str,
+    pub show_sections_other: &'static str,
+    pub show_fewer: &'static str,
 }
 
 /// The strings `page.js` shows (copy buttons, the theme button, the thanks
@@ -156,6 +224,12 @@ pub fn strings(tag: &str) -> &'static Strings {
 /// common, and every page of a template folder that predates this) sends none.
 pub fn page_script_json(strings: &Strings) -> Option<String> {
     (strings.lang != "en").then(|| serde_json::to_string(&strings.js).unwrap_or_default())
+}
+
+/// `search.js`'s strings as JSON for its script tag, or `None` for English
+/// (`search.js` carries the English ones itself).
+pub fn search_script_json(strings: &Strings) -> Option<String> {
+    (strings.lang != "en").then(|| serde_json::to_string(&strings.search).unwrap_or_default())
 }
 
 /// `rtl` for a language written right to left (Arabic, Hebrew, Persian, Urdu),
@@ -226,8 +300,10 @@ mod tests {
             let other = serde_json::to_value(s).unwrap();
             // Words English shares with a language ("Version", "Tags", "(optional)")
             // may stay; most must not.
-            let same: Vec<&String> =
-                en.keys().filter(|k| *k != "js" && *k != "list_sep" && en[*k] == other[k.as_str()]).collect();
+            let same: Vec<&String> = en
+                .keys()
+                .filter(|k| !["js", "search", "list_sep"].contains(&k.as_str()) && en[*k] == other[k.as_str()])
+                .collect();
             assert!(same.len() <= 6, "{lang}: {same:?} are still English");
             let js_same = en["js"].as_object().unwrap().iter().filter(|(k, v)| other["js"][k.as_str()] == **v).count();
             assert!(js_same <= 1, "{lang}: page.js strings still English");
@@ -237,14 +313,28 @@ mod tests {
     #[test]
     fn patterns_keep_their_placeholders_in_every_language() {
         let holes = |s: &str| -> Vec<String> {
-            s.split('{').skip(1).filter_map(|p| p.split_once('}')).map(|(name, _)| name.to_string()).collect()
+            // In any order: word order differs between languages.
+            let mut h: Vec<String> =
+                s.split('{').skip(1).filter_map(|p| p.split_once('}')).map(|(name, _)| name.to_string()).collect();
+            h.sort();
+            h
         };
         let en = serde_json::to_value(strings("en")).unwrap();
         for lang in LANGUAGES {
             let v = serde_json::to_value(strings(lang)).unwrap();
-            let fields = v.as_object().unwrap().iter().chain(v["js"].as_object().unwrap());
+            let fields = v
+                .as_object()
+                .unwrap()
+                .iter()
+                .chain(v["js"].as_object().unwrap())
+                .chain(v["search"].as_object().unwrap());
             for (k, value) in fields.filter(|(_, v)| v.is_string()) {
-                let english = en.get(k).or_else(|| en["js"].get(k)).and_then(|e| e.as_str()).unwrap();
+                let english = en
+                    .get(k)
+                    .or_else(|| en["js"].get(k))
+                    .or_else(|| en["search"].get(k))
+                    .and_then(|e| e.as_str())
+                    .unwrap();
                 assert_eq!(holes(value.as_str().unwrap()), holes(english), "{lang}.{k}");
             }
         }
@@ -268,6 +358,33 @@ mod tests {
             let line = format!("{key}: {text},");
             let last = format!("{key}: {text}\n");
             assert!(script.contains(&line) || script.contains(&last), "page.js lacks {line}");
+        }
+    }
+
+    /// search.js carries English itself: its table must be the English one,
+    /// and every language's must fill the same placeholders.
+    #[test]
+    fn search_js_carries_the_english_table() {
+        let script = include_str!("../../templates/static/search.js");
+        let en = serde_json::to_value(&strings("en").search).unwrap();
+        for (key, text) in en.as_object().unwrap() {
+            // As JavaScript writes it: non-ASCII as \u escapes.
+            let js: String = text
+                .as_str()
+                .unwrap()
+                .chars()
+                .map(|c| if c.is_ascii() { c.to_string() } else { format!("\\u{:04x}", c as u32) })
+                .collect();
+            assert!(script.contains(&format!("{key}: '{js}',")), "search.js lacks {key}: '{js}'");
+        }
+        assert_eq!(search_script_json(strings("en")), None);
+        let de: serde_json::Value = serde_json::from_str(&search_script_json(strings("de")).unwrap()).unwrap();
+        assert_eq!(de.as_object().unwrap().len(), en.as_object().unwrap().len());
+        for lang in LANGUAGES.iter().filter(|l| **l != "en") {
+            let other = serde_json::to_value(&strings(lang).search).unwrap();
+            let same: Vec<&String> =
+                en.as_object().unwrap().iter().filter(|(k, v)| other[k.as_str()] == **v).map(|(k, _)| k).collect();
+            assert!(same.len() <= 2, "{lang}: {same:?} still English");
         }
     }
 

@@ -33,6 +33,8 @@ use crate::parse::Page;
 #[serde(rename_all = "snake_case")]
 pub enum How {
     Frontmatter,
+    /// Hugo's `about.de.md` beside `about.md`.
+    File,
     Folder,
     Detected,
     /// Nothing told: the knowledge base's main language.
@@ -58,7 +60,9 @@ const MIN_CONFIDENCE_OTHER: f64 = 0.5;
 /// The language of every page of a knowledge base, in the pages' order.
 pub fn resolve(pages: &[Page]) -> Vec<PageLanguage> {
     let folders = language_folders(pages);
-    let said: Vec<Option<PageLanguage>> = pages.iter().map(|p| said(p, &folders)).collect();
+    let suffixed = file_languages(pages.iter().map(|p| p.source.as_str()));
+    let said: Vec<Option<PageLanguage>> =
+        pages.iter().zip(&suffixed).map(|(p, file)| said(p, file.as_deref(), &folders)).collect();
     let detected: Vec<Option<(String, f64, usize)>> =
         pages.iter().zip(&said).map(|(p, s)| if s.is_some() { None } else { detect(&p.body) }).collect();
     let main = main_language(&said, &detected);
@@ -85,7 +89,7 @@ pub fn resolve(pages: &[Page]) -> Vec<PageLanguage> {
 /// the analyzer reads: a page in two languages (a cookie notice in English,
 /// then in Finnish) is indexed each part in its own.
 pub fn of_chunk(page: &PageLanguage, text: &str) -> String {
-    if matches!(page.how, How::Frontmatter | How::Folder) {
+    if matches!(page.how, How::Frontmatter | How::File | How::Folder) {
         return page.tag.clone();
     }
     match detect(text) {
@@ -101,24 +105,62 @@ pub fn of_chunk(page: &PageLanguage, text: &str) -> String {
     }
 }
 
-/// What the frontmatter or the folder says.
-fn said(page: &Page, folders: &BTreeSet<String>) -> Option<PageLanguage> {
+/// What the frontmatter, the file's name (`file`, [`file_languages`]) or the
+/// folder says.
+fn said(page: &Page, file: Option<&str>, folders: &BTreeSet<String>) -> Option<PageLanguage> {
     for key in ["lang", "language", "locale"] {
         if let Some(tag) = page.meta.get(key).and_then(|v| v.as_str()).and_then(normal_tag) {
             return Some(page_language(&tag, How::Frontmatter));
         }
     }
+    if let Some(tag) = file {
+        return Some(page_language(tag, How::File));
+    }
     folder_tag(&page.source, folders).map(|t| page_language(&t, How::Folder))
 }
+
+/// The language each file's name gives, Hugo's translation by file name:
+/// `about.de.md` is the German `about.md`. Only where the name without the
+/// language is another page's too (`about.md`, `about.fr.md`): a lone
+/// `setup.it.md` is not taken for Italian.
+pub fn file_languages<'a>(sources: impl Iterator<Item = &'a str> + Clone) -> Vec<Option<String>> {
+    let mut bases: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for s in sources.clone() {
+        *bases.entry(file_language(s).map_or_else(|| s.to_string(), |(base, _)| base)).or_default() += 1;
+    }
+    sources.map(|s| file_language(s).filter(|(base, _)| bases[base] >= 2).map(|(_, tag)| tag)).collect()
+}
+
+/// `dir/about.de.md` → (`dir/about.md`, `de`) when the part before the
+/// extension names a language.
+pub fn file_language(source: &str) -> Option<(String, String)> {
+    let stem = crate::parse::strip_page_extension(source);
+    let ext = &source[stem.len()..];
+    let (base, suffix) = stem.rsplit_once('.')?;
+    if base.is_empty() || base.ends_with('/') {
+        return None;
+    }
+    let tag = is_language_folder(suffix)?;
+    Some((format!("{base}{ext}"), tag))
+}
+
+/// The longest tag read (what RFC 5646 asks every implementation to hold).
+/// A page's tag names files (a site's results page in it, `search.TAG.html`):
+/// a longer one in a page's frontmatter would fail the build on the file
+/// system's limit, so it is no tag.
+const MAX_TAG: usize = 35;
 
 fn page_language(tag: &str, how: How) -> PageLanguage {
     PageLanguage { tag: tag.to_string(), lang: Lang::from_tag(tag).unwrap_or(Lang::OTHER), how }
 }
 
 /// `tag` lowercased with `-`, when it is shaped like a language tag
-/// (`de`, `pt-BR`, `zh_Hans`, `gsw`).
+/// (`de`, `pt-BR`, `zh_Hans`, `gsw`) of at most [`MAX_TAG`] characters.
 fn normal_tag(tag: &str) -> Option<String> {
     let t = tag.trim().replace('_', "-").to_ascii_lowercase();
+    if t.len() > MAX_TAG {
+        return None;
+    }
     let mut parts = t.split('-');
     let primary = parts.next()?;
     let ok = (2..=3).contains(&primary.len())
@@ -136,13 +178,24 @@ fn is_language_folder(name: &str) -> Option<String> {
 
 /// The top-level folders that name languages, when at least two do.
 fn language_folders(pages: &[Page]) -> BTreeSet<String> {
+    language_folders_of(pages.iter().map(|p| p.source.as_str()))
+}
+
+/// [`language_folders`] of pages' source paths: the tags (`de`, `pt-br`).
+pub fn language_folders_of<'a>(sources: impl Iterator<Item = &'a str>) -> BTreeSet<String> {
     let tops: BTreeSet<String> =
-        pages.iter().filter_map(|p| p.source.split_once('/').and_then(|(top, _)| is_language_folder(top))).collect();
+        sources.filter_map(|s| s.split_once('/').and_then(|(top, _)| is_language_folder(top))).collect();
     if tops.len() >= 2 {
         tops
     } else {
         BTreeSet::new()
     }
+}
+
+/// The language a top-level folder stands for among `folders` (those of
+/// [`language_folders_of`]): `de/` → `de`.
+pub fn folder_language(name: &str, folders: &BTreeSet<String>) -> Option<String> {
+    is_language_folder(name).filter(|t| folders.contains(t))
 }
 
 /// The language a page's path names: a language folder at the top, or the one
@@ -328,6 +381,37 @@ mod tests {
     }
 
     #[test]
+    fn hugos_file_names_say_the_language_beside_the_original() {
+        let pages = [
+            page("about.md", &[], EN),
+            page("about.de.md", &[], DE),
+            page("docs/_index.fr.md", &[], EN),
+            page("docs/_index.md", &[], EN),
+            page("setup.it.md", &[], EN),
+            page("v1.2.md", &[], EN),
+            page("x.pt-br.md", &[("lang", "es")], EN),
+            page("x.md", &[], EN),
+        ];
+        assert_eq!(
+            tags(&pages),
+            [
+                ("en".into(), How::Detected),
+                ("de".into(), How::File),
+                ("fr".into(), How::File),
+                ("en".into(), How::Detected),
+                // Alone, `.it` is part of the name.
+                ("en".into(), How::Detected),
+                ("en".into(), How::Detected),
+                ("es".into(), How::Frontmatter),
+                ("en".into(), How::Detected),
+            ]
+        );
+        assert_eq!(file_language("a/b.zh-cn.md"), Some(("a/b.md".into(), "zh-cn".into())));
+        assert_eq!(file_language("a/.de.md"), None);
+        assert_eq!(file_language("a/b.md"), None);
+    }
+
+    #[test]
     fn one_folder_named_like_a_language_is_not_a_language() {
         // `it/` of a help desk is IT; detection reads the English.
         let pages = [page("it/vpn.md", &[], EN), page("finance/fees.md", &[], EN)];
@@ -386,6 +470,12 @@ mod tests {
         }
         assert_eq!(normal_tag(" zh_Hans ").as_deref(), Some("zh-hans"));
         let p = page("a.md", &[("lang", "<b>")], EN);
+        assert_eq!(tags(&[p]), [("en".into(), How::Detected)]);
+        // Shaped like a tag but longer than any: not one.
+        let long = format!("de{}", "-aaaaaaaa".repeat(60));
+        assert_eq!(normal_tag(&long), None);
+        assert_eq!(normal_tag("ca-ES-valencia").as_deref(), Some("ca-es-valencia"));
+        let p = page("a.md", &[("lang", long.as_str())], EN);
         assert_eq!(tags(&[p]), [("en".into(), How::Detected)]);
     }
 }

@@ -271,8 +271,10 @@ pub struct Frame<'a> {
 }
 
 /// The language a page is shown in ([`crate::i18n`]): the tag `<html lang>`
-/// says, its direction, the site's strings in it (`t.on_this_page`…), and
-/// `page.js`'s share of them as JSON (`page_strings`, none for English).
+/// says, its direction, the site's strings in it (`t.on_this_page`…),
+/// `page.js`'s and `search.js`'s shares of them as JSON (`page_strings`,
+/// `search_strings`, none for English), and the results page its search
+/// forms go to (`search_page`).
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Locale<'a> {
     pub lang: &'a str,
@@ -280,6 +282,10 @@ pub struct Locale<'a> {
     pub dir: Option<&'static str>,
     pub t: &'static crate::i18n::Strings,
     pub page_strings: Option<String>,
+    pub search_strings: Option<String>,
+    /// `search.html`, or on a site in several languages the results page in
+    /// this one ([`search_page`]).
+    pub search_page: String,
 }
 
 impl<'a> Locale<'a> {
@@ -287,7 +293,34 @@ impl<'a> Locale<'a> {
     /// reads English strings, but keeps its own `lang`).
     pub fn of(tag: &'a str) -> Locale<'a> {
         let t = crate::i18n::strings(tag);
-        Locale { lang: tag, dir: crate::i18n::direction(tag), t, page_strings: crate::i18n::page_script_json(t) }
+        Locale {
+            lang: tag,
+            dir: crate::i18n::direction(tag),
+            t,
+            page_strings: crate::i18n::page_script_json(t),
+            search_strings: crate::i18n::search_script_json(t),
+            search_page: SEARCH_PAGE.into(),
+        }
+    }
+
+    /// This locale on `site`, whose main language is `main`: its forms go to
+    /// the results page in its language.
+    pub fn on_site(tag: &'a str, site: &SiteInfo, main: &str) -> Locale<'a> {
+        Locale { search_page: search_page(tag, site, main), ..Locale::of(tag) }
+    }
+}
+
+/// The results page in the main language, and on a site in one language.
+pub const SEARCH_PAGE: &str = "search.html";
+
+/// The results page for pages in `tag`: `search.html` in the main language
+/// (`main`), `search.TAG.html` in each other language of a site in several
+/// (the same page, its words in that language).
+pub fn search_page(tag: &str, site: &SiteInfo, main: &str) -> String {
+    if site.languages.len() > 1 && tag != main && site.languages.iter().any(|l| l == tag) {
+        format!("search.{}.html", kb_common::slug::slugify(tag))
+    } else {
+        SEARCH_PAGE.into()
     }
 }
 
@@ -305,6 +338,9 @@ pub struct Translation<'a> {
     pub href: String,
     /// The page being shown.
     pub current: bool,
+    /// The version in the site's main language: also `hreflang="x-default"`,
+    /// the page for readers whose language has none.
+    pub default: bool,
 }
 
 /// An entry of a sidebar: a page or a section, with the entries under it.
@@ -621,6 +657,7 @@ mod tests {
             url,
             href: format!("https://help.example.edu/{url}"),
             current,
+            default: lang == "en",
         };
         let html = render_page(
             "de",
@@ -646,6 +683,11 @@ mod tests {
             let link = format!("<link rel=\"alternate\" hreflang=\"{lang}\" href=\"https://help.example.edu/{url}\">");
             assert!(html.contains(&link), "{link}");
         }
+        // And the main language's version for readers whose language has none.
+        assert!(html.contains(
+            "<link rel=\"alternate\" hreflang=\"x-default\" href=\"https://help.example.edu/en/pods.html\">"
+        ));
+        assert_eq!(html.matches("x-default").count(), 1);
         // The chrome in German, the site's name still escaped inside a pattern.
         for said in [
             ">Zum Inhalt springen</a>",

@@ -7,6 +7,7 @@
 //!   reads them), Hugo's `content/de/x.md` ↔ `content/en/x.md`, and
 //!   Docusaurus's `i18n/de/docusaurus-plugin-content-docs/current/x.md` ↔
 //!   `docs/x.md` (also versioned docs, the blog and pages);
+//! - Hugo's translation by file name: `about.de.md` ↔ `about.md`;
 //! - the same `translationKey` in the frontmatter (Hugo);
 //! - the same `permalink` or `slug` (a relative one read in the page's
 //!   language-free folder, as Docusaurus and Hugo resolve it).
@@ -172,9 +173,12 @@ fn names(segment: &str, tag: &str) -> bool {
     normal(segment) == tag
 }
 
-/// `source` with its language folder taken out, by the first convention that
+/// `source` with its language folder (or, Hugo's other way, the language in
+/// its file name: `about.de.md`) taken out, by the first convention that
 /// names the page's own language.
 fn neutral_path(source: &str, tag: &str, tops: &BTreeSet<String>) -> Neutral {
+    let named = crate::language::file_language(source).filter(|(_, t)| t == tag).map(|(base, _)| base);
+    let source = named.as_deref().unwrap_or(source);
     let segments: Vec<&str> = source.split('/').collect();
     if segments.len() >= 2 && names(segments[0], tag) && tops.contains(tag) {
         return Neutral { kind: "top", path: segments[1..].join("/") };
@@ -323,6 +327,24 @@ mod tests {
             (page("other/content/en/docs/x.md", &[]), "en"),
         ];
         assert_eq!(grouped(&pages), [vec!["site/content/en/docs/x.md", "site/content/fr/docs/x.md"]]);
+    }
+
+    #[test]
+    fn hugo_file_names_pair_the_original() {
+        let pages = [
+            (page("docs/about.md", &[]), "en"),
+            (page("docs/about.de.md", &[]), "de"),
+            (page("docs/about.fr.md", &[]), "fr"),
+            (page("content/x.md", &[]), "en"),
+            (page("content/x.ja.md", &[]), "ja"),
+            // A suffix that is not the page's language stays part of the name.
+            (page("docs/setup.it.md", &[]), "en"),
+            (page("docs/setup.md", &[]), "de"),
+        ];
+        assert_eq!(
+            grouped(&pages),
+            [vec!["docs/about.de.md", "docs/about.md", "docs/about.fr.md"], vec!["content/x.md", "content/x.ja.md"],]
+        );
     }
 
     #[test]

@@ -8,7 +8,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use common::{
-    assert_ok, build, build_with_index, chunks, repo, report, run, run_with_env, stderr, stdout, walk, write,
+    assert_ok, build, build_with_index, chunks, read, repo, report, run, run_with_env, stderr, stdout, walk, write,
 };
 use search_core::chunk::Chunk;
 use serde_json::Value;
@@ -357,6 +357,82 @@ fn browser_semantic_needs_its_engine_and_keeps_the_previous_site() {
     // And it conflicts with leaving browser search out.
     let o = build_with_index(&content, &out, &["--no-browser-search", "--browser-semantic"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}
+
+/// A site with German pages carries the browser engine that reads German
+/// (`search.json` points at it, report.json says so); an engine folder without
+/// it fails a build that named the folder (the previous site kept), and is a
+/// warning when the folder was the default.
+#[test]
+#[ignore = "needs the model (scripts/fetch-model) and the browser engines: scripts/test runs it"]
+fn a_site_in_other_languages_carries_the_engine_that_reads_them() {
+    let tmp = tempfile::tempdir().unwrap();
+    let content = tmp.path().join("content");
+    write(&content, "de/wlan.md", "# WLAN\n\nVerbinden Sie Ihren Laptop mit dem WLAN eduroam.\n".as_bytes());
+    write(&content, "en/wifi.md", b"# Wi-Fi\n\nConnect your laptop to the eduroam wireless network.\n");
+    // MiniLM, named: the engine is chosen by the pages' languages, not the model.
+    let minilm = std::env::var("KB_MODEL_DIR")
+        .unwrap_or_else(|_| repo().join(".cache/models/all-MiniLM-L6-v2").display().to_string());
+    let english_only = tmp.path().join("english-engine");
+    for f in ["search_web.js", "search_web_bg.wasm"] {
+        let from = repo().join("search-web/pkg").join(f);
+        assert!(from.is_file(), "{} missing: run scripts/build-search-web (scripts/test does)", from.display());
+        write(&english_only, f, fs::read(from).unwrap());
+    }
+    let out = tmp.path().join("dist");
+    let full = repo().join("search-web/pkg");
+    let o = build_with_index(&content, &out, &["--model", &minilm, "--browser-engine", full.to_str().unwrap()]);
+    assert_ok(&o);
+    let pointer = read(&out, "site/_search/search.json");
+    assert!(pointer.contains("\"engine\":\"search_web_languages.js?v="), "{pointer}");
+    assert!(pointer.contains("search_web_languages_bg.wasm.gz?v="), "{pointer}");
+    assert!(out.join("site/_search/search_web_languages_bg.wasm.gz").is_file());
+    assert!(!out.join("site/_search/search_web_bg.wasm.gz").exists(), "one engine per site");
+    let r = report(&out)["browser_search"].clone();
+    assert_eq!(r["engine"], "every language", "{r}");
+    assert!(r["languages"].as_array().unwrap().iter().any(|l| l == "de"), "{r}");
+    let build_dir = fs::read_dir(out.join("site/_search")).unwrap().map(|e| e.unwrap().path()).find(|p| p.is_dir());
+    let manifest: Value = serde_json::from_slice(&gunzip(&build_dir.unwrap().join("manifest.json.gz"))).unwrap();
+    assert_eq!(manifest["chunk_languages"], serde_json::json!(["de", "en"]), "{manifest}");
+
+    // Named, the folder must have it: the build fails and the site stays.
+    let e = english_only.to_str().unwrap();
+    let o = build_with_index(&content, &out, &["--model", &minilm, "--browser-engine", e]);
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    assert!(
+        err.contains("the pages are in")
+            && err.contains("de")
+            && err.contains("search_web_languages_bg.wasm")
+            && err.contains(e),
+        "{err}"
+    );
+    assert_eq!(read(&out, "site/_search/search.json"), pointer);
+    // The default folder (KB_BROWSER_ENGINE) without it: a warning, no browser search.
+    let o = run_with_env(
+        &[
+            "build",
+            "--quiet",
+            "--content",
+            content.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--model",
+            &minilm,
+        ],
+        &[("KB_BROWSER_ENGINE", e)],
+    );
+    assert_ok(&o);
+    let warnings = report(&out)["warnings"].to_string();
+    assert!(warnings.contains("search_web_languages") && warnings.contains("/api only"), "{warnings}");
+    assert!(report(&out)["browser_search"].is_null());
+}
+
+fn gunzip(path: &std::path::Path) -> Vec<u8> {
+    use std::io::Read;
+    let mut out = Vec::new();
+    flate2::read::GzDecoder::new(fs::File::open(path).unwrap()).read_to_end(&mut out).unwrap();
+    out
 }
 
 #[test]

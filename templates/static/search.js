@@ -66,6 +66,92 @@
     document.currentScript || document.querySelector('script[data-root][src*="search.js"]');
   var ROOT = readRoot();
   var SEMANTIC = !!(scriptEl && scriptEl.hasAttribute && scriptEl.hasAttribute('data-semantic'));
+
+  // --- Words ----------------------------------------------------------------
+  // What this script says, in English; a page in another language gives its
+  // own as JSON on the script tag (data-strings, from site-builder's i18n
+  // tables, which hold this same English table: a test keeps them equal).
+  // `{q}` is the query as `quote` quotes it, `{n}` a number; `_one` / `_other`
+  // are the singular and the plural.
+  var S = readStrings({
+    quote: '\u201c{q}\u201d',
+    unavailable: 'Search is unavailable right now.',
+    browseInstead: 'Browse the sections instead.',
+    inBrowser: 'Searched in your browser: the search service is not reachable right now, so words match but not meaning.',
+    inBrowserSemantic: 'Searched in your browser: the search service is not reachable right now.',
+    inBrowserLoading: 'Searched in your browser: the search service is not reachable right now, so words match; meaning too once the model has loaded.',
+    busy: 'Searched in your browser: the search service is busy.',
+    busyFor: 'Searched in your browser: the search service is busy for about {n}.',
+    secondsOne: '{n} second',
+    secondsOther: '{n} seconds',
+    langFallback: 'No pages in {lang} match; showing pages in other languages.',
+    allLanguages: 'All languages.',
+    inLanguage: 'In {lang}.',
+    searchAllLanguages: 'Search all languages',
+    onlyLanguage: 'Only {lang}',
+    showingResultsFor: 'Showing results for {q}',
+    browseLabel: 'Browse: ',
+    allSections: 'all sections',
+    browseAllSections: 'Browse all sections',
+    askAssistant: 'Ask the assistant',
+    orAsk: 'Or put it as a question: ',
+    suggestionsLabel: 'Search suggestions',
+    noResults: 'No results for {q}',
+    checkSpelling: 'Check the spelling or try other words.',
+    overview: 'Overview',
+    seeAll: 'See all results for {q}',
+    articlesOne: '{n} article',
+    articlesOther: '{n} articles',
+    sectionsOne: '{n} section',
+    sectionsOther: '{n} sections',
+    foundFor: '{articles} found for {q}. Use the up and down arrow keys to choose, Enter to open.',
+    resultsFor: 'Results for {q}',
+    typeHint: 'Type a question or a few words, for example {example}.',
+    example: 'reset password',
+    searching: 'Searching\u2026',
+    moreFailed: 'More results could not be loaded.',
+    tryAgain: 'Try again in a moment.',
+    moreSectionsIn: 'More matching sections in {title}',
+    showMore: 'Show more results',
+    matchingOne: '{n} matching section',
+    matchingOther: '{n} matching sections',
+    bestFirst: 'best matches first',
+    showSectionsOne: 'Show {n} more section',
+    showSectionsOther: 'Show {n} more sections',
+    showFewer: 'Show fewer sections',
+  });
+
+  /** The English table with the page's own words over it. */
+  function readStrings(english) {
+    var raw = scriptEl && scriptEl.getAttribute && scriptEl.getAttribute('data-strings');
+    if (!raw) return english;
+    try {
+      var own = JSON.parse(raw);
+      Object.keys(english).forEach(function (k) {
+        if (typeof own[k] === 'string') english[k] = own[k];
+      });
+    } catch (e) {
+      /* malformed: English */
+    }
+    return english;
+  }
+
+  /** `pattern` with each `{name}` replaced by `values[name]` (text). */
+  function fill(pattern, values) {
+    return pattern.replace(/\{(\w+)\}/g, function (m, k) {
+      return Object.prototype.hasOwnProperty.call(values, k) ? String(values[k]) : m;
+    });
+  }
+
+  /** `pattern` as children: its text, and for `{name}` the node `values[name]`. */
+  function fillNodes(pattern, values) {
+    return pattern.split(/(\{\w+\})/).map(function (part) {
+      var m = /^\{(\w+)\}$/.exec(part);
+      return m && Object.prototype.hasOwnProperty.call(values, m[1]) ? values[m[1]] : part;
+    }).filter(function (p) {
+      return p !== '';
+    });
+  }
   var API_URL = new URL(ROOT + 'api/search', location.href);
 
   // --- Languages ------------------------------------------------------------
@@ -116,21 +202,15 @@
     }
   }
   var HEALTH_URL = new URL(ROOT + 'api/health', location.href);
-  var SEARCH_PAGE = ROOT + 'search.html';
+  // The results page in the page's language (a site in several has one each).
+  var SEARCH_PAGE = ROOT + ((scriptEl && scriptEl.getAttribute && scriptEl.getAttribute('data-search-page')) || 'search.html');
   var ENGINE_BASE = new URL(ROOT + '_search/', location.href).href;
   var ASSETS = new URL(ROOT + 'assets/', location.href).href;
   var BROWSE_URL = SEARCH_PAGE + '#site-tree';
 
-  var MSG_UNAVAILABLE = 'Search is unavailable right now.';
   // While the search service is away (an outage, a deploy) the browser engine
-  // answers and one quiet line says so. On a static host (no /api at all) the
-  // browser engine simply is the search: nothing is said.
-  var MSG_IN_BROWSER = 'Searched in your browser: the search service is not reachable right now, so words match but not meaning.';
-  var MSG_IN_BROWSER_SEMANTIC = 'Searched in your browser: the search service is not reachable right now.';
-  var MSG_IN_BROWSER_LOADING =
-    'Searched in your browser: the search service is not reachable right now, so words match; meaning too once the model has loaded.';
-  var MSG_BUSY = 'Searched in your browser: the search service is busy';
-  var MSG_BROWSE = 'Browse the sections instead.';
+  // answers and one quiet line says so (S.inBrowser…). On a static host (no
+  // /api at all) the browser engine simply is the search: nothing is said.
   var EMPTY_SECTIONS = 4; // section links offered when nothing matches
 
   function readRoot() {
@@ -198,11 +278,12 @@
   }
 
   function quoted(q) {
-    return '\u201c' + q + '\u201d';
+    return fill(S.quote, { q: q });
   }
 
+  /** `n` in the singular or the plural pattern (`{n}`). */
   function plural(n, one, many) {
-    return n + ' ' + (n === 1 ? one : many);
+    return fill(n === 1 ? one : many, { n: n });
   }
 
   function searchPageUrl(q) {
@@ -518,7 +599,7 @@
   /** The browser engine's answer. */
   function browserSearch(q, k, page, signal, how) {
     return engine().then(function (m) {
-      return m.search(ENGINE_BASE, q, k, page, !!(how && how.partial), signal, { semantic: SEMANTIC, mode: browserMode(how) });
+      return m.search(ENGINE_BASE, q, k, page, !!(how && how.partial), signal, { semantic: SEMANTIC, mode: browserMode(how), lang: LANG });
     });
   }
 
@@ -571,7 +652,7 @@
       return engine().then(
         function (m) {
           if (!m.away(err.status)) throw err; // the query's fault, not the service being away
-          return m.search(ENGINE_BASE, q, k, page, !!(how && how.partial), signal, { semantic: SEMANTIC, mode: browserMode(how) }).then(
+          return m.search(ENGINE_BASE, q, k, page, !!(how && how.partial), signal, { semantic: SEMANTIC, mode: browserMode(how), lang: LANG }).then(
             function (body) {
               if (!browserSince) browserSince = lastProbe = Date.now();
               browserWhy = whyAway(err);
@@ -607,12 +688,12 @@
    */
   function engineLine(data) {
     if (!data || data.engine !== 'browser' || data.why === 'static') return null;
-    var msg = MSG_IN_BROWSER;
+    var msg = S.inBrowser;
     if (data.why === 'busy') {
       var secs = Math.max(1, Math.round(((data.busyUntil || 0) - Date.now()) / 1000));
-      msg = MSG_BUSY + (data.busyUntil > Date.now() ? ' for about ' + plural(secs, 'second', 'seconds') : '') + '.';
-    } else if (data.semantic === 'ready') msg = MSG_IN_BROWSER_SEMANTIC;
-    else if (data.semantic === 'loading') msg = MSG_IN_BROWSER_LOADING;
+      msg = data.busyUntil > Date.now() ? fill(S.busyFor, { n: plural(secs, S.secondsOne, S.secondsOther) }) : S.busy;
+    } else if (data.semantic === 'ready') msg = S.inBrowserSemantic;
+    else if (data.semantic === 'loading') msg = S.inBrowserLoading;
     return h('span', { class: 'search-status__engine' }, msg);
   }
 
@@ -627,22 +708,19 @@
     var href = location.pathname + '?' + new URLSearchParams({ q: q, lang: other }).toString();
     var fallback = data && typeof data.lang_fallback === 'string' && data.lang_fallback;
     return h('span', { class: 'search-status__lang' }, [
-      fallback
-        ? 'No pages in ' + langName(fallback) + ' match; showing pages in other languages. '
+      (fallback
+        ? fill(S.langFallback, { lang: langName(fallback) })
         : LANG === 'all'
-          ? 'All languages. '
-          : 'In ' + langName(LANG) + '. ',
-      h('a', { href: href, class: 'search-status__link' }, other === 'all' ? 'Search all languages' : 'Only ' + langName(other)),
+          ? S.allLanguages
+          : fill(S.inLanguage, { lang: langName(LANG) })) + ' ',
+      h('a', { href: href, class: 'search-status__link' }, other === 'all' ? S.searchAllLanguages : fill(S.onlyLanguage, { lang: langName(other) })),
     ]);
   }
 
   /** "Showing results for …" when the search read a typo as the word meant. */
   function correctedLine(data) {
     if (!data || typeof data.corrected !== 'string' || !data.corrected) return null;
-    return h('span', { class: 'search-status__corrected' }, [
-      'Showing results for ',
-      h('strong', null, quoted(data.corrected)),
-    ]);
+    return h('span', { class: 'search-status__corrected' }, fillNodes(S.showingResultsFor, { q: h('strong', null, quoted(data.corrected)) }));
   }
 
   /**
@@ -663,24 +741,24 @@
     }
     var parts = [];
     if (links.length) {
-      var row = [h('span', { class: 'search-empty__label' }, 'Browse: ')];
+      var row = [h('span', { class: 'search-empty__label' }, S.browseLabel)];
       links.forEach(function (l, j) {
         if (j) row.push(', ');
         row.push(l);
       });
-      row.push(' \u00b7 ', h('a', { href: browseHref, class: 'search-status__link' }, 'all sections'));
+      row.push(' \u00b7 ', h('a', { href: browseHref, class: 'search-status__link' }, S.allSections));
       parts.push(h('span', { class: 'search-empty__browse' }, row));
     } else {
-      parts.push(h('a', { href: browseHref, class: 'search-status__link' }, 'Browse all sections'));
+      parts.push(h('a', { href: browseHref, class: 'search-status__link' }, S.browseAllSections));
     }
     var chat = window.kbWidget;
     // On a static host there is no assistant to ask, only this search.
     if (chat && typeof chat.ask === 'function' && chat.mode !== 'search' && browserWhy !== 'static') {
-      var ask = h('button', { type: 'button', class: 'search-empty__ask' }, 'Ask the assistant');
+      var ask = h('button', { type: 'button', class: 'search-empty__ask' }, S.askAssistant);
       ask.addEventListener('click', function () {
         chat.ask(q);
       });
-      parts.push(h('span', { class: 'search-empty__chat' }, ['Or put it as a question: ', ask]));
+      parts.push(h('span', { class: 'search-empty__chat' }, [S.orAsk, ask]));
     }
     return h('span', { class: 'search-empty' }, parts);
   }
@@ -737,7 +815,7 @@
       class: 'search-suggest__list',
       id: listId,
       role: 'listbox',
-      'aria-label': 'Search suggestions',
+      'aria-label': S.suggestionsLabel,
     });
     var panel = h('div', { class: 'search-suggest', id: panelId, hidden: true }, [status, list]);
     form.classList.add('search-form--suggest');
@@ -816,7 +894,7 @@
     }
 
     function browseLink() {
-      return h('a', { href: BROWSE_URL, class: 'search-status__link' }, MSG_BROWSE);
+      return h('a', { href: BROWSE_URL, class: 'search-status__link' }, S.browseInstead);
     }
 
     function render() {
@@ -827,22 +905,22 @@
       var q = current.q;
 
       if (current.error) {
-        setStatus('error', [h('strong', null, MSG_UNAVAILABLE), ' ', browseLink()]);
+        setStatus('error', [h('strong', null, S.unavailable), ' ', browseLink()]);
         list.hidden = true;
-        announce(MSG_UNAVAILABLE + ' ' + MSG_BROWSE);
+        announce(S.unavailable + ' ' + S.browseInstead);
         return;
       }
 
       var groups = groupResults(current.data.results).slice(0, SUGGEST_PAGES);
       if (!groups.length) {
         setStatus('empty', [
-          h('strong', null, 'No results for ' + quoted(q)),
-          h('span', { class: 'search-status__hint' }, 'Check the spelling or try other words.'),
+          h('strong', null, fill(S.noResults, { q: quoted(q) })),
+          h('span', { class: 'search-status__hint' }, S.checkSpelling),
           suggestions(q, BROWSE_URL),
           engineLine(current.data),
         ]);
         list.hidden = true;
-        announce('No results for ' + quoted(q) + '.');
+        announce(fill(S.noResults, { q: quoted(q) }) + '.');
         return;
       }
 
@@ -868,7 +946,7 @@
           sections++;
           group.appendChild(
             option('search-option--section', hit.href, [
-              h('span', { class: 'search-option__section' }, hit.intro ? 'Overview' : hit.label),
+              h('span', { class: 'search-option__section' }, hit.intro ? S.overview : hit.label),
               snippetLine(hit, false),
             ])
           );
@@ -878,18 +956,16 @@
 
       list.appendChild(
         option('search-option--all', searchPageUrl(q), [
-          h('span', { class: 'search-option__all-text' }, 'See all results for ' + quoted(q)),
+          h('span', { class: 'search-option__all-text' }, fill(S.seeAll, { q: quoted(q) })),
           h('span', { class: 'search-option__arrow', 'aria-hidden': 'true' }, '\u2192'),
         ])
       );
       list.hidden = false;
 
-      var summary = plural(groups.length, 'article', 'articles') + ' \u00b7 ' + plural(sections, 'section', 'sections');
+      var articles = plural(groups.length, S.articlesOne, S.articlesOther);
+      var summary = articles + ' \u00b7 ' + plural(sections, S.sectionsOne, S.sectionsOther);
       setStatus('', [correctedLine(current.data), h('span', null, summary), engineLine(current.data)]);
-      announce(
-        plural(groups.length, 'article', 'articles') +
-          ' found for ' + quoted(q) + '. Use the up and down arrow keys to choose, Enter to open.'
-      );
+      announce(fill(S.foundFor, { articles: articles, q: quoted(q) }));
     }
 
     function snippetLine(hit, withLabel) {
@@ -1131,9 +1207,9 @@
       if (!queryEl) return;
       clear(queryEl);
       if (q) {
-        append(queryEl, ['Results for ', h('strong', { class: 'search-header__terms' }, quoted(q))]);
+        append(queryEl, fillNodes(S.resultsFor, { q: h('strong', { class: 'search-header__terms' }, quoted(q)) }));
       } else {
-        append(queryEl, ['Type a question or a few words, for example ', h('em', null, quoted('reset password')), '.']);
+        append(queryEl, fillNodes(S.typeHint, { example: h('em', null, quoted(S.example)) }));
       }
     }
 
@@ -1161,7 +1237,7 @@
       pending = ctrl;
       resultsEl.setAttribute('aria-busy', 'true');
       resultsEl.classList.add('is-loading');
-      if (page === 1 && !resultsEl.firstChild) setStatus('loading', 'Searching\u2026');
+      if (page === 1 && !resultsEl.firstChild) setStatus('loading', S.searching);
       var more = resultsEl.querySelector('.search-more');
       if (more) more.disabled = true;
       searchApi(q, PAGE_K, page, ctrl.signal).then(
@@ -1188,7 +1264,7 @@
           finish();
           if (window.console) console.warn('search: ' + err.message);
           if (page > 1) {
-            setStatus('error', [h('strong', null, 'More results could not be loaded.'), ' Try again in a moment.']);
+            setStatus('error', [h('strong', null, S.moreFailed), ' ' + S.tryAgain]);
             var btn = resultsEl.querySelector('.search-more');
             if (btn) btn.disabled = false;
             return;
@@ -1199,9 +1275,9 @@
           // This message says it all: the generic no-JavaScript notice would repeat it.
           if (notice) notice.hidden = true;
           setStatus('error', [
-            h('strong', null, MSG_UNAVAILABLE),
+            h('strong', null, S.unavailable),
             ' ',
-            h('a', { href: '#site-tree', class: 'search-status__link' }, MSG_BROWSE),
+            h('a', { href: '#site-tree', class: 'search-status__link' }, S.browseInstead),
           ]);
         }
       );
@@ -1218,9 +1294,9 @@
       clear(resultsEl);
       if (!groups.length) {
         setStatus('empty', [
-          h('strong', null, 'No results for ' + quoted(q) + '.'),
+          h('strong', null, fill(S.noResults, { q: quoted(q) }) + '.'),
           ' ',
-          h('span', { class: 'search-status__hint' }, 'Check the spelling or try other words.'),
+          h('span', { class: 'search-status__hint' }, S.checkSpelling),
           langLine(state.data, q),
           suggestions(q, '#site-tree'),
           engineLine(state.data),
@@ -1259,12 +1335,12 @@
           var ul = h('ul', {
             class: 'search-result__sections',
             id: ulId,
-            'aria-label': 'More matching sections in ' + g.title,
+            'aria-label': fill(S.moreSectionsIn, { title: g.title }),
           });
           rest.forEach(function (hit, i) {
             ul.appendChild(
               h('li', { class: 'search-result__section', hidden: i >= PAGE_SECTIONS }, [
-                h('a', { href: hit.href, class: 'search-result__section-link' }, hit.intro ? 'Overview' : hit.label),
+                h('a', { href: hit.href, class: 'search-result__section-link' }, hit.intro ? S.overview : hit.label),
                 hit.segs.length ? h('p', { class: 'search-result__snippet' }, renderSegments(hit.segs)) : null,
               ])
             );
@@ -1278,7 +1354,7 @@
       resultsEl.appendChild(ol);
 
       if (state.hasMore) {
-        var btn = h('button', { type: 'button', class: 'search-more' }, 'Show more results');
+        var btn = h('button', { type: 'button', class: 'search-more' }, S.showMore);
         btn.addEventListener('click', function () {
           run(state.q, state.page + 1);
         });
@@ -1288,9 +1364,8 @@
       setStatus('count', [
         correctedLine(state.data),
         langLine(state.data, q),
-        h('strong', null, plural(groups.length, 'article', 'articles')),
-        ' \u00b7 ' + plural(sections, 'matching section', 'matching sections') +
-          (state.hasMore ? ' \u00b7 best matches first' : ''),
+        h('strong', null, plural(groups.length, S.articlesOne, S.articlesOther)),
+        ' \u00b7 ' + plural(sections, S.matchingOne, S.matchingOther) + (state.hasMore ? ' \u00b7 ' + S.bestFirst : ''),
         engineLine(state.data),
       ]);
 
@@ -1306,7 +1381,7 @@
 
     /** "Show 4 more sections" under a result with many matching sections. */
     function moreSectionsButton(ul, hidden) {
-      var label = 'Show ' + plural(hidden, 'more section', 'more sections');
+      var label = plural(hidden, S.showSectionsOne, S.showSectionsOther);
       var btn = h('button', {
         type: 'button',
         class: 'search-result__more',
@@ -1318,7 +1393,7 @@
         var items = ul.children;
         for (var i = PAGE_SECTIONS; i < items.length; i++) items[i].hidden = !expand;
         btn.setAttribute('aria-expanded', String(expand));
-        btn.textContent = expand ? 'Show fewer sections' : label;
+        btn.textContent = expand ? S.showFewer : label;
       });
       return btn;
     }

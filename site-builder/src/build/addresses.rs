@@ -42,7 +42,7 @@ pub(super) fn is_folder_page(source: &str) -> bool {
 /// gets the chain of its folder: the folder's `index.md` page when there is one,
 /// else the parent folder's chain plus the folder's name.
 pub(super) fn resolve_chains(pages: &[Page]) -> Vec<Vec<String>> {
-    let index_of = folder_pages(pages);
+    let index_of = Folders::of(pages);
     let mut memo: HashMap<String, Vec<String>> = HashMap::new();
     pages
         .iter()
@@ -68,20 +68,51 @@ pub(super) fn resolve_chains(pages: &[Page]) -> Vec<Vec<String>> {
 /// The chain of each folder in `dirs` (content-relative), as the pages in it
 /// get theirs: where a folder's own order (a category file) applies in the tree.
 pub(super) fn folder_chains(pages: &[&Page], dirs: &[&str]) -> Vec<Vec<String>> {
-    let index_of = folder_pages(pages);
+    let index_of = Folders::of(pages);
     let mut memo: HashMap<String, Vec<String>> = HashMap::new();
     dirs.iter().map(|d| folder_chain(d, pages, &index_of, &mut memo, 0)).collect()
 }
 
-/// Each folder's own page (`index.md`, `_index.md`, `README.md`), by folder.
-fn folder_pages<P: Borrow<Page>>(pages: &[P]) -> HashMap<&str, usize> {
-    pages
-        .iter()
-        .map(Borrow::borrow)
-        .enumerate()
-        .filter(|(_, p)| is_folder_page(&p.source))
-        .map(|(i, p)| (p.source.rsplit_once('/').map_or("", |(d, _)| d), i))
-        .collect()
+/// What names a folder: its own page, or for a top folder of a site in
+/// several languages (`de/`, `en/`) its language.
+struct Folders<'p> {
+    /// Each folder's own page (`index.md`, `_index.md`, `README.md`), by folder.
+    pages: HashMap<&'p str, usize>,
+    /// The top folders that name languages ([`crate::language::language_folders_of`]).
+    languages: std::collections::BTreeSet<String>,
+}
+
+impl<'p> Folders<'p> {
+    fn of<P: Borrow<Page>>(pages: &'p [P]) -> Folders<'p> {
+        Folders {
+            pages: pages
+                .iter()
+                .map(Borrow::borrow)
+                .enumerate()
+                .filter(|(_, p)| is_folder_page(&p.source))
+                .map(|(i, p)| (p.source.rsplit_once('/').map_or("", |(d, _)| d), i))
+                .collect(),
+            languages: crate::language::language_folders_of(pages.iter().map(|p| p.borrow().source.as_str())),
+        }
+    }
+
+    fn get(&self, dir: &str) -> Option<&usize> {
+        self.pages.get(dir)
+    }
+
+    /// The title of a folder with no page of its own: a language folder's
+    /// language in its own name ("Deutsch"), else the folder's name with its
+    /// first letter capitalised.
+    fn title(&self, dir: &str) -> String {
+        if !dir.contains('/') {
+            if let Some(tag) = crate::language::folder_language(dir, &self.languages) {
+                return crate::i18n::native_name(&tag);
+            }
+        }
+        let name = dir.rsplit('/').next().unwrap_or(dir).replace(['-', '_'], " ");
+        let mut chars = name.chars();
+        chars.next().map(|f| f.to_uppercase().chain(chars).collect()).unwrap_or_default()
+    }
 }
 
 fn parent_dir(dir: &str) -> &str {
@@ -91,7 +122,7 @@ fn parent_dir(dir: &str) -> &str {
 fn folder_chain<P: Borrow<Page>>(
     dir: &str,
     pages: &[P],
-    index_of: &HashMap<&str, usize>,
+    index_of: &Folders<'_>,
     memo: &mut HashMap<String, Vec<String>>,
     depth: usize,
 ) -> Vec<String> {
@@ -112,9 +143,7 @@ fn folder_chain<P: Borrow<Page>>(
         None if dir.is_empty() => Vec::new(),
         None => {
             let mut c = folder_chain(parent_dir(dir), pages, index_of, memo, depth + 1);
-            let name = dir.rsplit('/').next().unwrap_or(dir).replace(['-', '_'], " ");
-            let mut chars = name.chars();
-            c.push(chars.next().map(|f| f.to_uppercase().chain(chars).collect()).unwrap_or_default());
+            c.push(index_of.title(dir));
             c
         }
     };

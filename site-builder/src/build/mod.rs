@@ -29,6 +29,7 @@ use std::time::Instant;
 use indicatif::{ProgressBar, ProgressStyle};
 use search_core::chunk::{encode_jsonl, CHUNKS_FORMAT_VERSION};
 
+use crate::browser::BrowserError;
 use crate::chunk::{ChunkOptions, OptionsError};
 use crate::embed::LongText;
 use crate::filter::{HeuristicJudge, StubJudge};
@@ -232,14 +233,17 @@ pub fn build(opts: &BuildOptions) -> Result<Report, BuildError> {
         None => None,
     };
     if let (Some((index, encoder)), Some(bo)) = (&index_files, &opts.browser) {
-        if bo.required || crate::browser::engine_present(&bo.engine) {
-            report.browser_search = Some(crate::browser::write(&staging, index, encoder, bo)?);
-        } else {
-            report.warnings.push(Warning {
-                file: bo.engine.display().to_string(),
-                line: None,
-                message: "no browser engine here, so the site searches through /api only; build it with `scripts/build-search-web` (or pass --no-browser-search to say so)".into(),
-            });
+        match crate::browser::write(&staging, index, encoder, bo) {
+            Ok(written) => report.browser_search = Some(written),
+            // Not asked for by name: the site searches through /api only.
+            Err(e @ (BrowserError::EngineMissing(_) | BrowserError::LanguagesEngineMissing { .. })) if !bo.required => {
+                report.warnings.push(Warning {
+                    file: bo.engine.display().to_string(),
+                    line: None,
+                    message: format!("{e}; until then the site searches through /api only"),
+                })
+            }
+            Err(e) => return Err(e.into()),
         }
     }
     crate::assets::write_manifest(&staging, &assets_used(&built))?;
@@ -428,5 +432,24 @@ mod tests {
         assert_eq!(chains[2], vec!["Help", "IT services", "VPN"]);
         assert_eq!(chains[3], vec!["Help", "IT services", "Deep", "More", "X"]);
         assert_eq!(chains[4], vec!["Help", "Misc"]);
+    }
+
+    /// The top folders of a site in several languages are named by their
+    /// language, in it; a lone `it/` folder stays IT services' folder.
+    #[test]
+    fn language_folders_are_named_in_their_language() {
+        let pages = vec![
+            plain("de/wlan.md", "WLAN", None),
+            plain("en/wifi.md", "Wi-Fi", None),
+            plain("zh-cn/guides/wifi.md", "无线网络", None),
+            plain("en/it/vpn.md", "VPN", None),
+        ];
+        let chains = resolve_chains(&pages);
+        assert_eq!(chains[0], vec!["Deutsch", "WLAN"]);
+        assert_eq!(chains[1], vec!["English", "Wi-Fi"]);
+        assert_eq!(chains[2], vec!["中文 (简体)", "Guides", "无线网络"]);
+        assert_eq!(chains[3], vec!["English", "It", "VPN"]);
+        let one = resolve_chains(&[plain("it/vpn.md", "VPN", None), plain("faq.md", "FAQ", None)]);
+        assert_eq!(one[0], vec!["It", "VPN"]);
     }
 }

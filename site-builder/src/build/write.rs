@@ -77,6 +77,7 @@ impl<'a> Views<'a> {
                     // only from fully qualified URLs.
                     href: format!("{}{}", self.base_url, kb_common::percent::encode_path(&b.url)),
                     current: p == pi,
+                    default: self.langs[p] == self.main_lang,
                 }
             })
             .collect()
@@ -101,7 +102,7 @@ impl<'a> Views<'a> {
             top_sections: &self.top_sections,
             top_fit: self.top_fit,
             current_top: top.map(|t| self.tree.nodes[t].url.as_str()),
-            locale: Locale::of(lang),
+            locale: Locale::on_site(lang, self.site, &self.main_lang),
         }
     }
 
@@ -252,8 +253,12 @@ pub(super) fn write_site(
     sitemap.insert(0, (HOME_URL, home_page.and_then(|p| built[p].page.last_updated.as_deref())));
 
     let anywhere = views.frame(root_path(&opts.site_url), None, &views.main_lang);
-    let at_root = views.frame(String::new(), None, &views.main_lang);
-    write_search_and_not_found(staging, templates, tree, at_root, anywhere)?;
+    // The results page in each language of the site (the main one's is search.html).
+    let at_root: Vec<_> = std::iter::once(views.main_lang.as_str())
+        .chain(views.site.languages.iter().map(String::as_str).filter(|l| *l != views.main_lang))
+        .map(|l| views.frame(String::new(), None, l))
+        .collect();
+    write_search_and_not_found(staging, templates, tree, &at_root, anywhere)?;
     write_sitemap(staging, templates, &opts.site_url, &sitemap)?;
     for (dest, content) in templates.statics() {
         staging.write(dest, content.as_bytes())?;
@@ -288,12 +293,14 @@ fn write_tag_pages(
     Ok(urls)
 }
 
-/// `search.html` (the no-JavaScript fallback: the whole tree) and `404.html`.
+/// `search.html` and its version in each other language of the site (the
+/// no-JavaScript fallback: the whole tree; `at_root`: a frame per language,
+/// each naming its page) and `404.html`.
 fn write_search_and_not_found(
     staging: &Staging,
     templates: &Templates,
     tree: &NavTree,
-    at_root: crate::site::Frame<'_>,
+    at_root: &[crate::site::Frame<'_>],
     anywhere: crate::site::Frame<'_>,
 ) -> Result<(), BuildError> {
     use crate::site::{NotFoundContext, SearchContext, TreeNode};
@@ -301,8 +308,11 @@ fn write_search_and_not_found(
         let n = &tree.nodes[node];
         TreeNode { title: &n.title, url: &n.url, children: n.children.iter().map(|&c| subtree(tree, c)).collect() }
     }
-    let tree_ctx = tree.nodes[0].children.iter().map(|&c| subtree(tree, c)).collect();
-    staging.write("search.html", templates.render(&SearchContext { frame: at_root, tree: tree_ctx })?.as_bytes())?;
+    for frame in at_root {
+        let tree_ctx = tree.nodes[0].children.iter().map(|&c| subtree(tree, c)).collect();
+        let page = frame.locale.search_page.clone();
+        staging.write(&page, templates.render(&SearchContext { frame: frame.clone(), tree: tree_ctx })?.as_bytes())?;
+    }
     staging.write("404.html", templates.render(&NotFoundContext { frame: anywhere })?.as_bytes())?;
     Ok(())
 }
@@ -528,7 +538,7 @@ mod tests {
         }
         // The German folder's listing is German; the redirect from a German
         // page's old address too.
-        let section = read("sections/de.html");
+        let section = read("sections/deutsch.html");
         assert!(section.contains("<html lang=\"de\" data-languages") && section.contains("2 Artikel"), "{section}");
         let moved = read("alt/umzug/index.html");
         assert!(moved.contains("<html lang=\"de\">"), "{moved}");
