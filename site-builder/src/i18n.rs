@@ -20,7 +20,7 @@ use serde::Serialize;
 
 /// The languages with a table, by primary subtag; any other language reads
 /// the English one.
-pub const LANGUAGES: [&str; 11] = ["en", "de", "fr", "es", "fi", "sv", "ja", "zh", "pt", "it", "nl"];
+pub const LANGUAGES: [&str; 12] = ["en", "de", "fr", "es", "fi", "sv", "ja", "zh", "pt", "it", "nl", "ko"];
 
 /// The strings of the built-in templates in one language.
 #[derive(Debug, Serialize)]
@@ -283,8 +283,9 @@ mod tests {
         assert_eq!(strings("zh-cn").lang, "zh");
         assert_eq!(strings("zh-Hans").lang, "zh");
         assert_eq!(strings("ja").search_button, "検索");
+        assert_eq!(strings("ko-KR").lang, "ko");
         // No table: English, also for Chinese in the other script.
-        for tag in ["ko", "ru", "zh-tw", "zh-Hant-HK", "", "x"] {
+        for tag in ["ru", "zh-tw", "zh-Hant-HK", "", "x"] {
             assert_eq!(strings(tag).lang, "en", "{tag}");
         }
         assert_eq!(strings("en").skip_link, "Skip to content");
@@ -343,7 +344,7 @@ mod tests {
     #[test]
     fn only_other_languages_send_page_js_strings() {
         assert_eq!(page_script_json(strings("en")), None);
-        assert_eq!(page_script_json(strings("ko")), None, "English read for Korean");
+        assert_eq!(page_script_json(strings("ru")), None, "English read for Russian");
         let de: serde_json::Value = serde_json::from_str(&page_script_json(strings("de")).unwrap()).unwrap();
         assert_eq!(de["copy"], "Kopieren");
         assert_eq!(de["copyLangCode"], "{lang}-Code kopieren");

@@ -3,7 +3,7 @@
 //! extractive answer is the pages' own text; an LLM writes its answers in the
 //! reader's language itself (its prompt says so).
 //!
-//! The same eleven languages as the site's string tables (site-builder's
+//! The same twelve languages as the site's string tables (site-builder's
 //! `i18n`) and the chat widget's labels; English for any other, and for
 //! Chinese in the Traditional script, as those do.
 
@@ -55,7 +55,7 @@ pub fn words(lang: Option<LangTag>) -> &'static Words {
     ALL.iter().copied().find(|w| w.lang == primary).unwrap_or(&EN)
 }
 
-const ALL: [&Words; 11] = [&EN, &DE, &FR, &ES, &FI, &SV, &JA, &ZH, &PT, &IT, &NL];
+const ALL: [&Words; 12] = [&EN, &DE, &FR, &ES, &FI, &SV, &JA, &ZH, &PT, &IT, &NL, &KO];
 
 const EN: Words = Words {
     lang: "en",
@@ -191,6 +191,18 @@ const NL: Words = Words {
     read_more: "Lees verder:",
 };
 
+const KO: Words = Words {
+    lang: "ko",
+    from_the_knowledge_base: "지식 베이스에서 찾은 내용:",
+    no_page: "지식 베이스에는 이 질문에 대한 답이 없는 것 같습니다. 관련 페이지를 찾지 못했습니다.",
+    no_page_mentions: "지식 베이스에는 이 질문에 대한 답이 없는 것 같습니다. {named}에 대해 언급한 페이지가 없습니다.",
+    quote: "\u{2018}{w}\u{2019}",
+    sep: ", ",
+    or: " 또는 ",
+    closest: "참고로, 가장 관련성이 높은 페이지:",
+    read_more: "자세히 알아보기:",
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -199,7 +211,8 @@ mod tests {
     fn an_answer_takes_its_languages_words_or_english() {
         let of = |t: &str| words(LangTag::parse(t)).lang;
         assert_eq!((of("de"), of("de-AT"), of("zh-cn"), of("pt_BR")), ("de", "de", "zh", "pt"));
-        for other in ["ko", "zh-tw", "zh-Hant", "x"] {
+        assert_eq!((of("ko"), of("ko-KR")), ("ko", "ko"));
+        for other in ["ru", "zh-tw", "zh-Hant", "x"] {
             assert_eq!(of(other), "en", "{other}");
         }
         assert_eq!(words(None).lang, "en");
