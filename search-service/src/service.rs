@@ -16,7 +16,7 @@ use std::sync::Mutex;
 use crate::pg::{Store, StoreError};
 use search_core::encoder::{Encoder, EncoderError};
 use search_core::index::highlight::Highlighter;
-use search_core::index::lang::{self, Lang, LangTag};
+use search_core::index::lang::{self, Lang, LangChoice, LangTag};
 use search_core::index::relevance::Evidence;
 use search_core::index::typo::{self, Correction};
 use search_core::index::{analyzer, fusion, ChunkMeta, Hit, Index, IndexError, Mode, SearchParams};
@@ -456,6 +456,20 @@ impl<'a> Service<'a> {
         LangTag::parse(Lang::of_query(text, &langs)?.code())
     }
 
+    /// The language a search is kept to, as its caller chose
+    /// ([`LangChoice`]): without a choice, the question's own
+    /// ([`Service::question_language`]; a German question on a site in eight
+    /// languages finds the German page, not its seven translations), with the
+    /// fallback of [`Service::rank_in_language`] when that language has no
+    /// good match.
+    pub fn search_language(&self, choice: LangChoice, text: &str) -> Option<LangTag> {
+        match choice {
+            LangChoice::Question => self.question_language(text),
+            LangChoice::Every => None,
+            LangChoice::Only(t) => Some(t),
+        }
+    }
+
     /// Answers `query` with page `page` (1-based) of `p.k` results, rendered as
     /// `GET /api/search` returns them.
     pub fn search(
@@ -691,11 +705,16 @@ mod tests {
         assert_eq!(tag("Wie verbinde ich mich mit dem eduroam?").as_deref(), Some("de"));
         assert_eq!(tag("How do I connect to the eduroam network?").as_deref(), Some("en"));
         assert_eq!(tag("eduroam"), None, "a keyword says no language");
+        // A search without a choice reads the question's; `all` every one.
+        let choose = |c: LangChoice, q: &str| svc.search_language(c, q).map(|t| t.to_string());
+        assert_eq!(choose(LangChoice::Question, "Wie geht eduroam?").as_deref(), Some("de"));
+        assert_eq!(choose(LangChoice::Every, "Wie geht eduroam?"), None);
+        assert_eq!(choose(LangChoice::Only(LangTag::parse("en").unwrap()), "Wie geht eduroam?").as_deref(), Some("en"));
         // Ranked in it: the German page for the German question, though the
         // English one shares the word.
         let p = SearchParams {
             mode: Mode::Bm25,
-            lang: svc.question_language("Wie geht eduroam?"),
+            lang: svc.search_language(LangChoice::Question, "Wie geht eduroam?"),
             ..svc.default_params(5)
         };
         let q = Query { text: "Wie geht eduroam?", params: p, offset: 0, vector: None, count_more: false };

@@ -20,6 +20,7 @@ use std::path::{Path, PathBuf};
 
 use search_core::chunk::Chunk;
 use search_core::container::AlignedBytes;
+use search_core::index::lang::LangChoice;
 use search_core::index::{self as hybrid, Index, Mode, SearchParams, VectorStorage};
 use serde::Serialize;
 
@@ -170,18 +171,6 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
-/// The language each question is searched in.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum EvalLang {
-    /// Every language (`lang` not sent).
-    Every,
-    /// One language for every question (`lang=de`).
-    Tag(search_core::index::lang::LangTag),
-    /// Each question's own, as the agents search ([`Service::question_language`]),
-    /// every language when its words do not tell.
-    Question,
-}
-
 /// Evaluates a QA set against a built index, each question searched in `lang`
 /// (falling back to every language as `/api/search` does).
 pub fn eval_qa(
@@ -190,7 +179,7 @@ pub fn eval_qa(
     k: usize,
     mode: Mode,
     base: &SearchParams,
-    lang: EvalLang,
+    lang: LangChoice,
 ) -> Result<Metrics, EvalError> {
     let origin = std::time::Instant::now();
     let clock = || origin.elapsed().as_secs_f64() * 1e3;
@@ -201,12 +190,7 @@ pub fn eval_qa(
     let mut misses = Vec::new();
     let mut times = Vec::new();
     for q in questions {
-        let lang = match lang {
-            EvalLang::Every => None,
-            EvalLang::Tag(t) => Some(t),
-            EvalLang::Question => svc.question_language(&q.question),
-        };
-        let params = SearchParams { lang, ..p };
+        let params = SearchParams { lang: svc.search_language(lang, &q.question), ..p };
         let query = Query { text: &q.question, params, offset: 0, vector: None, count_more: false };
         let (ranked, _) = svc.rank_in_language(&query, &clock).map_err(|e| EvalError::Service(e.to_string()))?;
         times.push(ranked.timings.total);

@@ -470,6 +470,32 @@ impl LangTag {
     }
 }
 
+/// The languages a search reads, as its caller chose them (`lang` of
+/// `GET /api/search`, `--lang` of the CLI's `search` and `eval`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LangChoice {
+    /// No choice: the question's own language when its words tell and the
+    /// knowledge base has pages in it, as the agents search; every language
+    /// when they do not tell or the knowledge base has one language.
+    Question,
+    /// Every language (`all`, or empty as an HTML form sends it).
+    Every,
+    /// One language and its regions (`de`, `zh-cn`).
+    Only(LangTag),
+}
+
+impl LangChoice {
+    /// `lang` as a request gives it (`None`: not given); `question` names
+    /// the default. Anything else is no tag (`Err(NotATag)`; the caller names
+    /// its parameter).
+    pub fn of(lang: Option<&str>) -> Result<LangChoice, NotATag> {
+        match lang {
+            None | Some("question") => Ok(LangChoice::Question),
+            Some(t) => Ok(LangTag::choice(t)?.map_or(LangChoice::Every, LangChoice::Only)),
+        }
+    }
+}
+
 /// A `lang` that is neither a language tag nor `all` ([`LangTag::choice`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct NotATag;
@@ -508,6 +534,7 @@ impl std::fmt::Display for LangTag {
 
 #[cfg(test)]
 mod tag_tests {
+    use super::{LangChoice, LangTag};
 
     #[test]
     fn a_tag_covers_itself_and_its_regions() {
@@ -529,10 +556,17 @@ mod tag_tests {
     fn a_choice_is_a_tag_or_every_language() {
         assert_eq!(LangTag::choice("de_AT").map(|t| t.map(|t| t.to_string())), Ok(Some("de-at".into())));
         assert_eq!((LangTag::choice("all"), LangTag::choice("")), (Ok(None), Ok(None)));
+        let de = LangTag::parse("de").map(LangChoice::Only);
+        assert_eq!((LangChoice::of(Some("de")).ok(), LangChoice::of(Some("DE")).ok()), (de, de));
         assert_eq!(
+            (LangChoice::of(None), LangChoice::of(Some("question"))),
+            (Ok(LangChoice::Question), Ok(LangChoice::Question))
         );
         assert_eq!(
+            (LangChoice::of(Some("all")), LangChoice::of(Some(""))),
+            (Ok(LangChoice::Every), Ok(LangChoice::Every))
         );
+        assert_eq!(LangChoice::of(Some("de DE")), Err(super::NotATag));
         for bad in ["ALL ", "-", "de de", "<script>", "x".repeat(16).as_str()] {
             assert_eq!(LangTag::choice(bad), Err(super::NotATag), "{bad:?}");
         }

@@ -67,6 +67,7 @@ pub const MAX_CHAT_BODY: usize = 512 * 1024;
 mod tests {
     use super::*;
     use crate::limit::Bucket;
+    use search_core::index::lang::LangChoice;
     use search_core::index::Mode;
 
     fn err(qs: &str) -> ApiError {
@@ -112,14 +113,16 @@ mod tests {
             mode: None,
             page: 1,
             partial: false,
-            lang: None,
+            lang: LangChoice::Question,
         };
         assert_eq!(q, want);
-        // A language, or every language (`all`, empty).
-        assert_eq!(SearchQuery::parse("q=a&lang=zh_CN").unwrap().lang.map(|t| t.to_string()), Some("zh-cn".into()));
+        // A language, every language (`all`, empty), or the question's (the default).
+        let zh = SearchQuery::parse("q=a&lang=zh_CN").unwrap().lang;
+        assert!(matches!(zh, LangChoice::Only(t) if t.as_str() == "zh-cn"), "{zh:?}");
         for all in ["all", ""] {
-            assert_eq!(SearchQuery::parse(&format!("q=a&lang={all}")).unwrap().lang, None, "{all}");
+            assert_eq!(SearchQuery::parse(&format!("q=a&lang={all}")).unwrap().lang, LangChoice::Every, "{all}");
         }
+        assert_eq!(SearchQuery::parse("q=a&lang=question").unwrap().lang, LangChoice::Question);
         let q = SearchQuery::parse("q=%C3%A9t%C3%A9&k=50&mode=bm25&page=20&partial=true").unwrap();
         assert_eq!((q.q.as_str(), q.k, q.mode, q.page, q.partial), ("été", 50, Some(Mode::Bm25), 20, true));
         for (v, partial) in [("true", true), ("false", false)] {

@@ -1,7 +1,7 @@
 //! `GET /api/search`: its parameters, checked once into a [`SearchQuery`], and
 //! the answer from the service.
 
-use search_core::index::lang::LangTag;
+use search_core::index::lang::LangChoice;
 use search_core::index::Mode;
 use search_service::insights::record;
 use search_service::service::{Service, ServiceError};
@@ -20,8 +20,9 @@ pub struct SearchQuery {
     pub page: usize,
     /// The last word is still being typed (`partial=true`).
     pub partial: bool,
-    /// Only pages in this language (`lang=de`); `None`: every language.
-    pub lang: Option<LangTag>,
+    /// The languages searched: one (`lang=de`), every one (`lang=all`), or
+    /// by default the question's own when its words tell.
+    pub lang: LangChoice,
 }
 
 impl SearchQuery {
@@ -75,16 +76,16 @@ impl SearchQuery {
                 return Err(ApiError::param("partial", format!("`partial` must be `true` or `false`, got `{other}`")))
             }
         };
-        // A language tag, or `all` / empty for every language.
-        let lang = match lang.as_deref() {
-            None => None,
-            Some(t) => LangTag::choice(t).map_err(|_| {
-                ApiError::param(
-                    "lang",
-                    format!("`lang` must be a language tag such as `de` or `zh-cn`, or `all`, got `{t}`"),
-                )
-            })?,
-        };
+        // A language tag, `all` / empty for every language, or the question's.
+        let lang = LangChoice::of(lang.as_deref()).map_err(|_| {
+            ApiError::param(
+                "lang",
+                format!(
+                    "`lang` must be a language tag such as `de` or `zh-cn`, `all` or `question`, got `{}`",
+                    lang.as_deref().unwrap_or_default()
+                ),
+            )
+        })?;
         Ok(SearchQuery { q: q.to_string(), k, mode, page, partial, lang })
     }
 }
@@ -123,7 +124,7 @@ pub(super) fn search(req: &Request, svc: &Service, clock: &dyn Fn() -> f64) -> R
     let mut p = svc.default_params(sq.k);
     p.mode = sq.mode.unwrap_or(p.mode);
     p.partial = sq.partial;
-    p.lang = sq.lang;
+    p.lang = svc.search_language(sq.lang, &sq.q);
     let t0 = clock();
     let answer = svc.search(&sq.q, &p, sq.page, clock).map_err(service_error)?;
     let t = answer.timings_ms;

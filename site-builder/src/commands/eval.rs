@@ -10,9 +10,10 @@ use std::io::IsTerminal;
 use std::path::Path;
 use std::path::PathBuf;
 
+use search_core::index::lang::LangChoice;
 use search_core::index::{Mode, Order, SearchParams};
 use site_builder::embed::{default_model_dir, EncoderFile, LongText};
-use site_builder::eval::{self, EvalLang};
+use site_builder::eval;
 use site_builder::search::Searcher;
 
 use crate::out;
@@ -51,11 +52,11 @@ pub(crate) struct EvalArgs {
     #[arg(long, conflicts_with = "second_chunk")]
     chunk_order: bool,
     /// Search each question in one language (a tag: `de`), in its own
-    /// (`question`: as the agents do), or in every language (`all`, the
-    /// default); a language without a good match falls back to every one, as
-    /// `/api/search?lang=` does.
-    #[arg(long, default_value = "all", value_parser = parse_eval_lang)]
-    lang: EvalLang,
+    /// (`question`, the default: as `/api/search` without `lang` and the
+    /// agents do), or in every language (`all`); a language without a good
+    /// match falls back to every one, as `/api/search?lang=` does.
+    #[arg(long, default_value = "question", value_parser = super::search::parse_lang)]
+    lang: LangChoice,
     /// BM25 k1 and b at query time (default: the index's).
     #[arg(long)]
     k1: Option<f32>,
@@ -215,17 +216,6 @@ fn print_metrics(m: &eval::Metrics, json: bool, misses: bool) -> Result<(), Comm
         }
     }
     Ok(())
-}
-
-/// `--lang`: `all`, `question`, or a language tag.
-fn parse_eval_lang(s: &str) -> Result<EvalLang, String> {
-    match s {
-        "all" | "" => Ok(EvalLang::Every),
-        "question" => Ok(EvalLang::Question),
-        t => search_core::index::lang::LangTag::parse(t)
-            .map(EvalLang::Tag)
-            .ok_or_else(|| format!("`{t}` is not a language tag (`de`, `zh-cn`), `question` or `all`")),
-    }
 }
 
 /// The index's search parameters with what the command line sets instead.

@@ -6,7 +6,7 @@ use super::CommandError;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
-use search_core::index::lang::LangTag;
+use search_core::index::lang::LangChoice;
 use site_builder::search::{render_text, Searcher};
 
 use crate::out;
@@ -23,16 +23,18 @@ pub(crate) struct SearchArgs {
     #[arg(long, value_name = "FILE")]
     encoder: Option<PathBuf>,
     /// Only pages in this language (`de`, `zh-cn`), as `/api/search?lang=`
-    /// asks: every language when none match. Default: every language.
-    #[arg(long, value_name = "TAG", value_parser = parse_lang)]
-    lang: Option<LangTag>,
+    /// asks: every language when none match; `all` for every language.
+    /// Default (`question`): the question's own language when its words tell
+    /// and the index has pages in it.
+    #[arg(long, value_name = "TAG", default_value = "question", value_parser = parse_lang)]
+    lang: LangChoice,
     #[command(flatten)]
     q: QueryArgs,
 }
 
-/// `--lang`: a language tag, or `all`.
-fn parse_lang(s: &str) -> Result<LangTag, String> {
-    LangTag::parse(s).ok_or_else(|| format!("`{s}` is not a language tag (`de`, `zh-cn`)"))
+/// `--lang`: a language tag, `all` or `question`.
+pub(crate) fn parse_lang(s: &str) -> Result<LangChoice, String> {
+    LangChoice::of(Some(s)).map_err(|_| format!("`{s}` is not a language tag (`de`, `zh-cn`), `all` or `question`"))
 }
 
 pub(crate) fn run_search(args: SearchArgs) -> Result<(), CommandError> {
@@ -41,7 +43,7 @@ pub(crate) fn run_search(args: SearchArgs) -> Result<(), CommandError> {
     p.mode = args.q.mode.unwrap_or(p.mode);
     p.alpha = args.q.alpha.unwrap_or(p.alpha);
     p.collapse_pages = args.q.collapse;
-    p.lang = args.lang.filter(|t| t.as_str() != "all");
+    p.lang = s.service()?.search_language(args.lang, &args.query);
     let answer = s.answer(&args.query, &p)?;
     if args.q.json {
         outln!("{}", serde_json::to_string(&answer)?);
