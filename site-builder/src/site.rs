@@ -488,6 +488,8 @@ impl Context for NotFoundContext<'_> {
 pub struct SitemapUrl<'a> {
     pub loc: String,
     pub lastmod: Option<&'a str>,
+    /// The page in each of its languages (empty: one language).
+    pub alternates: Vec<Translation<'a>>,
 }
 
 /// `sitemap.xml`.

@@ -216,7 +216,7 @@ pub(super) fn write_site(
     report.languages.translation_groups = views.translations.groups.len();
     report.warnings.extend(translation_conflicts(&views.translations, built));
     let tag_urls = write_tag_pages(staging, templates, &views, report)?;
-    let mut sitemap: Vec<(&str, Option<&str>)> = Vec::new();
+    let mut sitemap: Vec<SitemapEntry> = Vec::new();
     let bar = progress(opts.progress, built.len() as u64, "write");
     // The content's root `index.md` is the home page's introduction, not a page of its own.
     let home_page = built.iter().position(|b| b.url == HOME_URL);
@@ -227,15 +227,15 @@ pub(super) fn write_site(
         }
         staging.write(&b.url, templates.render(&views.page_context(pi))?.as_bytes())?;
         report.site.html_pages += 1;
-        sitemap.push((&b.url, b.page.last_updated.as_deref()));
+        sitemap.push((&b.url, b.page.last_updated.as_deref(), views.versions(pi)));
     }
     bar.finish_and_clear();
     for node in tree.sections().filter(|&n| tree.nodes[n].page.is_none()) {
         staging.write(&tree.nodes[node].url, templates.render(&views.section_context(node))?.as_bytes())?;
         report.site.section_pages += 1;
-        sitemap.push((&tree.nodes[node].url, None));
+        sitemap.push((&tree.nodes[node].url, None, Vec::new()));
     }
-    sitemap.extend(tag_urls.iter().map(|u| (u.as_str(), None)));
+    sitemap.extend(tag_urls.iter().map(|u| (u.as_str(), None, Vec::new())));
 
     // Home: the root page's introduction (if any) and the first level of the tree.
     let sections: Vec<HomeSection> = tree.nodes[0]
@@ -250,7 +250,7 @@ pub(super) fn write_site(
     let home_ctx = HomeContext { frame: views.frame(String::new(), None, &views.main_lang), page, sections };
     staging.write(HOME_URL, templates.render(&home_ctx)?.as_bytes())?;
     report.site.html_pages += 1;
-    sitemap.insert(0, (HOME_URL, home_page.and_then(|p| built[p].page.last_updated.as_deref())));
+    sitemap.insert(0, (HOME_URL, home_page.and_then(|p| built[p].page.last_updated.as_deref()), Vec::new()));
 
     let anywhere = views.frame(root_path(&opts.site_url), None, &views.main_lang);
     // The results page in each language of the site (the main one's is search.html).
@@ -259,7 +259,7 @@ pub(super) fn write_site(
         .map(|l| views.frame(String::new(), None, l))
         .collect();
     write_search_and_not_found(staging, templates, tree, &at_root, anywhere)?;
-    write_sitemap(staging, templates, &opts.site_url, &sitemap)?;
+    write_sitemap(staging, templates, &opts.site_url, sitemap)?;
     for (dest, content) in templates.statics() {
         staging.write(dest, content.as_bytes())?;
     }
@@ -367,17 +367,28 @@ fn page_view<'a>(
 }
 
 /// `sitemap.xml`: every URL of the site under the deployed base URL.
+/// A URL of the sitemap: the page, its last update, its versions in other
+/// languages (empty when it has none).
+type SitemapEntry<'a> = (&'a str, Option<&'a str>, Vec<Translation<'a>>);
+
+/// `sitemap.xml`: every page, section and tag listing; a page in several
+/// languages names each (`xhtml:link hreflang`, as its `<head>` does), so a
+/// search engine that reads only the sitemap still pairs the translations.
 fn write_sitemap(
     staging: &Staging,
     templates: &Templates,
     site_url: &str,
-    sitemap: &[(&str, Option<&str>)],
+    sitemap: Vec<SitemapEntry<'_>>,
 ) -> Result<(), BuildError> {
     use crate::site::{SitemapContext, SitemapUrl};
     let base = if site_url.ends_with('/') { site_url.to_string() } else { format!("{site_url}/") };
     let urls = sitemap
-        .iter()
-        .map(|(u, d)| SitemapUrl { loc: format!("{base}{}", kb_common::percent::encode_path(u)), lastmod: *d })
+        .into_iter()
+        .map(|(u, d, alternates)| SitemapUrl {
+            loc: format!("{base}{}", kb_common::percent::encode_path(u)),
+            lastmod: d,
+            alternates,
+        })
         .collect();
     staging.write("sitemap.xml", templates.render(&SitemapContext { urls })?.as_bytes())?;
     Ok(())
@@ -518,6 +529,26 @@ mod tests {
         let ja = read("ja/pods.html");
         assert!(ja.contains("<html lang=\"ja\" data-languages=\"de en ja\">") && ja.contains(">本文へスキップ</a>"));
         assert!(ja.contains("hreflang=\"ja\" lang=\"ja\" aria-current=\"page\">日本語</a>"));
+        // The sitemap pairs them too, each version naming all three and the
+        // main language's as x-default; a page without translations names none.
+        let sitemap = read("sitemap.xml");
+        assert!(sitemap.contains("xmlns:xhtml=\"http://www.w3.org/1999/xhtml\""), "{sitemap}");
+        let entry = |url: &str| {
+            let at = sitemap.find(&format!("<loc>https://help.example.edu/docs/{url}</loc>")).unwrap();
+            sitemap[at..at + sitemap[at..].find("</url>").unwrap()].to_string()
+        };
+        for lang in ["de", "en", "ja"] {
+            let e = entry(&format!("{lang}/pods.html"));
+            for other in ["de", "en", "ja"] {
+                let link = format!(
+                    "<xhtml:link rel=\"alternate\" hreflang=\"{other}\" href=\"https://help.example.edu/docs/{other}/pods.html\"/>"
+                );
+                assert!(e.contains(&link), "{e}");
+            }
+            let default = "hreflang=\"x-default\" href=\"https://help.example.edu/docs/en/pods.html\"/>";
+            assert_eq!(e.matches(default).count(), 1, "{e}");
+        }
+        assert!(!entry("en/nodes.html").contains("xhtml:link"));
         // No translation: no switcher.
         let nodes = read("en/nodes.html");
         assert!(
