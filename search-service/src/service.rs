@@ -133,6 +133,9 @@ pub struct Ranked {
     /// The idf of the query's terms the chunks have: what snippets weigh the
     /// query's words by.
     pub weights: Vec<(String, f32)>,
+    /// The query's vector as searched (embedded or brought; `None` in `bm25`),
+    /// so that a second search of the same words need not embed them again.
+    pub vector: Option<Vec<f32>>,
 }
 
 impl Ranked {
@@ -360,6 +363,7 @@ impl<'a> Service<'a> {
             _ => (None, false),
         };
         let qvec = if q.params.mode == Mode::Bm25 { None } else { given.or(embedded.as_deref()) };
+        let vector = qvec.map(<[f32]>::to_vec);
         let t1 = clock();
         let (mut hits, cands, t2) = match &self.corpus {
             Corpus::Bundled(index) => {
@@ -387,6 +391,7 @@ impl<'a> Service<'a> {
             encode_cached,
             evidence: cands.evidence,
             weights: cands.weights,
+            vector,
             corrected,
             timings: Timings {
                 encode: if embedded.is_some() { t1 - tc } else { 0.0 },
@@ -409,13 +414,18 @@ impl<'a> Service<'a> {
     ) -> Result<(Ranked, Option<LangTag>), ServiceError> {
         let ranked = self.rank(q, clock)?;
         let Some(tag) = q.params.lang.filter(|_| !ranked.evidence.matched()) else { return Ok((ranked, None)) };
-        let all = self.rank(&Query { params: SearchParams { lang: None, ..q.params }, ..*q }, clock)?;
+        // The same words: their vector again, unless a typo's reading made it
+        // (a brought vector must be of the words as written).
+        let vector = if ranked.corrected.is_none() { ranked.vector.as_deref().or(q.vector) } else { q.vector };
+        let all = self.rank(&Query { params: SearchParams { lang: None, ..q.params }, vector, ..*q }, clock)?;
         if !all.evidence.matched() {
             return Ok((ranked, None));
         }
         let mut all = all;
-        // The reader waited for both searches.
+        // The reader waited for both searches, and for the one embedding.
         all.timings.total += ranked.timings.total;
+        all.timings.encode += ranked.timings.encode;
+        all.encode_cached |= ranked.encode_cached;
         Ok((all, Some(tag)))
     }
 
@@ -687,6 +697,14 @@ mod tests {
         assert_eq!((r.lang, r.lang_fallback.as_deref()), (None, Some("de")));
         let json = serde_json::to_value(svc.search("parking permit", &de, 1, &|| 0.0).unwrap()).unwrap();
         assert_eq!((json.get("lang"), &json["lang_fallback"]), (None, &serde_json::json!("de")));
+        // A ranking carries the vector it searched (what a fallback searches
+        // again rather than embed the words twice); none in `bm25`.
+        let convex = SearchParams { mode: Mode::Convex, ..de };
+        let q = Query { text: "parking permit", params: convex, offset: 0, vector: None, count_more: false };
+        let (ranked, _) = svc.rank_in_language(&q, &|| 0.0).unwrap();
+        assert_eq!(ranked.vector, svc.embed_for("parking permit", Mode::Convex));
+        let q = Query { params: de, ..q };
+        assert_eq!(svc.rank_in_language(&q, &|| 0.0).unwrap().0.vector, None);
         // Nothing anywhere: no results, no fallback.
         let r = svc.search("xqzv blorf", &de, 1, &|| 0.0).unwrap();
         assert!(!r.matched && r.results.is_empty() && r.lang_fallback.is_none());
