@@ -195,44 +195,72 @@ impl Lang {
         by_letters(query, &tied).or(tied.first().copied())
     }
 
-    /// The language's code in ISO 639-3, as `whatlang` names it.
+    /// The language as `whatlang` names it.
     #[cfg(feature = "detect")]
     fn whatlang(self) -> Option<whatlang::Lang> {
-        let three = match self.code() {
-            "en" => "eng",
-            "de" => "deu",
-            "fr" => "fra",
-            "es" => "spa",
-            "it" => "ita",
-            "pt" => "por",
-            "nl" => "nld",
-            "sv" => "swe",
-            "da" => "dan",
-            "no" => "nob",
-            "fi" => "fin",
-            "ru" => "rus",
-            "hu" => "hun",
-            "ro" => "ron",
-            "tr" => "tur",
-            "el" => "ell",
-            "ar" => "ara",
-            "id" => "ind",
-            "ne" => "nep",
-            "ca" => "cat",
-            "et" => "est",
-            "lt" => "lit",
-            "pl" => "pol",
-            "hy" => "hye",
-            "hi" => "hin",
-            "sr" => "srp",
-            "ta" => "tam",
-            "yi" => "yid",
-            "az" => "aze",
-            "sl" => "slv",
-            _ => return None,
-        };
+        let three = ISO_639_3.iter().find(|p| p.1 == self.code())?.0;
         whatlang::Lang::from_code(three)
     }
+}
+
+/// ISO 639-3 codes (as `whatlang` names languages) and their ISO 639-1
+/// codes: what page detection writes as a tag, and what a query's tie is
+/// broken among.
+const ISO_639_3: &[(&str, &str)] = &[
+    ("eng", "en"),
+    ("deu", "de"),
+    ("fra", "fr"),
+    ("spa", "es"),
+    ("ita", "it"),
+    ("por", "pt"),
+    ("nld", "nl"),
+    ("swe", "sv"),
+    ("dan", "da"),
+    ("nob", "no"),
+    ("fin", "fi"),
+    ("rus", "ru"),
+    ("hun", "hu"),
+    ("ron", "ro"),
+    ("tur", "tr"),
+    ("ell", "el"),
+    ("ara", "ar"),
+    ("ind", "id"),
+    ("nep", "ne"),
+    ("cat", "ca"),
+    ("est", "et"),
+    ("lit", "lt"),
+    ("pol", "pl"),
+    ("hye", "hy"),
+    ("hin", "hi"),
+    ("srp", "sr"),
+    ("tam", "ta"),
+    ("yid", "yi"),
+    ("aze", "az"),
+    ("slv", "sl"),
+    ("cmn", "zh"),
+    ("jpn", "ja"),
+    ("kor", "ko"),
+    ("ukr", "uk"),
+    ("ces", "cs"),
+    ("slk", "sk"),
+    ("hrv", "hr"),
+    ("bul", "bg"),
+    ("heb", "he"),
+    ("vie", "vi"),
+    ("tha", "th"),
+    ("pes", "fa"),
+    ("ben", "bn"),
+    ("lat", "la"),
+    ("epo", "eo"),
+    ("lav", "lv"),
+    ("bel", "be"),
+    ("mkd", "mk"),
+    ("urd", "ur"),
+];
+
+/// The ISO 639-1 code of an ISO 639-3 one, where the table has it.
+pub fn iso639_1_of(three: &str) -> Option<&'static str> {
+    ISO_639_3.iter().find(|p| p.0 == three).map(|p| p.1)
 }
 
 /// Of `tied` languages, the one whose letter trigrams `query` is closest to
