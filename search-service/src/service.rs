@@ -133,8 +133,9 @@ pub struct Ranked {
     /// The idf of the query's terms the chunks have: what snippets weigh the
     /// query's words by.
     pub weights: Vec<(String, f32)>,
-    /// The query's vector as searched (embedded or brought; `None` in `bm25`),
-    /// so that a second search of the same words need not embed them again.
+    /// The query's vector when this search embedded it (`None` when the
+    /// caller brought one, and in `bm25`), so that a second search of the
+    /// same words need not embed them again.
     pub vector: Option<Vec<f32>>,
 }
 
@@ -363,7 +364,6 @@ impl<'a> Service<'a> {
             _ => (None, false),
         };
         let qvec = if q.params.mode == Mode::Bm25 { None } else { given.or(embedded.as_deref()) };
-        let vector = qvec.map(<[f32]>::to_vec);
         let t1 = clock();
         let (mut hits, cands, t2) = match &self.corpus {
             Corpus::Bundled(index) => {
@@ -385,20 +385,16 @@ impl<'a> Service<'a> {
             store.prefetch(&hits.iter().map(|h| h.doc).collect::<Vec<_>>())?;
         }
         let t3 = clock();
+        let encode = if embedded.is_some() { t1 - tc } else { 0.0 };
         Ok(Ranked {
             hits,
             has_more,
             encode_cached,
             evidence: cands.evidence,
             weights: cands.weights,
-            vector,
+            vector: embedded,
             corrected,
-            timings: Timings {
-                encode: if embedded.is_some() { t1 - tc } else { 0.0 },
-                search: (t2 - t1) + (tc - t0),
-                fuse: t3 - t2,
-                total: t3 - t0,
-            },
+            timings: Timings { encode, search: (t2 - t1) + (tc - t0), fuse: t3 - t2, total: t3 - t0 },
         })
     }
 
@@ -414,8 +410,9 @@ impl<'a> Service<'a> {
     ) -> Result<(Ranked, Option<LangTag>), ServiceError> {
         let ranked = self.rank(q, clock)?;
         let Some(tag) = q.params.lang.filter(|_| !ranked.evidence.matched()) else { return Ok((ranked, None)) };
-        // The same words: their vector again, unless a typo's reading made it
-        // (a brought vector must be of the words as written).
+        // The same words: their vector again (the one embedded, else the one
+        // brought), unless a typo's reading made it (a brought vector must be
+        // of the words as written).
         let vector = if ranked.corrected.is_none() { ranked.vector.as_deref().or(q.vector) } else { q.vector };
         let all = self.rank(&Query { params: SearchParams { lang: None, ..q.params }, vector, ..*q }, clock)?;
         if !all.evidence.matched() {
@@ -443,10 +440,11 @@ impl<'a> Service<'a> {
 
     /// Every language a chunk is in (`IndexInfo::chunk_languages`; empty when
     /// all are English, or when the PostgreSQL tenant cannot be read).
-    fn chunk_languages(&self) -> Vec<String> {
+    fn chunk_languages(&self) -> std::borrow::Cow<'_, [String]> {
+        // Borrowed from the index: every search without a `lang` asks.
         match &self.corpus {
-            Corpus::Bundled(i) => i.info().chunk_languages.clone(),
-            Corpus::Postgres(s) => s.tenant().map(|t| t.info.chunk_languages).unwrap_or_default(),
+            Corpus::Bundled(i) => std::borrow::Cow::Borrowed(&i.info().chunk_languages),
+            Corpus::Postgres(s) => s.tenant().map(|t| t.info.chunk_languages).unwrap_or_default().into(),
         }
     }
 

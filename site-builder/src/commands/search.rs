@@ -39,11 +39,12 @@ pub(crate) fn parse_lang(s: &str) -> Result<LangChoice, String> {
 
 pub(crate) fn run_search(args: SearchArgs) -> Result<(), CommandError> {
     let s = Searcher::open(&args.index, args.encoder.as_deref())?;
-    let mut p = s.service()?.default_params(args.q.k);
+    let svc = s.service()?;
+    let mut p = svc.default_params(args.q.k);
     p.mode = args.q.mode.unwrap_or(p.mode);
     p.alpha = args.q.alpha.unwrap_or(p.alpha);
     p.collapse_pages = args.q.collapse;
-    p.lang = s.service()?.search_language(args.lang, &args.query);
+    p.lang = svc.search_language(args.lang, &args.query);
     let answer = s.answer(&args.query, &p)?;
     if args.q.json {
         outln!("{}", serde_json::to_string(&answer)?);
