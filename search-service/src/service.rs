@@ -16,7 +16,7 @@ use std::sync::Mutex;
 use crate::pg::{Store, StoreError};
 use search_core::encoder::{Encoder, EncoderError};
 use search_core::index::highlight::Highlighter;
-use search_core::index::lang::{self, Lang, LangChoice, LangTag};
+use search_core::index::lang::{self, LangChoice, LangTag};
 use search_core::index::relevance::Evidence;
 use search_core::index::typo::{self, Correction};
 use search_core::index::{analyzer, fusion, ChunkMeta, Hit, Index, IndexError, Mode, SearchParams};
@@ -293,7 +293,7 @@ impl<'a> Service<'a> {
         match &self.corpus {
             // Reading slips is English's (an English dictionary, English
             // stems): a knowledge base in other languages is left as typed.
-            Corpus::Bundled(i) if !i.languages().is_empty() => Ok(None),
+            Corpus::Bundled(i) if !i.languages().query().is_empty() => Ok(None),
             Corpus::Bundled(i) => Ok(typo::correct(text, partial, |t| i.df(t), |w| self.encoder.is_word(w))),
             Corpus::Postgres(s) => {
                 let suspects = typo::suspects(text, partial);
@@ -450,18 +450,21 @@ impl<'a> Service<'a> {
 
     /// The language `text` is in, among the corpus's (every language a chunk
     /// is in), when the corpus has several and the words tell
-    /// ([`Lang::of_query`]): what an agent searches first, so that it quotes
-    /// pages in the reader's language. `None` for a corpus in one language.
+    /// ([`lang::Languages::of_query`]): what an agent searches first, so that it
+    /// quotes pages in the reader's language. `None` for a corpus in one
+    /// language.
     pub fn question_language(&self, text: &str) -> Option<LangTag> {
         // Every language a chunk is in, not only those queries are read in
         // (at least 5 % of the chunks): a German section of 4 % is still where
         // a German question's pages are.
-        let mut langs: Vec<Lang> = self.chunk_languages().iter().filter_map(|t| Lang::from_tag(t)).collect();
-        langs.dedup();
-        if langs.len() < 2 {
+        let langs = match &self.corpus {
+            Corpus::Bundled(i) => std::borrow::Cow::Borrowed(i.languages()),
+            Corpus::Postgres(s) => std::borrow::Cow::Owned(s.tenant().map(|t| t.langs()).unwrap_or_default()),
+        };
+        if langs.every().len() < 2 {
             return None;
         }
-        LangTag::parse(Lang::of_query(text, &langs)?.code())
+        LangTag::parse(langs.of_query(text)?.code())
     }
 
     /// The language a search is kept to, as its caller chose

@@ -14,6 +14,7 @@
 
 use std::path::PathBuf;
 
+use search_core::index::lang::LangChoice;
 use search_core::index::{Mode, SearchParams};
 use search_service::service::{Query, Service};
 use site_builder::search::Searcher;
@@ -29,8 +30,10 @@ struct Asked {
 fn ask(svc: &Service<'_>, q: &str, params: SearchParams, target: Option<&str>) -> Result<Asked, String> {
     let t = std::time::Instant::now();
     let clock = || t.elapsed().as_secs_f64() * 1e3;
-    let r = svc
-        .rank(&Query { text: q, params, offset: 0, vector: None, count_more: false }, &clock)
+    // As `/api/search` without `lang`: in the question's language, else every one.
+    let params = SearchParams { lang: svc.search_language(LangChoice::Question, q), ..params };
+    let (r, _) = svc
+        .rank_in_language(&Query { text: q, params, offset: 0, vector: None, count_more: false }, &clock)
         .map_err(|e| e.to_string())?;
     let hit5 = target.is_some_and(|t| r.hits.iter().take(5).any(|h| svc.chunk(h.doc).is_ok_and(|m| m.url == t)));
     Ok(Asked { hit5, matched: r.evidence.matched(), cosine: r.evidence.cosine, lexical: r.evidence.lexical })

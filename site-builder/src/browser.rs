@@ -148,7 +148,7 @@ pub fn write(
     let aligned = AlignedBytes::new(index);
     let idx = Index::open(aligned.as_slice()).map_err(|e| BrowserError::Index(e.to_string()))?;
     let languages = idx.info().languages.clone();
-    let engine_files = if idx.languages().is_empty() { &ENGINE_FILES } else { &LANGUAGES_ENGINE_FILES };
+    let engine_files = if idx.languages().query().is_empty() { &ENGINE_FILES } else { &LANGUAGES_ENGINE_FILES };
     if !engine_files.iter().all(|f| opts.engine.join(f).is_file()) {
         return Err(BrowserError::LanguagesEngineMissing { dir: opts.engine.clone(), languages: languages.join(", ") });
     }

@@ -32,9 +32,9 @@ pub trait Postings {
     /// reads the table of those scans made at build time.
     fn completion(&self, p: &str) -> Option<String>;
     /// The languages the chunks are written in, which a query is read in
-    /// ([`analyzer::query_terms`]); empty: English.
-    fn languages(&self) -> &[super::lang::Lang] {
-        &[]
+    /// ([`super::lang::Languages::reading`]).
+    fn languages(&self) -> &super::lang::Languages {
+        &super::lang::ENGLISH
     }
 }
 
@@ -199,7 +199,7 @@ pub fn best_completion<'t>(p: &str, from: impl Iterator<Item = (&'t [u8], usize)
 /// (to three characters at least) until one is found: stems are often shorter
 /// than the word being typed ("certifica" → "certif").
 pub fn partial_terms<P: Postings + ?Sized>(src: &P, query: &str) -> Vec<String> {
-    partial_terms_in(src, query, src.languages())
+    partial_terms_in(src, query, &src.languages().reading(query, None))
 }
 
 /// [`partial_terms`] read in `langs` (English when empty).
@@ -245,8 +245,9 @@ pub struct QueryReading {
 
 /// `query` as a search in `mode` reads it over `src`: no words for `dense`;
 /// with `partial`, the last word completed ([`partial_terms`]); else its terms
-/// ([`analyzer::query_terms`]). In `lang`'s language only when a search is
-/// restricted to one the index reads ([`super::lang::reading`]). The index
+/// ([`analyzer::query_terms`]), in the languages
+/// [`super::lang::Languages::reading`] says (`lang`'s when a search is
+/// restricted to one some chunk is in). The index
 /// file, the browser's fragments and the PostgreSQL tier all read through here.
 pub fn read_query<P: Postings + ?Sized>(
     src: &P,
@@ -255,7 +256,7 @@ pub fn read_query<P: Postings + ?Sized>(
     partial: bool,
     lang: Option<LangTag>,
 ) -> QueryReading {
-    let langs = super::lang::reading(src.languages(), lang);
+    let langs = src.languages().reading(query, lang);
     match (mode, partial) {
         (Mode::Dense, _) => QueryReading { terms: Vec::new(), readings: Vec::new() },
         (_, true) => {

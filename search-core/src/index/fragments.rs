@@ -236,7 +236,8 @@ pub fn split_with(idx: &Index<'_>, shard_bytes: usize, dictionary: &[String]) ->
     }
     // Slips are read in English only (`Service::correct` says why): a site in
     // other languages gets no spelling lists, and its engine reads none.
-    let spelling = if idx.languages().is_empty() { spelling_lists(idx, dictionary, &mut files) } else { Vec::new() };
+    let spelling =
+        if idx.languages().query().is_empty() { spelling_lists(idx, dictionary, &mut files) } else { Vec::new() };
     for d in 0..n as u32 {
         let meta = idx.chunk(d)?;
         files.push((record_name(d), serde_json::to_vec(&meta).map_err(|e| IndexError::Invalid(e.to_string()))?));
@@ -421,7 +422,7 @@ pub struct Engine {
     spelling: Vec<Option<SpellingList>>,
     records: HashMap<u32, ChunkMeta>,
     /// The manifest's languages, read.
-    langs: Vec<super::lang::Lang>,
+    langs: super::lang::Languages,
     /// The first chunk of each language run ([`Manifest::lang_runs`]).
     lang_starts: Vec<u32>,
     /// The language searches are restricted to ([`Engine::set_language`]).
@@ -452,7 +453,7 @@ impl Engine {
         } else {
             starts_of(&m.lang_runs, m.chunk_languages.len(), m.chunks, "language")?
         };
-        let langs = m
+        let query = m
             .languages
             .iter()
             .map(|code| {
@@ -463,6 +464,7 @@ impl Engine {
                 })
             })
             .collect::<Result<Vec<_>, _>>()?;
+        let langs = super::lang::Languages::new(query, &m.chunk_languages);
         Ok(Engine {
             manifest: m,
             run_starts,
@@ -566,15 +568,19 @@ impl Engine {
     /// The vocabulary shards a query reads: one per term, and for a word being
     /// typed every shard its completions may be in.
     fn shards_for(&self, query: &str, partial: bool) -> BTreeSet<usize> {
-        let mut need: BTreeSet<usize> =
-            analyzer::every_reading(query, &self.langs).iter().filter_map(|t| self.shard_of(t.as_bytes())).collect();
+        let mut need: BTreeSet<usize> = analyzer::every_reading(query, self.langs.every())
+            .iter()
+            .filter_map(|t| self.shard_of(t.as_bytes()))
+            .collect();
         if partial {
             for p in typed_prefixes(query) {
                 if let Some(c) = self.completion_group(&p).and_then(|g| self.completions.get(&g)?.get(&p)) {
                     // The completion, and the terms it is read as.
                     need.extend(self.shard_of(c.as_bytes()));
                     need.extend(
-                        analyzer::every_reading(c, &self.langs).iter().filter_map(|t| self.shard_of(t.as_bytes())),
+                        analyzer::every_reading(c, self.langs.every())
+                            .iter()
+                            .filter_map(|t| self.shard_of(t.as_bytes())),
                     );
                 }
             }
@@ -867,7 +873,7 @@ impl bm25::Postings for Engine {
         self.completions.get(&self.completion_group(p)?)?.get(p).cloned()
     }
 
-    fn languages(&self) -> &[super::lang::Lang] {
+    fn languages(&self) -> &super::lang::Languages {
         &self.langs
     }
 }

@@ -152,10 +152,17 @@ impl Lang {
     /// read from its words: the script of Japanese kana, Korean hangul or Chinese
     /// characters, else the language with the most of the query's words among
     /// its stop words (at least one; a tie goes to the language the other
-    /// words' letters are closest to, else to the earlier in `among`).
-    /// `None` when nothing tells (a few keywords, a command): the caller reads
+    /// words' letters are closest to, when they say).
+    /// `None` when nothing tells (a few keywords, a command, a tie the letters
+    /// do not break): the caller reads
     /// the query in every language of `among`, or in the reader's.
     pub fn of_query(query: &str, among: &[Lang]) -> Option<Lang> {
+        Lang::of_query_preferring(query, among, among)
+    }
+
+    /// [`Lang::of_query`], a tie between one of `preferred` and other
+    /// languages going to `preferred`'s (before the letters are read).
+    fn of_query_preferring(query: &str, among: &[Lang], preferred: &[Lang]) -> Option<Lang> {
         let has = |code: &str| among.iter().copied().find(|l| l.code() == code);
         let (mut kana, mut hangul, mut han) = (false, false, false);
         for c in query.chars() {
@@ -187,12 +194,20 @@ impl Lang {
         let votes: Vec<(Lang, usize)> =
             among.iter().filter(|l| !l.is_cjk()).map(|&l| (l, words.iter().filter(|w| l.is_stop(w)).count())).collect();
         let top = votes.iter().map(|v| v.1).max().filter(|&n| n > 0)?;
-        let tied: Vec<Lang> = votes.iter().filter(|v| v.1 == top).map(|v| v.0).collect();
+        let mut tied: Vec<Lang> = votes.iter().filter(|v| v.1 == top).map(|v| v.0).collect();
+        if tied.iter().any(|l| preferred.contains(l)) {
+            tied.retain(|l| preferred.contains(l));
+        }
         // A tie is common between languages that share their short words
         // ("Que contient le namespace ?": `que` and `le` are French and
         // Spanish); the letters of the other words tell them apart. Failing
-        // that, the language with more chunks (`among` is in that order).
-        by_letters(query, &tied).or(tied.first().copied())
+        // that, nothing tells ("filtrar recursos por etiquetas": Spanish or
+        // Portuguese): taking the language with more chunks searched Spanish
+        // keywords in Portuguese.
+        match tied.as_slice() {
+            [one] => Some(*one),
+            _ => by_letters(query, &tied),
+        }
     }
 
     /// The language as `whatlang` names it.
@@ -283,7 +298,7 @@ fn by_letters(query: &str, tied: &[Lang]) -> Option<Lang> {
     tied.iter().copied().find(|l| l.whatlang() == Some(found.lang()))
 }
 
-/// Without `detect` (the browser engine) a tie goes to the earlier language.
+/// Without `detect` (the browser engine) a tie stays undecided.
 #[cfg(not(feature = "detect"))]
 fn by_letters(_: &str, _: &[Lang]) -> Option<Lang> {
     None
@@ -406,7 +421,10 @@ mod tests {
         let kb: Vec<Lang> = ["en", "de", "es", "fr", "ja", "zh"].iter().filter_map(|t| Lang::from_tag(t)).collect();
         let of = |q: &str| Lang::of_query(q, &kb).map(Lang::code);
         assert_eq!(of("Wie kann ich ein Deployment zurückrollen?"), Some("de"));
-        assert_eq!(of("¿Cómo puedo limitar la memoria de un contenedor?"), Some("es"));
+        // `la`, `de`, `un` are Spanish and French stop words: the letters
+        // break the tie, and without them (the browser) it stays undecided.
+        let tied = if cfg!(feature = "detect") { Some("es") } else { None };
+        assert_eq!(of("¿Cómo puedo limitar la memoria de un contenedor?"), tied);
         assert_eq!(of("Comment est-ce que je peux limiter la mémoire d'un conteneur ?"), Some("fr"));
         assert_eq!(of("How do I roll back a deployment?"), Some("en"));
         assert_eq!(of("コンテナのメモリを制限するには？"), Some("ja"));
@@ -430,8 +448,10 @@ mod tests {
         assert_eq!(of("Que contient le namespace `kube-node-lease` ?"), Some("fr"));
         assert_eq!(of("Quelles valeurs peut prendre le champ `restartPolicy` d'un Pod ?"), Some("fr"));
         // `was` and `an` are English and German, and two other words tell
-        // too little: the earlier language.
-        assert_eq!(of("Was zeigt `minikube addons list` an?"), Some("en"));
+        // too little: undecided (read in each language), not the language
+        // with more chunks.
+        assert_eq!(of("Was zeigt `minikube addons list` an?"), None);
+        assert_eq!(of("filtrar recursos por etiquetas"), None, "`por`: Spanish or Portuguese");
         // No tie: the vote alone decides, whatever the letters say.
         assert_eq!(of("¿Qué contiene el namespace `kube-node-lease`?"), Some("es"));
     }
@@ -539,12 +559,73 @@ pub fn covered(tag: LangTag, chunk_languages: &[String]) -> Vec<bool> {
     }
 }
 
-/// The languages a query is read in: the one a search is restricted to when
-/// the index reads it, else the index's own (`langs`).
-pub fn reading(langs: &[Lang], tag: Option<LangTag>) -> std::borrow::Cow<'_, [Lang]> {
-    match tag.and_then(|t| Lang::from_tag(t.as_str())) {
-        Some(l) if langs.contains(&l) => std::borrow::Cow::Owned(vec![l]),
-        _ => std::borrow::Cow::Borrowed(langs),
+/// The languages an index reads queries in, from its `IndexInfo`: the index
+/// file, the browser's fragments and the PostgreSQL tier each hold one.
+///
+/// Two lists, because a language of a few pages is where its readers' pages
+/// are, yet reading every query in it would find its stems in other
+/// languages' words (CSC's one Finnish page read into English questions cost
+/// a dev question): a query is read in any language a chunk is in when its
+/// words say so or a search is restricted to it, and in each of the common
+/// ones only when nothing tells.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Languages {
+    /// `IndexInfo::languages`: those of at least 5 % of the chunks, most
+    /// first; empty when that is English alone.
+    query: Vec<Lang>,
+    /// `query`'s, then every other language a chunk is in that this build
+    /// reads (`IndexInfo::chunk_languages`).
+    every: Vec<Lang>,
+}
+
+/// English alone, or a source that does not say.
+pub static ENGLISH: Languages = Languages { query: Vec::new(), every: Vec::new() };
+
+impl Languages {
+    /// From the index's query languages and its chunks' tags (languages this
+    /// build does not read, and tags of no language, left out).
+    pub fn new(query: Vec<Lang>, chunk_tags: &[String]) -> Languages {
+        // No query language means English: the common one.
+        let mut every = if query.is_empty() && !chunk_tags.is_empty() { vec![Lang::EN] } else { query.clone() };
+        for l in chunk_tags.iter().filter_map(|t| Lang::from_tag(t)) {
+            if l.supported() && l != Lang::OTHER && !every.contains(&l) {
+                every.push(l);
+            }
+        }
+        Languages { query, every }
+    }
+
+    /// The languages a query whose words do not tell is read in, each on its
+    /// own (empty: English).
+    pub fn query(&self) -> &[Lang] {
+        &self.query
+    }
+
+    /// Every language some chunk is in that this build reads, the common
+    /// ones first.
+    pub fn every(&self) -> &[Lang] {
+        &self.every
+    }
+
+    /// The language `text`'s words say ([`Lang::of_query`]) among every
+    /// language a chunk is in; a tie between a common language and a rare
+    /// one goes to the common one (English when the index is English but a
+    /// few pages): a language of a few pages is taken on its words' evidence
+    /// alone, not on "Puhti on" tying English with Finnish.
+    pub fn of_query(&self, text: &str) -> Option<Lang> {
+        let common = if self.query.is_empty() { &[Lang::EN][..] } else { &self.query };
+        Lang::of_query_preferring(text, &self.every, common)
+    }
+
+    /// The languages a search reads `text` in: the one it is restricted to
+    /// (`tag`) when some chunk is in it, else the one its words say, else
+    /// each of the common ones.
+    pub fn reading(&self, text: &str, tag: Option<LangTag>) -> std::borrow::Cow<'_, [Lang]> {
+        let restricted = tag.and_then(|t| Lang::from_tag(t.as_str())).filter(|l| self.every.contains(l));
+        match restricted.or_else(|| self.of_query(text)) {
+            Some(l) => std::borrow::Cow::Owned(vec![l]),
+            None => std::borrow::Cow::Borrowed(&self.query),
+        }
     }
 }
 

@@ -210,8 +210,8 @@ pub struct Index<'a> {
     doc_norm: &'a [f32],
     avg_len: f32,
     graph: Option<graph::GraphView<'a>>,
-    /// `info.languages` read ([`lang::Lang`]); empty for English.
-    langs: Vec<lang::Lang>,
+    /// `info.languages` and `info.chunk_languages` read.
+    langs: lang::Languages,
     /// The encoder's cosines on the reference scale ([`IndexInfo::cosine_scale`]).
     cosine_scale: relevance::CosineScale,
     /// Each chunk's language, as its place in `info.chunk_languages` (empty:
@@ -399,8 +399,8 @@ impl<'a> Index<'a> {
         })
     }
 
-    /// The languages of the chunks, most first (empty: English).
-    pub fn languages(&self) -> &[lang::Lang] {
+    /// The languages of the chunks, as queries are read in them.
+    pub fn languages(&self) -> &lang::Languages {
         &self.langs
     }
 
@@ -728,7 +728,7 @@ impl bm25::Postings for Index<'_> {
         bm25::best_completion(p, (from..self.info.terms).map(|i| (self.term(i), self.df_at(i))))
     }
 
-    fn languages(&self) -> &[lang::Lang] {
+    fn languages(&self) -> &lang::Languages {
         &self.langs
     }
 }
@@ -748,9 +748,11 @@ fn doc_languages<'a>(c: &Container<'a>, info: &IndexInfo) -> Result<&'a [u8], In
 }
 
 /// The languages `info` names, refused by name when this build cannot read
-/// one as the index was written (a browser engine built without them).
-fn languages(info: &IndexInfo) -> Result<Vec<lang::Lang>, IndexError> {
-    info.languages
+/// one queries are read in as the index was written (a browser engine built
+/// without them).
+fn languages(info: &IndexInfo) -> Result<lang::Languages, IndexError> {
+    let query = info
+        .languages
         .iter()
         .map(|code| match lang::Lang::from_tag(code) {
             Some(l) if l.supported() => Ok(l),
@@ -758,7 +760,8 @@ fn languages(info: &IndexInfo) -> Result<Vec<lang::Lang>, IndexError> {
                 "the index is in {code}, which this build does not read; build it with the `languages` feature"
             ))),
         })
-        .collect()
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(lang::Languages::new(query, &info.chunk_languages))
 }
 
 #[cfg(test)]
@@ -810,6 +813,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "languages")]
     fn a_search_in_one_language_returns_only_its_chunks() {
         let lang = |mut c: Chunk, l: &str| {
             c.lang = l.into();
@@ -1301,7 +1305,7 @@ mod tests {
         // An English index says nothing of languages (its bytes are as before).
         let (_, en) = sample(VectorStorage::F16);
         let en = Index::open(en.as_slice()).unwrap();
-        assert!(en.info().languages.is_empty() && en.languages().is_empty());
+        assert!(en.info().languages.is_empty() && en.languages().every().is_empty());
     }
 
     /// A word that says nothing of its language is read in each of the
@@ -1323,7 +1327,7 @@ mod tests {
         let vecs: Vec<f32> = (0..4).flat_map(|i| unit(&[1.0, i as f32, 0.5, 0.0, 0.0, 0.0, 0.0, 0.0])).collect();
         let bytes = AlignedBytes::new(&build(&chunks, &vecs, 8, &params(VectorStorage::F16)));
         let idx = Index::open(bytes.as_slice()).unwrap();
-        assert_eq!(idx.languages().len(), 2);
+        assert_eq!(idx.languages().query().len(), 2);
         for partial in [false, true] {
             let p = SearchParams { mode: Mode::Bm25, partial, ..idx.default_params(3) };
             let evidence = |q: &str| idx.candidates(q, None, &p).evidence;
@@ -1341,13 +1345,54 @@ mod tests {
         assert_eq!(bm25::read_query(&idx, "Wo ist der Drucker?", Mode::Bm25, false, None).readings.len(), 1);
     }
 
+    /// A language of under 5 % of the chunks is not one an undecided query
+    /// is read in, but a query whose words say it, or a search restricted to
+    /// it, reads it as its pages were indexed: a German help page in an
+    /// English knowledge base is found by its German words.
     #[test]
+    #[cfg(feature = "languages")]
+    fn a_rare_language_is_read_when_the_words_or_the_search_say_it() {
+        let mut chunks: Vec<Chunk> = (0..24)
+            .map(|i| {
+                let text =
+                    format!("Topic {i}: print documents, connect the laptop, reset a password or book room {i}.");
+                Chunk { lang: "en".into(), ..chunk(&format!("en_{i}"), &format!("en{i}"), "Help", &text) }
+            })
+            .collect();
+        let de = "Mehrere identische Kopien einer Anwendung betreiben Sie mit einem Deployment.";
+        chunks.push(Chunk { lang: "de".into(), ..chunk("de_0", "de", "Anwendungen", de) });
+        let vecs: Vec<f32> =
+            (0..chunks.len()).flat_map(|i| unit(&[1.0, i as f32, 0.5, 0.0, 0.0, 0.0, 0.0, 0.0])).collect();
+        let bytes = AlignedBytes::new(&build(&chunks, &vecs, 8, &params(VectorStorage::F16)));
+        let idx = Index::open(bytes.as_slice()).unwrap();
+        let (en, de) = (lang::Lang::EN, lang::Lang::from_tag("de").unwrap());
+        assert!(idx.languages().query().is_empty(), "{:?}", idx.languages());
+        assert_eq!(idx.languages().every(), [en, de]);
+        let read = |q: &str, tag: Option<&str>| {
+            let tag = tag.and_then(lang::LangTag::parse);
+            bm25::read_query(&idx, q, Mode::Bm25, false, tag).readings
+        };
+        // "mehrere" is German's "mehr" only when read as German.
+        let question = "Wie betreibe ich mehrere Kopien einer Anwendung?";
+        assert_eq!(read(question, None), [analyzer::terms_in(question, de)]);
+        assert_eq!(read("mehrere Kopien", Some("de")), [analyzer::terms_in("mehrere Kopien", de)]);
+        assert_eq!(read("mehrere Kopien", None), [analyzer::terms("mehrere Kopien")]);
+        // English and German both have "was"; a tie goes to the common language.
+        assert_eq!(read("was reset", None), [analyzer::terms("was reset")]);
+        let p = SearchParams { mode: Mode::Bm25, ..idx.default_params(3) };
+        let hits = idx.search(question, None, &p);
+        assert_eq!(hits.first().map(|h| idx.chunk(h.doc).unwrap().id).as_deref(), Some("de_0"));
+        assert!(idx.candidates(question, None, &p).evidence.matched());
+    }
+
+    #[test]
+    #[cfg(feature = "languages")]
     fn an_index_in_an_unknown_language_code_is_refused_by_name() {
         let b = with_info(|v| v["languages"] = serde_json::json!(["de", "<bad>"]));
         let err = Index::open(b.as_slice()).err().unwrap();
         assert!(err.to_string().contains("<bad>"), "{err}");
         let b = with_info(|v| v["languages"] = serde_json::json!(["ja"]));
-        assert_eq!(Index::open(b.as_slice()).unwrap().languages(), [lang::Lang::from_tag("ja").unwrap()]);
+        assert_eq!(Index::open(b.as_slice()).unwrap().languages().query(), [lang::Lang::from_tag("ja").unwrap()]);
     }
 
     #[test]

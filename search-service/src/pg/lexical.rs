@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 
 use search_core::index::bm25::Postings;
-use search_core::index::lang::Lang;
+use search_core::index::lang::Languages;
 use search_core::index::{bm25, relevance, SearchParams};
 
 use super::sql::Value;
@@ -41,7 +41,7 @@ pub(super) struct Lexical {
     pub(super) vocab: HashMap<String, Term>,
     pub(super) completions: Completions,
     /// The languages queries are read in (the tenant's).
-    pub(super) langs: Vec<Lang>,
+    pub(super) langs: Languages,
     /// The query's analysed terms (with the completion of a word being typed).
     pub(super) qterms: Vec<String>,
     /// Its readings, one per language it is read in ([`bm25::QueryReading`]).
@@ -113,7 +113,7 @@ pub(super) struct Snapshot<'s> {
     avg_len: f32,
     vocab: &'s HashMap<String, Term>,
     completions: &'s HashMap<String, Option<String>>,
-    langs: &'s [Lang],
+    langs: &'s Languages,
 }
 
 impl Postings for Snapshot<'_> {
@@ -142,7 +142,7 @@ impl Postings for Snapshot<'_> {
         self.completions.get(p).cloned().flatten()
     }
 
-    fn languages(&self) -> &[Lang] {
+    fn languages(&self) -> &Languages {
         self.langs
     }
 }

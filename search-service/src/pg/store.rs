@@ -5,7 +5,7 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;
 
-use search_core::index::lang::Lang;
+use search_core::index::lang::{Lang, Languages};
 use search_core::index::relevance::Evidence;
 use search_core::index::{analyzer, bm25, fusion, Candidates, ChunkMeta, Hit, IndexInfo, Mode, SearchParams};
 
@@ -45,10 +45,11 @@ pub struct Tenant {
 }
 
 impl Tenant {
-    /// The languages queries are read in (`IndexInfo::languages`; empty:
-    /// English), as the bundled index reads them.
-    pub fn langs(&self) -> Vec<Lang> {
-        self.info.languages.iter().filter_map(|t| Lang::from_tag(t)).filter(|l| l.supported()).collect()
+    /// The languages queries are read in (`IndexInfo::languages` and
+    /// `chunk_languages`), as the bundled index reads them.
+    pub fn langs(&self) -> Languages {
+        let query = self.info.languages.iter().filter_map(|t| Lang::from_tag(t)).filter(|l| l.supported()).collect();
+        Languages::new(query, &self.info.chunk_languages)
     }
 
     fn terms_statement(&self) -> &'static str {
@@ -315,7 +316,7 @@ impl Store {
         let (_, last) = bm25::split_last_word(query);
         let mut completions: HashMap<String, Option<String>> = HashMap::new();
         let langs = t.langs();
-        let mut wanted: Vec<String> = analyzer::every_reading(query, &langs);
+        let mut wanted: Vec<String> = analyzer::every_reading(query, langs.every());
         if p.partial && p.mode != Mode::Dense {
             let prefixes: Vec<String> = bm25::word_prefixes(last).into_iter().map(str::to_lowercase).collect();
             if !prefixes.is_empty() {
@@ -327,7 +328,7 @@ impl Store {
                     let (Some(Value::Text(prefix)), c) = (r.first(), r.get(1)) else { continue };
                     let c = c.and_then(Value::text).map(str::to_string);
                     if let Some(c) = &c {
-                        wanted.extend(analyzer::every_reading(c, &langs));
+                        wanted.extend(analyzer::every_reading(c, langs.every()));
                         wanted.push(c.clone());
                     }
                     completions.insert(prefix.clone(), c);
