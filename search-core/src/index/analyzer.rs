@@ -226,6 +226,11 @@ fn base_terms_in(text: &str, lang: Lang) -> Vec<String> {
     out
 }
 
+/// English's stop words, folded and sorted.
+pub(crate) fn english_stop_words() -> &'static [&'static str] {
+    STOPWORDS
+}
+
 /// Whether `word` (folded, lowercased) is an English stop word.
 pub(crate) fn is_english_stop(word: &str) -> bool {
     STOPWORDS.binary_search(&word).is_ok()

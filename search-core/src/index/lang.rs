@@ -133,6 +133,16 @@ impl Lang {
         other_stemmer(self.code()).map(Stemmer::create)
     }
 
+    /// The language's stop words, lowercased (English's, the analyzer's own,
+    /// for English and CJK; none for a language without a list, or without
+    /// the `languages` feature).
+    pub fn stop_words(self) -> Vec<&'static str> {
+        if self == Lang::EN || self.is_cjk() {
+            return super::analyzer::english_stop_words().to_vec();
+        }
+        super::analyzer::stop_list(self.code()).map_or(Vec::new(), |s| s.lines().collect())
+    }
+
     /// Whether `word` (lowercased, as written or folded) is one of the
     /// language's stop words. English's list is the analyzer's own.
     pub(crate) fn is_stop(self, word: &str) -> bool {

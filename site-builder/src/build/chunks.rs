@@ -7,6 +7,7 @@ use std::time::Instant;
 use search_core::chunk::Chunk;
 use search_core::encoder::DIM;
 use search_core::index as hybrid;
+use search_core::index::lang::Lang;
 
 use super::{progress, BuildError, Built, IndexOptions};
 use crate::chunk::{chunk_page, ChunkOptions};
@@ -59,7 +60,10 @@ pub(super) fn build_index(
     // (`texts` above are the ones embedded now; the report counts them.)
     let model = file.model_name().map_err(crate::embed::EmbedError::from)?;
     let all: Vec<&str> = chunks.iter().map(|c| c.index_text.as_str()).collect();
-    let shipped = if io.full_vocabulary { file } else { file.pruned_to(&all)? };
+    let mut langs: Vec<Lang> = chunks.iter().filter_map(|c| Lang::from_tag(&c.lang)).collect();
+    langs.sort();
+    langs.dedup();
+    let shipped = if io.full_vocabulary { file } else { file.pruned_to(&all, &langs)? };
     let params = hybrid::BuildParams {
         bm25: io.bm25,
         vectors: io.vectors,

@@ -20,8 +20,9 @@ pub(crate) struct IndexArgs {
     pub(crate) model: Option<PathBuf>,
     /// Ship the multilingual encoder's whole 250,000-piece vocabulary (82 MB,
     /// over what the component may bundle) instead of the pieces the pages use
-    /// (about 27 MB); queries with words the pages never use then split as the
-    /// full model splits them (docs/benchmarks/languages.md).
+    /// and the 80,000 most probable (about 44 MB); queries with words neither
+    /// has then split as the full model splits them
+    /// (docs/benchmarks/languages.md).
     #[arg(long)]
     pub(crate) full_vocabulary: bool,
     /// How the dense vectors are stored: i16 (fixed point, the default: half the
