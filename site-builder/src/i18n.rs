@@ -46,6 +46,9 @@ pub struct Strings {
     pub browse: &'static str,
     /// The chat launcher's label (`data-title` of the widget's script).
     pub widget_title: &'static str,
+    /// The site's name when neither the build's options nor the pages give
+    /// one, in the site's main language.
+    pub site_name: &'static str,
     // macros.html
     pub breadcrumb: &'static str,
     /// `{title}`: the sidebar's section.

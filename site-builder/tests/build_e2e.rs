@@ -604,6 +604,26 @@ fn the_demo_navigates_without_boilerplate() {
     check_site_links(&site);
 }
 
+/// A help centre that names itself nowhere is called "Knowledge base" in its
+/// own language, as the rest of its chrome is.
+#[test]
+fn an_unnamed_site_is_named_in_its_main_language() {
+    let tmp = tempfile::tempdir().unwrap();
+    let content = tmp.path().join("content");
+    write(&content, "fi/salasana.md", "Salasanan vaihtaminen onnistuu portaalissa. Valitse Vaihda salasana.\n");
+    write(
+        &content,
+        "fi/tulostus.md",
+        "Tulostimet löytyvät kirjastosta, ja tulostaminen maksaa kymmenen senttiä sivulta.\n",
+    );
+    write(&content, "de/passwort.md", "Melden Sie sich im Portal an und wählen Sie Passwort ändern.\n");
+    let out = tmp.path().join("dist");
+    assert_ok(&build(&content, &out, &[]));
+    let page = fs::read_to_string(out.join("site/fi/salasana.html")).unwrap();
+    assert!(page.contains("brand__name\">Tietopankki<"), "{}", &page[..page.len().min(2000)]);
+    assert!(page.contains("<title>Salasana · Tietopankki</title>"));
+}
+
 #[test]
 fn pages_and_folders_go_in_their_sources_order() {
     let tmp = tempfile::tempdir().unwrap();

@@ -74,7 +74,7 @@ pub struct BuildOptions {
     /// the root the 404 page (served at any depth) links from.
     pub site_url: String,
     /// The site's name (`--site-title`); `None`: `mkdocs.yml`'s `site_name`, else
-    /// the tree's root (the root page's title), else "Knowledge base".
+    /// the tree's root (the root page's title), else "Knowledge base" in the site's main language.
     pub site_title: Option<String>,
     pub judge: JudgeChoice,
     pub llm: Option<crate::llm::LlmConfig>,

@@ -163,15 +163,17 @@ fn node_link(tree: &NavTree, n: usize) -> Link<'_> {
 /// What every page says of the site: its name, its size, when it was built.
 /// The name is `--site-title`, else `mkdocs.yml`'s `site_name`, else the tree's
 /// root (the root page's title, or the name every page's `path` starts with),
-/// else the root page's title, else "Knowledge base".
+/// else the root page's title, else "Knowledge base" in the site's main
+/// language ("Tietopankki" for a Finnish help centre).
 pub(super) fn site_info(tree: &NavTree, built: &[Built], opts: &BuildOptions, site_name: Option<&str>) -> SiteInfo {
     let root_page = built.iter().find(|b| b.url == HOME_URL).map(|b| b.page.title.as_str());
+    let main = crate::i18n::main_language(built.iter().map(|b| b.lang.tag.as_str()));
     let title = [opts.site_title.as_deref(), site_name, Some(tree.nodes[0].title.as_str()), root_page]
         .into_iter()
         .flatten()
         .map(str::trim)
         .find(|t| !t.is_empty())
-        .unwrap_or("Knowledge base");
+        .unwrap_or(crate::i18n::strings(&main).site_name);
     SiteInfo {
         title: title.to_string(),
         page_count: built.len(),

@@ -54,7 +54,7 @@ pub(crate) struct BuildArgs {
     site_url: String,
     /// The site's name, in every page's header and title; default: `site_name`
     /// of an mkdocs.yml in or above the content folder, else the root page's
-    /// title (index.md or _index.md), else "Knowledge base".
+    /// title (index.md or _index.md), else "Knowledge base" in the pages' main language.
     #[arg(long, value_name = "NAME")]
     site_title: Option<String>,
     /// Who decides whether an overview chunk ("This page contains…") is a stub:
