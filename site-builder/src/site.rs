@@ -198,6 +198,9 @@ pub struct SiteInfo {
     /// data-languages>` names them, and search asks the API for the reader's
     /// (the page's) language (`search.js`).
     pub languages: Vec<String>,
+    /// The tag of the most pages ([`crate::i18n::main_language`]): the
+    /// language of home, search, 404 and the site's default name.
+    pub main_language: String,
 }
 
 /// A titled link (breadcrumbs, top sections, sitemap of the search page).
@@ -303,21 +306,21 @@ impl<'a> Locale<'a> {
         }
     }
 
-    /// This locale on `site`, whose main language is `main`: its forms go to
-    /// the results page in its language.
-    pub fn on_site(tag: &'a str, site: &SiteInfo, main: &str) -> Locale<'a> {
-        Locale { search_page: search_page(tag, site, main), ..Locale::of(tag) }
+    /// This locale on `site`: its forms go to the results page in its
+    /// language.
+    pub fn on_site(tag: &'a str, site: &SiteInfo) -> Locale<'a> {
+        Locale { search_page: search_page(tag, site), ..Locale::of(tag) }
     }
 }
 
 /// The results page in the main language, and on a site in one language.
 pub const SEARCH_PAGE: &str = "search.html";
 
-/// The results page for pages in `tag`: `search.html` in the main language
-/// (`main`), `search.TAG.html` in each other language of a site in several
+/// The results page for pages in `tag`: `search.html` in the site's main
+/// language, `search.TAG.html` in each other language of a site in several
 /// (the same page, its words in that language).
-pub fn search_page(tag: &str, site: &SiteInfo, main: &str) -> String {
-    if site.languages.len() > 1 && tag != main && site.languages.iter().any(|l| l == tag) {
+pub fn search_page(tag: &str, site: &SiteInfo) -> String {
+    if site.languages.len() > 1 && tag != site.main_language && site.languages.iter().any(|l| l == tag) {
         format!("search.{}.html", kb_common::slug::slugify(tag))
     } else {
         SEARCH_PAGE.into()
@@ -515,6 +518,7 @@ mod tests {
             built: "2026-01-01".into(),
             browser_semantic: false,
             languages: Vec::new(),
+            main_language: "en".into(),
         };
         let top = [Link { title: "IT \"x\"", url: "it/index.html" }];
         let ctx = SectionContext {
@@ -567,6 +571,7 @@ mod tests {
             built: "2026-01-01".into(),
             browser_semantic: false,
             languages: Vec::new(),
+            main_language: "en".into(),
         };
         let crumbs = vec![Link { title: "IT", url: "it/index.html" }];
         let ctx = SectionContext {
@@ -615,6 +620,7 @@ mod tests {
             built: "2026-01-01".into(),
             browser_semantic: false,
             languages: Vec::new(),
+            main_language: "en".into(),
         };
         let toc = [crate::render::TocEntry { level: 2, id: "x".into(), title: "X".into() }];
         let page = PageView {

@@ -35,8 +35,6 @@ struct Views<'a> {
     top_fit: usize,
     /// Each page's language tag, by page index.
     langs: Vec<&'a str>,
-    /// The language of the pages that are no one page's: home, search, 404.
-    main_lang: String,
     translations: Translations,
     /// `--site-url` ending in `/`: where hreflang's absolute URLs start.
     base_url: String,
@@ -50,16 +48,15 @@ impl<'a> Views<'a> {
         let langs: Vec<&str> = built.iter().map(|b| b.lang.tag.as_str()).collect();
         let pages: Vec<&Page> = built.iter().map(|b| &b.page).collect();
         let translations = crate::translations::group(&pages, &langs);
-        let main_lang = crate::i18n::main_language(langs.iter().copied());
         let base_url = if site_url.ends_with('/') { site_url.to_string() } else { format!("{site_url}/") };
-        Views { tree, built, site, top_sections, top_fit, langs, main_lang, translations, base_url }
+        Views { tree, built, site, top_sections, top_fit, langs, translations, base_url }
     }
 
     /// The language of a listing of these pages: theirs when they share one,
     /// else the site's. A section of a language folder (`de/…`) is in that
     /// language, as its pages are.
     fn listing_lang(&self, pages: impl IntoIterator<Item = usize>) -> &str {
-        crate::i18n::common_language(pages.into_iter().map(|p| self.langs[p]), &self.main_lang)
+        crate::i18n::common_language(pages.into_iter().map(|p| self.langs[p]), &self.site.main_language)
     }
 
     /// The page in each of its languages, for its switcher and hreflang links.
@@ -77,7 +74,7 @@ impl<'a> Views<'a> {
                     // only from fully qualified URLs.
                     href: format!("{}{}", self.base_url, kb_common::percent::encode_path(&b.url)),
                     current: p == pi,
-                    default: self.langs[p] == self.main_lang,
+                    default: self.langs[p] == self.site.main_language,
                 }
             })
             .collect()
@@ -102,7 +99,7 @@ impl<'a> Views<'a> {
             top_sections: &self.top_sections,
             top_fit: self.top_fit,
             current_top: top.map(|t| self.tree.nodes[t].url.as_str()),
-            locale: Locale::on_site(lang, self.site, &self.main_lang),
+            locale: Locale::on_site(lang, self.site),
         }
     }
 
@@ -167,13 +164,13 @@ fn node_link(tree: &NavTree, n: usize) -> Link<'_> {
 /// language ("Tietopankki" for a Finnish help centre).
 pub(super) fn site_info(tree: &NavTree, built: &[Built], opts: &BuildOptions, site_name: Option<&str>) -> SiteInfo {
     let root_page = built.iter().find(|b| b.url == HOME_URL).map(|b| b.page.title.as_str());
-    let main = crate::i18n::main_language(built.iter().map(|b| b.lang.tag.as_str()));
+    let main_language = crate::i18n::main_language(built.iter().map(|b| b.lang.tag.as_str()));
     let title = [opts.site_title.as_deref(), site_name, Some(tree.nodes[0].title.as_str()), root_page]
         .into_iter()
         .flatten()
         .map(str::trim)
         .find(|t| !t.is_empty())
-        .unwrap_or(crate::i18n::strings(&main).site_name);
+        .unwrap_or(crate::i18n::strings(&main_language).site_name);
     SiteInfo {
         title: title.to_string(),
         page_count: built.len(),
@@ -185,6 +182,7 @@ pub(super) fn site_info(tree: &NavTree, built: &[Built], opts: &BuildOptions, si
             l.dedup();
             l
         },
+        main_language,
     }
 }
 
@@ -249,15 +247,15 @@ pub(super) fn write_site(
         })
         .collect();
     let page = home_page.map(|p| page_view(&built[p], views.crumbs(0), Vec::new()));
-    let home_ctx = HomeContext { frame: views.frame(String::new(), None, &views.main_lang), page, sections };
+    let home_ctx = HomeContext { frame: views.frame(String::new(), None, &views.site.main_language), page, sections };
     staging.write(HOME_URL, templates.render(&home_ctx)?.as_bytes())?;
     report.site.html_pages += 1;
     sitemap.insert(0, (HOME_URL, home_page.and_then(|p| built[p].page.last_updated.as_deref()), Vec::new()));
 
-    let anywhere = views.frame(root_path(&opts.site_url), None, &views.main_lang);
+    let anywhere = views.frame(root_path(&opts.site_url), None, &views.site.main_language);
     // The results page in each language of the site (the main one's is search.html).
-    let at_root: Vec<_> = std::iter::once(views.main_lang.as_str())
-        .chain(views.site.languages.iter().map(String::as_str).filter(|l| *l != views.main_lang))
+    let at_root: Vec<_> = std::iter::once(views.site.main_language.as_str())
+        .chain(views.site.languages.iter().map(String::as_str).filter(|l| *l != views.site.main_language))
         .map(|l| views.frame(String::new(), None, l))
         .collect();
     write_search_and_not_found(staging, templates, tree, &at_root, anywhere)?;
