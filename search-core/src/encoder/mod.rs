@@ -387,7 +387,7 @@ impl<'a> Encoder<'a> {
     /// The whole-word tokens [`crate::index::typo`] could be asked about (plain
     /// lowercase ASCII words of its lengths), for the browser's spelling lists.
     pub fn dictionary(&self) -> Vec<String> {
-        let len = crate::index::typo::MIN_LEN..=crate::index::typo::MAX_LEN;
+        let len = crate::index::typo::STOP_LEN..=crate::index::typo::MAX_LEN;
         let (pieces, lead) = match &self.tok {
             Tok::WordPiece(v) => (v.pieces(), &b""[..]),
             Tok::Unigram(u) => (u.vocab.pieces(), "\u{2581}".as_bytes()),

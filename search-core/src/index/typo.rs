@@ -10,16 +10,23 @@
 //! words one slip away, a stop word wins ("whaat", "wat" → "what": the
 //! commonest words are the likeliest meant, and BM25 then leaves them out),
 //! else the one whose term the most chunks have (ties: the alphabetically
-//! first), as a spelling corrector by frequency would.
+//! first), as a spelling corrector by frequency would; but a slip a keyboard
+//! makes (a neighbouring key, a doubled, dropped or swapped letter) before any
+//! other (`poft` is `port`, a key away, before the commoner `post`): in a
+//! noisy-channel corrector's terms, the frequency is the prior and a slip of
+//! the fingers is far likelier than a letter typed from across the keyboard.
 //!
 //! What is never corrected: a word some chunk has (so an exact match always
 //! stays exact); a word of the language that the knowledge base happens not to
 //! use ("wipe", "broke", "clashes": the encoder's whole-word tokens are the
-//! dictionary, [`crate::encoder::Encoder::is_word`]); anything but a plain word
+//! dictionary, [`crate::encoder::Encoder::is_word`]), unless a keyboard slip
+//! makes it of a stop word (`booth` → `both`: BM25 found nothing in it either
+//! way, and the encoder reads what was meant); anything but a plain word
 //! of ASCII letters (identifiers, error codes, numbers, words with accents);
-//! words shorter than [`MIN_LEN`], unless into a stop word (three letters have
-//! too many neighbours to pick a content word from); stop words; and the word
-//! being typed (the completion reads that one).
+//! words shorter than [`MIN_LEN`], unless into a stop word or a word with the
+//! letter they dropped (`bck` → `back`, `kep` → `keep`: three letters have too
+//! many neighbours by a changed letter to pick a content word from); stop
+//! words; and the word being typed (the completion reads that one).
 
 use super::analyzer;
 
@@ -132,7 +139,9 @@ pub fn edits(word: &str) -> Vec<String> {
 /// The correction of `query`: each [`suspects`] word whose term `df` does not
 /// know (`None`) and that is no word of the language (`is_word`), the first
 /// [`MAX_SLIPS`] of them, becomes the word one slip away whose term has the
-/// largest document frequency. `None` when no word changes.
+/// largest document frequency (keyboard slips first); one that is a word of
+/// the language, the stop word a keyboard slip from it, if any. `None` when no
+/// word changes.
 pub fn correct(
     query: &str,
     partial: bool,
@@ -144,14 +153,19 @@ pub fn correct(
     let mut last = 0;
     let mut tried = 0;
     for s in suspects(query, partial) {
-        if df(&s.term).is_some() || is_word(&s.word) {
+        if df(&s.term).is_some() {
             continue;
         }
-        if tried == MAX_SLIPS {
+        let best = if is_word(&s.word) {
+            // No lookups: not counted against MAX_SLIPS.
+            stop_slip(&s.word)
+        } else if tried == MAX_SLIPS {
             break;
-        }
-        tried += 1;
-        let Some(best) = best_neighbour(&s.word, &df) else { continue };
+        } else {
+            tried += 1;
+            best_neighbour(&s.word, &df)
+        };
+        let Some(best) = best else { continue };
         text.push_str(&query[last..s.start]);
         text.push_str(&best);
         last = s.end;
@@ -166,11 +180,13 @@ pub fn correct(
 
 /// The word one slip from `word`: a stop word (the longest, which keeps the
 /// most of what was typed: `wat` → `what`, not `was`; ties: the alphabetically
-/// first), else the word whose term the most chunks have (ties: the
-/// alphabetically first); only a stop word for a word shorter than [`MIN_LEN`].
+/// first), else the word whose term the most chunks have among the
+/// [`keyboard_slip`]s, then among the other edits (ties: the alphabetically
+/// first); for a word shorter than [`MIN_LEN`], only a stop word or a word
+/// with a letter it dropped.
 fn best_neighbour(word: &str, df: &impl Fn(&str) -> Option<usize>) -> Option<String> {
     let mut stop: Option<String> = None;
-    let mut best: Option<(usize, String)> = None;
+    let mut best: Option<((bool, usize), String)> = None;
     for e in edits(word) {
         let n = match analyzer::terms(&e).as_slice() {
             // Edits are plain words: no term means a stop word.
@@ -182,15 +198,68 @@ fn best_neighbour(word: &str, df: &impl Fn(&str) -> Option<usize>) -> Option<Str
                 }
                 continue;
             }
-            [term] if word.len() >= MIN_LEN => df(term),
+            [term] if word.len() >= MIN_LEN || e.len() > word.len() => df(term),
             _ => None,
         };
         let Some(n) = n else { continue };
-        if best.as_ref().is_none_or(|(m, b)| n > *m || (n == *m && e < *b)) {
-            best = Some((n, e));
+        let key = (keyboard_slip(word.as_bytes(), e.as_bytes()), n);
+        if best.as_ref().is_none_or(|(k, b)| key > *k || (key == *k && e < *b)) {
+            best = Some((key, e));
         }
     }
     stop.or(best.map(|(_, w)| w))
+}
+
+/// The stop word a word of the language is a [`keyboard_slip`] of, if any
+/// (the longest; ties: the alphabetically first): `booth` → `both`. A word
+/// no chunk has reads as nothing to BM25 either way, and slips that make
+/// another word land on the commonest words the most often; a content word
+/// is never guessed for a word that is one (`widows` stays `widows`).
+fn stop_slip(word: &str) -> Option<String> {
+    edits(word)
+        .into_iter()
+        .filter(|e| e.len() >= STOP_LEN && analyzer::is_english_stop(e))
+        .filter(|e| keyboard_slip(word.as_bytes(), e.as_bytes()))
+        .max_by(|a, b| a.len().cmp(&b.len()).then_with(|| b.cmp(a)))
+}
+
+/// Whether typing `meant` as `typed` (one edit apart, the first letter kept)
+/// is a slip of the fingers: a letter dropped, two letters swapped, a key's
+/// neighbour hit instead of it, or an extra letter that doubles a neighbour
+/// or sits beside one on the keyboard. QWERTY's neighbours: the layouts
+/// around it (QWERTZ, AZERTY) share most of them.
+fn keyboard_slip(typed: &[u8], meant: &[u8]) -> bool {
+    let i = typed.iter().zip(meant).take_while(|(a, b)| a == b).count();
+    match typed.len().cmp(&meant.len()) {
+        std::cmp::Ordering::Less => true,
+        std::cmp::Ordering::Greater => {
+            let extra = typed[i];
+            let beside = [i.checked_sub(1).map(|j| typed[j]), typed.get(i + 1).copied()];
+            beside.into_iter().flatten().any(|b| b == extra || keys_touch(b, extra))
+        }
+        std::cmp::Ordering::Equal => {
+            let swapped = typed.get(i + 1) == meant.get(i) && meant.get(i + 1) == typed.get(i);
+            swapped || keys_touch(typed[i], meant[i])
+        }
+    }
+}
+
+/// Whether two letter keys touch on a QWERTY keyboard: side by side in a row,
+/// or a key and the two above it (each row sits half a key right of the one
+/// above: `s` touches `w` and `e`).
+fn keys_touch(a: u8, b: u8) -> bool {
+    const ROWS: [&[u8]; 3] = [b"qwertyuiop", b"asdfghjkl", b"zxcvbnm"];
+    let at = |k: u8| {
+        let k = k.to_ascii_lowercase();
+        ROWS.iter().enumerate().find_map(|(r, row)| row.iter().position(|&c| c == k).map(|c| (r, c)))
+    };
+    let (Some((ra, ca)), Some((rb, cb))) = (at(a), at(b)) else { return false };
+    match (ra.abs_diff(rb), ra.cmp(&rb)) {
+        (0, _) => ca.abs_diff(cb) == 1,
+        (1, std::cmp::Ordering::Less) => cb == ca || cb + 1 == ca,
+        (1, _) => ca == cb || ca + 1 == cb,
+        _ => false,
+    }
 }
 
 /// The terms one slip from `words` (the [`suspects`] words [`correct`] would
@@ -299,6 +368,44 @@ mod tests {
         let v = vocab(&[("quota", 50), ("quote", 3)]);
         let df = |t: &str| v.get(t).copied();
         assert_eq!(correct("disk quoto", false, df, no_words).map(|c| c.text), Some("disk quota".into()));
+    }
+
+    #[test]
+    fn a_keyboard_slip_wins_over_a_commoner_word_typed_across_the_keyboard() {
+        let v = vocab(&[("post", 50), ("port", 5), ("sort", 40), ("short", 2)]);
+        let df = |t: &str| v.get(t).copied();
+        // `f` is a neighbour of `r`, not of `s`.
+        assert_eq!(correct("which poft", false, df, no_words).map(|c| c.text), Some("which port".into()));
+        // With no keyboard slip among the neighbours, the commonest still wins.
+        assert_eq!(correct("a pxst", false, df, no_words).map(|c| c.text), Some("a post".into()));
+        // An extra letter beside its neighbour on the keyboard is a slip...
+        assert!(keyboard_slip(b"shprt", b"short") && keyboard_slip(b"shoprt", b"short"));
+        // ...one from across the keyboard is not.
+        assert!(!keyboard_slip(b"shoxrt", b"short"));
+        assert!(keys_touch(b'f', b'r') && keys_touch(b'r', b'f') && keys_touch(b's', b'e'));
+        assert!(keys_touch(b'z', b'a') && keys_touch(b'p', b'l') && !keys_touch(b'f', b's') && !keys_touch(b'q', b'p'));
+    }
+
+    #[test]
+    fn three_letters_are_read_as_the_word_that_lost_a_letter() {
+        let v = vocab(&[("back", 30), ("beck", 1), ("bucket", 9)]);
+        let df = |t: &str| v.get(t).copied();
+        assert_eq!(correct("roll bck", false, df, no_words).map(|c| c.text), Some("roll back".into()));
+        // A changed letter in three is still too little to go on.
+        assert_eq!(correct("roll bxk", false, df, no_words), None);
+    }
+
+    #[test]
+    fn a_word_of_the_language_may_be_a_slip_of_a_stop_word_only() {
+        let v = vocab(&[("windows", 90), ("editor", 5)]);
+        let df = |t: &str| v.get(t).copied();
+        let dictionary = |w: &str| ["booth", "widows", "wipe"].contains(&w);
+        assert_eq!(
+            correct("editor on booth", false, df, dictionary).map(|c| c.words),
+            Some(vec![("booth".into(), "both".into())])
+        );
+        assert_eq!(correct("on widows", false, df, dictionary), None, "never a content word");
+        assert_eq!(correct("wipe", false, df, dictionary), None, "no stop word a slip away");
     }
 
     #[test]
