@@ -409,6 +409,26 @@ mod tests {
     }
 
     #[test]
+    fn any_word_reads_as_itself_or_a_word_one_slip_away() {
+        // Words made from a fixed seed over a small alphabet, so that many are
+        // one slip from a word of the vocabulary.
+        let v = vocab(&[("back", 9), ("bask", 3), ("abba", 2), ("cabbage", 5), ("baggage", 4), ("cab", 7)]);
+        let df = |t: &str| v.get(t).copied();
+        let (mut state, mut read_as_slips) = (7u32, 0);
+        for _ in 0..2_000 {
+            state = state.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            let len = 3 + (state >> 8) as usize % 6;
+            let word: String = (0..len).map(|i| b"abcegks"[(state >> (i * 3 % 24)) as usize % 7] as char).collect();
+            let Some(c) = correct(&word, false, df, |w: &str| w == "bag") else { continue };
+            let [(typed, read)] = c.words.as_slice() else { panic!("{word}: {c:?}") };
+            assert_eq!((typed.as_str(), read[..1].to_string()), (word.as_str(), word[..1].to_string()));
+            assert!(edits(&word).contains(read), "{word} -> {read}");
+            read_as_slips += 1;
+        }
+        assert!(read_as_slips > 20, "not vacuous: {read_as_slips}");
+    }
+
+    #[test]
     fn neighbour_terms_cover_every_candidate() {
         let terms = neighbour_terms(["licwnses", "permt"]);
         assert!(terms.contains(&analyzer::terms("licenses")[0]));
