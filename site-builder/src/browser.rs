@@ -9,7 +9,7 @@
 //! | `search.json` | `{"build": ID, "engine": …, "wasm": …}`: the one file fetched fresh; everything else is immutable |
 //! | `ID/{name}.gz` | the fragments of [`search_core::index::fragments`] (manifest, lengths, vocabulary shards, one record per chunk), each gzip-compressed |
 //! | `search_web.js`, `search_web_bg.wasm.gz` | the engine (`search-web`, built by `scripts/build-search-web`): its JS glue (`search-web/js/search_web.js`), and the module gzip-compressed |
-//! | `search_web_languages.js`, `search_web_languages_bg.wasm.gz` | instead, for a site whose queries are read in other languages than English ([`Index::languages`]): the engine with every language's stemmer and stop words |
+//! | `search_web_languages.js`, `search_web_languages_bg.wasm.gz` | instead, for a site whose queries are read in other languages than English ([`Index::languages`]): the engine with every language's stemmer and stop words; beside the English engine, for a mostly-English site with pages in such a language (`search.json`'s `languages`: the readers of those pages load it) |
 //! | `ID/encoder.bin.gz`, `ID/vectors.bin.gz`, `search_web_semantic.js`, `search_web_semantic_bg.wasm.gz` | only with `--browser-semantic`: the semantic side ([`search_core::index::fragments::Semantic`]) and the engine built with it (relaxed SIMD); `search.json` then has a `semantic` entry |
 //!
 //! Everything large is compressed here rather than left to the host: object
@@ -71,6 +71,15 @@ pub struct BrowserReport {
     /// The languages queries are read in (empty: English).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub languages: Vec<String>,
+    /// A mostly-English site's other languages that the English engine does
+    /// not read (too few pages to read every query in them): the readers of
+    /// their pages load the engine that reads every language.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub page_languages: Vec<String>,
+    /// Those languages when the engine folder lacks that engine: readers of
+    /// their pages search them as English words (a warning of the build).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unread_languages: Vec<String>,
     /// Bytes on disk (compressed) of the semantic side (encoder, vectors and
     /// its engine), when written.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -196,6 +205,7 @@ pub fn write(
         "engine": format!("{}?v={engine_version}", engine_files[0]),
         "wasm": format!("{}.gz?v={engine_version}", engine_files[1]),
     });
+    page_languages_engine(staging, &idx, &opts.engine, &mut report, &mut pointer)?;
     if opts.semantic {
         let (version, bytes) = copy_engine(staging, &opts.engine, &SEMANTIC_ENGINE_FILES)?;
         *report.semantic_bytes.get_or_insert(0) += bytes;
@@ -209,6 +219,45 @@ pub fn write(
     }
     staging.write("_search/search.json", pointer.to_string().as_bytes())?;
     Ok(report)
+}
+
+/// For a site searched by the English engine, the languages some pages are in
+/// that it does not read (Finnish pages on an English help desk: under 5 % of
+/// the chunks, so no query is read in Finnish by default): the engine that
+/// reads every language is written beside it, and `search.json` names it with
+/// those languages, for the readers of those pages. Asked in their language,
+/// that engine reads the words as the build did (`salasanaa` as `salasan`);
+/// the English one would not find the page. Without that engine in `dir`, the
+/// languages are reported unread and the site is written without it.
+fn page_languages_engine(
+    staging: &Staging,
+    idx: &Index<'_>,
+    dir: &Path,
+    report: &mut BrowserReport,
+    pointer: &mut serde_json::Value,
+) -> Result<(), BrowserError> {
+    let langs = idx.languages();
+    if !langs.query().is_empty() {
+        return Ok(());
+    }
+    let codes: Vec<String> =
+        langs.every().iter().filter(|l| l.needs_languages()).map(|l| l.code().to_string()).collect();
+    if codes.is_empty() {
+        return Ok(());
+    }
+    if !LANGUAGES_ENGINE_FILES.iter().all(|f| dir.join(f).is_file()) {
+        report.unread_languages = codes;
+        return Ok(());
+    }
+    let (version, bytes) = copy_engine(staging, dir, &LANGUAGES_ENGINE_FILES)?;
+    report.engine_bytes += bytes;
+    pointer["languages"] = serde_json::json!({
+        "engine": format!("{}?v={version}", LANGUAGES_ENGINE_FILES[0]),
+        "wasm": format!("{}.gz?v={version}", LANGUAGES_ENGINE_FILES[1]),
+        "for": &codes,
+    });
+    report.page_languages = codes;
+    Ok(())
 }
 
 /// Copies an engine's glue and module (gzip-compressed) into `_search/`;

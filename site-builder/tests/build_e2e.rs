@@ -428,6 +428,60 @@ fn a_site_in_other_languages_carries_the_engine_that_reads_them() {
     assert!(report(&out)["browser_search"].is_null());
 }
 
+/// A mostly-English site with a Finnish page keeps the English engine and
+/// carries the one that reads Finnish beside it, for that page's readers; an
+/// engine folder without it still builds, the Finnish page reported unread in
+/// the browser.
+#[test]
+#[ignore = "needs the model (scripts/fetch-model) and the browser engines: scripts/test runs it"]
+fn a_rare_language_gets_its_engine_beside_the_english_one() {
+    let tmp = tempfile::tempdir().unwrap();
+    let content = tmp.path().join("content");
+    for i in 0..24 {
+        let page =
+            format!("# Service {i}\n\nHow to use campus service number {i}, its office and its opening hours.\n");
+        write(&content, &format!("en/service-{i}.md"), page.as_bytes());
+    }
+    write(&content, "fi/salasana.md", "# Salasanan vaihtaminen\n\nVoit vaihtaa salasanasi asetuksista.\n".as_bytes());
+    let minilm = std::env::var("KB_MODEL_DIR")
+        .unwrap_or_else(|_| repo().join(".cache/models/all-MiniLM-L6-v2").display().to_string());
+    let out = tmp.path().join("dist");
+    let full = repo().join("search-web/pkg");
+    assert_ok(&build_with_index(&content, &out, &["--model", &minilm, "--browser-engine", full.to_str().unwrap()]));
+    let pointer: Value = serde_json::from_str(&read(&out, "site/_search/search.json")).unwrap();
+    assert!(pointer["engine"].as_str().unwrap().starts_with("search_web.js?v="), "{pointer}");
+    assert!(pointer["languages"]["engine"].as_str().unwrap().starts_with("search_web_languages.js?v="), "{pointer}");
+    assert_eq!(pointer["languages"]["for"], serde_json::json!(["fi"]), "{pointer}");
+    for f in ["search_web_bg.wasm.gz", "search_web_languages_bg.wasm.gz", "search_web_languages.js"] {
+        assert!(out.join("site/_search").join(f).is_file(), "{f}");
+    }
+    let r = report(&out)["browser_search"].clone();
+    assert_eq!(
+        (r["engine"].as_str(), r["page_languages"].clone()),
+        (Some("english"), serde_json::json!(["fi"])),
+        "{r}"
+    );
+
+    // The English engine alone: built, the Finnish page's readers told of.
+    let english_only = tmp.path().join("english-engine");
+    for f in ENGLISH_ENGINE {
+        write(&english_only, f, fs::read(full.join(f)).unwrap());
+    }
+    assert_ok(&build_with_index(
+        &content,
+        &out,
+        &["--model", &minilm, "--browser-engine", english_only.to_str().unwrap()],
+    ));
+    let pointer: Value = serde_json::from_str(&read(&out, "site/_search/search.json")).unwrap();
+    assert!(pointer.get("languages").is_none(), "{pointer}");
+    let r = report(&out);
+    assert_eq!(r["browser_search"]["unread_languages"], serde_json::json!(["fi"]), "{r}");
+    let warnings = r["warnings"].to_string();
+    assert!(warnings.contains("pages in fi") && warnings.contains("search_web_languages_bg.wasm"), "{warnings}");
+}
+
+const ENGLISH_ENGINE: [&str; 2] = ["search_web.js", "search_web_bg.wasm"];
+
 fn gunzip(path: &std::path::Path) -> Vec<u8> {
     use std::io::Read;
     let mut out = Vec::new();

@@ -28,7 +28,8 @@
  * evaluating strings).
  */
 
-const engines = new Map(); // base URL of _search/ → Promise<{ engine, dir, loads }>
+const engines = new Map(); // engine URL + base URL of _search/ → Promise<{ engine, dir, loads }>
+const pointers = new Map(); // base URL of _search/ → Promise<search.json>
 
 /**
  * Whether a failed request to the site's function means the function is away
@@ -76,15 +77,9 @@ function relaxedSimd() {
   }
 }
 
-/**
- * Loads search.json, the wasm engine and the manifest of the site at `base`;
- * with `semantic`, the engine with the semantic side when the site has it and
- * the browser can run it, and starts fetching the encoder and the vectors.
- */
-function open(base, semantic) {
-  const key = (semantic ? 'semantic ' : '') + base;
-  // The semantic engine answers BM25 as well: one engine per page.
-  let p = engines.get(key) || (!semantic && engines.get('semantic ' + base));
+/** search.json of the site at `base`, fetched once (fresh: it names the build). */
+function pointer(base) {
+  let p = pointers.get(base);
   if (p) return p;
   p = (async () => {
     if (typeof DecompressionStream !== 'function' || typeof WebAssembly !== 'object') {
@@ -92,9 +87,39 @@ function open(base, semantic) {
     }
     const res = await fetch(base + 'search.json', { cache: 'no-cache', credentials: 'same-origin' });
     if (!res.ok) throw new Error('no browser search on this site (HTTP ' + res.status + ')');
-    const ptr = await res.json();
-    const sem = semantic && ptr.semantic && relaxedSimd() ? ptr.semantic : null;
-    const use = sem || ptr;
+    return res.json();
+  })();
+  pointers.set(base, p);
+  p.catch(() => pointers.delete(base)); // try again next time
+  return p;
+}
+
+/**
+ * The site's engine for a reader of `lang` (the page's language, '' for none):
+ * a mostly-English site searched by the English engine names, in
+ * `languages.for`, the languages of its other pages that only the engine
+ * reading every language reads as the build did; their readers load that one.
+ */
+function engineFor(ptr, lang) {
+  const primary = (lang || '').toLowerCase().split(/[-_]/)[0];
+  return ptr.languages && primary && ptr.languages.for.includes(primary) ? ptr.languages : ptr;
+}
+
+/**
+ * Loads search.json, the wasm engine and the manifest of the site at `base`;
+ * with `semantic`, the engine with the semantic side when the site has it and
+ * the browser can run it, and starts fetching the encoder and the vectors;
+ * else the engine for a reader of `lang` ([`engineFor`]).
+ */
+async function open(base, semantic, lang) {
+  const ptr = await pointer(base);
+  const sem = semantic && ptr.semantic && relaxedSimd() ? ptr.semantic : null;
+  const use = sem || engineFor(ptr, lang);
+  const key = use.engine + ' ' + base;
+  // The semantic engine answers BM25 as well, in every language: one engine per page.
+  let p = engines.get(key) || (!sem && ptr.semantic && engines.get(ptr.semantic.engine + ' ' + base));
+  if (p) return p;
+  p = (async () => {
     const mod = await import(new URL(use.engine, base).href);
     await mod.default({ module_or_path: await fetchBytes(new URL(use.wasm, base).href) });
     const dir = new URL(ptr.build + '/', base).href;
@@ -137,7 +162,7 @@ export async function semanticReady(base, timeoutMs) {
 export async function search(base, q, k, page, partial, signal, opts) {
   const mode = opts && opts.mode;
   const fused = !!mode && mode !== 'bm25';
-  const b = await open(base, !!(opts && opts.semantic));
+  const b = await open(base, !!(opts && opts.semantic), opts && opts.lang);
   // At most: lengths and completions, the words' shards, a typo's spelling
   // lists, the corrected words' shards, the results' records; then the answer.
   for (let round = 0; round < 8; round++) {

@@ -3,7 +3,7 @@
 // runs the host (the real component), a scripted LLM, and a foreign page that
 // embeds the widget from another origin:
 //
-//   node check.mjs SCENARIO        SCENARIO: search | widget | keyboard | hostile | extractive | hostile-site | hostile-files | static | semantic | navigation | a11y | page-feedback | languages | languages-static
+//   node check.mjs SCENARIO        SCENARIO: search | widget | keyboard | hostile | extractive | hostile-site | hostile-files | static | semantic | navigation | a11y | page-feedback | languages | languages-static | rare-language-static
 //
 // Environment: KB_SITE (the host, http://127.0.0.1:PORT), KB_FOREIGN (the foreign
 // page), KB_ARTIFACTS (folder for screenshots), KB_CHROMIUM (default
@@ -1329,10 +1329,49 @@ async function languagesStatic() {
   console.log(`languages-static: ${german.length} German results, ${all.length} in every language`);
 }
 
+// An English help desk with one Finnish page, on a static host: an English
+// page's reader loads the English engine, the Finnish page's the one that
+// reads Finnish, and "salasanasi" finds the Finnish page by its Finnish stem
+// on the Finnish results page (the English engine reads it as an English word
+// no page has, "no results"; as a word being typed, in the dropdown, either
+// engine completes it).
+async function rareLanguageStatic() {
+  const log = async () => (await fetch(`${SITE}/__log?clear=1`)).json();
+  const b = await browser();
+  const page = b.context.pages()[0] || (await b.context.newPage());
+  const suggests = (text) => page.waitForFunction((t) => {
+    const p = document.getElementById('search-suggest');
+    return p && !p.hidden && !p.hasAttribute('aria-busy') && p.textContent.includes(t);
+  }, text, { timeout: 15000 });
+  await log();
+  await page.goto(`${SITE}/en/printing.html`);
+  await page.locator('#search-input').click();
+  await page.keyboard.type('printing office', { delay: 20 });
+  await suggests('Printing');
+  let fetched = (await log()).map(([p]) => p);
+  assert.ok(fetched.some((p) => p.endsWith('/search_web_bg.wasm.gz')), `the English engine: ${fetched}`);
+  assert.ok(!fetched.some((p) => p.endsWith('search_web_languages_bg.wasm.gz')), `not the bigger one: ${fetched}`);
+  await page.goto(`${SITE}/fi/salasana.html`);
+  assert.equal(await page.evaluate(() => document.documentElement.lang), 'fi');
+  await page.locator('#search-input').click();
+  await page.keyboard.type('salasanasi', { delay: 30 });
+  await suggests('Salasanan vaihtaminen');
+  fetched = (await log()).map(([p]) => p);
+  assert.ok(fetched.some((p) => p.endsWith('search_web_languages_bg.wasm.gz')), `the engine that reads Finnish: ${fetched}`);
+  await page.keyboard.press('Enter');
+  await page.waitForURL(/search\.fi\.html\?q=salasanasi&lang=fi/);
+  await page.locator('#search-results .search-result__link').first().waitFor({ timeout: 15000 });
+  const hrefs = await page.locator('#search-results .search-result__link').evaluateAll((a) => a.map((x) => x.getAttribute('href')));
+  assert.ok(hrefs[0].includes('fi/salasana'), `the Finnish page first: ${hrefs}`);
+  assert.ok(b.errors.length === 0, `page errors: ${b.errors.join('; ')}`);
+  await b.close();
+  console.log(`rare-language-static: ${hrefs.length} results for a Finnish word on the Finnish page`);
+}
+
 const scenarios = {
   search, widget, keyboard, hostile, extractive, 'hostile-site': hostileSite, 'hostile-files': hostileFiles,
   static: staticSite, semantic: semanticSite, navigation, a11y, 'page-feedback': pageFeedbackScenario, languages,
-  'languages-static': languagesStatic,
+  'languages-static': languagesStatic, 'rare-language-static': rareLanguageStatic,
 };
 if (!scenarios[scenario]) {
   console.error(`unknown scenario ${scenario}; one of ${Object.keys(scenarios).join(', ')}`);

@@ -175,6 +175,23 @@ fn a_site_in_two_languages_searches_in_the_browser_in_chromium() {
     run("languages-static", &front.url());
 }
 
+/// An English help desk with one Finnish page, on a plain static server: the
+/// English pages' readers load the English engine; the Finnish page's reader
+/// the engine that reads Finnish, so that a Finnish word ("salasanasi") is
+/// read by its Finnish stem and finds the page, as the API's search does.
+#[test]
+#[ignore = "needs the model, the browser engines and Chromium: scripts/test runs it"]
+fn a_page_in_a_rare_language_is_searched_in_its_language_in_chromium() {
+    let site = crate::support::rare_language().join("site");
+    let pointer: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(site.join("_search/search.json")).unwrap()).unwrap();
+    assert!(pointer["engine"].as_str().unwrap().starts_with("search_web.js?v="), "{pointer}");
+    assert_eq!(pointer["languages"]["for"], serde_json::json!(["fi"]), "{pointer}");
+    assert!(site.join("_search/search_web_languages_bg.wasm.gz").is_file());
+    let front = crate::static_host::serve(&site, None);
+    run("rare-language-static", &front.url());
+}
+
 /// The demo built with `--browser-semantic` on a plain static server: the first
 /// query answers by words while the query encoder and the vectors load in the
 /// background, then settled queries rank by meaning, as the API's `convex` does;

@@ -122,7 +122,14 @@ impl Lang {
     /// browser engine without it refuses an index in them rather than read
     /// its words otherwise than the build did).
     pub fn supported(self) -> bool {
-        cfg!(feature = "languages") || self == Lang::EN || self == Lang::OTHER || self.is_cjk()
+        cfg!(feature = "languages") || !self.needs_languages()
+    }
+
+    /// Whether only a build with the `languages` feature reads the language
+    /// (its own stemmer or stop words): what decides which browser engine a
+    /// page in it needs.
+    pub fn needs_languages(self) -> bool {
+        !(self == Lang::EN || self == Lang::OTHER || self.is_cjk())
     }
 
     /// The Snowball stemmer of the language, if it has one.

@@ -233,18 +233,7 @@ pub fn build(opts: &BuildOptions) -> Result<Report, BuildError> {
         None => None,
     };
     if let (Some((index, encoder)), Some(bo)) = (&index_files, &opts.browser) {
-        match crate::browser::write(&staging, index, encoder, bo) {
-            Ok(written) => report.browser_search = Some(written),
-            // Not asked for by name: the site searches through /api only.
-            Err(e @ (BrowserError::EngineMissing(_) | BrowserError::LanguagesEngineMissing { .. })) if !bo.required => {
-                report.warnings.push(Warning {
-                    file: bo.engine.display().to_string(),
-                    line: None,
-                    message: format!("{e}; until then the site searches through /api only"),
-                })
-            }
-            Err(e) => return Err(e.into()),
-        }
+        write_browser_search(&staging, index, encoder, bo, &mut report)?;
     }
     crate::assets::write_manifest(&staging, &assets_used(&built))?;
     staging.commit()?;
@@ -256,6 +245,36 @@ pub fn build(opts: &BuildOptions) -> Result<Report, BuildError> {
     report.seconds = started.elapsed().as_secs_f64();
     write_atomic(&report_path, &report_json(&report))?;
     Ok(report)
+}
+
+/// Stage "browser search" ([`crate::browser::write`]): its report, or a
+/// warning when the engine it needs is missing from a folder not named.
+fn write_browser_search(
+    staging: &Staging,
+    index: &[u8],
+    encoder: &[u8],
+    bo: &crate::browser::BrowserOptions,
+    report: &mut Report,
+) -> Result<(), BuildError> {
+    let warn = |message: String| Warning { file: bo.engine.display().to_string(), line: None, message };
+    match crate::browser::write(staging, index, encoder, bo) {
+        Ok(written) => {
+            if !written.unread_languages.is_empty() {
+                report.warnings.push(warn(format!(
+                    "browser search: the pages in {} are searched as English words on a static host: the engine that reads them ({}) is not in this folder; build it with `scripts/build-search-web`",
+                    written.unread_languages.join(", "),
+                    crate::browser::LANGUAGES_ENGINE_FILES.join(", ")
+                )));
+            }
+            report.browser_search = Some(written);
+        }
+        // Not asked for by name: the site searches through /api only.
+        Err(e @ (BrowserError::EngineMissing(_) | BrowserError::LanguagesEngineMissing { .. })) if !bo.required => {
+            report.warnings.push(warn(format!("{e}; until then the site searches through /api only")))
+        }
+        Err(e) => return Err(e.into()),
+    }
+    Ok(())
 }
 
 /// The navigation tree, each page and folder in its source's order
