@@ -226,7 +226,7 @@ pub fn write(
 /// the chunks, so no query is read in Finnish by default): the engine that
 /// reads every language is written beside it, and `search.json` names it with
 /// those languages, for the readers of those pages. Asked in their language,
-/// that engine reads the words as the build did (`salasanaa` as `salasan`);
+/// that engine reads the words as the build did (`salasanasi` as `salasan`);
 /// the English one would not find the page. Without that engine in `dir`, the
 /// languages are reported unread and the site is written without it.
 fn page_languages_engine(
