@@ -453,18 +453,11 @@ impl Engine {
         } else {
             starts_of(&m.lang_runs, m.chunk_languages.len(), m.chunks, "language")?
         };
-        let query = m
-            .languages
-            .iter()
-            .map(|code| {
-                super::lang::Lang::from_tag(code).filter(|l| l.supported()).ok_or_else(|| {
-                    FragmentError::Manifest(format!(
-                        "the site is in {code}, which this engine does not read; build the site with the engine that reads its languages"
-                    ))
-                })
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        let langs = super::lang::Languages::new(query, &m.chunk_languages);
+        let langs = super::lang::Languages::read(&m.languages, &m.chunk_languages).map_err(|code| {
+            FragmentError::Manifest(format!(
+                "the site is in {code}, which this engine does not read; build the site with the engine that reads its languages"
+            ))
+        })?;
         Ok(Engine {
             manifest: m,
             run_starts,

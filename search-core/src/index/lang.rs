@@ -612,6 +612,18 @@ impl Languages {
         Languages { query, every }
     }
 
+    /// [`Languages::new`] from the codes an index names for its queries
+    /// (`IndexInfo::languages`); `Err` the first code this build cannot read
+    /// as the index was written (a browser engine built without it), which
+    /// the caller names in its error.
+    pub fn read<'c>(query: &'c [String], chunk_tags: &[String]) -> Result<Languages, &'c str> {
+        let query = query
+            .iter()
+            .map(|code| Lang::from_tag(code).filter(|l| l.supported()).ok_or(code.as_str()))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Languages::new(query, chunk_tags))
+    }
+
     /// The languages a query whose words do not tell is read in, each on its
     /// own (empty: English).
     pub fn query(&self) -> &[Lang] {

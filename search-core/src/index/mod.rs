@@ -751,17 +751,11 @@ fn doc_languages<'a>(c: &Container<'a>, info: &IndexInfo) -> Result<&'a [u8], In
 /// one queries are read in as the index was written (a browser engine built
 /// without them).
 fn languages(info: &IndexInfo) -> Result<lang::Languages, IndexError> {
-    let query = info
-        .languages
-        .iter()
-        .map(|code| match lang::Lang::from_tag(code) {
-            Some(l) if l.supported() => Ok(l),
-            _ => Err(IndexError::Invalid(format!(
-                "the index is in {code}, which this build does not read; build it with the `languages` feature"
-            ))),
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(lang::Languages::new(query, &info.chunk_languages))
+    lang::Languages::read(&info.languages, &info.chunk_languages).map_err(|code| {
+        IndexError::Invalid(format!(
+            "the index is in {code}, which this build does not read; build it with the `languages` feature"
+        ))
+    })
 }
 
 #[cfg(test)]
