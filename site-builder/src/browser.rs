@@ -123,7 +123,12 @@ pub fn default_engine_dir() -> PathBuf {
 
 /// Whether `dir` holds the engine.
 pub fn engine_present(dir: &Path) -> bool {
-    ENGINE_FILES.iter().all(|f| dir.join(f).is_file())
+    holds(dir, &ENGINE_FILES)
+}
+
+/// Whether `dir` holds both files of an engine.
+fn holds(dir: &Path, files: &[&str; 2]) -> bool {
+    files.iter().all(|f| dir.join(f).is_file())
 }
 
 fn gzip(bytes: &[u8]) -> Vec<u8> {
@@ -138,7 +143,7 @@ pub fn check_engine(opts: &BrowserOptions) -> Result<(), BrowserError> {
     if !engine_present(&opts.engine) {
         return Err(BrowserError::EngineMissing(opts.engine.clone()));
     }
-    if opts.semantic && !SEMANTIC_ENGINE_FILES.iter().all(|f| opts.engine.join(f).is_file()) {
+    if opts.semantic && !holds(&opts.engine, &SEMANTIC_ENGINE_FILES) {
         return Err(BrowserError::SemanticEngineMissing(opts.engine.clone()));
     }
     Ok(())
@@ -158,7 +163,7 @@ pub fn write(
     let idx = Index::open(aligned.as_slice()).map_err(|e| BrowserError::Index(e.to_string()))?;
     let languages = idx.info().languages.clone();
     let engine_files = if idx.languages().query().is_empty() { &ENGINE_FILES } else { &LANGUAGES_ENGINE_FILES };
-    if !engine_files.iter().all(|f| opts.engine.join(f).is_file()) {
+    if !holds(&opts.engine, engine_files) {
         return Err(BrowserError::LanguagesEngineMissing { dir: opts.engine.clone(), languages: languages.join(", ") });
     }
     // The encoder's whole-word tokens: the words the typo reading never corrects.
@@ -245,7 +250,7 @@ fn page_languages_engine(
     if codes.is_empty() {
         return Ok(());
     }
-    if !LANGUAGES_ENGINE_FILES.iter().all(|f| dir.join(f).is_file()) {
+    if !holds(dir, &LANGUAGES_ENGINE_FILES) {
         report.unread_languages = codes;
         return Ok(());
     }
