@@ -12,7 +12,7 @@
 use search_core::container::AlignedBytes;
 use search_core::encoder::{cosine, prune::prune, Encoder};
 use search_core::index::lang::Lang;
-use site_builder::embed::{kept_pieces, COMMON_PIECES};
+use site_builder::embed::{kept_pieces, passage_pieces, COMMON_PIECES};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -31,12 +31,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     langs.sort();
     langs.dedup();
     let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
-    let mut before: Vec<u32> = enc.tokenize_query("");
-    for t in &texts {
-        before.extend(enc.tokenize_passage_unbounded(t));
-    }
-    before.sort_unstable();
-    before.dedup();
+    let before = passage_pieces(&enc, &texts);
     let after = kept_pieces(&enc, &texts, &langs);
     let common = std::env::var("KB_COMMON_PIECES").ok().and_then(|n| n.parse().ok()).unwrap_or(COMMON_PIECES);
     let mut questions = Vec::new();

@@ -154,10 +154,9 @@ impl EncoderFile {
 /// shorter ones and the query's vector drifts (docs/benchmarks/languages.md,
 /// "Words as a reader types them").
 pub fn kept_pieces(enc: &Encoder<'_>, texts: &[&str], langs: &[Lang]) -> Vec<u32> {
-    let mut keep: Vec<u32> = enc.tokenize_query("");
+    let mut keep = passage_pieces(enc, texts);
     let mut words: std::collections::HashSet<String> = std::collections::HashSet::new();
     for t in texts {
-        keep.extend(enc.tokenize_passage_unbounded(t));
         for w in t.split_whitespace() {
             let w = w.trim_matches(|c: char| !c.is_alphanumeric());
             if !w.is_empty() && w.chars().count() <= 40 {
@@ -174,6 +173,19 @@ pub fn kept_pieces(enc: &Encoder<'_>, texts: &[&str], langs: &[Lang]) -> Vec<u32
         for w in [lower.as_str(), capital.as_str()] {
             keep.extend(enc.tokenize_unbounded(w));
         }
+    }
+    keep.sort_unstable();
+    keep.dedup();
+    keep
+}
+
+/// The pieces of `texts` as passages and of the query prefix, sorted: what
+/// a pruned encoder needs to embed the pages to the bit (the whole of
+/// [`kept_pieces`] before it kept a reader's words).
+pub fn passage_pieces(enc: &Encoder<'_>, texts: &[&str]) -> Vec<u32> {
+    let mut keep: Vec<u32> = enc.tokenize_query("");
+    for t in texts {
+        keep.extend(enc.tokenize_passage_unbounded(t));
     }
     keep.sort_unstable();
     keep.dedup();
@@ -450,9 +462,7 @@ mod tests {
         assert_eq!(pruned.encoder().unwrap().encode_query(question), before, "`joilla` and `salasanan` kept");
         assert_eq!(pruned.encoder().unwrap().encode_passage(page), pages_only.encoder().unwrap().encode_passage(page));
         // The pages' pieces and the common ones alone split the question otherwise.
-        let enc = full.encoder().unwrap();
-        let mut own = enc.tokenize_query("");
-        own.extend(enc.tokenize_passage_unbounded(page));
+        let own = passage_pieces(&full.encoder().unwrap(), &[page]);
         let own = AlignedBytes::new(&prune(full.bytes(), &own, true, COMMON_PIECES).unwrap());
         assert_ne!(Encoder::open(own.as_slice()).unwrap().encode_query(question), before);
         // Without the language its stop words are not kept.
