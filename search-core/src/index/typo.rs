@@ -193,7 +193,7 @@ fn best_neighbour(word: &str, df: &impl Fn(&str) -> Option<usize>) -> Option<Str
             // Not one of two letters: `sop` is more likely `stop` than `so`.
             [] if e.len() < STOP_LEN => continue,
             [] => {
-                if stop.as_ref().is_none_or(|s| e.len() > s.len() || (e.len() == s.len() && e < *s)) {
+                if stop.as_ref().is_none_or(|s| stop_order(&e, s).is_gt()) {
                     stop = Some(e);
                 }
                 continue;
@@ -220,7 +220,14 @@ fn stop_slip(word: &str) -> Option<String> {
         .into_iter()
         .filter(|e| e.len() >= STOP_LEN && analyzer::is_english_stop(e))
         .filter(|e| keyboard_slip(word.as_bytes(), e.as_bytes()))
-        .max_by(|a, b| a.len().cmp(&b.len()).then_with(|| b.cmp(a)))
+        .max_by(|a, b| stop_order(a, b))
+}
+
+/// Which of two stop words a slip is read as: the longer, which keeps the
+/// most of what was typed (`wat` → `what`, not `was`); of two as long, the
+/// alphabetically first.
+fn stop_order(a: &str, b: &str) -> std::cmp::Ordering {
+    a.len().cmp(&b.len()).then_with(|| b.cmp(a))
 }
 
 /// Whether typing `meant` as `typed` (one edit apart, the first letter kept)
