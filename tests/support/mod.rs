@@ -49,16 +49,15 @@ pub fn demo() -> &'static Demo {
 pub fn two_languages() -> &'static Path {
     static DIST: OnceLock<PathBuf> = OnceLock::new();
     DIST.get_or_init(|| {
-        build_pages(
-            "two-languages",
-            &[
-                ("de/wlan.md", "# WLAN verbinden\n\nVerbinden Sie Ihren Laptop mit dem WLAN eduroam. Melden Sie sich mit Ihrer Kennung und Ihrem Passwort an.\n".into()),
-                ("de/drucken.md", "# Drucken\n\nDokumente drucken Sie an jedem Drucker auf dem Campus. Die Kosten werden von Ihrem Guthaben abgezogen.\n".into()),
-                ("en/wifi.md", "# Connect to Wi-Fi\n\nConnect your laptop to the eduroam wireless network with your user name and password.\n".into()),
-                ("en/printing.md", "# Printing\n\nPrint your documents on any printer on campus. The cost is taken from your balance.\n".into()),
-                ("en/parking.md", "# Parking permits\n\nParking permits are sold per semester at the campus office.\n".into()),
-            ],
-        )
+        let pages = [
+            ("de/wlan.md", "# WLAN verbinden\n\nVerbinden Sie Ihren Laptop mit dem WLAN eduroam. Melden Sie sich mit Ihrer Kennung und Ihrem Passwort an.\n"),
+            ("de/drucken.md", "# Drucken\n\nDokumente drucken Sie an jedem Drucker auf dem Campus. Die Kosten werden von Ihrem Guthaben abgezogen.\n"),
+            ("en/wifi.md", "# Connect to Wi-Fi\n\nConnect your laptop to the eduroam wireless network with your user name and password.\n"),
+            ("en/printing.md", "# Printing\n\nPrint your documents on any printer on campus. The cost is taken from your balance.\n"),
+            ("en/parking.md", "# Parking permits\n\nParking permits are sold per semester at the campus office.\n"),
+        ];
+        let pages: Vec<(String, String)> = pages.iter().map(|&(f, t)| (f.into(), t.into())).collect();
+        build_pages("two-languages", &pages)
     })
 }
 
@@ -85,14 +84,13 @@ pub fn rare_language() -> &'static Path {
             "fi/salasana.md".into(),
             "# Salasanan vaihtaminen\n\nVoit vaihtaa salasanasi käyttäjätilin asetuksista. Uuden salasanan on oltava vähintään kaksitoista merkkiä pitkä, ja vanhaa salasanaa ei voi käyttää uudelleen.\n".into(),
         ));
-        let pages: Vec<(&str, String)> = pages.iter().map(|(f, t)| (f.as_str(), t.clone())).collect();
         build_pages("rare-language", &pages)
     })
 }
 
 /// Writes `pages` (path, Markdown) under the tests' target folder and builds
 /// them with MiniLM named and the browser engines of search-web/pkg; the `dist`.
-fn build_pages(name: &str, pages: &[(&str, String)]) -> PathBuf {
+fn build_pages(name: &str, pages: &[(String, String)]) -> PathBuf {
     let content = target_dir().join(format!("edge-tests/{name}-content"));
     let _ = std::fs::remove_dir_all(&content);
     for (file, text) in pages {
