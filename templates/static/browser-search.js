@@ -164,7 +164,8 @@ export async function search(base, q, k, page, partial, signal, opts) {
   const fused = !!mode && mode !== 'bm25';
   const b = await open(base, !!(opts && opts.semantic), opts && opts.lang);
   // At most: lengths and completions, the words' shards, a typo's spelling
-  // lists, the corrected words' shards, the results' records; then the answer.
+  // lists or a compound's possible parts' shards, the corrected words' shards,
+  // the results' records; then the answer.
   for (let round = 0; round < 8; round++) {
     if (signal && signal.aborted) throw aborted();
     // The reader's language (`opts.lang`: '' or 'all' for every language),

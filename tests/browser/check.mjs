@@ -1300,6 +1300,12 @@ async function languagesStatic() {
   assert.ok(german.length >= 1 && german.every((h) => /(^|\/)de\//.test(h)), `German results only: ${german}`);
   assert.ok(german[0].includes('drucken'), `the printing page first: ${german}`);
   await shot(page, 'results-languages-static');
+  // A compound no page has ("Druckerkosten") is read as its parts, Drucker
+  // and Kosten: the engine fetches their shards once its own lacks the word.
+  await page.goto(`${SITE}/search.de.html?q=Druckerkosten&lang=de`);
+  await page.locator('#search-status .search-status__lang').waitFor({ timeout: 15000 });
+  const compound = await hrefs();
+  assert.ok(compound[0] && compound[0].includes('de/drucken'), `the printing page for Druckerkosten: ${compound}`);
   // Words no German page has: the English page, and the line says why.
   await page.goto(`${SITE}/search.de.html?q=parking+permit+semester&lang=de`);
   await page.locator('#search-status .search-status__lang').waitFor({ timeout: 15000 });

@@ -358,8 +358,9 @@ fn a_changed_knowledge_base_is_published_incrementally() {
 
 /// A tenant in German and English reads queries as the bundled index does:
 /// German words stemmed as German, a word that does not say its language read
-/// in each (and judged by its best reading), and a search in one language that
-/// falls back to every language when it has no match.
+/// in each (and judged by its best reading), a compound no page has read as
+/// its parts, and a search in one language that falls back to every language
+/// when it has no match.
 #[test]
 #[ignore = "needs the model, the wasm32-wasip2 target and PostgreSQL (scripts/fetch-postgres): scripts/test runs it"]
 fn a_tenant_in_two_languages_reads_queries_as_the_bundled_index_does() {
@@ -376,6 +377,10 @@ fn a_tenant_in_two_languages_reads_queries_as_the_bundled_index_does() {
         ("eduroam", "convex", Some("en")),
         ("parking permit semester", "convex", Some("de")),
         ("Druck", "bm25", None),
+        // A compound no page has, read as its parts ("Drucker", "Kosten"):
+        // the tenant fetches the parts' rows as the bundled index reads them.
+        ("Druckerkosten", "bm25", None),
+        ("Wie hoch sind die Druckerkosten?", "convex", Some("de")),
     ] {
         let mut args = vec![];
         if let Some(l) = lang {
@@ -398,6 +403,8 @@ fn a_tenant_in_two_languages_reads_queries_as_the_bundled_index_does() {
             assert!((a.1 - b.1).abs() < 0.01, "{qs}: score {} vs {}", a.1, b.1);
         }
     }
+    let (_, _, served) = search_matched(&host, "q=Druckerkosten&k=1&mode=bm25");
+    assert!(served.first().is_some_and(|r| r.0.starts_with("de-drucken")), "{served:?}");
     // The German stem: "Druckern" finds the printing page in German.
     let (_, _, served) = search_matched(&host, "q=Druckern&k=1&mode=bm25&partial=true");
     assert!(served.first().is_some_and(|r| r.0.starts_with("de-drucken")), "{served:?}");

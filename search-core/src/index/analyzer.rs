@@ -214,16 +214,38 @@ fn base_terms_in(text: &str, lang: Lang) -> Vec<String> {
             pairs(w, &mut out);
             continue;
         }
-        let folded = fold(w);
-        if lang.is_stop(w) || lang.is_stop(&folded) {
-            continue;
-        }
-        match &stemmer {
-            Some(s) => out.push(fold(&s.stem(w))),
-            None => out.push(folded),
+        if !is_stop_in(w, lang) {
+            out.push(term_of(stemmer.as_ref(), w));
         }
     }
     out
+}
+
+/// Whether a word of `lang` (not English), lowercased as [`base_terms_in`]
+/// reads it, is a stop word, as written or folded.
+fn is_stop_in(w: &str, lang: Lang) -> bool {
+    lang.is_stop(w) || lang.is_stop(&fold(w))
+}
+
+/// The term of one word of a language other than English, lowercased with its
+/// letters kept: its stem by `stemmer` (the language's), folded.
+pub(crate) fn term_of(stemmer: Option<&pagefind_stem::Stemmer>, w: &str) -> String {
+    match stemmer {
+        Some(s) => fold(&s.stem(w)),
+        None => fold(w),
+    }
+}
+
+/// The plain words of `text` in `lang` (not English, not CJK) as
+/// [`base_terms_in`] reads them, lowercased with their letters kept, stop words
+/// and words with digits or joiners left out: what [`super::compound`] splits.
+pub(crate) fn plain_words_in(text: &str, lang: Lang) -> Vec<String> {
+    let kept = fold_keeping_letters(text);
+    words(&kept)
+        .into_iter()
+        .filter(|w| w.chars().all(char::is_alphabetic) && !is_cjk_run(w) && !is_stop_in(w, lang))
+        .map(str::to_string)
+        .collect()
 }
 
 /// English's stop words, folded and sorted.
@@ -290,12 +312,17 @@ pub fn query_terms(text: &str, langs: &[Lang]) -> Vec<String> {
 /// ([`super::relevance::lexical_of`]): a German word read as English is a
 /// word no page has, not a sign that the query is nonsense.
 pub fn query_readings(text: &str, langs: &[Lang]) -> Vec<Vec<String>> {
+    readings_in(text, langs).into_iter().map(|(_, r)| r).collect()
+}
+
+/// [`query_readings`] with the language of each reading.
+pub fn readings_in(text: &str, langs: &[Lang]) -> Vec<(Lang, Vec<String>)> {
     if langs.is_empty() || langs == [Lang::EN] {
-        return vec![terms(text)];
+        return vec![(Lang::EN, terms(text))];
     }
     match Lang::of_query(text, langs) {
-        Some(l) => vec![terms_in(text, l)],
-        None => langs.iter().map(|&l| terms_in(text, l)).collect(),
+        Some(l) => vec![(l, terms_in(text, l))],
+        None => langs.iter().map(|&l| (l, terms_in(text, l))).collect(),
     }
 }
 

@@ -6,9 +6,9 @@
 
 use std::collections::HashMap;
 
-use super::analyzer;
 use super::lang::{Lang, LangTag};
 use super::Mode;
+use super::{analyzer, compound};
 
 /// Where postings come from.
 pub trait Postings {
@@ -205,7 +205,7 @@ pub fn partial_terms<P: Postings + ?Sized>(src: &P, query: &str) -> Vec<String> 
 /// [`partial_terms`] read in `langs` (English when empty).
 fn partial_terms_in<P: Postings + ?Sized>(src: &P, query: &str, langs: &[Lang]) -> Vec<String> {
     let (head, last) = split_last_word(query);
-    let mut terms = analyzer::query_terms(head, langs);
+    let mut terms = query_terms_over(src, head, langs);
     let own = analyzer::query_terms(last, langs);
     // A stop word ("do", "how") has no terms and is left alone: completing it
     // would add a word the reader may not mean ("do" → "document"); one more
@@ -270,15 +270,38 @@ pub fn read_query<P: Postings + ?Sized>(
             QueryReading { terms, readings }
         }
         (_, false) => {
-            let readings = analyzer::query_readings(query, &langs);
-            // As `analyzer::query_terms` joins them (English's kept as read).
-            let terms = match readings.as_slice() {
-                [one] if langs.is_empty() || *langs == [Lang::EN] => one.clone(),
-                _ => analyzer::union(readings.clone()),
-            };
-            QueryReading { terms, readings }
+            let readings = readings_over(src, query, &langs);
+            QueryReading { terms: joined(readings.clone(), &langs), readings }
         }
     }
+}
+
+/// The readings of `query` in `langs` ([`analyzer::readings_in`]), each with
+/// the words no chunk of `src` has read as their parts, where they split into
+/// words chunks have ([`compound::decompound`]).
+fn readings_over<P: Postings + ?Sized>(src: &P, query: &str, langs: &[Lang]) -> Vec<Vec<String>> {
+    let df = |t: &str| src.postings(t).map_or(0, |(df, _)| df);
+    let mut readings = analyzer::readings_in(query, langs);
+    for (lang, reading) in &mut readings {
+        compound::decompound(query, *lang, reading, &df);
+    }
+    readings.into_iter().map(|(_, r)| r).collect()
+}
+
+/// Readings joined as [`analyzer::query_terms`] joins them: an English
+/// reading as it is, several as their union.
+fn joined(readings: Vec<Vec<String>>, langs: &[Lang]) -> Vec<String> {
+    match <[Vec<String>; 1]>::try_from(readings) {
+        Ok([one]) if langs.is_empty() || langs == [Lang::EN] => one,
+        Ok(one) => analyzer::union(one.into()),
+        Err(several) => analyzer::union(several),
+    }
+}
+
+/// [`analyzer::query_terms`] over `src`, compounds no chunk has split
+/// ([`readings_over`]).
+fn query_terms_over<P: Postings + ?Sized>(src: &P, query: &str, langs: &[Lang]) -> Vec<String> {
+    joined(readings_over(src, query, langs), langs)
 }
 
 /// The prefixes of a word being typed that [`partial_terms`] tries to complete,

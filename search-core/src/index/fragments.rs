@@ -32,7 +32,7 @@ use serde::{Deserialize, Serialize};
 
 use super::highlight::Highlighter;
 use super::lang::LangTag;
-use super::{analyzer, bm25, fusion, relevance, ChunkMeta, Index, IndexError, Mode, SearchParams};
+use super::{analyzer, bm25, compound, fusion, relevance, ChunkMeta, Index, IndexError, Mode, SearchParams};
 use crate::container::{check_offsets, AlignedBytes, Container, ContainerError, Writer};
 use crate::response::{SearchResponse, SearchResult, Timings};
 
@@ -578,6 +578,16 @@ impl Engine {
                 }
             }
         }
+        // A compound no chunk has is read as its parts (`compound`): once its
+        // own term's shard is in and lacks it, the shards of the terms it may
+        // split into are needed too.
+        let head = if partial { bm25::split_last_word(query).0 } else { query };
+        let unknown = |t: &str| {
+            let shard = self.shard_of(t.as_bytes()).and_then(|i| self.shards.get(&i));
+            shard.is_some_and(|s| s.find(t.as_bytes()).is_none())
+        };
+        let parts = compound::candidates(head, self.langs.every(), &unknown);
+        need.extend(parts.iter().filter_map(|t| self.shard_of(t.as_bytes())));
         need
     }
 
@@ -1075,6 +1085,57 @@ mod tests {
             let err = Engine::open(&serde_json::to_vec(&bad).unwrap()).err().unwrap().to_string();
             assert!(err.contains("language run"), "{err}");
         }
+    }
+
+    #[test]
+    #[cfg(feature = "languages")]
+    fn a_compound_no_chunk_has_is_read_as_its_parts_as_the_edge_reads_it() {
+        let pages = [
+            ("netz", "Netzwerk", "Das Netzwerk des Clusters verteilt Routen an jeden Knoten."),
+            ("verw", "Verwaltung", "Die Verwaltung läuft auf einem eigenen Server und hält Daten."),
+            ("etcd", "etcd", "Alle Daten des Clusters liegen in etcd, einem verteilten Speicher."),
+            ("pods", "Pods", "Ein Pod hat Container und Labels; der Cluster plant ihn auf einen Knoten."),
+            ("jobs", "Jobs", "Ein Job startet Container, bis sie fertig sind; ihre Daten bleiben."),
+        ];
+        let mut chunks = Vec::new();
+        for (page, title, text) in pages {
+            let mut c = chunk(&format!("{page}_0"), page, title, text);
+            c.lang = "de".into();
+            c.index_text = c.text.clone();
+            chunks.push(c);
+        }
+        let vecs: Vec<f32> = (0..chunks.len()).flat_map(|i| unit(&[1.0, i as f32, 0.0, 0.0])).collect();
+        let bytes = AlignedBytes::new(&build(&chunks, &vecs, 4, &params(VectorStorage::F16)));
+        let idx = Index::open(bytes.as_slice()).unwrap();
+        let frags = split(&idx, 32).unwrap();
+        assert!(frags.manifest.shards.len() > 10, "{:?}", frags.manifest.shards);
+        let files: HashMap<String, Vec<u8>> = frags.files.into_iter().collect();
+        let mut e = Engine::open(&files[MANIFEST]).unwrap();
+        let top = |r: &SearchResponse| r.results.first().map(|r| r.page_id.clone());
+        for (q, partial) in [
+            ("Netzwerkrouten", false),
+            ("Welcher Verwaltungsserver", false),
+            ("Welcher Verwaltungsserver hält Da", true),
+            ("Clusterdaten", false),
+            ("Containerlabels", false),
+            ("Zauberrouten", false),
+        ] {
+            let (got, _) = run(&mut e, &files, q, 3, 1, partial);
+            let p = SearchParams { k: 4, mode: Mode::Bm25, partial, ..idx.default_params(3) };
+            let mut want = idx.search(q, None, &p);
+            want.truncate(3);
+            let want: Vec<(String, f32)> = want.iter().map(|h| (idx.chunk(h.doc).unwrap().id, h.score)).collect();
+            let got_hits: Vec<(String, f32)> = got.results.iter().map(|r| (r.chunk_id.clone(), r.score)).collect();
+            assert_eq!(got_hits, want, "{q:?}");
+        }
+        // The query's compounds were read as their parts: a fresh engine
+        // fetches the shards of the parts once it knows no chunk has the word.
+        let mut fresh = Engine::open(&files[MANIFEST]).unwrap();
+        let (r, fetched) = run(&mut fresh, &files, "Netzwerkrouten", 3, 1, false);
+        assert_eq!(top(&r).as_deref(), Some("netz"), "{r:?}");
+        assert!(fetched > 3, "lengths, the word's shard, the parts' shards, a record: {fetched}");
+        let (r, _) = run(&mut fresh, &files, "Verwaltungsserver", 3, 1, false);
+        assert_eq!(top(&r).as_deref(), Some("verw"), "{r:?}");
     }
 
     #[test]

@@ -24,6 +24,7 @@
 
 pub mod analyzer;
 pub mod bm25;
+pub mod compound;
 pub mod fragments;
 pub mod fusion;
 pub mod graph;

@@ -7,7 +7,7 @@ use std::sync::Mutex;
 
 use search_core::index::lang::{Lang, Languages};
 use search_core::index::relevance::Evidence;
-use search_core::index::{analyzer, bm25, fusion, Candidates, ChunkMeta, Hit, IndexInfo, Mode, SearchParams};
+use search_core::index::{analyzer, bm25, compound, fusion, Candidates, ChunkMeta, Hit, IndexInfo, Mode, SearchParams};
 
 use super::lexical::{postings_of, Completions, DocPostings, Lexical};
 use super::schema::{partition, SCHEMA_VERSION};
@@ -317,6 +317,10 @@ impl Store {
         let mut completions: HashMap<String, Option<String>> = HashMap::new();
         let langs = t.langs();
         let mut wanted: Vec<String> = analyzer::every_reading(query, langs.every());
+        // The parts a compound no chunk has may split into (`compound`), for
+        // every long word at once: one round trip, a few dozen rows more.
+        let head = if p.partial { bm25::split_last_word(query).0 } else { query };
+        wanted.extend(compound::candidates(head, langs.every(), &|_| true));
         if p.partial && p.mode != Mode::Dense {
             let prefixes: Vec<String> = bm25::word_prefixes(last).into_iter().map(str::to_lowercase).collect();
             if !prefixes.is_empty() {
