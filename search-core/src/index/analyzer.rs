@@ -214,11 +214,34 @@ fn base_terms_in(text: &str, lang: Lang) -> Vec<String> {
             pairs(w, &mut out);
             continue;
         }
-        if !is_stop_in(w, lang) {
+        let w = elided(w, lang);
+        if !w.is_empty() && !is_stop_in(w, lang) {
             out.push(term_of(stemmer.as_ref(), w));
         }
     }
     out
+}
+
+/// `w` without an elided article or preposition before its apostrophe, in a
+/// language that elides them (French *l'objet*, Italian *dell'utente*,
+/// Catalan *d'accés*, Irish *d'oscail*): what the word is when the article is
+/// written apart, and what a search for it types. The lists are Lucene's
+/// (its analyzers' `ElisionFilter` defaults).
+fn elided(w: &str, lang: Lang) -> &str {
+    let articles: &[&str] = match lang.code() {
+        "fr" => &["c", "d", "j", "l", "m", "n", "qu", "s", "t", "jusqu", "lorsqu", "puisqu", "quoiqu"],
+        "it" => &[
+            "c", "l", "all", "dall", "dell", "nell", "sull", "coll", "pell", "gl", "agl", "dagl", "degl", "negl",
+            "sugl", "un", "m", "t", "s", "v", "d",
+        ],
+        "ca" => &["d", "l", "m", "n", "s", "t"],
+        "ga" => &["b", "d", "m"],
+        _ => return w,
+    };
+    match w.split_once('\'') {
+        Some((head, rest)) if articles.contains(&head) => rest,
+        _ => w,
+    }
 }
 
 /// Whether a word of `lang` (not English), lowercased as [`base_terms_in`]
@@ -489,6 +512,17 @@ mod tests {
         assert_eq!(terms_in("les conteneurs", fr), terms_in("conteneur", fr));
         let es = Lang::from_tag("es").unwrap();
         assert_eq!(terms_in("¿Cómo limitar la memoria?", es), ["limit", "memori"]);
+        // An elided article goes, and with it the stop word it hid ("qu'un").
+        assert_eq!(
+            terms_in("L’objet d'une application, qu'un conteneur", fr),
+            terms_in("objet application conteneur", fr)
+        );
+        let it = Lang::from_tag("it").unwrap();
+        assert_eq!(terms_in("l'applicazione dell'utente", it), terms_in("applicazione utente", it));
+        let ca = Lang::from_tag("ca").unwrap();
+        assert_eq!(terms_in("l'aplicació d'accés", ca), terms_in("aplicació accés", ca));
+        // Not an article: kept whole.
+        assert_eq!(terms_in("aujourd'hui", fr).len(), 1);
         // Identifiers are exact in every language.
         assert!(terms_in("kubectl apply --dry-run=server", de).contains(&"=--dry-run=server".to_string()));
         // Chinese and Japanese by pairs, whichever language the page says.

@@ -49,7 +49,9 @@ pub const MAGIC: [u8; 8] = *b"KBINDEX\0";
 /// English (`analyzer`), so an index written before has other terms and is refused.
 /// 3: CJK runs are read in pairs and each chunk in its own language
 /// (`IndexInfo::languages`).
-pub const VERSION: u32 = 3;
+/// 4: French, Italian, Catalan and Irish words lose an elided article
+/// (`l'applicazione` → `applicazione`; `analyzer`).
+pub const VERSION: u32 = 4;
 
 /// Why an index file cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
