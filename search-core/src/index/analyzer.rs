@@ -323,10 +323,18 @@ pub fn terms(text: &str) -> Vec<String> {
 /// ([`Lang::of_query`]), else in each of `langs`, the terms of every reading
 /// kept once (a keyword or a command reads the same in most of them).
 pub fn query_terms(text: &str, langs: &[Lang]) -> Vec<String> {
-    if langs.is_empty() || langs == [Lang::EN] {
-        return terms(text);
+    joined(query_readings(text, langs), langs)
+}
+
+/// A query's readings over chunks in `langs` joined into the terms BM25
+/// scores: an English reading as it is (term frequency kept), several, or one
+/// in another language, as their [`union`].
+pub fn joined(readings: Vec<Vec<String>>, langs: &[Lang]) -> Vec<String> {
+    match <[Vec<String>; 1]>::try_from(readings) {
+        Ok([one]) if langs.is_empty() || langs == [Lang::EN] => one,
+        Ok(one) => union(one.into()),
+        Err(several) => union(several),
     }
-    union(query_readings(text, langs))
 }
 
 /// The readings [`query_terms`] joins: the query's terms in each language it

@@ -271,7 +271,7 @@ pub fn read_query<P: Postings + ?Sized>(
         }
         (_, false) => {
             let readings = readings_over(src, query, &langs);
-            QueryReading { terms: joined(readings.clone(), &langs), readings }
+            QueryReading { terms: analyzer::joined(readings.clone(), &langs), readings }
         }
     }
 }
@@ -288,20 +288,10 @@ fn readings_over<P: Postings + ?Sized>(src: &P, query: &str, langs: &[Lang]) -> 
     readings.into_iter().map(|(_, r)| r).collect()
 }
 
-/// Readings joined as [`analyzer::query_terms`] joins them: an English
-/// reading as it is, several as their union.
-fn joined(readings: Vec<Vec<String>>, langs: &[Lang]) -> Vec<String> {
-    match <[Vec<String>; 1]>::try_from(readings) {
-        Ok([one]) if langs.is_empty() || langs == [Lang::EN] => one,
-        Ok(one) => analyzer::union(one.into()),
-        Err(several) => analyzer::union(several),
-    }
-}
-
 /// [`analyzer::query_terms`] over `src`, compounds no chunk has split
 /// ([`readings_over`]).
 fn query_terms_over<P: Postings + ?Sized>(src: &P, query: &str, langs: &[Lang]) -> Vec<String> {
-    joined(readings_over(src, query, langs), langs)
+    analyzer::joined(readings_over(src, query, langs), langs)
 }
 
 /// The prefixes of a word being typed that [`partial_terms`] tries to complete,
