@@ -46,6 +46,13 @@ pub const MIN_TAIL: usize = 4;
 pub const MIN_LEN: usize = MIN_HEAD + MIN_TAIL;
 /// Longer runs of letters are not words (a pasted token).
 const MAX_LEN: usize = 40;
+/// The most words of one query that may be split: its first this many of
+/// [`MIN_LEN`] to [`MAX_LEN`] letters. Each costs up to a few hundred stems
+/// and as many vocabulary lookups (rows the PostgreSQL tier fetches for every
+/// such word, known or not), and a query of 1,000 characters holds 25 words
+/// of 40 letters; the bound keeps that to a few thousand, the same words for
+/// every reader.
+pub const MAX_WORDS: usize = 6;
 
 /// The linking elements between a compound's parts in `lang` (the empty one
 /// first), or `None` when the language does not write compounds as one word.
@@ -121,6 +128,13 @@ fn best_split(word: &str, lang: Lang, stemmer: Option<&Stemmer>, df: &dyn Fn(&st
     best
 }
 
+/// The words of `query` in `lang` that may be split: the first [`MAX_WORDS`]
+/// of its plain words ([`analyzer::plain_words_in`]) long enough to split.
+fn splittable(query: &str, lang: Lang) -> impl Iterator<Item = String> {
+    let long = |w: &String| (MIN_LEN..=MAX_LEN).contains(&w.chars().count());
+    analyzer::plain_words_in(query, lang).into_iter().filter(long).take(MAX_WORDS)
+}
+
 /// `reading`, the terms of `query` read in `lang`, with each word no chunk has
 /// (`df` 0) read as its parts, when it splits into two terms chunks have.
 pub fn decompound(query: &str, lang: Lang, reading: &mut Vec<String>, df: &dyn Fn(&str) -> usize) {
@@ -128,7 +142,7 @@ pub fn decompound(query: &str, lang: Lang, reading: &mut Vec<String>, df: &dyn F
         return;
     }
     let stemmer = lang.stemmer();
-    for w in analyzer::plain_words_in(query, lang) {
+    for w in splittable(query, lang) {
         let term = analyzer::term_of(stemmer.as_ref(), &w);
         if df(&term) > 0 {
             continue;
@@ -152,8 +166,8 @@ pub fn candidates(query: &str, langs: &[Lang], unknown: &dyn Fn(&str) -> bool) -
     for &lang in langs {
         let Some(links) = links(lang) else { continue };
         let stemmer = lang.stemmer();
-        for w in analyzer::plain_words_in(query, lang) {
-            if w.chars().count() < MIN_LEN || !unknown(&analyzer::term_of(stemmer.as_ref(), &w)) {
+        for w in splittable(query, lang) {
+            if !unknown(&analyzer::term_of(stemmer.as_ref(), &w)) {
                 continue;
             }
             for (head, tail) in cuts(&w) {
@@ -258,5 +272,35 @@ mod tests {
         assert!(candidates("die Netzwerkrouten", &[Lang::EN], &|_| true).is_empty());
         // A short word is not split.
         assert!(candidates("Daten", &[lang], &|_| true).is_empty());
+    }
+
+    #[test]
+    fn only_the_first_long_words_of_a_query_are_split() {
+        let lang = de();
+        let df = vocabulary(lang, &[("Netzwerk", 4), ("Routen", 2)]);
+        let df = |t: &str| df.get(t).copied().unwrap_or(0);
+        // The compound after MAX_WORDS long words (kurz: too short to count).
+        let filler = ["Zauberwort"; MAX_WORDS].join(" kurz ");
+        let late = format!("{filler} Netzwerkrouten");
+        let mut reading = analyzer::terms_in(&late, lang);
+        let before = reading.clone();
+        decompound(&late, lang, &mut reading, &df);
+        assert_eq!(reading, before);
+        assert!(!candidates(&late, &[lang], &|_| true).contains(&terms_of("Routen", lang)));
+        // One long word fewer before it: split, and its parts are candidates.
+        let early = format!("{} Netzwerkrouten", ["Zauberwort"; MAX_WORDS - 1].join(" kurz "));
+        let mut reading = analyzer::terms_in(&early, lang);
+        decompound(&early, lang, &mut reading, &df);
+        assert!(reading.contains(&terms_of("Routen", lang)), "{reading:?}");
+        assert!(candidates(&early, &[lang], &|_| true).contains(&terms_of("Routen", lang)));
+        // A 1,000-character query of 25 words of 40 letters: the candidates
+        // of its first MAX_WORDS words, no more.
+        let abc: Vec<char> = ('a'..='z').collect();
+        let words: Vec<String> = (0..25).map(|i| (0..40).map(|j| abc[(i + j * 7) % 26]).collect()).collect();
+        let all = candidates(&words.join(" "), &[lang], &|_| true);
+        assert_eq!(all, candidates(&words[..MAX_WORDS].join(" "), &[lang], &|_| true));
+        // (Each word has candidates of its own: the bound is what cut them.)
+        let one_more = candidates(&words[MAX_WORDS..=MAX_WORDS].join(" "), &[lang], &|_| true);
+        assert!(!one_more.is_empty() && one_more.iter().any(|t| !all.contains(t)));
     }
 }
