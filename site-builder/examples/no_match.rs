@@ -8,7 +8,9 @@
 //! answers) and for `bm25` (the browser's default engine), the share of the
 //! no-match queries answered "no results", recall@5 of the answerable
 //! questions as ranked and as shown (a question whose page is ranked but whose
-//! results are withheld counts as lost), and the questions lost. `--dump`
+//! results are withheld counts as lost), the questions lost, and, as the
+//! results page asks (20 results), how many pages an answerable question shows
+//! and how often its page is among them. `--dump`
 //! prints instead one line per query with its evidence (the calibration's input:
 //! docs/benchmarks/no-match.md).
 
@@ -22,6 +24,10 @@ use site_builder::search::Searcher;
 /// One query asked in one mode.
 struct Asked {
     hit5: bool,
+    /// The target page among all the results shown.
+    hit_all: bool,
+    /// Distinct pages among the results shown.
+    pages: usize,
     matched: bool,
     cosine: Option<f32>,
     lexical: f32,
@@ -35,8 +41,12 @@ fn ask(svc: &Service<'_>, q: &str, params: SearchParams, target: Option<&str>) -
     let (r, _) = svc
         .rank_in_language(&Query { text: q, params, offset: 0, vector: None, count_more: false }, &clock)
         .map_err(|e| e.to_string())?;
-    let hit5 = target.is_some_and(|t| r.hits.iter().take(5).any(|h| svc.chunk(h.doc).is_ok_and(|m| m.url == t)));
-    Ok(Asked { hit5, matched: r.evidence.matched(), cosine: r.evidence.cosine, lexical: r.evidence.lexical })
+    let urls: Vec<String> = r.hits.iter().filter_map(|h| svc.chunk(h.doc).ok().map(|m| m.url)).collect();
+    let hit5 = target.is_some_and(|t| urls.iter().take(5).any(|u| u == t));
+    let hit_all = target.is_some_and(|t| urls.iter().any(|u| u == t));
+    let pages = urls.iter().collect::<std::collections::HashSet<_>>().len();
+    let (matched, cosine, lexical) = (r.evidence.matched(), r.evidence.cosine, r.evidence.lexical);
+    Ok(Asked { hit5, hit_all, pages, matched, cosine, lexical })
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -61,11 +71,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             queries.push((q.question, Some(site_builder::build::page_url(&q.source_file.replace('\\', "/")))));
         }
     }
-    let default = svc.default_params(10);
+    let default = svc.default_params(20);
     let modes = [("default", default), ("bm25", SearchParams { mode: Mode::Bm25, ..default })];
     let mut out = serde_json::Map::new();
     for (name, params) in modes {
         let (mut nonsense, mut declined, mut answerable, mut ranked, mut shown) = (0, 0, 0, 0, 0);
+        let (mut shown_all, mut pages) = (0, 0);
         let mut lost = Vec::new();
         for (q, target) in &queries {
             let a = ask(&svc, q, params, target.as_deref())?;
@@ -84,6 +95,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     answerable += 1;
                     ranked += usize::from(a.hit5);
                     shown += usize::from(a.hit5 && a.matched);
+                    shown_all += usize::from(a.hit_all && a.matched);
+                    pages += if a.matched { a.pages } else { 0 };
                     if a.hit5 && !a.matched {
                         lost.push(q.clone());
                     }
@@ -100,6 +113,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 "answerable": answerable,
                 "recall_at_5_ranked": share(ranked, answerable),
                 "recall_at_5_shown": share(shown, answerable),
+                "recall_at_20_shown": share(shown_all, answerable),
+                "pages_shown_mean": share(pages, answerable),
                 "lost": lost,
             }),
         );

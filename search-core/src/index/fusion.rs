@@ -189,8 +189,16 @@ pub fn fuse(
 }
 
 /// What follows fusion, wherever the candidates came from: the list put in
-/// `p.order`, one chunk per page if `p.collapse_pages`, the top `p.k` kept.
-pub fn finish(p: &SearchParams, hits: Vec<Hit>, page_of: impl Fn(u32) -> u32) -> Vec<Hit> {
+/// `p.order`, one chunk per page if `p.collapse_pages`, the top `p.k` kept of
+/// the first and those `shown` keeps ([`super::relevance::Evidence::shows`]:
+/// a result far weaker than the query's best evidence is not shown). `shown`
+/// is asked in order, only until `p.k` are kept.
+pub fn finish(
+    p: &SearchParams,
+    hits: Vec<Hit>,
+    page_of: impl Fn(u32) -> u32,
+    shown: impl Fn(&Hit) -> bool,
+) -> Vec<Hit> {
     let mut hits = match p.order {
         Order::Chunks => hits,
         Order::Pages { second } => {
@@ -202,8 +210,7 @@ pub fn finish(p: &SearchParams, hits: Vec<Hit>, page_of: impl Fn(u32) -> u32) ->
         let mut seen = std::collections::HashSet::new();
         hits.retain(|h| seen.insert(page_of(h.doc)));
     }
-    hits.truncate(p.k);
-    hits
+    hits.into_iter().enumerate().filter(|(i, h)| *i == 0 || shown(h)).map(|(_, h)| h).take(p.k).collect()
 }
 
 /// How many top scores of each list define its `convex` min–max range
@@ -473,7 +480,7 @@ mod tests {
         assert!((floor(&fused) - 0.854).abs() < 1e-6);
         // Page 1 scores 0.880 + (0.872 - 0.854) = 0.898 > 0.885: two good
         // sections still outrank one slightly better one …
-        let top = |hits: Vec<Hit>| page(finish(&p, hits, page)[0].doc);
+        let top = |hits: Vec<Hit>| page(finish(&p, hits, page, |_| true)[0].doc);
         assert_eq!(top(fused.clone()), 1);
         // … but a second chunk at the list's baseline adds nothing, where the
         // raw sum (0.880 + 0.852) would have put page 1 first by a mile.

@@ -247,6 +247,10 @@ pub struct Candidates {
     /// The idf of the query's terms the chunks have ([`bm25::idf_weights`]):
     /// what the results' snippets weigh the query's words by.
     pub weights: Vec<(String, f32)>,
+    /// The query's terms as read in each of its languages
+    /// ([`bm25::QueryReading::readings`]): what each result's own lexical
+    /// evidence is read from ([`relevance::Evidence::of_hit`]).
+    pub readings: Vec<Vec<String>>,
 }
 
 /// Per-query settings.
@@ -687,7 +691,7 @@ impl<'a> Index<'a> {
         }
         sparse.truncate(depth);
         let weights = bm25::idf_weights(self, &terms);
-        Candidates { dense, sparse, evidence, weights }
+        Candidates { dense, sparse, evidence, weights, readings }
     }
 
     /// The second stage of [`Index::search`]: the two lists fused into the top `p.k`.
@@ -695,7 +699,11 @@ impl<'a> Index<'a> {
         let scorer = qvec.filter(|q| q.len() == self.info.dim).map(|q| self.dense_scorer(q));
         let dense_of = |d: u32| scorer.as_ref().map(|s| s(d));
         let hits = fusion::fuse(p, &c.dense, &c.sparse, dense_of);
-        fusion::finish(p, hits, |d| self.page_of(d))
+        let shown = |h: &Hit| {
+            let lexical = relevance::lexical_of(self, &c.readings, h.bm25.map(|_| h.doc));
+            c.evidence.shows(relevance::Evidence::of_hit(p.mode, h, lexical))
+        };
+        fusion::finish(p, hits, |d| self.page_of(d), shown)
     }
 }
 
@@ -1110,10 +1118,35 @@ mod tests {
     }
 
     #[test]
+    fn results_far_weaker_than_the_best_are_not_shown() {
+        let (_, bytes) = sample(VectorStorage::F32);
+        let idx = Index::open(bytes.as_slice()).unwrap();
+        let docs = |hits: Vec<Hit>| hits.iter().map(|h| h.doc).collect::<Vec<_>>();
+        // The Wi-Fi page's two chunks at cosine 0.78, the other two at 0.24:
+        // not a match beside them, so ten results asked for, two shown.
+        let q = unit(&[1.0, 1.0, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1]);
+        let dense = SearchParams { mode: Mode::Dense, ..idx.default_params(10) };
+        assert_eq!(docs(idx.search("wifi", Some(&q), &dense)), vec![0, 1]);
+        // The first result is shown whatever `shown` says of it.
+        let hits = idx.search("wifi", Some(&q), &SearchParams { order: Order::Chunks, ..dense });
+        assert_eq!(docs(fusion::finish(&dense, hits, |d| idx.page_of(d), |_| false)), vec![0]);
+        // By words alone, each chunk with one of two equally rare words is as
+        // good a match as the best: both show.
+        let bm25 = SearchParams { mode: Mode::Bm25, ..dense };
+        assert_eq!(docs(idx.search("eduroam batch", None, &bm25)), vec![0, 2]);
+        // Fused, the Wi-Fi page's second chunk (no word, cosine 0.78) shows
+        // and the disk chunk (half the words, cosine 0.24) does not.
+        let convex = SearchParams { mode: Mode::Convex, ..dense };
+        assert_eq!(docs(idx.search("eduroam batch", Some(&q), &convex)), vec![0, 1]);
+    }
+
+    #[test]
     fn collapse_keeps_one_chunk_per_page() {
         let (_, bytes) = sample(VectorStorage::F32);
         let idx = Index::open(bytes.as_slice()).unwrap();
-        let q = unit(&[1.0, 1.0, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1]);
+        // Cosines 0.73 (a_0), 0.52 (a_1), 0.68 (b_0), 0.62 (c_0): every chunk
+        // near enough the best to be shown.
+        let q = unit(&[1.0, 0.6, 0.9, 0.8, 0.1, 0.1, 0.1, 0.1]);
         let p = SearchParams { mode: Mode::Dense, ..idx.default_params(4) };
         let all = idx.search("wifi", Some(&q), &SearchParams { k: 10, ..p });
         // Pages first: the top two are on different pages, and a page's second

@@ -67,6 +67,11 @@ struct Side {
     cosine: HashMap<u32, f32>,
     /// The candidates not in English: their language tags (from `meta`).
     lang: HashMap<u32, String>,
+    /// Each BM25 candidate's own lexical evidence (the query's, with it as the
+    /// best chunk), and that of a candidate BM25 did not score: what decides
+    /// whether a result is shown ([`Evidence::of_hit`]).
+    lexical: HashMap<u32, f32>,
+    lexical_none: f32,
 }
 
 /// One tenant of a database, read through `Sql`.
@@ -243,7 +248,7 @@ impl Store {
         let mut docs: Vec<u32> = dense_ids.iter().copied().chain(postings.keys().copied()).collect();
         docs.sort_unstable();
         docs.dedup();
-        let (side, norms) = self.side(&t, &docs, qvec, p.lang.is_some())?;
+        let (mut side, norms) = self.side(&t, &docs, qvec, p.lang.is_some())?;
         if let Some(tag) = p.lang {
             let keep = |d: &u32| tag.covers(side.lang.get(d).map_or("", String::as_str));
             dense_ids.retain(keep);
@@ -264,8 +269,11 @@ impl Store {
             evidence = evidence.in_language(qvec.is_some() && p.mode != Mode::Bm25, !sparse.is_empty());
         }
         sparse.truncate(depth);
+        side.lexical = sparse.iter().map(|s| (s.0, lex.evidence(&postings, Some(s.0)))).collect();
+        side.lexical_none = lex.evidence(&postings, None);
         let weights = lex.weights();
-        Ok((Candidates { dense, sparse, evidence, weights }, side))
+        let readings = lex.readings.clone();
+        Ok((Candidates { dense, sparse, evidence, weights, readings }, side))
     }
 
     /// The query's BM25 side as the tenant's vocabulary reads it: its terms, with
@@ -458,7 +466,13 @@ impl Store {
         qvec: Option<&[f32]>,
         langs: bool,
     ) -> Result<(Side, HashMap<u32, f32>), StoreError> {
-        let mut side = Side { page: HashMap::new(), cosine: HashMap::new(), lang: HashMap::new() };
+        let mut side = Side {
+            page: HashMap::new(),
+            cosine: HashMap::new(),
+            lang: HashMap::new(),
+            lexical: HashMap::new(),
+            lexical_none: 0.0,
+        };
         let mut norms: HashMap<u32, f32> = HashMap::new();
         if docs.is_empty() {
             return Ok((side, norms));
@@ -509,7 +523,12 @@ impl Store {
         let cosine = &side.cosine;
         let dense_of = |d: u32| qvec.and_then(|_| cosine.get(&d).copied());
         let hits = fusion::fuse(p, &c.dense, &c.sparse, dense_of);
-        Ok((fusion::finish(p, hits, |d| side.page.get(&d).copied().unwrap_or(u32::MAX)), c))
+        let shown = |h: &Hit| {
+            let lexical = side.lexical.get(&h.doc).copied().filter(|_| h.bm25.is_some()).unwrap_or(side.lexical_none);
+            c.evidence.shows(Evidence::of_hit(p.mode, h, lexical))
+        };
+        let page_of = |d| side.page.get(&d).copied().unwrap_or(u32::MAX);
+        Ok((fusion::finish(p, hits, page_of, shown), c))
     }
 
     /// The records of `docs`, fetched in one statement (those not cached).
