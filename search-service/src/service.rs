@@ -67,7 +67,8 @@ pub struct Health {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct IndexHealth {
-    /// Format version of `index.bin`.
+    /// Format version of the index searched: `index.bin`'s, or the one a
+    /// PostgreSQL tenant was published at (0: before formats were recorded).
     pub format_version: u32,
     pub chunks: usize,
     pub pages: usize,
@@ -86,6 +87,10 @@ pub struct IndexHealth {
     /// The PostgreSQL tenant searched.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub tenant: Option<String>,
+    /// What the operator should do: set when a tenant was published at
+    /// another index format than the one queries are read at.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub notice: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -555,10 +560,11 @@ impl<'a> Service<'a> {
             Backend::Bundled => ("bundled".to_string(), None),
             Backend::Postgres { tenant } => ("postgres".to_string(), Some(tenant)),
         };
+        let notice = tenant.as_deref().and_then(|t| stale_format(t, info.format));
         Ok(Health {
             status: "ok".into(),
             index: IndexHealth {
-                format_version: search_core::index::VERSION,
+                format_version: info.format,
                 chunks,
                 pages: info.pages,
                 terms: info.terms,
@@ -570,6 +576,7 @@ impl<'a> Service<'a> {
                 built_unix: info.built_unix,
                 backend,
                 tenant,
+                notice,
             },
             encoder: EncoderHealth {
                 name: info.encoder.clone(),
@@ -586,6 +593,25 @@ impl<'a> Service<'a> {
 enum Backend {
     Bundled,
     Postgres { tenant: String },
+}
+
+/// What to do about a tenant published at index format `format` when queries
+/// are read at [`search_core::index::VERSION`]: its terms were analysed by
+/// another analyzer (format 4 reads French and Italian elided articles off), so
+/// some query words no longer meet them. It still answers; publishing the
+/// index again rewrites exactly the chunks whose terms changed.
+fn stale_format(tenant: &str, format: u32) -> Option<String> {
+    let now = search_core::index::VERSION;
+    (format != now).then(|| {
+        let when = match format {
+            0 => "before index formats were recorded (format 3 or older)".to_string(),
+            f => format!("at index format {f}"),
+        };
+        format!(
+            "tenant {tenant} was published {when}; this service reads queries at format {now}: rebuild the \
+             index and run `site-builder publish --tenant {tenant}` so that its terms match"
+        )
+    })
 }
 
 /// Seconds since the Unix epoch as an RFC 3339 UTC timestamp (whole seconds).
@@ -606,6 +632,22 @@ mod tests {
     use super::*;
     use search_core::chunk::Chunk;
     use search_core::testing;
+
+    #[test]
+    fn a_tenant_at_another_format_is_told_to_publish_again() {
+        let now = search_core::index::VERSION;
+        assert_eq!(stale_format("demo", now), None);
+        let before = stale_format("demo", 0).expect("a notice");
+        assert!(
+            before.contains("format 3 or older") && before.contains("site-builder publish --tenant demo"),
+            "{before}"
+        );
+        let older = stale_format("physics", now - 1).expect("a notice");
+        assert!(
+            older.contains(&format!("at index format {}", now - 1)) && older.contains("--tenant physics"),
+            "{older}"
+        );
+    }
 
     #[test]
     fn unknown_words_are_the_words_no_chunk_uses() {

@@ -196,8 +196,17 @@ pub struct PublishReport {
     pub postings_written: usize,
     /// Sparse norms rewritten (kb_norms): every chunk's when the mean length moved.
     pub norms_updated: usize,
+    /// The index's settings differed from the tenant's and were written.
+    pub settings_updated: bool,
     pub generation: i64,
     pub seconds: f64,
+}
+
+/// Whether two indexes' settings are the same, their build times aside (every
+/// build has its own; an unchanged knowledge base built again is unchanged).
+fn same_settings(a: &search_core::index::IndexInfo, b: &search_core::index::IndexInfo) -> bool {
+    use search_core::index::IndexInfo;
+    IndexInfo { built_unix: 0, ..a.clone() } == IndexInfo { built_unix: 0, ..b.clone() }
 }
 
 fn check_tenant(name: &str) -> Result<(), PublishError> {
@@ -241,11 +250,15 @@ pub fn publish(o: &PublishOptions<'_>) -> Result<PublishReport, PublishError> {
     // The weight bounds of untouched terms hold for the BM25 parameters they
     // were computed with; other parameters need every term's afresh.
     let bm25 = idx.info().bm25;
-    let same_bm25 = serde_json::from_str::<search_core::index::IndexInfo>(row.get(1))
-        .is_ok_and(|old| old.bm25.k1 == bm25.k1 && old.bm25.b == bm25.b);
+    let old = serde_json::from_str::<search_core::index::IndexInfo>(row.get(1)).ok();
+    let same_bm25 = old.as_ref().is_some_and(|old| old.bm25.k1 == bm25.k1 && old.bm25.b == bm25.b);
     let mut report = PublishReport { tenant: o.tenant.to_string(), tenant_id: tenant, ..PublishReport::default() };
+    // The index's settings (fusion, BM25, format, languages) are written even
+    // when no chunk changed: a rebuild with another default mode, or at a
+    // newer format whose terms happen to be the same, must reach the readers.
+    report.settings_updated = !old.is_some_and(|old| same_settings(&old, idx.info()));
     let plan = plan(&mut tx, &part, tenant, &rows, o.prune, &mut report)?;
-    if plan.delete.is_empty() && plan.write.is_empty() && plan.norms.is_empty() {
+    if plan.delete.is_empty() && plan.write.is_empty() && plan.norms.is_empty() && !report.settings_updated {
         // Idempotent: an unchanged index writes nothing, not even a generation.
         tx.rollback()?;
         report.generation = generation;
@@ -734,6 +747,20 @@ mod tests {
         let mut b = Vec::new();
         copy_text(&mut b, "a\tb\nc\\d\re");
         assert_eq!(b, b"a\\tb\\nc\\\\d\\re");
+    }
+
+    #[test]
+    fn settings_are_compared_without_the_build_time() {
+        use search_core::testing::{chunk, files};
+        let (bytes, _) = files(&[chunk("a", "a", "Parking", "parking permits for the semester")]);
+        let idx = Index::open(bytes.as_slice()).expect("the fixture opens");
+        let info = idx.info().clone();
+        let rebuilt = search_core::index::IndexInfo { built_unix: info.built_unix + 60, ..info.clone() };
+        assert!(same_settings(&info, &rebuilt));
+        // A tenant published before formats were recorded (read as 0), or with
+        // another default weight, is not the same.
+        assert!(!same_settings(&search_core::index::IndexInfo { format: 0, ..info.clone() }, &info));
+        assert!(!same_settings(&search_core::index::IndexInfo { alpha: 0.3, ..info.clone() }, &info));
     }
 
     #[test]

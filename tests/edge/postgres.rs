@@ -582,12 +582,33 @@ fn failures_say_what_to_do_and_never_half_answer() {
     let version: i32 = old.query_one("SELECT version FROM kb_schema", &[]).unwrap().get(0);
     assert_eq!(version, 2);
     assert_eq!(assert_bounded_choice_is_exact(&server.url_of("old"), "demo", 5), fresh);
+    // A tenant published before index formats were recorded still answers,
+    // and /api/health says what to do; publishing the same index again writes
+    // its settings (no chunk: their terms are the same) and the notice goes.
+    let component = encoder_only();
+    let current =
+        get(&format!("{}/api/health", crate::support::host().url())).json()["index"]["format_version"].clone();
+    old.batch_execute("UPDATE kb_tenants SET info = (info::jsonb - 'format')::text").unwrap();
+    let host = pg_host(&component, &server, &server.url_of("old"), "demo");
+    let index_health = || get(&format!("{}/api/health", host.url())).json()["index"].clone();
+    let h = index_health();
+    assert_eq!(h["format_version"], 0, "{h}");
+    let notice = h["notice"].as_str().unwrap_or_default();
+    assert!(notice.contains("format 3 or older") && notice.contains("site-builder publish --tenant demo"), "{h}");
+    assert_eq!(search(&host, "q=parking").0, 200);
+    let r = publish(&server.url_of("old"), &index, "demo", &[]).unwrap();
+    let written = (r["settings_updated"].as_bool(), r["unchanged"].as_u64(), r["generation"].as_i64());
+    assert_eq!(written, (Some(true), r["chunks"].as_u64(), Some(2)), "{r}");
+    // The next search reads the new generation, and health its format.
+    assert_eq!(search(&host, "q=parking").0, 200);
+    let h = index_health();
+    assert_eq!((&h["format_version"], h.get("notice")), (&current, None), "{h}");
+    assert!(current.as_u64().is_some_and(|v| v >= 4), "{current}");
     old.batch_execute("UPDATE kb_schema SET version = 99").unwrap();
     let e = publish(&server.url_of("old"), &index, "demo", &[]).unwrap_err();
     assert!(e.contains("schema version 99") && e.contains("version 2"), "{e}");
 
     publish(&server.url(), &index, "demo", &[]).unwrap();
-    let component = encoder_only();
     // A tenant nobody published: 503 naming the command that publishes it.
     let missing = pg_host(&component, &server, &server.url(), "nobody");
     let r = get(&format!("{}/api/search?q=parking", missing.url()));

@@ -131,6 +131,14 @@ pub struct IndexInfo {
     /// written before), and then the index has no `doc.lang`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub chunk_languages: Vec<String>,
+    /// The index format its terms were analysed at: [`VERSION`] in an index
+    /// file (set on open from its checked container, whatever the record
+    /// says) and in a PostgreSQL tenant published from one; 0 in a tenant
+    /// published before formats were recorded (format 3 or older), whose
+    /// terms a query may no longer meet (`/api/health` says so until it is
+    /// published again).
+    #[serde(default)]
+    pub format: u32,
 }
 
 impl IndexInfo {
@@ -347,8 +355,11 @@ impl<'a> Index<'a> {
     /// vectors or the records): about 2 ms for a 20k-chunk index, once per open.
     pub fn open(bytes: &'a [u8]) -> Result<Index<'a>, IndexError> {
         let c = Container::open(bytes, MAGIC, VERSION)?;
-        let info: IndexInfo =
+        let mut info: IndexInfo =
             serde_json::from_slice(c.bytes("info")?).map_err(|e| IndexError::Invalid(format!("info record: {e}")))?;
+        // The container's version, checked: files written before the record
+        // carried it say nothing.
+        info.format = VERSION;
         let n = info.chunks;
         let vectors = match info.vectors {
             VectorStorage::F16 => Vectors::F16(c.exact("vec.f16", product("vec.f16", n, info.dim)?)?),

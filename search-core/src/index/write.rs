@@ -47,6 +47,7 @@ pub fn build(chunks: &[Chunk], vectors: &[f32], dim: usize, p: &BuildParams) -> 
         norm_depth: p.norm_depth,
         long_text: p.long_text.clone(),
         built_unix: p.built_unix,
+        format: VERSION,
         languages: languages_of(chunks),
         chunk_languages: chunk_languages(chunks),
     };
