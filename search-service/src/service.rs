@@ -300,6 +300,10 @@ impl<'a> Service<'a> {
             // stems): a knowledge base in other languages is left as typed.
             Corpus::Bundled(i) if !i.languages().query().is_empty() => Ok(None),
             Corpus::Bundled(i) => Ok(typo::correct(text, partial, |t| i.df(t), |w| self.encoder.is_word(w))),
+            // The same for a tenant: German "die" read as the slip of "did"
+            // changed the query's words and its vector, and so its evidence
+            // and which results were shown, against the bundled index.
+            Corpus::Postgres(s) if !s.tenant()?.langs().query().is_empty() => Ok(None),
             Corpus::Postgres(s) => {
                 let suspects = typo::suspects(text, partial);
                 if suspects.is_empty() {
