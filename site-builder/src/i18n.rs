@@ -213,13 +213,8 @@ pub struct PageScript {
 /// there is none. Chinese has the Simplified table only, so a Traditional
 /// tag (`zh-tw`, `zh-hk`, `zh-hant`) reads English rather than another script.
 pub fn strings(tag: &str) -> &'static Strings {
-    let tag = tag.to_ascii_lowercase().replace('_', "-");
-    let mut subtags = tag.split('-');
-    let primary = subtags.next().unwrap_or_default();
-    if primary == "zh" && subtags.any(|s| matches!(s, "hant" | "tw" | "hk" | "mo")) {
-        return &tables::EN;
-    }
-    tables::ALL.iter().copied().find(|s| s.lang == primary).unwrap_or(&tables::EN)
+    let Some(key) = search_core::index::lang::strings_key(tag) else { return &tables::EN };
+    tables::ALL.iter().copied().find(|s| s.lang == key).unwrap_or(&tables::EN)
 }
 
 /// `page.js`'s strings as JSON for its script tag, or `None` for English:

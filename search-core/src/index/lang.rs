@@ -375,6 +375,18 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_strings_table_is_chosen_by_the_primary_subtag() {
+        let key = |t: &str| strings_key(t);
+        assert_eq!(key("de-CH").as_deref(), Some("de"));
+        assert_eq!(key("pt_BR").as_deref(), Some("pt"));
+        assert_eq!(key("zh-CN").as_deref(), Some("zh"));
+        assert_eq!(key("zh-Hans").as_deref(), Some("zh"));
+        for traditional in ["zh-TW", "zh-hk", "zh-Hant-TW", "zh_MO"] {
+            assert_eq!(key(traditional), None, "{traditional}");
+        }
+    }
+
+    #[test]
     fn tags_name_their_language() {
         for (tag, code) in [
             ("de", "de"),
@@ -559,6 +571,22 @@ impl LangChoice {
             Some(t) => Ok(LangTag::choice(t)?.map_or(LangChoice::Every, LangChoice::Only)),
         }
     }
+}
+
+/// The key a table of translated strings is chosen by: the tag's primary
+/// subtag, lowercase (`de-CH`, `de_DE` → `de`); `None` for Traditional Chinese
+/// (`zh-tw`, `zh-hk`, `zh-mo`, `zh-hant`), whose readers would rather read
+/// English than the one Chinese table, which is Simplified. The site's labels
+/// (site-builder's `i18n`) and the agent's answers (`agent::words`) choose
+/// their tables by it.
+pub fn strings_key(tag: &str) -> Option<String> {
+    let tag = tag.to_ascii_lowercase().replace('_', "-");
+    let mut subtags = tag.split('-');
+    let primary = subtags.next().unwrap_or_default();
+    if primary == "zh" && subtags.any(|s| matches!(s, "hant" | "tw" | "hk" | "mo")) {
+        return None;
+    }
+    Some(primary.to_string())
 }
 
 /// A `lang` that is neither a language tag nor `all` ([`LangTag::choice`]).

@@ -46,13 +46,8 @@ impl Words {
 
 /// The words for an answer in `lang` (`None`: not known, English).
 pub fn words(lang: Option<LangTag>) -> &'static Words {
-    let Some(tag) = lang else { return &EN };
-    let mut subtags = tag.as_str().split('-');
-    let primary = subtags.next().unwrap_or_default();
-    if primary == "zh" && subtags.any(|s| matches!(s, "hant" | "tw" | "hk" | "mo")) {
-        return &EN;
-    }
-    ALL.iter().copied().find(|w| w.lang == primary).unwrap_or(&EN)
+    let Some(key) = lang.and_then(|t| search_core::index::lang::strings_key(t.as_str())) else { return &EN };
+    ALL.iter().copied().find(|w| w.lang == key).unwrap_or(&EN)
 }
 
 const ALL: [&Words; 12] = [&EN, &DE, &FR, &ES, &FI, &SV, &JA, &ZH, &PT, &IT, &NL, &KO];
