@@ -111,6 +111,12 @@ async function search() {
     // The results page.
     await page.goto(`${SITE}/search.html?q=parking+permit`);
     await page.locator('#search-results .search-result').first().waitFor({ timeout: 10000 });
+    // Only what matches: the parking pages and a few neighbours, not twenty
+    // articles ending in the nearest of what was left.
+    const titles = await page.locator('#search-results .search-result__title').allInnerTexts();
+    assert.ok(titles.length >= 3 && titles.length <= 8, `articles listed for "parking permit": ${titles.join(' | ')}`);
+    assert.ok(titles.some((t) => /parking permit/i.test(t)), titles.join(' | '));
+    assert.ok(!titles.some((t) => /graduation|waitlist/i.test(t)), `junk listed: ${titles.join(' | ')}`);
     await shot(page, 'search-results-light');
     // Snippets: the window is the one the query's rarer words fill, and it
     // starts where a sentence or a line does (never "… 8 are treated as").
