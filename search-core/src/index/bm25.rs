@@ -14,7 +14,7 @@ use super::{analyzer, compound};
 pub trait Postings {
     /// The posting list of one term: (chunk, field-weighted term frequency,
     /// the chunk's length), chunks ascending.
-    type List<'s>: Iterator<Item = (u32, f32, f32)>
+    type List<'s>: Iterator<Item = (u32, f32, f32)> + Seek
     where
         Self: 's;
 
@@ -65,6 +65,31 @@ impl<'s> PostingIter<'s> {
     /// `docs` and `tfs` side by side (the shorter ends the list).
     pub fn new(docs: &'s [u32], tfs: &'s [f32], lens: &'s [f32]) -> PostingIter<'s> {
         PostingIter { docs: docs.iter(), tfs: tfs.iter(), lens }
+    }
+}
+
+/// A posting list that says whether it holds a chunk without being read
+/// through: each result's own lexical evidence asks it for every term of the
+/// query ([`super::relevance::lexical`]), and a scan would cost the length of
+/// the list each time.
+pub trait Seek {
+    /// Whether chunk `doc` is in the rest of the list.
+    fn contains(&self, doc: u32) -> bool;
+}
+
+impl Seek for PostingIter<'_> {
+    /// By binary search: the chunks of a list are ascending (checked when an
+    /// index opens; the fragments are written so).
+    fn contains(&self, doc: u32) -> bool {
+        self.docs.as_slice().binary_search(&doc).is_ok()
+    }
+}
+
+/// A source whose lists stay elsewhere (the PostgreSQL tier's vocabulary
+/// snapshot) holds no chunk here.
+impl<T> Seek for std::iter::Empty<T> {
+    fn contains(&self, _doc: u32) -> bool {
+        false
     }
 }
 
