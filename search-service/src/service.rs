@@ -295,15 +295,15 @@ impl<'a> Service<'a> {
     /// asks for the document frequencies of the query's words first, and of
     /// their neighbours only for a word no chunk has that is no dictionary word.
     fn correct(&self, text: &str, partial: bool) -> Result<Option<Correction>, ServiceError> {
+        // Reading slips is English's (an English dictionary, English stems): a
+        // knowledge base in other languages is left as typed, bundled or a
+        // tenant (German "die" read as the slip of "did" changed a tenant's
+        // words, vector and results against the bundled index's).
+        if !self.languages()?.query().is_empty() {
+            return Ok(None);
+        }
         match &self.corpus {
-            // Reading slips is English's (an English dictionary, English
-            // stems): a knowledge base in other languages is left as typed.
-            Corpus::Bundled(i) if !i.languages().query().is_empty() => Ok(None),
             Corpus::Bundled(i) => Ok(typo::correct(text, partial, |t| i.df(t), |w| self.encoder.is_word(w))),
-            // The same for a tenant: German "die" read as the slip of "did"
-            // changed the query's words and its vector, and so its evidence
-            // and which results were shown, against the bundled index.
-            Corpus::Postgres(s) if !s.tenant()?.langs().query().is_empty() => Ok(None),
             Corpus::Postgres(s) => {
                 let suspects = typo::suspects(text, partial);
                 if suspects.is_empty() {
@@ -457,6 +457,15 @@ impl<'a> Service<'a> {
         }
     }
 
+    /// The corpus's languages ([`lang::Languages`]): the index's, or the
+    /// PostgreSQL tenant's as the bundled index reads them.
+    fn languages(&self) -> Result<std::borrow::Cow<'_, lang::Languages>, ServiceError> {
+        Ok(match &self.corpus {
+            Corpus::Bundled(i) => std::borrow::Cow::Borrowed(i.languages()),
+            Corpus::Postgres(s) => std::borrow::Cow::Owned(s.tenant()?.langs()),
+        })
+    }
+
     /// The language `text` is in, among the corpus's (every language a chunk
     /// is in), when the corpus has several and the words tell
     /// ([`lang::Languages::of_query`]): what an agent searches first, so that it
@@ -466,10 +475,7 @@ impl<'a> Service<'a> {
         // Every language a chunk is in, not only those queries are read in
         // (at least 5 % of the chunks): a German section of 4 % is still where
         // a German question's pages are.
-        let langs = match &self.corpus {
-            Corpus::Bundled(i) => std::borrow::Cow::Borrowed(i.languages()),
-            Corpus::Postgres(s) => std::borrow::Cow::Owned(s.tenant().map(|t| t.langs()).unwrap_or_default()),
-        };
+        let langs = self.languages().unwrap_or_default();
         if langs.every().len() < 2 {
             return None;
         }

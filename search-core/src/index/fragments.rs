@@ -796,10 +796,7 @@ impl Engine {
         }
         sparse.truncate(depth);
         let fused = fusion::fuse(p, &dense_list, &sparse, |doc| dense.map(|d| d.score(doc)));
-        let shown = |h: &super::Hit| {
-            let lexical = relevance::lexical_of(self, &readings, h.bm25.map(|_| h.doc));
-            evidence.shows(relevance::Evidence::of_hit(p.mode, h, lexical))
-        };
+        let shown = relevance::shown_over(self, &readings, evidence, p.mode);
         let mut hits = fusion::finish(p, fused, |d| self.page_of(d), shown);
         if !evidence.matched() {
             // No good match: what `Service::search` answers (empty, `matched` false).

@@ -710,10 +710,7 @@ impl<'a> Index<'a> {
         let scorer = qvec.filter(|q| q.len() == self.info.dim).map(|q| self.dense_scorer(q));
         let dense_of = |d: u32| scorer.as_ref().map(|s| s(d));
         let hits = fusion::fuse(p, &c.dense, &c.sparse, dense_of);
-        let shown = |h: &Hit| {
-            let lexical = relevance::lexical_of(self, &c.readings, h.bm25.map(|_| h.doc));
-            c.evidence.shows(relevance::Evidence::of_hit(p.mode, h, lexical))
-        };
+        let shown = relevance::shown_over(self, &c.readings, c.evidence, p.mode);
         fusion::finish(p, hits, |d| self.page_of(d), shown)
     }
 }

@@ -201,6 +201,20 @@ pub fn lexical<P: Postings + ?Sized>(src: &P, qterms: &[String], best: Option<u3
     })
 }
 
+/// Whether a result of a search in `mode` with evidence `query` is shown
+/// ([`Evidence::shows`]), its lexical evidence read from `src` with the
+/// query's `readings`: what the index file and the browser's fragments hand
+/// [`super::fusion::finish`] (the PostgreSQL tier reads the same from the
+/// postings it fetched).
+pub fn shown_over<'a, P: Postings + ?Sized>(
+    src: &'a P,
+    readings: &'a [Vec<String>],
+    query: Evidence,
+    mode: Mode,
+) -> impl Fn(&Hit) -> bool + 'a {
+    move |h| query.shows(Evidence::of_hit(mode, h, lexical_of(src, readings, h.bm25.map(|_| h.doc))))
+}
+
 /// The lexical evidence of a query read in several languages
 /// ([`super::bm25::QueryReading::readings`]): its best reading's. One reading
 /// is judged as [`lexical`] judges its terms.

@@ -45,12 +45,13 @@ pub(crate) fn run_publish(args: PublishArgs) -> Result<(), CommandError> {
         println!("{}", serde_json::to_string(&r)?);
         return Ok(());
     }
-    if r.added + r.changed + r.removed == 0 && r.settings_updated {
+    let chunks_changed = r.added + r.changed + r.removed > 0;
+    if !chunks_changed && r.settings_updated {
         println!(
             "published tenant `{}` (generation {}): the index's settings; {} chunks unchanged ({:.1} s)",
             r.tenant, r.generation, r.chunks, r.seconds
         );
-    } else if r.added + r.changed + r.removed == 0 {
+    } else if !chunks_changed {
         println!(
             "tenant `{}` is up to date: {} chunks, generation {} ({:.1} s)",
             r.tenant, r.chunks, r.generation, r.seconds
