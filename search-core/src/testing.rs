@@ -71,11 +71,18 @@ pub fn build_params(vectors: VectorStorage, mode: Mode) -> BuildParams {
 /// default; `(index.bin, encoder.bin)`.
 pub fn fragment_corpus(storage: VectorStorage) -> (AlignedBytes, AlignedBytes) {
     let words = ["parking", "permit", "the", "password", "reset", "a", "of", "storage", "quota", "gpu", "job"];
+    fragment_corpus_in("en", &words, storage)
+}
+
+/// [`fragment_corpus`]'s layout with `words` in language `lang` (a tag).
+pub fn fragment_corpus_in(lang: &str, words: &[&str], storage: VectorStorage) -> (AlignedBytes, AlignedBytes) {
     let chunks: Vec<_> = (0..40usize)
         .map(|i| {
             let text: Vec<&str> = (0..9).map(|j| words[(i * 5 + j * j + j) % words.len()]).collect();
             let page = format!("p{}", i / 4);
-            chunk(&format!("{page}_{i}"), &page, words[i % words.len()], &text.join(" "))
+            let mut c = chunk(&format!("{page}_{i}"), &page, words[i % words.len()], &text.join(" "));
+            c.lang = lang.into();
+            c
         })
         .collect();
     files_with(&chunks, 1, storage, Mode::Convex)

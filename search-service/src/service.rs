@@ -294,18 +294,15 @@ impl<'a> Service<'a> {
     /// words that chunks have, read as those ([`typo`]). The PostgreSQL tier
     /// asks for the document frequencies of the query's words first, and of
     /// their neighbours only for a word no chunk has that is no dictionary word.
-    fn correct(&self, text: &str, partial: bool) -> Result<Option<Correction>, ServiceError> {
-        // Reading slips is English's (an English dictionary, English stems): a
-        // knowledge base in other languages is left as typed, bundled or a
-        // tenant (German "die" read as the slip of "did" changed a tenant's
-        // words, vector and results against the bundled index's).
-        if !self.languages()?.query().is_empty() {
-            return Ok(None);
-        }
+    fn correct(&self, text: &str, params: &SearchParams) -> Result<Option<Correction>, ServiceError> {
+        // In the language the search reads the query in; none when it reads
+        // it in several ([`lang::Languages::spelling`]).
+        let Some(lang) = self.languages()?.spelling(text, params.lang) else { return Ok(None) };
+        let partial = params.partial;
         match &self.corpus {
-            Corpus::Bundled(i) => Ok(typo::correct(text, partial, |t| i.df(t), |w| self.encoder.is_word(w))),
+            Corpus::Bundled(i) => Ok(typo::correct(text, partial, lang, |t| i.df(t), |w| self.encoder.is_word(w))),
             Corpus::Postgres(s) => {
-                let suspects = typo::suspects(text, partial);
+                let suspects = typo::suspects(text, partial, lang);
                 if suspects.is_empty() {
                     return Ok(None);
                 }
@@ -320,9 +317,9 @@ impl<'a> Service<'a> {
                 if slips.is_empty() {
                     return Ok(None);
                 }
-                let mut dfs = s.term_dfs(&typo::neighbour_terms(slips))?;
+                let mut dfs = s.term_dfs(&typo::neighbour_terms(slips, lang))?;
                 dfs.extend(known);
-                Ok(typo::correct(text, partial, |t| dfs.get(t).copied(), |w| self.encoder.is_word(w)))
+                Ok(typo::correct(text, partial, lang, |t| dfs.get(t).copied(), |w| self.encoder.is_word(w)))
             }
         }
     }
@@ -355,7 +352,7 @@ impl<'a> Service<'a> {
     /// `clock` returns milliseconds from any fixed origin.
     pub fn rank(&self, q: &Query<'_>, clock: &dyn Fn() -> f64) -> Result<Ranked, ServiceError> {
         let t0 = clock();
-        let corrected = self.correct(q.text, q.params.partial)?;
+        let corrected = self.correct(q.text, &q.params)?;
         let text = corrected.as_ref().map_or(q.text, |c| c.text.as_str());
         // A vector the caller brings was made from the words as written.
         let given = if corrected.is_some() { None } else { q.vector };
@@ -419,15 +416,20 @@ impl<'a> Service<'a> {
     ) -> Result<(Ranked, Option<LangTag>), ServiceError> {
         let ranked = self.rank(q, clock)?;
         let Some(tag) = q.params.lang.filter(|_| !ranked.evidence.matched()) else { return Ok((ranked, None)) };
-        // The same words: their vector again (the one embedded, else the one
-        // brought), unless a typo's reading made it (a brought vector must be
-        // of the words as written).
-        let vector = if ranked.corrected.is_none() { ranked.vector.as_deref().or(q.vector) } else { q.vector };
-        let all = self.rank(&Query { params: SearchParams { lang: None, ..q.params }, vector, ..*q }, clock)?;
+        // The same words as searched (slips read in the language asked for,
+        // as the browser's engine reads them once for both searches) and their
+        // vector again: the one embedded, else the one brought (of the words
+        // as written, so only when none was a slip).
+        let text = ranked.corrected.as_ref().map_or(q.text, |c| c.text.as_str());
+        let vector = ranked.vector.as_deref().or(q.vector.filter(|_| ranked.corrected.is_none()));
+        let params = SearchParams { lang: None, ..q.params };
+        let mut all = self.rank(&Query { text, params, vector, ..*q }, clock)?;
         if !all.evidence.matched() {
             return Ok((ranked, None));
         }
-        let mut all = all;
+        if all.corrected.is_none() {
+            all.corrected.clone_from(&ranked.corrected);
+        }
         // The reader waited for both searches, and for the one embedding.
         all.timings.total += ranked.timings.total;
         all.timings.encode += ranked.timings.encode;

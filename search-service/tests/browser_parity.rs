@@ -3,7 +3,7 @@
 //! result: both read one index, the browser through its fragments.
 
 use search_core::index::{Mode, SearchParams, VectorStorage};
-use search_core::testing::{browse, fragment_corpus, open_fragments};
+use search_core::testing::{browse, fragment_corpus, fragment_corpus_in, open_fragments};
 use search_service::service::Service;
 
 #[test]
@@ -47,4 +47,42 @@ fn the_browser_ranks_every_mode_as_the_edge_does() {
     assert_eq!(shown, [("bm25", 30), ("convex", 48), ("dense", 48), ("dot", 48), ("rrf", 48)].into(), "{shown:?}");
     // Both typo'd queries are read as corrected, in every mode and page.
     assert_eq!(corrected, 60);
+}
+
+/// A German site: the browser reads a query's slips in German as the edge
+/// does (the same words corrected, the same results), and leaves another
+/// form of a word as typed.
+#[test]
+fn the_browser_reads_slips_in_the_sites_language_as_the_edge_does() {
+    let words = [
+        "Parkausweis",
+        "Genehmigung",
+        "die",
+        "Passwort",
+        "zurücksetzen",
+        "ein",
+        "der",
+        "Speicher",
+        "Kontingent",
+        "Auftrag",
+    ];
+    let (index, enc) = fragment_corpus_in("de", &words, VectorStorage::F16);
+    let (files, mut e, sem) = open_fragments(&index, &enc);
+    let svc = Service::open(index.as_slice(), enc.as_slice()).unwrap();
+    let mut read = Vec::new();
+    for q in ["Passwoort zurücksetzen", "Speicehr Kontingent", "Kontingent", "Parkausweise", "Spiecher"] {
+        for mode in [Mode::Convex, Mode::Bm25] {
+            let got = browse(&mut e, &sem, &files, q, mode, 1, false);
+            let want = svc.search(q, &SearchParams { mode, ..svc.default_params(5) }, 1, &|| 0.0).unwrap();
+            assert_eq!(got.results, want.results, "{q:?} {mode:?}");
+            assert_eq!(got.corrected, want.corrected, "{q:?} {mode:?}");
+            read.push(want.corrected);
+        }
+    }
+    let read: Vec<Option<&str>> = read.iter().step_by(2).map(Option::as_deref).collect();
+    assert_eq!(
+        read,
+        [Some("Passwort zurücksetzen"), Some("Speicher Kontingent"), None, None, Some("Speicher")],
+        "doubled and swapped letters read; a known word and an inflected ending left as typed"
+    );
 }

@@ -375,28 +375,43 @@ impl<'a> Encoder<'a> {
 
     /// Whether `word` (lowercase) is one whole token of the vocabulary: a word
     /// of a language the model was trained on, as far as its vocabulary goes
-    /// (~20,000 English words for MiniLM; a word-initial `▁` piece for e5).
+    /// (~20,000 English words for MiniLM; a word-initial `▁` piece for e5,
+    /// whose pieces keep case, as written or capitalised: German nouns).
     /// The typo reading ([`crate::index::typo`]) never corrects such a word.
     pub fn is_word(&self, word: &str) -> bool {
         match &self.tok {
             Tok::WordPiece(v) => v.id(word).is_some(),
-            Tok::Unigram(u) => u.vocab.id(&format!("{}{word}", unigram::META)).is_some(),
+            Tok::Unigram(u) => [word.to_string(), capitalised(word)]
+                .iter()
+                .any(|w| u.vocab.id(&format!("{}{w}", unigram::META)).is_some()),
         }
     }
 
-    /// The whole-word tokens [`crate::index::typo`] could be asked about (plain
-    /// lowercase ASCII words of its lengths), for the browser's spelling lists.
+    /// The whole-word tokens [`crate::index::typo`] could be asked about, for
+    /// the browser's spelling lists, sorted: MiniLM's plain lowercase ASCII
+    /// words of its lengths; e5's word-initial pieces of lowercase letters, or
+    /// capitalised ones lowercased (the words [`Encoder::is_word`] knows).
     pub fn dictionary(&self) -> Vec<String> {
         let len = crate::index::typo::STOP_LEN..=crate::index::typo::MAX_LEN;
-        let (pieces, lead) = match &self.tok {
-            Tok::WordPiece(v) => (v.pieces(), &b""[..]),
-            Tok::Unigram(u) => (u.vocab.pieces(), "\u{2581}".as_bytes()),
+        let mut words: Vec<String> = match &self.tok {
+            Tok::WordPiece(v) => v
+                .pieces()
+                .filter(|p| len.contains(&p.len()) && p.iter().all(u8::is_ascii_lowercase))
+                .filter_map(|p| String::from_utf8(p.to_vec()).ok())
+                .collect(),
+            Tok::Unigram(u) => u
+                .vocab
+                .pieces()
+                .filter_map(|p| p.strip_prefix("\u{2581}".as_bytes()))
+                .filter_map(|p| std::str::from_utf8(p).ok())
+                .filter(|p| len.contains(&p.chars().count()) && p.chars().skip(1).all(char::is_lowercase))
+                .filter(|p| p.starts_with(char::is_lowercase) || p.starts_with(char::is_uppercase))
+                .map(str::to_lowercase)
+                .collect(),
         };
-        pieces
-            .filter_map(|p| p.strip_prefix(lead))
-            .filter(|p| len.contains(&p.len()) && p.iter().all(u8::is_ascii_lowercase))
-            .filter_map(|p| String::from_utf8(p.to_vec()).ok())
-            .collect()
+        words.sort_unstable();
+        words.dedup();
+        words
     }
 
     /// Token ids of `text` as given (no prefix): `[CLS] … [SEP]` or
@@ -733,6 +748,12 @@ pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
     let na: f32 = a.iter().map(|x| x * x).sum::<f32>().sqrt();
     let nb: f32 = b.iter().map(|x| x * x).sum::<f32>().sqrt();
     dot / (na * nb).max(1e-12)
+}
+
+/// `word` with its first letter upper-cased (`teil` → `Teil`).
+fn capitalised(word: &str) -> String {
+    let mut chars = word.chars();
+    chars.next().map_or_else(String::new, |first| first.to_uppercase().chain(chars).collect())
 }
 
 #[cfg(test)]

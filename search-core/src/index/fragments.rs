@@ -234,10 +234,7 @@ pub fn split_with(idx: &Index<'_>, shard_bytes: usize, dictionary: &[String]) ->
         completions.push(first.clone());
         files.push((completion_name(completions.len() - 1), serde_json::to_vec(&group).unwrap_or_default()));
     }
-    // Slips are read in English only (`Service::correct` says why): a site in
-    // other languages gets no spelling lists, and its engine reads none.
-    let spelling =
-        if idx.languages().query().is_empty() { spelling_lists(idx, dictionary, &mut files) } else { Vec::new() };
+    let spelling = spelling_lists(idx, dictionary, &mut files);
     for d in 0..n as u32 {
         let meta = idx.chunk(d)?;
         files.push((record_name(d), serde_json::to_vec(&meta).map_err(|e| IndexError::Invalid(e.to_string()))?));
@@ -275,7 +272,10 @@ pub fn split_with(idx: &Index<'_>, shard_bytes: usize, dictionary: &[String]) ->
 }
 
 /// The spelling lists ([`Manifest::spelling`]) added to `files`; returns their
-/// initials. Only plain ASCII terms: a slip's neighbours are never anything else.
+/// initials. Only plain ASCII terms, by their initials `a`..`z`: a slip's
+/// neighbour in English is never anything else, and in another Latin
+/// alphabet its term is folded to ASCII as every term is (`Schlüssel` →
+/// `schluessel`'s stem); a word of another script is not corrected here.
 fn spelling_lists(idx: &Index<'_>, dictionary: &[String], files: &mut Vec<(String, Vec<u8>)>) -> Vec<char> {
     let mut lists: std::collections::BTreeMap<char, SpellingList> = Default::default();
     for (term, docs, _) in idx.vocabulary() {
@@ -621,7 +621,8 @@ impl Engine {
         if self.manifest.spelling.is_empty() {
             return Ok(None);
         }
-        let mut initials: Vec<char> = super::typo::suspects(query, partial)
+        let Some(lang) = self.langs.spelling(query, self.lang) else { return Ok(None) };
+        let mut initials: Vec<char> = super::typo::suspects(query, partial, lang)
             .iter()
             .filter(|s| self.df(&s.term).is_none())
             .filter_map(|s| s.word.chars().next())
@@ -632,7 +633,7 @@ impl Engine {
         if !initials.is_empty() {
             return Err(initials.into_iter().map(spelling_name).collect());
         }
-        let Some(c) = super::typo::correct(query, partial, |t| self.df(t), |w| self.is_word(w)) else {
+        let Some(c) = super::typo::correct(query, partial, lang, |t| self.df(t), |w| self.is_word(w)) else {
             return Ok(None);
         };
         let need: Vec<String> = self
@@ -926,7 +927,9 @@ mod tests {
         partial: bool,
     ) -> (SearchResponse, usize) {
         let mut fetched = 0;
-        for _ in 0..4 {
+        // The word's shards, its parts' (a compound), the spelling lists of
+        // the words no chunk has, the shards of the words they are read as.
+        for _ in 0..5 {
             match e.search(q, k, page, partial) {
                 Step::Done(r) => return (r, fetched),
                 Step::Need(names) => {
@@ -937,7 +940,7 @@ mod tests {
                 }
             }
         }
-        panic!("no answer after four rounds for {q:?}");
+        panic!("no answer after five rounds for {q:?}");
     }
 
     #[test]

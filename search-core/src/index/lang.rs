@@ -674,6 +674,18 @@ impl Languages {
         Lang::of_query_preferring(text, &self.every, common)
     }
 
+    /// The language a search's slips are read in ([`super::typo`]): the one
+    /// it reads `text` in ([`Languages::reading`]), English for an English
+    /// index, `None` when it reads the query in several (a slip in one may be
+    /// a word in another).
+    pub fn spelling(&self, text: &str, tag: Option<LangTag>) -> Option<Lang> {
+        match self.reading(text, tag).as_ref() {
+            [] => Some(Lang::EN),
+            [one] => Some(*one),
+            _ => None,
+        }
+    }
+
     /// The languages a search reads `text` in: the one it is restricted to
     /// (`tag`) when some chunk is in it, else the one its words say, else
     /// each of the common ones.
