@@ -242,15 +242,13 @@ pub fn correct(
     Some(Correction { text, words })
 }
 
-/// `word` (lowercase) with a capital first letter when `typed` has one.
+/// `word` (lowercase, one slip from `typed`) with `typed`'s first letter as
+/// written: a slip never changes the first letter, so a capital stays one
+/// (and no case table is needed, which would cost the browser's engine).
 fn with_case_of(typed: &str, word: String) -> String {
-    if !typed.starts_with(char::is_uppercase) {
-        return word;
-    }
-    let mut chars = word.chars();
-    match chars.next() {
-        Some(first) => first.to_uppercase().chain(chars).collect(),
-        None => word,
+    match (typed.chars().next(), word.chars().next()) {
+        (Some(t), Some(w)) if t != w => format!("{t}{}", &word[w.len_utf8()..]),
+        _ => word,
     }
 }
 
