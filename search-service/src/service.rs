@@ -10,16 +10,16 @@
 
 use serde::{Deserialize, Serialize};
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::sync::Mutex;
 
 use crate::pg::{Store, StoreError};
 use search_core::encoder::{Encoder, EncoderError};
 use search_core::index::highlight::Highlighter;
-use search_core::index::lang::{self, LangChoice, LangTag};
+use search_core::index::lang::{self, Lang, LangChoice, LangTag};
 use search_core::index::relevance::Evidence;
 use search_core::index::typo::{self, Correction};
-use search_core::index::{analyzer, fusion, ChunkMeta, Hit, Index, IndexError, Mode, SearchParams};
+use search_core::index::{analyzer, compound, fusion, ChunkMeta, Hit, Index, IndexError, Mode, SearchParams};
 use search_core::query_cache::QueryCache;
 pub use search_core::response::{SearchResponse, SearchResult, Timings};
 
@@ -248,38 +248,48 @@ impl<'a> Service<'a> {
     }
 
     /// The words of `query`, as written, that no chunk uses: every analysed
-    /// term of the word is missing from the vocabulary. Identifier terms (the
-    /// `=` forms, whose parts are terms of their own) and contractions ("I'd")
-    /// are not asked about; a possessive is read without its "'s". The
-    /// extractive agent reads a weak match with such a word as a question about
-    /// something the knowledge base never mentions.
+    /// term of the word is missing from the vocabulary, in each language the
+    /// query is read in ([`lang::Languages::reading`]), and a compound is not
+    /// read as two parts chunks have ([`compound`]). Identifier terms (the
+    /// `=` forms, whose parts are terms of their own), contractions ("I'd")
+    /// and stop words of a language the query is read in are not asked
+    /// about; a possessive is read without its "'s". The extractive agent
+    /// reads a weak match with such a word as a question about something the
+    /// knowledge base never mentions.
     pub fn unknown_words(&self, query: &str) -> Result<Vec<String>, ServiceError> {
-        let words: Vec<(String, Vec<String>)> = query
-            .split_whitespace()
-            .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
-            .map(|w| w.strip_suffix("'s").or_else(|| w.strip_suffix("\u{2019}s")).unwrap_or(w).to_string())
-            .filter(|w| !w.contains('\'') && !w.contains('\u{2019}'))
-            .map(|w| {
-                let terms = analyzer::terms(&w).into_iter().filter(|t| !t.starts_with('=')).collect();
-                (w, terms)
-            })
-            .filter(|(w, terms): &(String, Vec<String>)| !terms.is_empty() && !w.chars().all(|c| c.is_ascii_digit()))
-            .collect();
+        let langs = self.languages()?;
+        let read: Vec<Lang> = match langs.reading(query, None).as_ref() {
+            [] => vec![Lang::EN],
+            some => some.to_vec(),
+        };
+        let words = asked_words(query, &read);
         if words.is_empty() {
             return Ok(Vec::new());
         }
-        let known: HashSet<String> = match &self.corpus {
-            Corpus::Bundled(i) => words.iter().flat_map(|(_, ts)| ts).filter(|t| i.knows(t)).cloned().collect(),
-            Corpus::Postgres(s) => {
-                let mut all: Vec<String> = words.iter().flat_map(|(_, ts)| ts.iter().cloned()).collect();
-                all.sort();
-                all.dedup();
-                s.known_terms(&all)?
-            }
+        // Each word's terms, and the terms its parts may be (a compound).
+        let mut all: Vec<String> = words.iter().flat_map(|(_, ts)| ts.iter().cloned()).collect();
+        for (w, _) in &words {
+            all.extend(compound::candidates(w, &read, &|_| true));
+        }
+        all.sort();
+        all.dedup();
+        let dfs: HashMap<String, usize> = match &self.corpus {
+            Corpus::Bundled(i) => all.iter().filter_map(|t| Some((t.clone(), i.df(t)?))).collect(),
+            Corpus::Postgres(s) => s.term_dfs(&all)?,
+        };
+        let df = |t: &str| dfs.get(t).copied().unwrap_or(0);
+        let splits = |w: &str| {
+            read.iter().any(|&l| {
+                let mut reading = analyzer::terms_in(w, l);
+                let before = reading.clone();
+                compound::decompound(w, l, &mut reading, &df);
+                reading != before
+            })
         };
         let mut out: Vec<String> = Vec::new();
         for (w, terms) in words {
-            if terms.iter().all(|t| !known.contains(t)) && !out.iter().any(|o| o.eq_ignore_ascii_case(&w)) {
+            let known = terms.iter().any(|t| dfs.contains_key(t)) || splits(&w);
+            if !known && !out.iter().any(|o| o.eq_ignore_ascii_case(&w)) {
                 out.push(w);
             }
         }
@@ -439,14 +449,24 @@ impl<'a> Service<'a> {
 
     /// The language an answer quotes first: the reader's (`reader`, the page
     /// the widget is on) when some chunk is in it, else the question's
-    /// ([`Service::question_language`]). The reader's page is the better
-    /// guide: on the Kubernetes sets a search in the reader's language finds
-    /// the page for 0.800 of the questions, one in the language read from the
-    /// question's words 0.773 (French read as another Latin language;
-    /// docs/benchmarks/languages.md).
+    /// ([`Service::question_language`]), else the corpus's one language. The
+    /// reader's page is the better guide: on the Kubernetes sets a search in
+    /// the reader's language finds the page for 0.800 of the questions, one in
+    /// the language read from the question's words 0.773 (French read as
+    /// another Latin language; docs/benchmarks/languages.md).
     pub fn answer_language(&self, reader: Option<LangTag>, text: &str) -> Option<LangTag> {
         let has = |tag: LangTag| lang::covered(tag, &self.chunk_languages()).contains(&true);
-        reader.filter(|&t| has(t)).or_else(|| self.question_language(text))
+        reader.filter(|&t| has(t)).or_else(|| self.question_language(text)).or_else(|| self.only_language())
+    }
+
+    /// The one language of a corpus whose chunks are all in it, when that is
+    /// not English: a German help centre's answers say their own words in
+    /// German whatever the question's words tell.
+    fn only_language(&self) -> Option<LangTag> {
+        match self.languages().ok()?.every() {
+            [one] if *one != Lang::EN => LangTag::parse(one.code()),
+            _ => None,
+        }
     }
 
     /// Every language a chunk is in (`IndexInfo::chunk_languages`; empty when
@@ -607,6 +627,30 @@ enum Backend {
     Postgres { tenant: String },
 }
 
+/// The words of `query` [`Service::unknown_words`] asks about, with their
+/// terms in every language of `read` (identifier forms aside): none of a
+/// contraction, a number, or a stop word of one of those languages.
+fn asked_words(query: &str, read: &[Lang]) -> Vec<(String, Vec<String>)> {
+    query
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+        .map(|w| w.strip_suffix("'s").or_else(|| w.strip_suffix("\u{2019}s")).unwrap_or(w))
+        .filter(|w| !w.contains('\'') && !w.contains('\u{2019}') && !w.chars().all(|c| c.is_ascii_digit()))
+        .filter_map(|w| {
+            let mut terms = Vec::new();
+            for &l in read {
+                let reading: Vec<String> =
+                    analyzer::terms_in(w, l).into_iter().filter(|t| !t.starts_with('=')).collect();
+                if reading.is_empty() {
+                    return None;
+                }
+                terms.extend(reading);
+            }
+            Some((w.to_string(), terms))
+        })
+        .collect()
+}
+
 /// What to do about a tenant published at index format `format` when queries
 /// are read at [`search_core::index::VERSION`]: its terms were analysed by
 /// another analyzer (format 4 reads French and Italian elided articles off), so
@@ -683,6 +727,27 @@ mod tests {
         assert_eq!(svc.unknown_words("How do I connect to eduroam?").unwrap(), Vec::<String>::new());
         // A compound is known when its parts are.
         assert_eq!(svc.unknown_words("university-account eduroam").unwrap(), Vec::<String>::new());
+    }
+
+    #[test]
+    fn unknown_words_are_read_in_the_corpus_language() {
+        let chunks = [
+            german(testing::chunk("a", "druck", "Drucken", "Die Kosten für den Drucker stehen im Konto.")),
+            german(testing::chunk("b", "wlan", "WLAN", "Verbinden Sie sich mit eduroam und Ihrem Konto.")),
+        ];
+        let (index, encoder) = testing::files(&chunks);
+        let svc = Service::open(index.as_slice(), encoder.as_slice()).unwrap();
+        // German stop words are not asked about, German forms stem to the
+        // pages' terms, and a compound whose parts the pages use is known;
+        // read as English, every word here but "eduroam" was unknown.
+        assert_eq!(
+            svc.unknown_words("Wie sehe ich die Druckerkosten in meinem Konto und verbinde eduroam?").unwrap(),
+            vec!["sehe"]
+        );
+        assert_eq!(svc.unknown_words("Wo ist der Zauberstab?").unwrap(), vec!["Zauberstab"]);
+        // A German corpus answers in German, whatever the question's words say.
+        let say = |q: &str| svc.answer_language(None, q).map(|t| t.to_string());
+        assert_eq!((say("eduroam").as_deref(), say("How do I print?").as_deref()), (Some("de"), Some("de")));
     }
 
     #[test]

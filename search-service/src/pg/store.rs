@@ -209,13 +209,6 @@ impl Store {
             .collect())
     }
 
-    /// Which of the analysed `terms` some chunk of the tenant has.
-    pub fn known_terms(&self, terms: &[String]) -> Result<HashSet<String>, StoreError> {
-        let t = self.tenant()?;
-        let rows = self.sql.query(t.terms_statement(), &[Value::Int(t.id), Value::TextArray(terms.to_vec())])?;
-        Ok(rows.iter().filter_map(|r| r.get(3).and_then(Value::text)).map(str::to_string).collect())
-    }
-
     /// The default parameters the tenant's index was published with.
     pub fn default_params(&self, k: usize) -> Result<SearchParams, StoreError> {
         Ok(SearchParams::of_index(&self.tenant()?.info, k))
