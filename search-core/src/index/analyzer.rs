@@ -244,9 +244,10 @@ fn elided(w: &str, lang: Lang) -> &str {
     }
 }
 
-/// Whether a word of `lang` (not English), lowercased as [`base_terms_in`]
-/// reads it, is a stop word, as written or folded.
-fn is_stop_in(w: &str, lang: Lang) -> bool {
+/// Whether a word of `lang`, lowercased as [`base_terms_in`] reads it, is a
+/// stop word, as written or folded (English's list for English: what
+/// [`super::typo`] asks of an edit in any language).
+pub(crate) fn is_stop_in(w: &str, lang: Lang) -> bool {
     lang.is_stop(w) || lang.is_stop(&fold(w))
 }
 

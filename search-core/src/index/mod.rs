@@ -633,11 +633,6 @@ impl<'a> Index<'a> {
         (i < self.info.terms && self.term(i) == term.as_bytes()).then_some(i)
     }
 
-    /// Whether some chunk has the analysed term `term`.
-    pub fn knows(&self, term: &str) -> bool {
-        self.term_id(term).is_some()
-    }
-
     /// How many chunks have the analysed term `term` (`None`: none).
     pub fn df(&self, term: &str) -> Option<usize> {
         self.term_id(term).map(|i| self.df_at(i))

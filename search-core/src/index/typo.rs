@@ -252,15 +252,6 @@ fn with_case_of(typed: &str, word: String) -> String {
     }
 }
 
-/// Whether `word` (plain letters) is a stop word of `lang`.
-fn is_stop(word: &str, lang: Lang) -> bool {
-    if lang == Lang::EN {
-        analyzer::is_english_stop(word)
-    } else {
-        analyzer::terms_in(word, lang).is_empty()
-    }
-}
-
 /// The word one slip from `word` in `lang`: a stop word (the longest, which
 /// keeps the most of what was typed: `wat` → `what`, not `was`; ties: the
 /// alphabetically first), else the word whose term the most chunks have
@@ -274,7 +265,10 @@ fn best_neighbour(word: &str, lang: Lang, df: &impl Fn(&str) -> Option<usize>) -
     let mut best: Option<((bool, usize), String)> = None;
     for e in edits(word, letters) {
         let e_len = e.chars().count();
-        if lang != Lang::EN && !inflected_slip(word, &e) {
+        // Outside English only a keyboard slip that keeps the word's form is
+        // read; the check is cheap beside stemming the edit.
+        let read_here = lang == Lang::EN || (form_kept(word, &e) && keyboard_slip(word, &e));
+        if !read_here {
             continue;
         }
         let n = match analyzer::terms_in(&e, lang).as_slice() {
@@ -291,7 +285,8 @@ fn best_neighbour(word: &str, lang: Lang, df: &impl Fn(&str) -> Option<usize>) -
             _ => None,
         };
         let Some(n) = n else { continue };
-        let key = (keyboard_slip(word, &e), n);
+        // Every edit kept outside English is a keyboard slip (above).
+        let key = (lang != Lang::EN || keyboard_slip(word, &e), n);
         if best.as_ref().is_none_or(|(k, b)| key > *k || (key == *k && e < *b)) {
             best = Some((key, e));
         }
@@ -308,15 +303,15 @@ fn best_neighbour(word: &str, lang: Lang, df: &impl Fn(&str) -> Option<usize>) -
 fn stop_slip(word: &str, lang: Lang) -> Option<String> {
     edits(word, alphabet(lang)?)
         .into_iter()
-        .filter(|e| e.chars().count() >= STOP_LEN && is_stop(e, lang))
-        .filter(|e| keyboard_slip(word, e) && (lang == Lang::EN || inflected_slip(word, e)))
+        .filter(|e| e.chars().count() >= STOP_LEN && analyzer::is_stop_in(e, lang))
+        .filter(|e| keyboard_slip(word, e) && (lang == Lang::EN || form_kept(word, e)))
         .max_by(|a, b| stop_order(a, b))
 }
 
-/// Whether `typed` is read as a slip of `meant` in a language that inflects
-/// more than English: only a [`keyboard_slip`] that added a letter or changed
-/// one (a doubled key, a neighbour's, two swapped), and never in the last
-/// letter but by a swap. Dropping a letter or changing the ending is how such
+/// Whether a [`keyboard_slip`] `typed` of `meant` may be read as one in a
+/// language that inflects more than English: only a slip that added a letter
+/// or changed one (a doubled key, a neighbour's, two swapped), and never in
+/// the last letter but by a swap. Dropping a letter or changing the ending is how such
 /// a language makes another form of the same word (*hängen* / *hängten*,
 /// *legt* / *leg*, *fürs* / *für*, *pilotent* / *piloteant*), which no chunk
 /// may have and no whole-word piece of the multilingual encoder names (its
@@ -324,11 +319,11 @@ fn stop_slip(word: &str, lang: Lang) -> Option<String> {
 /// corrected a right word in 11 of the 90 German, Spanish and French k8s dev
 /// questions (German 7), these kinds in none
 /// (docs/benchmarks/languages.md, "Slips in the reader's language").
-fn inflected_slip(typed: &str, meant: &str) -> bool {
+fn form_kept(typed: &str, meant: &str) -> bool {
     let (t, m): (Vec<char>, Vec<char>) = (typed.chars().collect(), meant.chars().collect());
     let ending_kept = t.last() == m.last()
         || (t.len() == m.len() && t.len() >= 2 && t[t.len() - 1] == m[m.len() - 2] && t[t.len() - 2] == m[m.len() - 1]);
-    m.len() <= t.len() && ending_kept && keyboard_slip(typed, meant)
+    m.len() <= t.len() && ending_kept
 }
 
 /// Which of two stop words a slip is read as: the longer, which keeps the
