@@ -613,6 +613,27 @@ mod tests {
     }
 
     #[test]
+    fn hostile_text_is_read_without_a_panic_in_every_language() {
+        let v = vocab(&[("permit", 20)]);
+        let df = |t: &str| v.get(t).copied();
+        // Letters that change length when lowercased (İ), combining marks,
+        // symbols outside the basic plane, controls, a word of 200 letters,
+        // and thousands of words: nothing panics, at most MAX_SLIPS are read.
+        let mut q = String::from("İstanbul ǅemal Straße\u{301} 𝔘𝔫𝔦 \u{0}permt ¿¡«» pérmít ");
+        q.push_str(&"ä".repeat(200));
+        q.push(' ');
+        q.push_str(&"permt xqzvw ".repeat(2_000));
+        for lang in Lang::all() {
+            for partial in [false, true] {
+                if let Some(c) = correct(&q, partial, lang, df, no_words) {
+                    assert!(c.words.len() <= MAX_SLIPS, "{lang:?}");
+                }
+                let _ = neighbour_terms(suspects(&q, partial, lang).iter().map(|s| s.word.as_str()).take(2), lang);
+            }
+        }
+    }
+
+    #[test]
     fn a_language_without_an_alphabet_is_left_as_typed() {
         let ja = Lang::from_tag("ja").expect("Japanese");
         assert!(suspects("Kuberrnetes のノード", false, ja).is_empty());
