@@ -30,9 +30,11 @@
 //!
 //! In other languages a slip is read as in English, in the language the
 //! search reads the query in ([`super::lang::Languages::spelling`]): its
-//! letters ([`alphabet`]: `Teeil` → `Teil`, `identificacin` →
-//! `identificación`), its stems and its stop words (`ale` → `alle`), the
-//! multilingual encoder's whole-word pieces as the dictionary. A query read
+//! letters ([`alphabet`]: `Teeil` → `Teil`, `identificaciónn` →
+//! `identificación`), its stems and its stop words, the multilingual
+//! encoder's whole-word pieces as the dictionary; but only keyboard slips
+//! that keep the word's form, never one that changes its ending
+//! ([`form_kept`]: such languages inflect there). A query read
 //! in several languages at once (its words do not tell which) is left as
 //! typed: a slip in one language may be a word in another. Chinese and
 //! Japanese (no spaces between words) and scripts without a table here are
@@ -55,6 +57,11 @@ pub const STOP_LEN: usize = 3;
 pub const MAX_SLIPS: usize = 4;
 /// Longer words are not words (a hash, a pasted token).
 pub const MAX_LEN: usize = 24;
+/// Outside English, a dropped letter is read only with at least this many
+/// letters after it: inflection adds letters at a word's end (*hängen* /
+/// *hängten*, *pilotent* / *piloteant*, *reiniciar* / *reiniciarlo*), not
+/// inside its stem (*faci·l·ita*, *tra·v·ail*).
+const DROPPED_INSIDE: usize = 3;
 
 /// The letters of English's words, the first of every Latin alphabet's.
 const LATIN: &str = "abcdefghijklmnopqrstuvwxyz";
@@ -225,7 +232,7 @@ pub fn correct(
             break;
         } else {
             tried += 1;
-            best_neighbour(&s.word, lang, &df)
+            best_neighbour(&s.word, lang, &df, &is_word)
         };
         let Some(best) = best else { continue };
         let typed = &query[s.start..s.end];
@@ -257,8 +264,14 @@ fn with_case_of(typed: &str, word: String) -> String {
 /// alphabetically first), else the word whose term the most chunks have
 /// among the [`keyboard_slip`]s, then among the other edits (ties: the
 /// alphabetically first); for a word shorter than [`MIN_LEN`], only a stop
-/// word or a word with a letter it dropped.
-fn best_neighbour(word: &str, lang: Lang, df: &impl Fn(&str) -> Option<usize>) -> Option<String> {
+/// word or a word with a letter it dropped. Outside English a letter put back
+/// must make a word of the language (`is_word`).
+fn best_neighbour(
+    word: &str,
+    lang: Lang,
+    df: &impl Fn(&str) -> Option<usize>,
+    is_word: &impl Fn(&str) -> bool,
+) -> Option<String> {
     let letters = alphabet(lang)?;
     let len = word.chars().count();
     let mut stop: Option<String> = None;
@@ -285,6 +298,12 @@ fn best_neighbour(word: &str, lang: Lang, df: &impl Fn(&str) -> Option<usize>) -
             _ => None,
         };
         let Some(n) = n else { continue };
+        // A letter put back must make a word of the language there: the
+        // stem alone is often another word's (*hérissons* with a `u` is
+        // *heur·issons*, stemmed as *heure*; *fürs* with an `o`, *four*).
+        if lang != Lang::EN && e_len > len && !is_word(&e) {
+            continue;
+        }
         // Every edit kept outside English is a keyboard slip (above).
         let key = (lang != Lang::EN || keyboard_slip(word, &e), n);
         if best.as_ref().is_none_or(|(k, b)| key > *k || (key == *k && e < *b)) {
@@ -309,18 +328,23 @@ fn stop_slip(word: &str, lang: Lang) -> Option<String> {
 }
 
 /// Whether a [`keyboard_slip`] `typed` of `meant` may be read as one in a
-/// language that inflects more than English: only a slip that added a letter
-/// or changed one (a doubled key, a neighbour's, two swapped), and never in
-/// the last letter but by a swap. Dropping a letter or changing the ending is how such
-/// a language makes another form of the same word (*hängen* / *hängten*,
-/// *legt* / *leg*, *fürs* / *für*, *pilotent* / *piloteant*), which no chunk
-/// may have and no whole-word piece of the multilingual encoder names (its
-/// pieces are stems and endings): reading every slip as English does
-/// corrected a right word in 11 of the 90 German, Spanish and French k8s dev
-/// questions (German 7), these kinds in none
+/// language that inflects more than English: a slip that added a letter or
+/// changed one (a doubled key, a neighbour's, two swapped), never in the last
+/// letter but by a swap; or one that dropped a letter with at least
+/// [`DROPPED_INSIDE`] letters after it. Changing the ending or adding a letter
+/// near it is how such a language makes another form of the same word
+/// (*hängen* / *hängten*, *legt* / *leg*, *fürs* / *für*, *pilotent* /
+/// *piloteant*), which no chunk may have and no whole-word piece of the
+/// multilingual encoder names (its pieces are stems and endings): reading
+/// every slip as English does corrected a right word in 11 of the 90 German,
+/// Spanish and French k8s dev questions (German 7), these kinds in none
 /// (docs/benchmarks/languages.md, "Slips in the reader's language").
 fn form_kept(typed: &str, meant: &str) -> bool {
     let (t, m): (Vec<char>, Vec<char>) = (typed.chars().collect(), meant.chars().collect());
+    if m.len() == t.len() + 1 {
+        let after = t.iter().rev().zip(m.iter().rev()).take_while(|(a, b)| a == b).count();
+        return after >= DROPPED_INSIDE;
+    }
     let ending_kept = t.last() == m.last()
         || (t.len() == m.len() && t.len() >= 2 && t[t.len() - 1] == m[m.len() - 2] && t[t.len() - 2] == m[m.len() - 1]);
     m.len() <= t.len() && ending_kept
@@ -597,12 +621,38 @@ mod tests {
 
     #[cfg(feature = "languages")]
     #[test]
+    fn a_letter_dropped_inside_a_word_is_read_but_not_at_its_end() {
+        let es = Lang::from_tag("es").expect("Spanish");
+        let words = |w: &str| ["facilita", "travail", "skalieren"].contains(&w);
+        let v = vocab_in(es, &[("facilita", 6)]);
+        let df = |t: &str| v.get(t).copied();
+        let c = correct("¿Por qué faciita desplegarla?", false, es, df, words).expect("faciita");
+        assert_eq!(c.text, "¿Por qué facilita desplegarla?");
+        let fr = Lang::from_tag("fr").expect("French");
+        let v = vocab_in(fr, &[("travail", 30), ("heure", 50)]);
+        let df = |t: &str| v.get(t).copied();
+        let c = correct("une charge de traail", false, fr, df, words).expect("traail");
+        assert_eq!(c.words, vec![("traail".to_string(), "travail".to_string())]);
+        // Only a word of the language: *héurissons* stems as *heure*.
+        assert_eq!(correct("les hérissons", false, fr, df, words), None);
+        // *skaliereren* (no word) stems as *Skalierung*, the commoner term.
+        let de = Lang::from_tag("de").expect("German");
+        let v = vocab_in(de, &[("skalieren", 2), ("Skalierung", 40)]);
+        let df = |t: &str| v.get(t).copied();
+        let c = correct("API-Server skalieeren", false, de, df, words).expect("skalieeren");
+        assert_eq!(c.text, "API-Server skalieren");
+    }
+
+    #[cfg(feature = "languages")]
+    #[test]
     fn another_form_of_a_word_is_not_a_slip() {
         // Forms a stemmer keeps apart, one letter from a term some chunk has:
         // a dropped or changed ending is how German and French inflect.
         let de = Lang::from_tag("de").expect("German");
         let v = vocab_in(de, &[("hängten", 5), ("leg", 4), ("Infoe", 2)]);
         let df = |t: &str| v.get(t).copied();
+        // A letter dropped near the end (*hängen* → *hängten*, two letters
+        // after it) is read as another form too.
         for q in ["Daten hängen", "sie legt", "mehr Infos", "fürs Logging"] {
             assert_eq!(correct(q, false, de, df, no_words), None, "{q}");
         }
