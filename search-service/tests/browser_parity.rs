@@ -65,6 +65,7 @@ fn the_browser_reads_slips_in_the_sites_language_as_the_edge_does() {
         "Speicher",
         "Kontingent",
         "Auftrag",
+        "Überwachung",
         // A word of the synthetic encoder's dictionary (its only ones are
         // English): a letter put back must make a dictionary word.
         "password",
@@ -73,9 +74,16 @@ fn the_browser_reads_slips_in_the_sites_language_as_the_edge_does() {
     let (files, mut e, sem) = open_fragments(&index, &enc);
     let svc = Service::open(index.as_slice(), enc.as_slice()).unwrap();
     let mut read = Vec::new();
-    for q in
-        ["Passwoort zurücksetzen", "Speicehr Kontingent", "Kontingent", "Parkausweise", "Spiecher", "pasword", "Autrag"]
-    {
+    for q in [
+        "Passwoort zurücksetzen",
+        "Speicehr Kontingent",
+        "Kontingent",
+        "Parkausweise",
+        "Spiecher",
+        "pasword",
+        "Autrag",
+        "Überwahcung",
+    ] {
         for mode in [Mode::Convex, Mode::Bm25] {
             let got = browse(&mut e, &sem, &files, q, mode, 1, false);
             let want = svc.search(q, &SearchParams { mode, ..svc.default_params(5) }, 1, &|| 0.0).unwrap();
@@ -94,9 +102,10 @@ fn the_browser_reads_slips_in_the_sites_language_as_the_edge_does() {
             None,
             Some("Speicher"),
             Some("password"),
-            None
+            None,
+            Some("Überwachung"),
         ],
-        "doubled and swapped letters read; a known word and an inflected ending left as typed; \
-         a dropped letter read only into a dictionary word"
+        "doubled and swapped letters read, also in a word whose first letter is accented; a known \
+         word and an inflected ending left as typed; a dropped letter read only into a dictionary word"
     );
 }

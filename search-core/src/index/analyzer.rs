@@ -71,6 +71,15 @@ fn fold(text: &str) -> String {
     fold_with(text, false)
 }
 
+/// The letter `a`..`z` a word's term starts with: its first letter folded
+/// (`Überwachung` → `u`, `éviter` → `e`; a slip never changes it,
+/// [`super::typo::edits`]). `None` for a word of another script, or one
+/// starting with a digit.
+pub(crate) fn folded_initial(word: &str) -> Option<char> {
+    let first = word.chars().next()?;
+    fold(first.encode_utf8(&mut [0; 4])).chars().next().filter(char::is_ascii_lowercase)
+}
+
 /// Step 1 for a language other than English: lowercased, the Latin blocks'
 /// punctuation and symbols spelled as ASCII (`’` → `'`, `–` → `-`) but letters
 /// kept with their accents for the language's stemmer; the rest as [`fold`].

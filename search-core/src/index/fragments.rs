@@ -140,8 +140,9 @@ pub struct SpellingList {
     /// Every plain ASCII term that starts with the initial, and how many chunks
     /// have it.
     pub terms: Vec<(String, usize)>,
-    /// The words of the language that start with it (the encoder's
-    /// [`crate::encoder::Encoder::dictionary`]): never corrected.
+    /// The words of the language that start with it once folded (`ü`, `û`
+    /// under `u`; the encoder's [`crate::encoder::Encoder::dictionary`]):
+    /// never corrected.
     pub words: Vec<String>,
 }
 
@@ -276,6 +277,9 @@ pub fn split_with(idx: &Index<'_>, shard_bytes: usize, dictionary: &[String]) ->
 /// neighbour in English is never anything else, and in another Latin
 /// alphabet its term is folded to ASCII as every term is (`Schlüssel` →
 /// `schluessel`'s stem); a word of another script is not corrected here.
+/// Dictionary words are filed by their folded initial too
+/// ([`analyzer::folded_initial`]): a slip in *Überwachung* is looked up in
+/// the `u` list, its terms and its words alike.
 fn spelling_lists(idx: &Index<'_>, dictionary: &[String], files: &mut Vec<(String, Vec<u8>)>) -> Vec<char> {
     let mut lists: std::collections::BTreeMap<char, SpellingList> = Default::default();
     for (term, docs, _) in idx.vocabulary() {
@@ -285,7 +289,7 @@ fn spelling_lists(idx: &Index<'_>, dictionary: &[String], files: &mut Vec<(Strin
         }
     }
     for w in dictionary {
-        if let Some(list) = w.chars().next().and_then(|c| lists.get_mut(&c)) {
+        if let Some(list) = analyzer::folded_initial(w).and_then(|c| lists.get_mut(&c)) {
             list.words.push(w.clone());
         }
     }
@@ -533,7 +537,7 @@ impl Engine {
                 .ok()
                 .and_then(SpellingList::parse)
                 .ok_or_else(|| bad(file, "not a spelling list (`term df` lines, an empty line, words)"))?;
-            if list.terms.iter().map(|t| &t.0).chain(&list.words).any(|t| !t.starts_with(c)) {
+            if list.terms.iter().map(|t| &t.0).chain(&list.words).any(|t| analyzer::folded_initial(t) != Some(c)) {
                 return Err(bad(file, "a term of another initial"));
             }
             if list.terms.windows(2).any(|w| w[0].0 >= w[1].0) || list.words.windows(2).any(|w| w[0] >= w[1]) {
@@ -607,9 +611,9 @@ impl Engine {
         self.spelling_of(word).is_some_and(|l| l.words.binary_search_by(|w| w.as_str().cmp(word)).is_ok())
     }
 
-    /// The spelling list of `word`'s initial, if given.
+    /// The spelling list of `word`'s folded initial, if given.
     fn spelling_of(&self, word: &str) -> Option<&SpellingList> {
-        self.spelling.get(letter(word.chars().next()?)?)?.as_ref()
+        self.spelling.get(letter(analyzer::folded_initial(word)?)?)?.as_ref()
     }
 
     /// The query as the index searches it, once its words' shards are in: the
@@ -625,7 +629,7 @@ impl Engine {
         let mut initials: Vec<char> = super::typo::suspects(query, partial, lang)
             .iter()
             .filter(|s| self.df(&s.term).is_none())
-            .filter_map(|s| s.word.chars().next())
+            .filter_map(|s| analyzer::folded_initial(&s.word))
             .filter(|&c| self.manifest.spelling.contains(&c) && self.spelling_of(&c.to_string()).is_none())
             .collect();
         initials.sort_unstable();
@@ -1140,6 +1144,53 @@ mod tests {
         assert!(fetched > 3, "lengths, the word's shard, the parts' shards, a record: {fetched}");
         let (r, _) = run(&mut fresh, &files, "Verwaltungsserver", 3, 1, false);
         assert_eq!(top(&r).as_deref(), Some("verw"), "{r:?}");
+    }
+
+    /// A word whose first letter is accented (*Überwachung*) is read in the
+    /// browser as at the edge: its spelling list is its folded initial's, its
+    /// terms and its dictionary words alike (before, the browser had no list
+    /// for `ü` and read no slip in such a word).
+    #[test]
+    #[cfg(feature = "languages")]
+    fn a_slip_in_a_word_with_an_accented_initial_is_read_as_the_edge_reads_it() {
+        let pages = [
+            ("ueber", "Überwachung", "Die Überwachung der Knoten meldet jeden Ausfall sofort."),
+            ("sicht", "Übersicht", "Eine Übersicht aller Dienste und ihrer Knoten."),
+            ("umzug", "Umzug", "Der Umzug eines Dienstes auf andere Knoten."),
+            ("aender", "Änderungen", "Änderungen an Diensten werden protokolliert."),
+        ];
+        let mut chunks = Vec::new();
+        for (page, title, text) in pages {
+            let mut c = chunk(&format!("{page}_0"), page, title, text);
+            c.lang = "de".into();
+            c.index_text = c.text.clone();
+            chunks.push(c);
+        }
+        let vecs: Vec<f32> = (0..chunks.len()).flat_map(|i| unit(&[1.0, i as f32, 0.0, 0.0])).collect();
+        let bytes = AlignedBytes::new(&build(&chunks, &vecs, 4, &params(VectorStorage::F16)));
+        let idx = Index::open(bytes.as_slice()).unwrap();
+        let dictionary: Vec<String> = ["umzug", "änderungen", "überwachung"].map(String::from).to_vec();
+        let frags = split_with(&idx, 32, &dictionary).unwrap();
+        assert!(!frags.manifest.spelling.iter().any(|c| !c.is_ascii_lowercase()), "{:?}", frags.manifest.spelling);
+        let files: HashMap<String, Vec<u8>> = frags.files.into_iter().collect();
+        let u = String::from_utf8_lossy(&files[&spelling_name('u')]).into_owned();
+        assert!(u.ends_with("umzug\nüberwachung\n"), "words filed by their folded initial, in order: {u:?}");
+        let lang = crate::index::lang::Lang::from_tag("de").unwrap();
+        let edge = |q: &str| {
+            crate::index::typo::correct(q, false, lang, |t| idx.df(t), |w| dictionary.iter().any(|d| d == w))
+                .map(|c| c.text)
+        };
+        for (q, read) in [
+            ("Überwahcung der Knoten", Some("Überwachung der Knoten")),
+            ("Überwachng", Some("Überwachung")),
+            ("Änderngen", Some("Änderungen")),
+            ("Übersihct", Some("Übersicht")),
+        ] {
+            assert_eq!(edge(q).as_deref(), read, "the edge reads {q:?}");
+            let mut e = Engine::open(&files[MANIFEST]).unwrap();
+            let (got, _) = run(&mut e, &files, q, 3, 1, false);
+            assert_eq!(got.corrected.as_deref(), read, "the browser reads {q:?} as the edge does");
+        }
     }
 
     #[test]

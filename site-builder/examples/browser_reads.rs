@@ -1,0 +1,71 @@
+//! Whether the browser engine reads a knowledge base's questions as the edge
+//! does: for each question of the QA files, the fragments the build would
+//! write (split in memory from `INDEX_DIR/index.bin`, the encoder's dictionary
+//! in the spelling lists) answered by `search_core::index::fragments::Engine`
+//! beside the service's own `bm25` answer, both unfiltered by language as the
+//! browser asks without a reader's language.
+//!
+//!     cargo run --release -p site-builder --no-default-features --example browser_reads -- INDEX_DIR QA.csv…
+//!
+//! Prints one JSON object: questions, how many each side read as a slip,
+//! and the questions whose reading or results differ (none, when the browser
+//! is faithful).
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use search_core::index::fragments::{self, Engine, Step, MANIFEST};
+use search_core::index::{Index, Mode, SearchParams};
+use site_builder::browser::SHARD_BYTES;
+use site_builder::search::Searcher;
+
+/// The browser's answer to `q`, fetching what it asks for from `files`.
+fn browse(e: &mut Engine, files: &HashMap<String, Vec<u8>>, q: &str) -> Result<(Option<String>, Vec<String>), String> {
+    for _ in 0..8 {
+        match e.search(q, 5, 1, false) {
+            Step::Done(r) => return Ok((r.corrected, r.results.into_iter().map(|r| r.chunk_id).collect())),
+            Step::Need(names) => {
+                for n in names {
+                    let bytes = files.get(&n).ok_or_else(|| format!("{q:?} asks for {n}, which the split has not"))?;
+                    e.add(&n, bytes).map_err(|err| format!("{n}: {err}"))?;
+                }
+            }
+        }
+    }
+    Err(format!("no answer after eight rounds for {q:?}"))
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let [dir, qas @ ..] = args.as_slice() else {
+        return Err("usage: browser_reads INDEX_DIR QA.csv…".into());
+    };
+    let s = Searcher::open(&PathBuf::from(dir).join("index.bin"), None)?;
+    let svc = s.service()?;
+    let bytes = std::fs::read(PathBuf::from(dir).join("index.bin"))?;
+    let idx = Index::open(&bytes)?;
+    let files: HashMap<String, Vec<u8>> =
+        fragments::split_with(&idx, SHARD_BYTES, &svc.encoder().dictionary())?.files.into_iter().collect();
+    let params = SearchParams { mode: Mode::Bm25, ..svc.default_params(5) };
+    let (mut questions, mut edge_read, mut browser_read) = (0, 0, 0);
+    let mut differ = Vec::new();
+    for qa in qas {
+        for q in site_builder::eval::read_qa(&PathBuf::from(qa))? {
+            questions += 1;
+            let want = svc.search(&q.question, &params, 1, &|| 0.0)?;
+            let want_ids: Vec<String> = want.results.into_iter().map(|r| r.chunk_id).collect();
+            let mut e = Engine::open(&files[MANIFEST])?;
+            let (got, got_ids) = browse(&mut e, &files, &q.question)?;
+            edge_read += usize::from(want.corrected.is_some());
+            browser_read += usize::from(got.is_some());
+            if got != want.corrected || got_ids != want_ids {
+                differ.push(serde_json::json!({"q": q.question, "edge": want.corrected, "browser": got,
+                    "same_results": got_ids == want_ids}));
+            }
+        }
+    }
+    let out = serde_json::json!({"questions": questions, "edge_read": edge_read,
+        "browser_read": browser_read, "differ": differ});
+    println!("{out}");
+    Ok(())
+}
