@@ -237,6 +237,15 @@ fn base_terms_in(text: &str, lang: Lang) -> Vec<String> {
 /// written apart, and what a search for it types. The lists are Lucene's
 /// (its analyzers' `ElisionFilter` defaults).
 fn elided(w: &str, lang: Lang) -> &str {
+    match w.split_once('\'') {
+        Some((head, rest)) if is_elided_article(head, lang) => rest,
+        _ => w,
+    }
+}
+
+/// Whether `head` (lowercase) is an article or preposition `lang` elides
+/// before an apostrophe ([`elided`]).
+pub(crate) fn is_elided_article(head: &str, lang: Lang) -> bool {
     let articles: &[&str] = match lang.code() {
         "fr" => &["c", "d", "j", "l", "m", "n", "qu", "s", "t", "jusqu", "lorsqu", "puisqu", "quoiqu"],
         "it" => &[
@@ -245,12 +254,9 @@ fn elided(w: &str, lang: Lang) -> &str {
         ],
         "ca" => &["d", "l", "m", "n", "s", "t"],
         "ga" => &["b", "d", "m"],
-        _ => return w,
+        _ => return false,
     };
-    match w.split_once('\'') {
-        Some((head, rest)) if articles.contains(&head) => rest,
-        _ => w,
-    }
+    articles.contains(&head)
 }
 
 /// Whether a word of `lang`, lowercased as [`base_terms_in`] reads it, is a

@@ -132,6 +132,7 @@ pub fn suspects(query: &str, partial: bool, lang: Lang) -> Vec<Suspect> {
         words.pop();
     }
     for (start, end) in words {
+        let start = after_elision(query, start, end, lang);
         let lower = query[start..end].to_lowercase();
         // Three letters are read as an English stop word's slip (`wat`);
         // elsewhere they are too often a word of the language no dictionary
@@ -145,6 +146,21 @@ pub fn suspects(query: &str, partial: bool, lang: Lang) -> Vec<Suspect> {
         }
     }
     out
+}
+
+/// Where the word at `query[start..end]` starts once an elided article
+/// before its apostrophe is left out (French *l'évicton* → *évicton*,
+/// Italian *dell'utnete*; [`analyzer::is_elided_article`]): the word a slip
+/// is read in; `start` when there is none.
+fn after_elision(query: &str, start: usize, end: usize, lang: Lang) -> usize {
+    let word = &query[start..end];
+    let Some(i) = word.find(['\'', '\u{2019}']) else { return start };
+    let apostrophe = word[i..].chars().next().map_or(1, char::len_utf8);
+    if analyzer::is_elided_article(&word[..i].to_lowercase(), lang) {
+        start + i + apostrophe
+    } else {
+        start
+    }
 }
 
 /// Byte ranges of the whitespace-separated pieces of `query`, trimmed of the
@@ -642,6 +658,24 @@ mod tests {
         // *skaliereren* (no word) stems as *Skalierung*, the commoner term.
         let de = [("skalieren", 2), ("Skalierung", 40)];
         assert_eq!(read("de", &de, "API-Server skalieeren").as_deref(), Some("API-Server skalieren"));
+    }
+
+    /// A slip in a word behind an elided article is read in the word, the
+    /// article and its apostrophe (either) kept as typed; an apostrophe
+    /// after anything else is no elision.
+    #[cfg(feature = "languages")]
+    #[test]
+    fn a_slip_behind_an_elided_article_is_read_in_the_word() {
+        let words = ["éviction", "utente"];
+        let fr = [("éviction", 8), ("élection", 5), ("disque", 9)];
+        let read = |tag, vocab, q| read_in(tag, vocab, &words, q);
+        assert_eq!(read("fr", &fr, "Comment marche l'évicton ?").as_deref(), Some("Comment marche l'éviction ?"));
+        assert_eq!(read("fr", &fr, "L’élcetion du chef").as_deref(), Some("L’élection du chef"));
+        assert_eq!(read("fr", &fr, "sur d'disuqe").as_deref(), Some("sur d'disque"));
+        assert_eq!(read("it", &[("utente", 7)], "i dati dell'utnete").as_deref(), Some("i dati dell'utente"));
+        // Not an article of the language: the whole piece is no word to read.
+        assert_eq!(read("fr", &fr, "x'disuqe"), None);
+        assert_eq!(read("es", &[("disco", 4)], "l'dicso"), None);
     }
 
     #[cfg(feature = "languages")]
