@@ -7,6 +7,9 @@
 //!
 //!     cargo run --release -p site-builder --no-default-features --example browser_reads -- INDEX_DIR QA.csv…
 //!
+//! A `.txt` file is read as queries, one per line (`#` starts a comment), as
+//! `eval/slips-accented-initial.txt`.
+//!
 //! Prints one JSON object: questions, how many each side read as a slip,
 //! and the questions whose reading or results differ (none, when the browser
 //! is faithful).
@@ -35,6 +38,20 @@ fn browse(e: &mut Engine, files: &HashMap<String, Vec<u8>>, q: &str) -> Result<(
     Err(format!("no answer after eight rounds for {q:?}"))
 }
 
+/// The questions of a QA file, or the lines of a `.txt` file.
+fn queries(file: &str) -> Result<Vec<String>, Box<dyn std::error::Error>> {
+    if file.ends_with(".txt") {
+        let text = std::fs::read_to_string(file)?;
+        return Ok(text
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .map(String::from)
+            .collect());
+    }
+    Ok(site_builder::eval::read_qa(&PathBuf::from(file))?.into_iter().map(|q| q.question).collect())
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [dir, qas @ ..] = args.as_slice() else {
@@ -49,17 +66,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let params = SearchParams { mode: Mode::Bm25, ..svc.default_params(5) };
     let (mut questions, mut edge_read, mut browser_read) = (0, 0, 0);
     let mut differ = Vec::new();
-    for qa in qas {
-        for q in site_builder::eval::read_qa(&PathBuf::from(qa))? {
+    for file in qas {
+        for q in queries(file)? {
             questions += 1;
-            let want = svc.search(&q.question, &params, 1, &|| 0.0)?;
+            let want = svc.search(&q, &params, 1, &|| 0.0)?;
             let want_ids: Vec<String> = want.results.into_iter().map(|r| r.chunk_id).collect();
             let mut e = Engine::open(&files[MANIFEST])?;
-            let (got, got_ids) = browse(&mut e, &files, &q.question)?;
+            let (got, got_ids) = browse(&mut e, &files, &q)?;
             edge_read += usize::from(want.corrected.is_some());
             browser_read += usize::from(got.is_some());
             if got != want.corrected || got_ids != want_ids {
-                differ.push(serde_json::json!({"q": q.question, "edge": want.corrected, "browser": got,
+                differ.push(serde_json::json!({"q": q, "edge": want.corrected, "browser": got,
                     "same_results": got_ids == want_ids}));
             }
         }
