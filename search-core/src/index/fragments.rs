@@ -1095,6 +1095,20 @@ mod tests {
         }
     }
 
+    /// An index of one German chunk per `(page, title, text)`.
+    #[cfg(feature = "languages")]
+    fn german_index(pages: &[(&str, &str, &str)]) -> AlignedBytes {
+        let mut chunks = Vec::new();
+        for &(page, title, text) in pages {
+            let mut c = chunk(&format!("{page}_0"), page, title, text);
+            c.lang = "de".into();
+            c.index_text = c.text.clone();
+            chunks.push(c);
+        }
+        let vecs: Vec<f32> = (0..chunks.len()).flat_map(|i| unit(&[1.0, i as f32, 0.0, 0.0])).collect();
+        AlignedBytes::new(&build(&chunks, &vecs, 4, &params(VectorStorage::F16)))
+    }
+
     #[test]
     #[cfg(feature = "languages")]
     fn a_compound_no_chunk_has_is_read_as_its_parts_as_the_edge_reads_it() {
@@ -1105,15 +1119,7 @@ mod tests {
             ("pods", "Pods", "Ein Pod hat Container und Labels; der Cluster plant ihn auf einen Knoten."),
             ("jobs", "Jobs", "Ein Job startet Container, bis sie fertig sind; ihre Daten bleiben."),
         ];
-        let mut chunks = Vec::new();
-        for (page, title, text) in pages {
-            let mut c = chunk(&format!("{page}_0"), page, title, text);
-            c.lang = "de".into();
-            c.index_text = c.text.clone();
-            chunks.push(c);
-        }
-        let vecs: Vec<f32> = (0..chunks.len()).flat_map(|i| unit(&[1.0, i as f32, 0.0, 0.0])).collect();
-        let bytes = AlignedBytes::new(&build(&chunks, &vecs, 4, &params(VectorStorage::F16)));
+        let bytes = german_index(&pages);
         let idx = Index::open(bytes.as_slice()).unwrap();
         let frags = split(&idx, 32).unwrap();
         assert!(frags.manifest.shards.len() > 10, "{:?}", frags.manifest.shards);
@@ -1159,15 +1165,7 @@ mod tests {
             ("umzug", "Umzug", "Der Umzug eines Dienstes auf andere Knoten."),
             ("aender", "Änderungen", "Änderungen an Diensten werden protokolliert."),
         ];
-        let mut chunks = Vec::new();
-        for (page, title, text) in pages {
-            let mut c = chunk(&format!("{page}_0"), page, title, text);
-            c.lang = "de".into();
-            c.index_text = c.text.clone();
-            chunks.push(c);
-        }
-        let vecs: Vec<f32> = (0..chunks.len()).flat_map(|i| unit(&[1.0, i as f32, 0.0, 0.0])).collect();
-        let bytes = AlignedBytes::new(&build(&chunks, &vecs, 4, &params(VectorStorage::F16)));
+        let bytes = german_index(&pages);
         let idx = Index::open(bytes.as_slice()).unwrap();
         let dictionary: Vec<String> = ["umzug", "änderungen", "überwachung"].map(String::from).to_vec();
         let frags = split_with(&idx, 32, &dictionary).unwrap();
