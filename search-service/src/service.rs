@@ -310,7 +310,10 @@ impl<'a> Service<'a> {
         let Some(lang) = self.languages()?.spelling(text, params.lang) else { return Ok(None) };
         let partial = params.partial;
         match &self.corpus {
-            Corpus::Bundled(i) => Ok(typo::correct(text, partial, lang, |t| i.df(t), |w| self.encoder.is_word(w))),
+            Corpus::Bundled(i) => {
+                let covered = lang::spelled_in(lang, &i.info().chunk_languages);
+                Ok(typo::correct(text, partial, lang, |t| i.df_among(t, &covered), |w| self.encoder.is_word(w)))
+            }
             Corpus::Postgres(s) => {
                 let suspects = typo::suspects(text, partial, lang);
                 if suspects.is_empty() {
@@ -327,6 +330,9 @@ impl<'a> Service<'a> {
                 if slips.is_empty() {
                     return Ok(None);
                 }
+                // Counted over every language: a slip on a tenant of several
+                // languages may be read into another's term (the bundled
+                // index counts the reader's language only, `Index::df_among`).
                 let mut dfs = s.term_dfs(&typo::neighbour_terms(slips, lang))?;
                 dfs.extend(known);
                 Ok(typo::correct(text, partial, lang, |t| dfs.get(t).copied(), |w| self.encoder.is_word(w)))

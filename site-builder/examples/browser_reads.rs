@@ -11,8 +11,9 @@
 //! `eval/slips-accented-initial.txt`.
 //!
 //! Prints one JSON object: questions, how many each side read as a slip,
-//! and the questions whose reading or results differ (none, when the browser
-//! is faithful).
+//! the questions whose reading or results differ (none, when the browser
+//! is faithful), and the spelling lists' bytes (raw and gzipped; and with one
+//! count per term, as an index of one language writes them).
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -52,6 +53,37 @@ fn queries(file: &str) -> Result<Vec<String>, Box<dyn std::error::Error>> {
     Ok(site_builder::eval::read_qa(&PathBuf::from(file))?.into_iter().map(|q| q.question).collect())
 }
 
+/// The spelling lists' bytes: as written, gzipped, and both again with each
+/// term's counts by language summed into one.
+fn spelling_bytes(files: &HashMap<String, Vec<u8>>) -> serde_json::Value {
+    let gz = |b: &[u8]| {
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        std::io::Write::write_all(&mut e, b).map(|_| e.finish().map(|v| v.len()).unwrap_or(0)).unwrap_or(0)
+    };
+    let (mut raw, mut zipped, mut one, mut one_zipped) = (0, 0, 0, 0);
+    for bytes in files.iter().filter(|(n, _)| n.starts_with("v/")).map(|(_, b)| b) {
+        let text = String::from_utf8_lossy(bytes);
+        let (terms, words) = text.split_once("\n\n").unwrap_or((&text, ""));
+        let summed: String = terms
+            .lines()
+            .map(|l| match l.split_once(' ') {
+                Some((t, c)) => {
+                    let n: usize = c.split(' ').filter_map(|c| c.rsplit(':').next()?.parse::<usize>().ok()).sum();
+                    format!("{t} {n}\n")
+                }
+                None => format!("{l}\n"),
+            })
+            .collect::<String>()
+            + "\n"
+            + words;
+        raw += bytes.len();
+        zipped += gz(bytes);
+        one += summed.len();
+        one_zipped += gz(summed.as_bytes());
+    }
+    serde_json::json!({"raw": raw, "gzip": zipped, "one_count_raw": one, "one_count_gzip": one_zipped})
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [dir, qas @ ..] = args.as_slice() else {
@@ -82,7 +114,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     let out = serde_json::json!({"questions": questions, "edge_read": edge_read,
-        "browser_read": browser_read, "differ": differ});
+        "browser_read": browser_read, "differ": differ, "spelling_bytes": spelling_bytes(&files)});
     println!("{out}");
     Ok(())
 }

@@ -132,14 +132,17 @@ pub fn split(idx: &Index<'_>, shard_bytes: usize) -> Result<Fragments, IndexErro
     split_with(idx, shard_bytes, &[])
 }
 
-/// One initial's spelling list (`v/{c}.txt`): a line `term df` per term, an
+/// One initial's spelling list (`v/{c}.txt`): a line `term df` per term (in
+/// an index of several languages `term i:n i:n …`, the chunks of the
+/// language at place `i` of [`Manifest::chunk_languages`] that have it), an
 /// empty line, then a word per line. Plain text, read by hand: a serde format
 /// cost the browser engine's wasm more than the whole typo reading.
 #[derive(Debug, Default, PartialEq)]
 pub struct SpellingList {
     /// Every plain ASCII term that starts with the initial, and how many chunks
-    /// have it.
-    pub terms: Vec<(String, usize)>,
+    /// of each language have it: `(place in chunk_languages, chunks)`, place 0
+    /// alone in an index of one language.
+    pub terms: Vec<(String, Vec<(usize, usize)>)>,
     /// The words of the language that start with it once folded (`ü`, `û`
     /// under `u`; the encoder's [`crate::encoder::Encoder::dictionary`]):
     /// never corrected.
@@ -149,8 +152,13 @@ pub struct SpellingList {
 impl SpellingList {
     fn to_text(&self) -> Vec<u8> {
         let mut out = String::new();
-        for (t, df) in &self.terms {
-            out.push_str(&format!("{t} {df}\n"));
+        for (t, counts) in &self.terms {
+            out.push_str(t);
+            match counts.as_slice() {
+                [(0, n)] => out.push_str(&format!(" {n}")),
+                _ => counts.iter().for_each(|(l, n)| out.push_str(&format!(" {l}:{n}"))),
+            }
+            out.push('\n');
         }
         out.push('\n');
         for w in &self.words {
@@ -166,8 +174,15 @@ impl SpellingList {
             .lines()
             .filter(|l| !l.is_empty())
             .map(|l| {
-                let (t, df) = l.split_once(' ')?;
-                Some((t.to_string(), df.parse().ok()?))
+                let (t, counts) = l.split_once(' ')?;
+                let counts = counts
+                    .split(' ')
+                    .map(|c| match c.split_once(':') {
+                        Some((l, n)) => Some((l.parse().ok()?, n.parse().ok()?)),
+                        None => Some((0, c.parse().ok()?)),
+                    })
+                    .collect::<Option<Vec<_>>>()?;
+                Some((t.to_string(), counts))
             })
             .collect::<Option<Vec<_>>>()?;
         Some(SpellingList { terms, words: words.lines().filter(|l| !l.is_empty()).map(str::to_string).collect() })
@@ -282,10 +297,20 @@ pub fn split_with(idx: &Index<'_>, shard_bytes: usize, dictionary: &[String]) ->
 /// the `u` list, its terms and its words alike.
 fn spelling_lists(idx: &Index<'_>, dictionary: &[String], files: &mut Vec<(String, Vec<u8>)>) -> Vec<char> {
     let mut lists: std::collections::BTreeMap<char, SpellingList> = Default::default();
+    let several = idx.info().chunk_languages.len() > 1;
     for (term, docs, _) in idx.vocabulary() {
         let Ok(t) = std::str::from_utf8(term) else { continue };
         if t.len() >= 2 && t.bytes().all(|b| b.is_ascii_lowercase()) {
-            lists.entry(t.as_bytes()[0] as char).or_default().terms.push((t.to_string(), docs.len()));
+            let mut counts: Vec<(usize, usize)> = Vec::new();
+            for &d in docs {
+                let l = if several { usize::from(idx.lang_index(d)) } else { 0 };
+                match counts.iter_mut().find(|c| c.0 == l) {
+                    Some(c) => c.1 += 1,
+                    None => counts.push((l, 1)),
+                }
+            }
+            counts.sort_unstable();
+            lists.entry(t.as_bytes()[0] as char).or_default().terms.push((t.to_string(), counts));
         }
     }
     for w in dictionary {
@@ -489,13 +514,16 @@ impl Engine {
         let covered = lang.map(|tag| super::lang::covered(tag, &self.manifest.chunk_languages));
         move |doc| match &covered {
             None => true,
-            Some(c) => {
-                let l = match self.lang_starts.partition_point(|&s| s <= doc).checked_sub(1) {
-                    Some(r) => self.manifest.lang_runs[r][0] as usize,
-                    None => 0,
-                };
-                c.get(l).copied().unwrap_or(false)
-            }
+            Some(c) => c.get(self.lang_of(doc)).copied().unwrap_or(false),
+        }
+    }
+
+    /// Chunk `doc`'s place in [`Manifest::chunk_languages`] (0 in an index of
+    /// one language), by the language runs.
+    fn lang_of(&self, doc: u32) -> usize {
+        match self.lang_starts.partition_point(|&s| s <= doc).checked_sub(1) {
+            Some(r) => self.manifest.lang_runs[r][0] as usize,
+            None => 0,
         }
     }
 
@@ -539,6 +567,10 @@ impl Engine {
                 .ok_or_else(|| bad(file, "not a spelling list (`term df` lines, an empty line, words)"))?;
             if list.terms.iter().map(|t| &t.0).chain(&list.words).any(|t| analyzer::folded_initial(t) != Some(c)) {
                 return Err(bad(file, "a term of another initial"));
+            }
+            let places = self.manifest.chunk_languages.len().max(1);
+            if list.terms.iter().flat_map(|t| &t.1).any(|&(l, _)| l >= places) {
+                return Err(bad(file, "a count for a language the index does not have"));
             }
             if list.terms.windows(2).any(|w| w[0].0 >= w[1].0) || list.words.windows(2).any(|w| w[0] >= w[1]) {
                 return Err(bad(file, "not in ascending order"));
@@ -595,15 +627,19 @@ impl Engine {
         need
     }
 
-    /// How many chunks have `term`, from its shard when that is in, else from its
-    /// initial's spelling list (`None`: neither has it, or neither is in).
-    fn df(&self, term: &str) -> Option<usize> {
+    /// How many chunks in the languages `covered` marks have `term`, as
+    /// [`Index::df_among`] counts them: from its shard when that is in, else
+    /// from its initial's spelling list (`None`: neither has it, or neither is
+    /// in).
+    fn df(&self, term: &str, covered: &[bool]) -> Option<usize> {
+        let counted = |l: usize| covered.get(l).copied().unwrap_or(false);
         if let Some(shard) = self.shard_of(term.as_bytes()).and_then(|i| self.shards.get(&i)) {
-            return shard.find(term.as_bytes()).map(|i| shard.range(i).len());
+            let i = shard.find(term.as_bytes())?;
+            return Some(shard.docs[shard.range(i)].iter().filter(|&&d| counted(self.lang_of(d))).count());
         }
         let list = self.spelling_of(term)?;
         let i = list.terms.binary_search_by(|t| t.0.as_str().cmp(term)).ok()?;
-        Some(list.terms[i].1)
+        Some(list.terms[i].1.iter().filter(|(l, _)| counted(*l)).map(|c| c.1).sum())
     }
 
     /// Whether `word` is a word of the language, by its initial's spelling list.
@@ -626,9 +662,10 @@ impl Engine {
             return Ok(None);
         }
         let Some(lang) = self.langs.spelling(query, self.lang) else { return Ok(None) };
+        let covered = super::lang::spelled_in(lang, &self.manifest.chunk_languages);
         let mut initials: Vec<char> = super::typo::suspects(query, partial, lang)
             .iter()
-            .filter(|s| self.df(&s.term).is_none())
+            .filter(|s| self.df(&s.term, &covered).is_none())
             .filter_map(|s| analyzer::folded_initial(&s.word))
             .filter(|&c| self.manifest.spelling.contains(&c) && self.spelling_of(&c.to_string()).is_none())
             .collect();
@@ -637,7 +674,7 @@ impl Engine {
         if !initials.is_empty() {
             return Err(initials.into_iter().map(spelling_name).collect());
         }
-        let Some(c) = super::typo::correct(query, partial, lang, |t| self.df(t), |w| self.is_word(w)) else {
+        let Some(c) = super::typo::correct(query, partial, lang, |t| self.df(t, &covered), |w| self.is_word(w)) else {
             return Ok(None);
         };
         let need: Vec<String> = self
@@ -1098,10 +1135,17 @@ mod tests {
     /// An index of one German chunk per `(page, title, text)`.
     #[cfg(feature = "languages")]
     fn german_index(pages: &[(&str, &str, &str)]) -> AlignedBytes {
+        let pages: Vec<_> = pages.iter().map(|&(p, t, x)| (p, t, x, "de")).collect();
+        index_in(&pages)
+    }
+
+    /// An index of one chunk per `(page, title, text, language)`.
+    #[cfg(feature = "languages")]
+    fn index_in(pages: &[(&str, &str, &str, &str)]) -> AlignedBytes {
         let mut chunks = Vec::new();
-        for &(page, title, text) in pages {
+        for &(page, title, text, lang) in pages {
             let mut c = chunk(&format!("{page}_0"), page, title, text);
-            c.lang = "de".into();
+            c.lang = lang.into();
             c.index_text = c.text.clone();
             chunks.push(c);
         }
@@ -1186,6 +1230,38 @@ mod tests {
         ] {
             assert_eq!(edge(q).as_deref(), read, "the edge reads {q:?}");
             let mut e = Engine::open(&files[MANIFEST]).unwrap();
+            let (got, _) = run(&mut e, &files, q, 3, 1, false);
+            assert_eq!(got.corrected.as_deref(), read, "the browser reads {q:?} as the edge does");
+        }
+    }
+
+    /// In an index of several languages a slip is read only into a term of
+    /// the reader's language, by the edge and the browser alike: Spanish
+    /// *mantenga*, which no Spanish page has, is not Portuguese *mantenha*.
+    #[test]
+    #[cfg(feature = "languages")]
+    fn a_slip_is_read_only_into_a_term_of_its_own_language() {
+        let bytes = index_in(&[
+            ("nodos", "Nodos", "Los nodos guardan los datos del clúster.", "es"),
+            ("vol", "Volumen", "Un volumen conserva los datos de los nodos.", "es"),
+            ("pt", "Volume", "Mantenha os dados num volume; mantenha os nós.", "pt-br"),
+        ]);
+        let idx = Index::open(bytes.as_slice()).unwrap();
+        let frags = split_with(&idx, 32, &[]).unwrap();
+        let files: HashMap<String, Vec<u8>> = frags.files.into_iter().collect();
+        let es = crate::index::lang::Lang::from_tag("es").unwrap();
+        let covered = crate::index::lang::spelled_in(es, &idx.info().chunk_languages);
+        assert_eq!(covered, [true, false], "{:?}", idx.info().chunk_languages);
+        // Every chunk counted, the Portuguese term would be the reading.
+        let anywhere = |q: &str| crate::index::typo::correct(q, false, es, |t| idx.df(t), |_| false).map(|c| c.text);
+        assert_eq!(anywhere("mantenga los datos").as_deref(), Some("mantenha los datos"));
+        let edge = |q: &str| {
+            crate::index::typo::correct(q, false, es, |t| idx.df_among(t, &covered), |_| false).map(|c| c.text)
+        };
+        for (q, read) in [("mantenga los datos", None), ("un volmuen de datos", Some("un volumen de datos"))] {
+            assert_eq!(edge(q).as_deref(), read, "the edge reads {q:?}");
+            let mut e = Engine::open(&files[MANIFEST]).unwrap();
+            e.set_language(crate::index::lang::LangTag::parse("es"));
             let (got, _) = run(&mut e, &files, q, 3, 1, false);
             assert_eq!(got.corrected.as_deref(), read, "the browser reads {q:?} as the edge does");
         }

@@ -604,6 +604,17 @@ pub fn covered(tag: LangTag, chunk_languages: &[String]) -> Vec<bool> {
     }
 }
 
+/// Which places of `chunk_languages` (an index's
+/// [`super::IndexInfo::chunk_languages`]) hold chunks in `lang`: those whose
+/// terms a slip read in `lang` may become ([`super::typo::correct`]). Every
+/// chunk in an index of one language.
+pub fn spelled_in(lang: Lang, chunk_languages: &[String]) -> Vec<bool> {
+    if chunk_languages.len() <= 1 {
+        return vec![true];
+    }
+    chunk_languages.iter().map(|t| Lang::from_tag(if t.is_empty() { "en" } else { t }) == Some(lang)).collect()
+}
+
 /// The languages an index reads queries in, from its `IndexInfo`: the index
 /// file, the browser's fragments and the PostgreSQL tier each hold one.
 ///

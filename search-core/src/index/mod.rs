@@ -638,6 +638,19 @@ impl<'a> Index<'a> {
         self.term_id(term).map(|i| self.df_at(i))
     }
 
+    /// How many chunks in the languages `covered` marks (by place in
+    /// `info.chunk_languages`, [`lang::spelled_in`]) have `term`: `Some(0)`
+    /// when only chunks of other languages have it, `None` when none has.
+    pub fn df_among(&self, term: &str, covered: &[bool]) -> Option<usize> {
+        let i = self.term_id(term)?;
+        if covered.iter().all(|&c| c) {
+            return Some(self.df_at(i));
+        }
+        let (a, e) = (self.post_off[i] as usize, self.post_off[i + 1] as usize);
+        let docs = self.post_doc.get(a..e).unwrap_or(&[]);
+        Some(docs.iter().filter(|&&d| covered.get(usize::from(self.lang_index(d))).copied().unwrap_or(false)).count())
+    }
+
     /// The document frequency of term id `i` (its posting list's length).
     fn df_at(&self, i: usize) -> usize {
         self.post_off[i + 1].saturating_sub(self.post_off[i]) as usize

@@ -221,6 +221,11 @@ pub fn edits(word: &str, alphabet: &str) -> Vec<String> {
 /// away whose term has the largest document frequency (keyboard slips first);
 /// one that is a word of the language, the stop word a keyboard slip from it,
 /// if any. `None` when no word changes.
+///
+/// `df` counts the chunks in `lang` ([`super::lang::spelled_in`]); `Some(0)`
+/// is a term only other languages' chunks have: a word typed as some page
+/// writes it is no slip, but a slip is never read into another language's
+/// term (a Spanish *mantenga* into Portuguese *mantenha*).
 pub fn correct(
     query: &str,
     partial: bool,
@@ -308,7 +313,7 @@ fn best_neighbour(
             [term] if len >= MIN_LEN || e_len > len => df(term),
             _ => None,
         };
-        let Some(n) = n else { continue };
+        let Some(n) = n.filter(|&n| n > 0) else { continue };
         // A letter put back must make a word of the language there: the
         // stem alone is often another word's (*hérissons* with a `u` is
         // *heur·issons*, stemmed as *heure*; *fürs* with an `o`, *four*).
