@@ -42,13 +42,7 @@ fn browse(e: &mut Engine, files: &HashMap<String, Vec<u8>>, q: &str) -> Result<(
 /// The questions of a QA file, or the lines of a `.txt` file.
 fn queries(file: &str) -> Result<Vec<String>, Box<dyn std::error::Error>> {
     if file.ends_with(".txt") {
-        let text = std::fs::read_to_string(file)?;
-        return Ok(text
-            .lines()
-            .map(str::trim)
-            .filter(|l| !l.is_empty() && !l.starts_with('#'))
-            .map(String::from)
-            .collect());
+        return Ok(site_builder::eval::read_queries(&PathBuf::from(file))?);
     }
     Ok(site_builder::eval::read_qa(&PathBuf::from(file))?.into_iter().map(|q| q.question).collect())
 }

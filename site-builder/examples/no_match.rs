@@ -60,12 +60,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let s = Searcher::open(&PathBuf::from(dir).join("index.bin"), None)?;
     let svc = s.service()?;
-    let mut queries: Vec<(String, Option<String>)> = std::fs::read_to_string(nomatch)?
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
-        .map(|l| (l.to_string(), None))
-        .collect();
+    let mut queries: Vec<(String, Option<String>)> =
+        site_builder::eval::read_queries(&PathBuf::from(nomatch))?.into_iter().map(|q| (q, None)).collect();
     for qa in qas {
         for q in site_builder::eval::read_qa(&PathBuf::from(qa))? {
             queries.push((q.question, Some(site_builder::build::page_url(&q.source_file.replace('\\', "/")))));

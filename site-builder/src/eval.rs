@@ -163,6 +163,13 @@ pub fn read_qa(path: &Path) -> Result<Vec<Question>, EvalError> {
     Ok(out)
 }
 
+/// Reads a list of queries, one per line (`eval/no-match.txt`): blank lines
+/// and lines starting with `#` left out.
+pub fn read_queries(path: &Path) -> Result<Vec<String>, EvalError> {
+    let text = std::fs::read_to_string(path).map_err(|e| input(path, e.to_string()))?;
+    Ok(text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).map(String::from).collect())
+}
+
 fn median(mut v: Vec<f64>) -> f64 {
     if v.is_empty() {
         return 0.0;
@@ -414,6 +421,16 @@ pub fn graph_recall(idx: &Index<'_>, qvecs: &[f32], k: usize, ef: usize) -> f64 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_query_list_leaves_out_comments_and_blank_lines() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("queries.txt");
+        std::fs::write(&path, "# nonsense\nxqzv blorf\n\n  best hiking trails  \n#end\n").unwrap();
+        assert_eq!(read_queries(&path).unwrap(), ["xqzv blorf", "best hiking trails"]);
+        let err = read_queries(&dir.path().join("missing.txt")).unwrap_err().to_string();
+        assert!(err.contains("missing.txt"), "{err}");
+    }
 
     #[test]
     fn context_precision_matches_the_papers_worked_example() {

@@ -77,6 +77,11 @@ fn fold(text: &str) -> String {
 /// starting with a digit.
 pub(crate) fn folded_initial(word: &str) -> Option<char> {
     let first = word.chars().next()?;
+    // Terms are ASCII: the browser asks this for each of a slip's edits, so
+    // they are not folded through an allocation.
+    if first.is_ascii() {
+        return Some(first.to_ascii_lowercase()).filter(char::is_ascii_lowercase);
+    }
     fold(first.encode_utf8(&mut [0; 4])).chars().next().filter(char::is_ascii_lowercase)
 }
 

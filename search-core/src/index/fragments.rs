@@ -297,13 +297,13 @@ pub fn split_with(idx: &Index<'_>, shard_bytes: usize, dictionary: &[String]) ->
 /// the `u` list, its terms and its words alike.
 fn spelling_lists(idx: &Index<'_>, dictionary: &[String], files: &mut Vec<(String, Vec<u8>)>) -> Vec<char> {
     let mut lists: std::collections::BTreeMap<char, SpellingList> = Default::default();
-    let several = idx.info().chunk_languages.len() > 1;
     for (term, docs, _) in idx.vocabulary() {
         let Ok(t) = std::str::from_utf8(term) else { continue };
         if t.len() >= 2 && t.bytes().all(|b| b.is_ascii_lowercase()) {
             let mut counts: Vec<(usize, usize)> = Vec::new();
             for &d in docs {
-                let l = if several { usize::from(idx.lang_index(d)) } else { 0 };
+                // Place 0 for every chunk of an index of one language.
+                let l = usize::from(idx.lang_index(d));
                 match counts.iter_mut().find(|c| c.0 == l) {
                     Some(c) => c.1 += 1,
                     None => counts.push((l, 1)),
