@@ -1335,6 +1335,11 @@ mod tests {
             format!("{c}x many\n\n"),
             format!("{c}b 1\n{c}a 1\n\n"),
             format!("{c}a 1\n\nzulu\n"),
+            // Counts by language: a place the index has not, one that is no
+            // number, one too large for any.
+            format!("{c}a 0:1 9:2\n\n"),
+            format!("{c}a x:1\n\n"),
+            format!("{c}a 99999999999999999999999:1\n\n"),
         ] {
             let err = e.add(&name, bad.as_bytes()).unwrap_err().to_string();
             assert!(err.contains(&name), "{bad:?}: {err}");
