@@ -339,6 +339,16 @@ pub fn terms(text: &str) -> Vec<String> {
     terms_in(text, Lang::EN)
 }
 
+/// The terms of `text` with its identifiers read as the words they are made
+/// of, as prose that names them is read: `Component.ConditionalRender` gives
+/// `compon` and `conditionalrend`, the terms of "the `ConditionalRender`
+/// component". ([`terms`] keeps an identifier's parts unstemmed, for exact
+/// matching, so its parts do not meet the same words written as words.)
+pub fn word_terms(text: &str) -> Vec<String> {
+    let spaced: String = text.chars().map(|c| if IDENT_PUNCT.contains(&c) { ' ' } else { c }).collect();
+    terms(&spaced)
+}
+
 /// The terms of a query over chunks in `langs` (the index's languages, English
 /// when empty): read in the query's language when its words tell
 /// ([`Lang::of_query`]), else in each of `langs`, the terms of every reading
@@ -455,6 +465,19 @@ mod tests {
 
     fn has(text: &str, term: &str) -> bool {
         terms(text).iter().any(|t| t == term)
+    }
+
+    #[test]
+    fn an_identifier_read_as_words_meets_the_words_of_prose() {
+        let prose = terms("The `ConditionalRender` component wraps another one.");
+        // Read as an identifier, its parts stay unstemmed and miss the prose.
+        let ident = terms("What does `Component.ConditionalRender` do?");
+        assert!(!ident.iter().any(|t| prose.contains(t)), "{ident:?} {prose:?}");
+        let words = word_terms("What does `Component.ConditionalRender` do?");
+        for t in ["compon", "conditionalrend"] {
+            assert!(words.contains(&t.to_string()) && prose.contains(&t.to_string()), "{words:?} {prose:?}");
+        }
+        assert!(!words.iter().any(|t| t.starts_with('=')), "{words:?}");
     }
 
     #[test]

@@ -98,6 +98,13 @@ pub struct Asked {
 impl Asked {
     pub fn new(question: &str) -> Asked {
         let mut terms = analyzer::terms(question);
+        // An identifier asked about is also read as its words: a page says
+        // what `Component.ConditionalRender` does in a sentence about "the
+        // `ConditionalRender` component", where no part of the identifier
+        // meets a word of the sentence.
+        if analyzer::names_identifier(question) {
+            terms.extend(analyzer::word_terms(question));
+        }
         terms.sort();
         terms.dedup();
         let lower = question.to_lowercase();
@@ -451,6 +458,21 @@ mod tests {
         assert_eq!(
             q[0],
             vec!["Symptom: `VPN-504 Gateway unreachable`; Try: Your network may block UDP port 4443; run `nbvpn connect --profile student --tcp`"],
+            "{q:?}"
+        );
+    }
+
+    #[test]
+    fn a_dotted_identifier_finds_the_sentence_that_names_its_last_part() {
+        let layout = "## `ConditionalRender` Component\n\nThe `ConditionalRender` component is a wrapper that renders its child only when a condition holds.\n\nThe example above would hide breadcrumbs on the root `index.md` page.\n";
+        let pool = pool(&[layout]);
+        let q = quoted("What does `Component.ConditionalRender` do?", &pool, None, 1);
+        assert_eq!(
+            q.first().map(Vec::as_slice),
+            Some(
+                &["The `ConditionalRender` component is a wrapper that renders its child only when a condition holds."
+                    .to_string()][..]
+            ),
             "{q:?}"
         );
     }
