@@ -13,8 +13,10 @@
 //!    [`Config::abstain_below`], or when that is weak and the part uses a word
 //!    no page has (a question about Netflix or a gym, asked of a help desk that
 //!    never mentions either, still finds pages about passwords or opening
-//!    hours). The agent is the stricter of the two: it must not answer where
-//!    search shows nothing, and it declines more than search hides. When every
+//!    hours). Neither cosine bar holds a part that names an identifier one of
+//!    its results has written (MiniLM reads code names poorly). The agent is
+//!    the stricter of the two: it must not answer where search shows
+//!    nothing, and it declines more than search hides. When every
 //!    part is unanswered, abstain: say the knowledge base does not answer, and
 //!    name the closest pages.
 //! 4. Otherwise answer with what answers it in the best sources: their passages
@@ -98,12 +100,55 @@ struct Part {
     matched: bool,
     /// The part's words that no page uses ([`Service::unknown_words`]).
     unknown: Vec<String>,
+    /// The results (places in `hits`) that have an identifier the part names
+    /// written ([`naming`]): those pages are about it, whatever the cosine says.
+    named: Vec<usize>,
 }
 
 impl Part {
     fn unanswered(&self, cfg: &Config) -> bool {
-        !self.matched || self.best < cfg.abstain_below || (self.best < cfg.weak_below && !self.unknown.is_empty())
+        let weak = self.best < cfg.abstain_below || (self.best < cfg.weak_below && !self.unknown.is_empty());
+        !self.matched || (weak && self.named.is_empty())
     }
+}
+
+/// What a question names as an identifier: each code span, each of a span's
+/// words that is one by itself (`--diff` in `code --diff`), and each word that
+/// [`analyzer::names_identifier`] reads as one.
+fn identifiers(question: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    for (i, piece) in question.split('`').enumerate() {
+        if i % 2 == 1 {
+            out.push(piece.trim());
+        }
+        let words =
+            piece.split_whitespace().map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '-' && c != '_'));
+        out.extend(words.filter(|w| analyzer::names_identifier(w)));
+    }
+    out.retain(|w| w.chars().filter(|c| c.is_alphanumeric()).count() >= 3);
+    out.dedup();
+    out
+}
+
+/// Whether `text` has `name` as a whole (not inside a longer word), ignoring case.
+fn written_in(text: &str, name: &str) -> bool {
+    let (text, name) = (text.to_lowercase(), name.to_lowercase());
+    let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+    text.match_indices(&name)
+        .any(|(at, _)| !word(text[..at].chars().next_back()) && !word(text[at + name.len()..].chars().next()))
+}
+
+/// The places in `hits` whose chunk has an identifier `question` names
+/// written. MiniLM reads code names poorly (a question about `SimpleSlug`
+/// scored the page that defines it 0.17), so a weak cosine does not mean a
+/// page is off topic when it has the very name asked about.
+fn naming(svc: &Service, question: &str, hits: &[(u32, crate::service::SearchResult)]) -> Vec<usize> {
+    let names = identifiers(question);
+    if names.is_empty() {
+        return Vec::new();
+    }
+    let has = |doc: u32| svc.chunk(doc).is_ok_and(|c| names.iter().any(|n| written_in(&c.text, n)));
+    hits.iter().enumerate().filter(|(_, (doc, _))| has(*doc)).map(|(i, _)| i).collect()
 }
 
 /// The parts of a question: separate sentences that ask something, or clauses
@@ -196,6 +241,9 @@ pub fn answer(
         if cfg.unknown_words && part.best < cfg.weak_below {
             part.unknown = svc.unknown_words(&query).unwrap_or_default();
         }
+        if part.best < cfg.weak_below {
+            part.named = naming(svc, &query, &part.hits);
+        }
         parts.push(part);
     }
     let t_search = clock() - t0;
@@ -265,7 +313,15 @@ fn search(
         k,
         hits: hits.iter().map(|(_, r)| Hit::from(r)).collect(),
     }));
-    Part { question: query.to_string(), vector: qvec.to_vec(), hits, best, matched, unknown: Vec::new() }
+    Part {
+        question: query.to_string(),
+        vector: qvec.to_vec(),
+        hits,
+        best,
+        matched,
+        unknown: Vec::new(),
+        named: Vec::new(),
+    }
 }
 
 /// Where a page is in a source list: its id, or its URL without the anchor.
@@ -326,14 +382,15 @@ struct Quoted<'p> {
 }
 
 /// The passages of a part's sources: the results whose cosine passes the
-/// abstention bar, at most [`Config::sources`] of them.
+/// abstention bar or that have the identifier asked about, at most
+/// [`Config::sources`] of them.
 fn pool(svc: &Service, part: &Part, cfg: &Config) -> Vec<Candidate> {
     // `hit` is the result's place in the part's hits, which the answer cites.
     let good = part
         .hits
         .iter()
         .enumerate()
-        .filter(|(_, (_, r))| r.dense.unwrap_or(0.0) >= cfg.abstain_below)
+        .filter(|(i, (_, r))| r.dense.unwrap_or(0.0) >= cfg.abstain_below || part.named.contains(i))
         .take(cfg.sources);
     let mut pool = Vec::new();
     // Chunks overlap: a passage two of them have is read once, in the better.
@@ -542,6 +599,47 @@ mod tests {
     /// The `[n]` markers of `text`, in order.
     fn markers(text: &str) -> Vec<usize> {
         text.split('[').filter_map(|s| s.split_once(']').and_then(|(n, _)| n.parse().ok())).collect()
+    }
+
+    #[test]
+    fn identifiers_are_code_spans_and_words_that_read_as_code() {
+        assert_eq!(identifiers("What does `code --diff` do?"), vec!["code --diff", "--diff"]);
+        assert_eq!(identifiers("What is a `SimpleSlug`?"), vec!["SimpleSlug"]);
+        assert_eq!(identifiers("Error VPN-504 when I connect"), vec!["VPN-504"]);
+        assert!(identifiers("How do I reset my password?").is_empty());
+        // Too short to tell a name from a piece of a word.
+        assert!(identifiers("What does `ls` do?").is_empty());
+    }
+
+    #[test]
+    fn a_name_is_written_in_a_text_only_as_a_whole() {
+        assert!(written_in("- `SimpleSlug`: a slug with no leading slash", "simpleslug"));
+        assert!(written_in("run code --diff a b", "--diff"));
+        assert!(!written_in("SimpleSlugs are plural", "SimpleSlug"));
+        assert!(!written_in("my_vpn-504x", "VPN-504"));
+    }
+
+    #[test]
+    fn a_weak_part_whose_result_has_the_name_it_asks_about_is_answered() {
+        let (idx, enc) = help_desk();
+        let svc = Service::open(idx.as_slice(), enc.as_slice()).unwrap();
+        let question = "What does `VPN-504` mean?";
+        let qvec = svc.encoder().encode_query(question);
+        let mut part = search(&svc, question, &qvec, None, 5, &mut |_| {});
+        assert!(part.matched);
+        // A cosine under every bar, as MiniLM gives many code names.
+        part.best = 0.1;
+        assert!(part.unanswered(&Config::default()));
+        part.named = naming(&svc, question, &part.hits);
+        assert!(!part.unanswered(&Config::default()));
+        // The troubleshooting table and the maintenance notice both name it;
+        // their passages are read however weak the cosine.
+        let urls: Vec<&str> = part.named.iter().map(|&i| part.hits[i].1.url.as_str()).collect();
+        assert_eq!(urls.len(), 2, "{urls:?}");
+        let pool = pool(&svc, &part, &Config::default());
+        assert!(pool.iter().any(|c| c.passage.text.contains("UDP port 4443")), "{:?}", pool.len());
+        // A name no result has changes nothing.
+        assert!(naming(&svc, "What does `VPN-999` mean?", &part.hits).is_empty());
     }
 
     #[test]
