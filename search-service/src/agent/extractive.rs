@@ -40,7 +40,7 @@ use super::words::Words;
 use super::{ChatRequest, ChatTimings, Done, Event, Hit, Role, SearchStep, Source};
 use crate::service::{Query, Service};
 use search_core::index::highlight::Highlighter;
-use search_core::index::lang::LangTag;
+use search_core::index::lang::{Lang, LangTag};
 use search_core::index::{analyzer, Mode, Order};
 
 /// Tuning of the extractive agent.
@@ -91,6 +91,8 @@ impl Default for Config {
 struct Part {
     /// The part as the reader asked it (what was searched), and its vector.
     question: String,
+    /// The language it was searched in first, which its passages are read in.
+    lang: Option<LangTag>,
     vector: Vec<f32>,
     /// (doc, result), best first.
     hits: Vec<(u32, crate::service::SearchResult)>,
@@ -315,6 +317,7 @@ fn search(
     }));
     Part {
         question: query.to_string(),
+        lang,
         vector: qvec.to_vec(),
         hits,
         best,
@@ -445,7 +448,9 @@ const MAX_EMBEDDED: usize = 8;
 
 fn quote<'p>(svc: &Service, part: &'p Part, cfg: &Config, budget: Budget) -> Quoted<'p> {
     let pool = pool(svc, part, cfg);
-    let asked = Asked::new(&part.question);
+    // English when the part has no language or this build does not read it.
+    let lang = part.lang.and_then(|l| Lang::from_tag(l.as_str())).unwrap_or(Lang::EN);
+    let asked = Asked::new(&part.question, lang);
     let params = svc.default_params(cfg.k);
     let lexical = select::lexical(&asked, &pool, params.k1, params.b);
     let cos = cfg.passage_cosine.then(|| cosines(svc, &part.vector, &pool, &lexical));

@@ -3,7 +3,9 @@
 //! chosen within a budget, a list's steps kept together and in order.
 //!
 //! The score is the search's own, at passage level: BM25 over the analyzer's
-//! terms ([`analyzer::terms`], [`bm25::idf`], [`bm25::bm25_tf`]) with the
+//! terms in the language the part was searched in ([`analyzer::terms_in`]:
+//! German stems and stop words for a German question and its German
+//! passages; [`bm25::idf`], [`bm25::bm25_tf`]) with the
 //! passages of the sources as the collection, so a word every passage shares
 //! ("eduroam" on the eduroam page) weighs little and the word that tells them
 //! apart weighs most; the passage's MiniLM cosine with the question when the
@@ -18,6 +20,7 @@
 use std::collections::{HashMap, HashSet};
 
 use super::passages::{self, Kind, Passage};
+use search_core::index::lang::Lang;
 use search_core::index::{analyzer, bm25};
 
 /// A passage of one of a part's sources.
@@ -88,6 +91,8 @@ fn names_money(text: &str) -> bool {
 /// What the question asks, read once.
 #[derive(Debug, Clone)]
 pub struct Asked {
+    /// The language its words and the passages' are read in.
+    lang: Lang,
     /// Its analysed terms, each once.
     terms: Vec<String>,
     platforms: Vec<Platform>,
@@ -96,8 +101,9 @@ pub struct Asked {
 }
 
 impl Asked {
-    pub fn new(question: &str) -> Asked {
-        let mut terms = analyzer::terms(question);
+    /// `question` read in `lang`, the language the answer quotes first.
+    pub fn new(question: &str, lang: Lang) -> Asked {
+        let mut terms = analyzer::terms_in(question, lang);
         // An identifier asked about is also read as its words: a page says
         // what `Component.ConditionalRender` does in a sentence about "the
         // `ConditionalRender` component", where no part of the identifier
@@ -115,11 +121,16 @@ impl Asked {
         if cost {
             // "How much is a permit?" asks its price: the pages say "price",
             // "cost" or "fee" where the question says "how much".
-            terms.extend(analyzer::terms("price cost fee"));
+            terms.extend(analyzer::terms_in("price cost fee", lang));
             terms.sort();
             terms.dedup();
         }
-        Asked { terms, platforms: platforms(question), cost }
+        Asked { lang, terms, platforms: platforms(question), cost }
+    }
+
+    /// The terms of a passage's `text`, read as the question is.
+    fn terms_of(&self, text: &str) -> Vec<String> {
+        analyzer::terms_in(text, self.lang)
     }
 }
 
@@ -135,13 +146,13 @@ pub fn lexical(asked: &Asked, pool: &[Candidate], k1: f32, b: f32) -> Vec<f32> {
     let docs: Vec<(HashMap<String, f32>, f32)> = pool
         .iter()
         .map(|c| {
-            let text = analyzer::terms(&c.passage.text);
+            let text = asked.terms_of(&c.passage.text);
             let len = text.len() as f32;
             let mut tf: HashMap<String, f32> = HashMap::new();
             for t in text.into_iter().filter(|t| wanted.contains(t.as_str())) {
                 *tf.entry(t).or_default() += 1.0;
             }
-            for t in analyzer::terms(&c.passage.context).into_iter().filter(|t| wanted.contains(t.as_str())) {
+            for t in asked.terms_of(&c.passage.context).into_iter().filter(|t| wanted.contains(t.as_str())) {
                 *tf.entry(t).or_default() += CONTEXT_WEIGHT;
             }
             (tf, len)
@@ -248,7 +259,7 @@ pub fn choose(asked: &Asked, pool: &[Candidate], lexical: &[f32], scores: &[f32]
     // shared with its neighbours).
     let said: Vec<HashSet<String>> = pool
         .iter()
-        .map(|c| analyzer::terms(&c.passage.text).into_iter().filter(|t| wanted.contains(t.as_str())).collect())
+        .map(|c| asked.terms_of(&c.passage.text).into_iter().filter(|t| wanted.contains(t.as_str())).collect())
         .collect();
     let mut covered: HashSet<&str> = HashSet::new();
     let mut seen: HashSet<&str> = HashSet::new();
@@ -336,7 +347,7 @@ pub fn shown(p: &Passage, asked: &Asked) -> String {
             .cells
             .iter()
             .enumerate()
-            .filter(|(i, c)| *i == 0 || analyzer::terms(c).iter().any(|t| wanted.contains(t.as_str())))
+            .filter(|(i, c)| *i == 0 || asked.terms_of(c).iter().any(|t| wanted.contains(t.as_str())))
             .map(|(_, c)| c.as_str())
             .collect();
         cells.join("; ")
@@ -415,7 +426,17 @@ mod tests {
     }
 
     fn quoted(question: &str, pool: &[Candidate], cosines: Option<&[f32]>, budget: usize) -> Vec<Vec<String>> {
-        let asked = Asked::new(question);
+        quoted_in(question, Lang::EN, pool, cosines, budget)
+    }
+
+    fn quoted_in(
+        question: &str,
+        lang: Lang,
+        pool: &[Candidate],
+        cosines: Option<&[f32]>,
+        budget: usize,
+    ) -> Vec<Vec<String>> {
+        let asked = Asked::new(question, lang);
         let lex = lexical(&asked, pool, 1.2, 0.75);
         let scores = score(&asked, pool, &lex, cosines);
         choose(&asked, pool, &lex, &scores, Budget { lines: budget, words: 200 })
@@ -450,6 +471,27 @@ mod tests {
             q[0],
             vec!["Symptom: `VPN-504 Gateway unreachable`; Try: Your network may block UDP port 4443; run `nbvpn connect --profile student --tcp`"],
             "{q:?}"
+        );
+    }
+
+    #[test]
+    fn a_german_question_and_its_passages_are_read_in_german() {
+        let pool = pool(&[
+            "## Sicherung\n\nWie Sie Ihre Daten sichern, steht im nächsten Abschnitt dieser Seite.\n",
+            "## Skalierung\n\nEine Anwendung skaliert man mit einem Deployment und mehreren Replikaten.\n",
+        ]);
+        let question = "Wie skaliere ich Anwendungen?";
+        let de = Lang::from_tag("de").expect("German is read");
+        // Read as English, `wie` is a word both share and `Anwendungen` no
+        // word of the other's; read as German, `wie` is a stop word and both
+        // forms of `Anwendung` are one term.
+        assert_eq!(
+            quoted(question, &pool, None, 1)[0],
+            vec!["Wie Sie Ihre Daten sichern, steht im nächsten Abschnitt dieser Seite."]
+        );
+        assert_eq!(
+            quoted_in(question, de, &pool, None, 1)[0],
+            vec!["Eine Anwendung skaliert man mit einem Deployment und mehreren Replikaten."]
         );
     }
 
