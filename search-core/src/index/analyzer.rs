@@ -302,6 +302,12 @@ pub(crate) fn is_english_stop(word: &str) -> bool {
     STOPWORDS.binary_search(&word).is_ok()
 }
 
+/// Whether `c` is read in pairs with its neighbours: a CJK ideograph, kana or
+/// hangul syllable (snippets mark such text a character at a time).
+pub(crate) fn is_paired(c: char) -> bool {
+    class(c) == Class::Alone
+}
+
 /// Whether a word of [`words`] is a run of CJK characters.
 fn is_cjk_run(w: &str) -> bool {
     w.chars().next().is_some_and(|c| class(c) == Class::Alone)

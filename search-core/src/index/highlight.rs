@@ -7,6 +7,9 @@ use super::analyzer;
 
 /// Words of a snippet window.
 const WINDOW: usize = 40;
+/// Units of a window over Chinese or Japanese text, a character each: about
+/// as much text as [`WINDOW`] words (two characters read as a word).
+const UNSPACED_WINDOW: usize = 2 * WINDOW;
 
 /// Markdown → plain text: links and images keep their text, emphasis, code,
 /// heading, table and blockquote markers go. Used for snippets here and for page
@@ -33,14 +36,75 @@ pub fn plain_text(text: &str) -> String {
     out
 }
 
-/// The words of `plain` (from [`plain_text`]), without rule-like runs (`---`,
-/// `===`), each with whether it begins a line (a heading, an item, a row).
-fn plain_words(plain: &str) -> Vec<(&str, bool)> {
-    plain
-        .lines()
-        .flat_map(|line| line.split_whitespace().enumerate().map(|(i, w)| (w, i == 0)))
-        .filter(|(w, _)| !w.chars().all(|c| c == '-' || c == '=' || c == ':'))
-        .collect()
+/// What a snippet is cut from and marked in: a word written between spaces,
+/// or one character of a script written without them (Chinese, Japanese,
+/// whose runs the analyzer reads in pairs), with the rest of its word (the
+/// Latin word or the punctuation beside it) as units of their own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Unit<'a> {
+    text: &'a str,
+    /// It begins a line (a heading, an item, a row).
+    line_start: bool,
+    /// It follows the unit before with no space (the pieces of one word).
+    glued: bool,
+    /// One character read in pairs with its neighbours.
+    paired: bool,
+}
+
+/// The units of `plain` (from [`plain_text`]), without rule-like runs
+/// (`---`, `===`).
+fn plain_words(plain: &str) -> Vec<Unit<'_>> {
+    let mut out = Vec::new();
+    for line in plain.lines() {
+        for (i, w) in line.split_whitespace().enumerate() {
+            if w.chars().all(|c| c == '-' || c == '=' || c == ':') {
+                continue;
+            }
+            if w.is_ascii() || !w.chars().any(analyzer::is_paired) {
+                out.push(Unit { text: w, line_start: i == 0, glued: false, paired: false });
+            } else {
+                split_unspaced(w, i == 0, &mut out);
+            }
+        }
+    }
+    out
+}
+
+/// Pushes word `w`'s units: each character read in pairs alone, each run of
+/// the others together, all but the first glued to the one before.
+fn split_unspaced<'a>(w: &'a str, line_start: bool, out: &mut Vec<Unit<'a>>) {
+    let first = out.len();
+    let mut run: Option<usize> = None;
+    for (at, c) in w.char_indices() {
+        // Punctuation stands alone too: `,Pod` is a comma and a word.
+        let alone = analyzer::is_paired(c) || !(c.is_alphanumeric() || analyzer::IDENT_PUNCT.contains(&c));
+        if alone {
+            if let Some(r) = run.take() {
+                out.push(Unit { text: &w[r..at], line_start: false, glued: true, paired: false });
+            }
+            let paired = analyzer::is_paired(c);
+            out.push(Unit { text: &w[at..at + c.len_utf8()], line_start: false, glued: true, paired });
+        } else if run.is_none() {
+            run = Some(at);
+        }
+    }
+    if let Some(r) = run {
+        out.push(Unit { text: &w[r..], line_start: false, glued: true, paired: false });
+    }
+    if let Some(u) = out.get_mut(first) {
+        u.line_start = line_start;
+        u.glued = false;
+    }
+}
+
+/// Whether `unit` is a hiragana character.
+fn hiragana(unit: &str) -> bool {
+    unit.chars().all(|c| ('\u{3041}'..='\u{309F}').contains(&c))
+}
+
+/// Whether `word` ends a sentence.
+fn ends_sentence(word: &str) -> bool {
+    word.ends_with(['.', '!', '?', ':', '。', '！', '？', '：']) && !word.ends_with("..")
 }
 
 /// How far before the window's first match a snippet may start, to begin at
@@ -52,19 +116,19 @@ const LEAD: usize = 16;
 /// and the window keeps every match it had (a window at the text's start
 /// stays there): "Drops after 23:59 on September 8
 /// are treated…" rather than "… 8 are treated…".
-fn sentence_start(words: &[(&str, bool)], hit: &[Option<usize>], start: usize) -> usize {
+fn sentence_start(words: &[Unit], hit: &[Option<usize>], start: usize, window: usize) -> usize {
     if start == 0 {
         // The text's own beginning (its heading) is the best start there is.
         return 0;
     }
-    let end = (start + WINDOW).min(words.len());
+    let end = (start + window).min(words.len());
     let Some(first) = (start..end).find(|&i| hit[i].is_some()) else { return start };
     let last = (start..end).rev().find(|&i| hit[i].is_some()).unwrap_or(first);
-    let begins = |i: usize| {
-        i == 0 || words[i].1 || words[i - 1].0.ends_with(['.', '!', '?', ':']) && !words[i - 1].0.ends_with("..")
-    };
-    match (first.saturating_sub(LEAD)..=first).rev().find(|&i| begins(i)) {
-        Some(s) if last < s + WINDOW => s,
+    let begins = |i: usize| i == 0 || words[i].line_start || ends_sentence(words[i - 1].text);
+    // A sentence of Chinese or Japanese is counted in characters.
+    let lead = if window == UNSPACED_WINDOW { 2 * LEAD } else { LEAD };
+    match (first.saturating_sub(lead)..=first).rev().find(|&i| begins(i)) {
+        Some(s) if last < s + window => s,
         _ => start,
     }
 }
@@ -215,8 +279,42 @@ impl Highlighter {
     pub fn snippet(&mut self, text: &str) -> String {
         let plain = plain_text(text);
         let words = plain_words(&plain);
-        let hit: Vec<Option<usize>> = words.iter().map(|&(w, _)| self.matches(w)).collect();
+        let mut hit: Vec<Option<usize>> =
+            words.iter().map(|u| if u.paired { None } else { self.matches(u.text) }).collect();
+        self.match_pairs(&words, &mut hit);
         render(&words, &hit, &self.weights)
+    }
+
+    /// Marks the characters of runs read in pairs: both characters of each
+    /// pair that is a query term (a run of one character, itself), but for
+    /// hiragana, which writes Japanese particles and endings (`の`, `して`):
+    /// `データとして` marks `データ`, though the question's `タと` and `して`
+    /// are pairs the page has too.
+    fn match_pairs(&mut self, words: &[Unit], hit: &mut [Option<usize>]) {
+        let mut i = 0;
+        while i < words.len() {
+            if !words[i].paired {
+                i += 1;
+                continue;
+            }
+            let mut end = i + 1;
+            while end < words.len() && words[end].paired && words[end].glued {
+                end += 1;
+            }
+            if end - i == 1 {
+                hit[i] = self.matches(words[i].text);
+            }
+            for a in i..end.saturating_sub(1) {
+                let pair = [words[a].text, words[a + 1].text].concat();
+                let Some(m) = self.matches(&pair) else { continue };
+                for (h, u) in hit[a..a + 2].iter_mut().zip(&words[a..a + 2]) {
+                    if !hiragana(u.text) && h.is_none_or(|o| self.weights[m] > self.weights[o]) {
+                        *h = Some(m);
+                    }
+                }
+            }
+            i = end;
+        }
     }
 }
 
@@ -239,37 +337,42 @@ impl Heads {
     }
 }
 
-/// The best window of `words` as HTML, its matching words marked.
-fn render(words: &[(&str, bool)], hit: &[Option<usize>], weights: &[u32]) -> String {
-    let start = sentence_start(words, hit, best_window(hit, weights));
-    let end = (start + WINDOW).min(words.len());
+/// The best window of `words` as HTML, its matching words marked (a run of
+/// matching characters of Chinese or Japanese in one mark).
+fn render(words: &[Unit], hit: &[Option<usize>], weights: &[u32]) -> String {
+    let paired = words.iter().filter(|u| u.paired).count();
+    let window = if 2 * paired > words.len() { UNSPACED_WINDOW } else { WINDOW };
+    let start = sentence_start(words, hit, best_window(hit, weights, window), window);
+    let end = (start + window).min(words.len());
     let mut out = String::new();
     if start > 0 {
         out.push_str("… ");
     }
+    // Whether a mark over characters read in pairs is open.
+    let mut open = false;
     for i in start..end {
-        if i > start {
+        let u = words[i];
+        if open && !(u.paired && u.glued && hit[i].is_some()) {
+            out.push_str("</mark>");
+            open = false;
+        }
+        if i > start && !u.glued {
             out.push(' ');
         }
-        if hit[i].is_some() {
-            // Sentence punctuation around the word stays outside the mark
-            // ("<mark>permit</mark>."); a word that is all punctuation, or an
-            // identifier's inner punctuation ("--gres=…"), is marked whole.
-            let w = words[i].0;
-            let core =
-                w.trim_start_matches(['(', '"', '\'']).trim_end_matches(['.', ',', ';', ':', '!', '?', ')', '"', '\'']);
-            let (lead, core, trail) = match w.find(core) {
-                Some(at) if !core.is_empty() => (&w[..at], core, &w[at + core.len()..]),
-                _ => ("", w, ""),
-            };
-            out.push_str(&escape(lead));
-            out.push_str("<mark>");
-            out.push_str(&escape(core));
-            out.push_str("</mark>");
-            out.push_str(&escape(trail));
+        if hit[i].is_some() && u.paired {
+            if !open {
+                out.push_str("<mark>");
+                open = true;
+            }
+            out.push_str(&escape(u.text));
+        } else if hit[i].is_some() {
+            push_marked(&mut out, u.text);
         } else {
-            out.push_str(&escape(words[i].0));
+            out.push_str(&escape(u.text));
         }
+    }
+    if open {
+        out.push_str("</mark>");
     }
     if end < words.len() {
         out.push_str(" …");
@@ -277,12 +380,28 @@ fn render(words: &[(&str, bool)], hit: &[Option<usize>], weights: &[u32]) -> Str
     out
 }
 
-/// The start of the [`WINDOW`]-word window whose distinct query terms weigh
-/// the most, earliest on a tie; `hit[i]` is the number of the query term word
+/// Pushes `w` marked. Sentence punctuation around the word stays outside the
+/// mark ("<mark>permit</mark>."); a word that is all punctuation, or an
+/// identifier's inner punctuation ("--gres=…"), is marked whole.
+fn push_marked(out: &mut String, w: &str) {
+    let core = w.trim_start_matches(['(', '"', '\'']).trim_end_matches(['.', ',', ';', ':', '!', '?', ')', '"', '\'']);
+    let (lead, core, trail) = match w.find(core) {
+        Some(at) if !core.is_empty() => (&w[..at], core, &w[at + core.len()..]),
+        _ => ("", w, ""),
+    };
+    out.push_str(&escape(lead));
+    out.push_str("<mark>");
+    out.push_str(&escape(core));
+    out.push_str("</mark>");
+    out.push_str(&escape(trail));
+}
+
+/// The start of the `window`-unit window whose distinct query terms weigh
+/// the most, earliest on a tie; `hit[i]` is the number of the query term unit
 /// `i` yields, `weights` what each number is worth. Windows start at
-/// 0 .. len − WINDOW (a single window when the text is short).
-fn best_window(hit: &[Option<usize>], weights: &[u32]) -> usize {
-    let starts = hit.len().saturating_sub(WINDOW).max(1).min(hit.len().max(1));
+/// 0 .. len − window (a single window when the text is short).
+fn best_window(hit: &[Option<usize>], weights: &[u32], window: usize) -> usize {
+    let starts = hit.len().saturating_sub(window).max(1).min(hit.len().max(1));
     let mut count = vec![0u32; weights.len()];
     let mut worth = 0u64;
     // Word `i` enters (+1) or leaves (−1) the window.
@@ -298,13 +417,13 @@ fn best_window(hit: &[Option<usize>], weights: &[u32]) -> usize {
             }
         }
     };
-    for i in 0..WINDOW.min(hit.len()) {
+    for i in 0..window.min(hit.len()) {
         slide(i, true, &mut worth);
     }
     let mut best = (0usize, worth);
     for start in 1..starts {
         slide(start - 1, false, &mut worth);
-        slide(start + WINDOW - 1, true, &mut worth);
+        slide(start + window - 1, true, &mut worth);
         if worth > best.1 {
             best = (start, worth);
         }
@@ -339,7 +458,7 @@ mod tests {
                     want = (start, worth);
                 }
             }
-            assert_eq!(best_window(&hit, &weights), want.0, "{hit:?} {weights:?}");
+            assert_eq!(best_window(&hit, &weights, WINDOW), want.0, "{hit:?} {weights:?}");
         }
     }
 
@@ -498,6 +617,28 @@ mod tests {
         );
         let s = snippet(&text, "permit virtual plate");
         assert!(s.contains("<mark>permit</mark>") && s.contains("<mark>plate</mark>"), "{s}");
+    }
+
+    #[test]
+    fn japanese_is_cut_and_marked_by_the_character() {
+        let filler = "オペレーターを使い自動化できるいくつかのことは、下記のようなものがあります。".repeat(4);
+        let text = format!(
+            "{filler}etcdをデータストアとして使用する場合、必ずデータのバックアッププランを作成して下さい。{filler}"
+        );
+        let s = snippet(&text, "バックアップ");
+        assert_eq!(snippet("データとして使用します", "データとして"), "<mark>データ</mark>として使用します");
+        // One mark over the word, not the sentence or the text around it.
+        assert!(s.contains("<mark>バックアップ</mark>プラン"), "{s}");
+        assert_eq!(s.matches("<mark>").count(), 1, "{s}");
+        // A window about as long as forty words, started at the sentence.
+        assert!(s.starts_with("… etcdを"), "{s}");
+        assert!(s.ends_with(" …") && s.chars().count() <= UNSPACED_WINDOW + 30, "{} {s}", s.chars().count());
+    }
+
+    #[test]
+    fn chinese_pairs_mark_both_characters_and_latin_words_keep_their_spaces() {
+        let s = snippet("在 Kubernetes 中,Pod 是可以创建和管理的最小部署单元。", "最小 部署 Pod");
+        assert_eq!(s, "在 Kubernetes 中,<mark>Pod</mark> 是可以创建和管理的<mark>最小部署</mark>单元。");
     }
 
     #[test]
