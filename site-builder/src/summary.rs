@@ -7,7 +7,20 @@
 //! Northbridge.", "Here you will find…", "Welcome to…") is passed over for the
 //! next sentence, or the next paragraph.
 
+use search_core::index::highlight::{has_unspaced, word_count};
+
 use crate::fence::Fence;
+
+/// Where the first sentence of `text` ends: after `. ` or a full-width `。`,
+/// `！` or `？` (Chinese and Japanese put no space after them).
+fn sentence_end(text: &str) -> usize {
+    let latin = text.find(". ").map(|i| i + 1);
+    let unspaced = text.find(['。', '！', '？']).map(|i| i + '。'.len_utf8());
+    match (latin, unspaced) {
+        (Some(a), Some(b)) => a.min(b),
+        (a, b) => a.or(b).unwrap_or(text.len()),
+    }
+}
 
 /// First sentence that is not filler ([`opening`]) of the first prose paragraphs
 /// (not a heading, list, table, code or HTML), at most `max` characters (cut at
@@ -21,9 +34,9 @@ pub fn first_sentence(markdown: &str, max: usize) -> Option<String> {
 fn sentence_of(paragraph: &str) -> Option<String> {
     let mut rest = paragraph.trim();
     while !rest.is_empty() {
-        let end = rest.find(". ").map_or(rest.len(), |i| i + 1);
+        let end = sentence_end(rest);
         let sentence = rest[..end].trim();
-        if sentence.split_whitespace().count() >= 3 {
+        if word_count(sentence) >= 3 {
             match opening(sentence) {
                 Opening::Subject => return Some(sentence.to_string()),
                 Opening::AboutThePage(subject) => return Some(subject),
@@ -42,7 +55,7 @@ fn paragraphs(markdown: &str) -> Vec<String> {
     let mut para = String::new();
     let mut end_paragraph = |para: &mut String| {
         let plain = strip_markup(para);
-        if plain.split_whitespace().count() >= 3 {
+        if word_count(&plain) >= 3 {
             out.push(plain);
         }
         para.clear();
@@ -178,6 +191,11 @@ fn truncate_words(s: &str, max: usize) -> String {
     if s.chars().count() <= max {
         return s.to_string();
     }
+    if has_unspaced(s) {
+        // No space to cut at: at the character, about as much to read.
+        let cut: String = s.chars().take(max / 2).collect();
+        return format!("{}…", cut.trim_end_matches(['、', '，', ',', ';', ':']));
+    }
     let cut: String = s.chars().take(max).collect();
     let cut = cut.rsplit_once(' ').map_or(cut.as_str(), |(a, _)| a);
     format!("{}…", cut.trim_end_matches([',', ';', ':']))
@@ -191,6 +209,16 @@ mod tests {
     fn first_prose_sentence() {
         let md = "# Wi-Fi\n\n!!! note\n\n- list\n\nConnect to **eduroam** with your [NetID](id.md). Then more.\n";
         assert_eq!(first_sentence(md, 180).as_deref(), Some("Connect to eduroam with your NetID."));
+    }
+
+    #[test]
+    fn a_japanese_paragraph_gives_its_first_sentence() {
+        let md = "# etcd\n\n一貫性、高可用性を持ったキーバリューストアです。バックアップ計画を立ててください。\n";
+        assert_eq!(first_sentence(md, 180).as_deref(), Some("一貫性、高可用性を持ったキーバリューストアです。"));
+        let long = format!("{}。", "キーバリューストア".repeat(30));
+        let s = first_sentence(&long, 40).unwrap();
+        assert_eq!(s.chars().count(), 21, "{s}");
+        assert!(s.ends_with('…'), "{s}");
     }
 
     #[test]

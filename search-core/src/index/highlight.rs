@@ -133,6 +133,67 @@ fn sentence_start(words: &[Unit], hit: &[Option<usize>], start: usize, window: u
     }
 }
 
+/// Whether `text` has characters of a script written without spaces between
+/// words (Chinese characters, Japanese kana).
+pub fn has_unspaced(text: &str) -> bool {
+    text.chars().any(unspaced)
+}
+
+/// Whether `c` is of a script written without spaces between words
+/// (Chinese characters, Japanese kana).
+fn unspaced(c: char) -> bool {
+    matches!(c as u32, 0x3040..=0x30ff | 0x3400..=0x4dbf | 0x4e00..=0x9fff | 0xf900..=0xfaff | 0xff66..=0xff9f)
+}
+
+/// Half-words of `s` up to each of its characters: a word written between
+/// spaces counts 2 where it starts, a character of a script written without
+/// spaces 1 (two such characters read as a word).
+fn half_words(s: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let mut prev_spaced_word = false;
+    let mut n = 0;
+    s.char_indices().map(move |(i, c)| {
+        if unspaced(c) {
+            n += 1;
+            prev_spaced_word = false;
+        } else if c.is_whitespace() || is_unspaced_punctuation(c) {
+            prev_spaced_word = false;
+        } else if !prev_spaced_word {
+            n += 2;
+            prev_spaced_word = true;
+        }
+        (i, n)
+    })
+}
+
+/// The full-width punctuation of Chinese and Japanese text, which separates
+/// words as a space does.
+fn is_unspaced_punctuation(c: char) -> bool {
+    matches!(c as u32, 0x3000..=0x303f | 0xff01..=0xff0f | 0xff1a..=0xff20)
+}
+
+/// The words of `s` as a reader counts them: those between spaces, and two
+/// characters of Chinese or Japanese for one (those scripts put no space
+/// between words, so a sentence would otherwise count as one word and be
+/// dropped as too short to quote).
+pub fn word_count(s: &str) -> usize {
+    if !s.chars().any(unspaced) {
+        return s.split_whitespace().count();
+    }
+    half_words(s).last().map_or(0, |(_, n)| n.div_ceil(2))
+}
+
+/// `text` cut to its first `n` [`word_count`] words, with `…` where cut.
+pub fn cut_words(text: &str, n: usize) -> String {
+    if !text.chars().any(unspaced) {
+        let words: Vec<&str> = text.split_whitespace().collect();
+        return if words.len() > n { format!("{} …", words[..n].join(" ")) } else { text.to_string() };
+    }
+    match half_words(text).find(|&(_, h)| h > 2 * n) {
+        Some((at, _)) => format!("{}…", text[..at].trim_end()),
+        None => text.to_string(),
+    }
+}
+
 /// HTML-escapes `s` by the workspace's one rule (`&`, `<`, `>`, `"` and `'`):
 /// the `html-escape` crate's `encode_quoted_attribute`, which the build and the
 /// dialects call. The engine writes the loop itself because the crate costs the
@@ -617,6 +678,17 @@ mod tests {
         );
         let s = snippet(&text, "permit virtual plate");
         assert!(s.contains("<mark>permit</mark>") && s.contains("<mark>plate</mark>"), "{s}");
+    }
+
+    #[test]
+    fn chinese_and_japanese_count_two_characters_a_word() {
+        assert_eq!(word_count("Kubernetesのドキュメント"), 5);
+        assert_eq!(word_count("一貫性、高可用性"), 4);
+        assert_eq!(word_count("three plain words"), 3);
+        // English is cut as before; Japanese at the character where the count passes.
+        assert_eq!(cut_words("one two three", 2), "one two …");
+        assert_eq!(cut_words("あいうえおかきくけこ", 2), "あいうえ…");
+        assert_eq!(cut_words("あいう", 2), "あいう");
     }
 
     #[test]

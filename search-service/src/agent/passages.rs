@@ -12,6 +12,8 @@
 //! form (`kb_dialect`'s `Target::Text`), where tab sets and admonitions are a
 //! bold label line over their body, and paragraphs are often hard-wrapped.
 
+use search_core::index::highlight;
+
 /// What a passage is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
@@ -225,7 +227,7 @@ impl Reader {
         let last = sentences.len().saturating_sub(1);
         for (i, s) in sentences.into_iter().enumerate() {
             let ends_colon = s.ends_with(':');
-            if words(&s) < MIN_SENTENCE_WORDS && !(i == last && ends_colon) {
+            if highlight::word_count(&s) < MIN_SENTENCE_WORDS && !(i == last && ends_colon) {
                 continue;
             }
             self.out.push(Passage {
@@ -266,7 +268,7 @@ impl Reader {
                 parent.clone_from(&text);
                 sub = None;
             }
-            if words(&text) < 2 {
+            if highlight::word_count(&text) < 2 {
                 continue;
             }
             let kind = Kind::Item { ordered };
@@ -426,61 +428,6 @@ fn row_cells(header: &[String], cells: &[String]) -> Vec<String> {
     parts
 }
 
-/// Whether `c` is of a script written without spaces between words
-/// (Chinese characters, Japanese kana).
-fn unspaced(c: char) -> bool {
-    matches!(c as u32, 0x3040..=0x30ff | 0x3400..=0x4dbf | 0x4e00..=0x9fff | 0xf900..=0xfaff | 0xff66..=0xff9f)
-}
-
-/// Half-words of `s` up to each of its characters: a word written between
-/// spaces counts 2 where it starts, a character of a script written without
-/// spaces 1 (two such characters read as a word).
-fn half_words(s: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
-    let mut prev_spaced_word = false;
-    let mut n = 0;
-    s.char_indices().map(move |(i, c)| {
-        if unspaced(c) {
-            n += 1;
-            prev_spaced_word = false;
-        } else if c.is_whitespace() || is_unspaced_punctuation(c) {
-            prev_spaced_word = false;
-        } else if !prev_spaced_word {
-            n += 2;
-            prev_spaced_word = true;
-        }
-        (i, n)
-    })
-}
-
-/// The full-width punctuation of Chinese and Japanese text, which separates
-/// words as a space does.
-fn is_unspaced_punctuation(c: char) -> bool {
-    matches!(c as u32, 0x3000..=0x303f | 0xff01..=0xff0f | 0xff1a..=0xff20)
-}
-
-/// The words of `s` as a reader counts them: those between spaces, and two
-/// characters of Chinese or Japanese for one (those scripts put no space
-/// between words, so a sentence would otherwise count as one word and be
-/// dropped as too short to quote).
-pub fn words(s: &str) -> usize {
-    if !s.chars().any(unspaced) {
-        return s.split_whitespace().count();
-    }
-    half_words(s).last().map_or(0, |(_, n)| n.div_ceil(2))
-}
-
-/// `text` cut to its first `n` [`words`], with `…` where cut.
-pub fn cut(text: &str, n: usize) -> String {
-    if !text.chars().any(unspaced) {
-        let words: Vec<&str> = text.split_whitespace().collect();
-        return if words.len() > n { format!("{} …", words[..n].join(" ")) } else { text.to_string() };
-    }
-    match half_words(text).find(|&(_, h)| h > 2 * n) {
-        Some((at, _)) => format!("{}…", text[..at].trim_end()),
-        None => text.to_string(),
-    }
-}
-
 /// HTML tags dropped from text (outside code): inline markup that says nothing.
 const TAGS: &[&str] = &[
     "a", "b", "i", "u", "em", "strong", "br", "sup", "sub", "span", "div", "p", "kbd", "img", "small", "code", "mark",
@@ -629,23 +576,12 @@ pub fn sentences(text: &str) -> Vec<String> {
     if !cur.trim().is_empty() {
         out.push(cur.trim().to_string());
     }
-    out.into_iter().map(|s| cut(&s, MAX_WORDS)).collect()
+    out.into_iter().map(|s| highlight::cut_words(&s, MAX_WORDS)).collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn chinese_and_japanese_count_two_characters_a_word() {
-        assert_eq!(words("Kubernetesのドキュメント"), 5);
-        assert_eq!(words("一貫性、高可用性"), 4);
-        assert_eq!(words("three plain words"), 3);
-        // English is cut as before; Japanese at the character where the count passes.
-        assert_eq!(cut("one two three", 2), "one two …");
-        assert_eq!(cut("あいうえおかきくけこ", 2), "あいうえ…");
-        assert_eq!(cut("あいう", 2), "あいう");
-    }
 
     #[test]
     fn japanese_sentences_are_quotable() {

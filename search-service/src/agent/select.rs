@@ -19,9 +19,9 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::passages::{self, Kind, Passage};
+use super::passages::{Kind, Passage};
 use search_core::index::lang::Lang;
-use search_core::index::{analyzer, bm25};
+use search_core::index::{analyzer, bm25, highlight};
 
 /// A passage of one of a part's sources.
 #[derive(Debug, Clone)]
@@ -304,7 +304,7 @@ pub fn choose(asked: &Asked, pool: &[Candidate], lexical: &[f32], scores: &[f32]
 /// A group cut to the `room` left in words, keeping its first items (at least
 /// two lines: a lead-in and a step, or two rows); with its size in words.
 fn fit(asked: &Asked, pool: &[Candidate], mut members: Vec<usize>, room: usize) -> (Vec<usize>, usize) {
-    let sizes: Vec<usize> = members.iter().map(|&m| passages::words(&shown(&pool[m].passage, asked))).collect();
+    let sizes: Vec<usize> = members.iter().map(|&m| highlight::word_count(&shown(&pool[m].passage, asked))).collect();
     let mut size = 0;
     let fitting = sizes.iter().take_while(|&&w| {
         size += w;
@@ -341,7 +341,7 @@ pub const SHOWN_WORDS: usize = 50;
 /// row is about) and the cells that share a word with the question, anything
 /// longer than [`SHOWN_WORDS`] cut with `…`.
 pub fn shown(p: &Passage, asked: &Asked) -> String {
-    let text = if p.kind == Kind::Row && passages::words(&p.text) > SHOWN_WORDS {
+    let text = if p.kind == Kind::Row && highlight::word_count(&p.text) > SHOWN_WORDS {
         let wanted: HashSet<&str> = asked.terms.iter().map(String::as_str).collect();
         let cells: Vec<&str> = p
             .cells
@@ -359,7 +359,7 @@ pub fn shown(p: &Passage, asked: &Asked) -> String {
 
 /// `text` cut to its first `n` words, with `…` where cut.
 pub fn capped(text: &str, n: usize) -> String {
-    super::passages::cut(text, n)
+    highlight::cut_words(text, n)
 }
 
 /// The passages quoted with candidate `i`, in reading order: a numbered list's
