@@ -140,7 +140,9 @@ pub fn has_unspaced(text: &str) -> bool {
 }
 
 /// Whether `c` is of a script written without spaces between words
-/// (Chinese characters, Japanese kana).
+/// (Chinese characters, Japanese kana). Narrower than
+/// [`analyzer::is_paired`], which also reads hangul in pairs: Korean writes
+/// spaces between its words, so they are counted as words are.
 fn unspaced(c: char) -> bool {
     matches!(c as u32, 0x3040..=0x30ff | 0x3400..=0x4dbf | 0x4e00..=0x9fff | 0xf900..=0xfaff | 0xff66..=0xff9f)
 }
@@ -176,7 +178,7 @@ fn is_unspaced_punctuation(c: char) -> bool {
 /// between words, so a sentence would otherwise count as one word and be
 /// dropped as too short to quote).
 pub fn word_count(s: &str) -> usize {
-    if !s.chars().any(unspaced) {
+    if !has_unspaced(s) {
         return s.split_whitespace().count();
     }
     half_words(s).last().map_or(0, |(_, n)| n.div_ceil(2))
@@ -184,7 +186,7 @@ pub fn word_count(s: &str) -> usize {
 
 /// `text` cut to its first `n` [`word_count`] words, with `…` where cut.
 pub fn cut_words(text: &str, n: usize) -> String {
-    if !text.chars().any(unspaced) {
+    if !has_unspaced(text) {
         let words: Vec<&str> = text.split_whitespace().collect();
         return if words.len() > n { format!("{} …", words[..n].join(" ")) } else { text.to_string() };
     }
@@ -603,14 +605,22 @@ mod tests {
     #[test]
     fn hostile_queries_and_texts_stay_text() {
         // Markup in a matched word (the quick judgement lets `<script>…` through
-        // to the analyzer), in the query, and in the rest of the window.
-        let text = "Never paste <script>alert(1)</script> or \"><img src=x onerror=alert(1)> into the form.";
-        for q in ["<script>alert(1)</script>", "script onerror", "\"><img src=x>", "paste"] {
-            let s = snippet(text, q);
-            assert!(s.contains("<mark>"), "{q}: {s}");
-            let bare = s.replace("<mark>", "").replace("</mark>", "");
-            assert!(!bare.contains('<') && !bare.contains('>') && !bare.contains('"'), "{q}: {s}");
+        // to the analyzer), in the query, and in the rest of the window; then
+        // inside Chinese or Japanese text, cut by the character.
+        let latin = "Never paste <script>alert(1)</script> or \"><img src=x onerror=alert(1)> into the form.";
+        let unspaced = "日本語<script>alert(1)</script>の説明、\"><img src=x onerror=alert(1)>を貼らないでください。";
+        for (text, queries) in [
+            (latin, ["<script>alert(1)</script>", "script onerror", "\"><img src=x>", "paste"]),
+            (unspaced, ["日本語", "説明", "<script>", "貼らない"]),
+        ] {
+            for q in queries {
+                let s = snippet(text, q);
+                assert!(s.contains("<mark>"), "{q}: {s}");
+                let bare = s.replace("<mark>", "").replace("</mark>", "");
+                assert!(!bare.contains('<') && !bare.contains('>') && !bare.contains('"'), "{q}: {s}");
+            }
         }
+        let text = latin;
         // Malformed and oversized queries cut a plain snippet.
         for q in ["", "\u{0}\u{1b}[31m", "\u{fffd}\u{200b}", &"a".repeat(10_000), &"é日-_=".repeat(500)] {
             let s = snippet(text, q);

@@ -39,7 +39,7 @@ use super::select::{self, Asked, Budget, Candidate, Unit};
 use super::words::Words;
 use super::{ChatRequest, ChatTimings, Done, Event, Hit, Role, SearchStep, Source};
 use crate::service::{Query, Service};
-use search_core::index::highlight::Highlighter;
+use search_core::index::highlight::{self, Highlighter};
 use search_core::index::lang::{Lang, LangTag};
 use search_core::index::{analyzer, Mode, Order};
 
@@ -132,9 +132,10 @@ fn identifiers(question: &str) -> Vec<&str> {
     out
 }
 
-/// Whether `text` has `name` as a whole (not inside a longer word), ignoring case.
-fn written_in(text: &str, name: &str) -> bool {
-    let (text, name) = (text.to_lowercase(), name.to_lowercase());
+/// Whether `lower` (a lowercased text) has `name` as a whole (not inside a
+/// longer word), ignoring case.
+fn written_in(lower: &str, name: &str) -> bool {
+    let (text, name) = (lower, name.to_lowercase());
     let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
     text.match_indices(&name)
         .any(|(at, _)| !word(text[..at].chars().next_back()) && !word(text[at + name.len()..].chars().next()))
@@ -149,7 +150,12 @@ fn naming(svc: &Service, question: &str, hits: &[(u32, crate::service::SearchRes
     if names.is_empty() {
         return Vec::new();
     }
-    let has = |doc: u32| svc.chunk(doc).is_ok_and(|c| names.iter().any(|n| written_in(&c.text, n)));
+    let has = |doc: u32| {
+        svc.chunk(doc).is_ok_and(|c| {
+            let lower = c.text.to_lowercase();
+            names.iter().any(|n| written_in(&lower, n))
+        })
+    };
     hits.iter().enumerate().filter(|(_, (doc, _))| has(*doc)).map(|(i, _)| i).collect()
 }
 
@@ -542,7 +548,7 @@ fn render(text: &mut String, q: &Quoted, u: &Unit, n: usize, title: &str) {
         Kind::Sentence => (first.text.trim_end_matches(':').to_string(), &u.members[1..]),
         _ => (first.lead.trim_end_matches(':').to_string(), &u.members[..]),
     };
-    let lead = if lead.is_empty() { title.to_string() } else { select::capped(&lead, LEAD_WORDS) };
+    let lead = if lead.is_empty() { title.to_string() } else { highlight::cut_words(&lead, LEAD_WORDS) };
     text.push_str(&format!("\n{lead} [{n}]:\n"));
     for &m in items {
         let p = &q.pool[m].passage;
@@ -618,9 +624,9 @@ mod tests {
 
     #[test]
     fn a_name_is_written_in_a_text_only_as_a_whole() {
-        assert!(written_in("- `SimpleSlug`: a slug with no leading slash", "simpleslug"));
+        assert!(written_in("- `simpleslug`: a slug with no leading slash", "SimpleSlug"));
         assert!(written_in("run code --diff a b", "--diff"));
-        assert!(!written_in("SimpleSlugs are plural", "SimpleSlug"));
+        assert!(!written_in("simpleslugs are plural", "SimpleSlug"));
         assert!(!written_in("my_vpn-504x", "VPN-504"));
     }
 

@@ -354,12 +354,7 @@ pub fn shown(p: &Passage, asked: &Asked) -> String {
     } else {
         p.text.clone()
     };
-    capped(&text, SHOWN_WORDS)
-}
-
-/// `text` cut to its first `n` words, with `…` where cut.
-pub fn capped(text: &str, n: usize) -> String {
-    highlight::cut_words(text, n)
+    highlight::cut_words(&text, SHOWN_WORDS)
 }
 
 /// The passages quoted with candidate `i`, in reading order: a numbered list's
