@@ -23,6 +23,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use search_core::index::analyzer::is_paired;
 use search_core::index::lang::Lang;
 use serde::Serialize;
 
@@ -215,18 +216,31 @@ fn folder_tag(source: &str, folders: &BTreeSet<String>) -> Option<String> {
 fn detect(body: &str) -> Option<(String, f64, usize)> {
     let prose = prose_of(body);
     let letters = prose.chars().filter(|c| c.is_alphabetic()).count();
-    let info = whatlang::detect(&prose)?;
+    let paired = prose.chars().filter(|&c| is_paired(c)).count();
+    // whatlang reads the script with the most characters, and counts Han,
+    // hiragana and katakana apart: a Japanese glossary entry naming
+    // Deployment, Namespace and Persistent Volume has more Latin letters than
+    // kanji or kana, and was read as Catalan. A character of those scripts
+    // says what two or three letters do; when they are a third of the
+    // letters, the page is written in them, and they alone are read.
+    let info = if paired * 3 >= letters && paired > 0 {
+        let unspaced: String =
+            prose.chars().map(|c| if c.is_alphabetic() && !is_paired(c) { ' ' } else { c }).collect();
+        whatlang::detect(&unspaced)?
+    } else {
+        whatlang::detect(&prose)?
+    };
     info.is_reliable().then(|| (iso639_1(info.lang().code()), info.confidence(), letters))
 }
 
-/// The body's prose, for detection: no code blocks, inline code, links' targets
-/// or HTML tags, about the first 3,000 characters.
+/// The body's prose, for detection: no code blocks, inline code, links' targets,
+/// HTML tags or comments, or template tags, about the first 3,000 characters.
 fn prose_of(body: &str) -> String {
     let mut out = String::new();
     let mut fenced = false;
     // Translators keep the original in HTML comments (Kubernetes' Chinese pages
     // hold their English source so): a comment is not the page's prose.
-    let body = without_comments(body);
+    let body = without_templates(&without_comments(body));
     for line in body.lines() {
         let t = line.trim_start();
         if t.starts_with("```") || t.starts_with("~~~") {
@@ -260,6 +274,33 @@ fn without_comments(text: &str) -> String {
         match rest[open + 4..].find("-->") {
             Some(close) => rest = &rest[open + 4 + close + 3..],
             None => return out,
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// `text` without its template tags, each read as a space: Hugo's shortcodes
+/// (`{{< glossary_tooltip term_id="cluster" text="クラスター" >}}`), Jinja's and
+/// Liquid's `{% … %}`. Their names and parameters are Latin letters, however
+/// the page is written: a Japanese glossary entry with five of them was
+/// detected as Catalan. An opening never closed is left as it is.
+fn without_templates(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    loop {
+        let open = [("{{", "}}"), ("{%", "%}")]
+            .into_iter()
+            .filter_map(|(o, c)| rest.find(o).map(|at| (at, c)))
+            .min_by_key(|&(at, _)| at);
+        let Some((at, close)) = open else { break };
+        match rest[at + 2..].find(close) {
+            Some(end) => {
+                out.push_str(&rest[..at]);
+                out.push(' ');
+                rest = &rest[at + 2 + end + 2..];
+            }
+            None => break,
         }
     }
     out.push_str(rest);
@@ -396,6 +437,23 @@ mod tests {
             中的目标状态，而 Deployment 控制器以受控速率更改实际状态，使其变为期望状态。";
         assert_eq!(tags(&[page("a.md", &[], zh)])[0].0, "zh");
         assert_eq!(without_comments("a<!-- b -->c<!-- d"), "ac");
+    }
+
+    #[test]
+    fn template_tags_in_a_line_are_not_the_pages_prose() {
+        // A Japanese glossary entry whose Hugo shortcodes and product names
+        // spell more Latin letters than its sentences spell kana and kanji:
+        // read with the shortcodes, whatlang took it for Catalan, and a
+        // Japanese question searched in Japanese never found it.
+        let ja = "Kubernetesでは、{{< glossary_tooltip term_id=\"controller\" text=\"コントローラー\" >}}は\
+            {{< glossary_tooltip term_id=\"cluster\" text=\"クラスター\" >}}の状態を見守り、必要なときに変更を加える\
+            制御ループです。{{< glossary_tooltip text=\"kube-apiserver\" term_id=\"kube-apiserver\" >}}から状態を\
+            読みます。例えば、Deploymentコントローラー、Daemonsetコントローラー、Namespaceコントローラー、\
+            Persistent Volumeコントローラーは{{< glossary_tooltip term_id=\"kube-controller-manager\" \
+            text=\"kube-controller-manager\" >}}の中で動きます。{{% note %}}詳しくは{{< glossary_tooltip \
+            term_id=\"control-plane\" text=\"コントロールプレーン\" >}}を参照してください。{{% /note %}}";
+        assert_eq!(tags(&[page("a.md", &[], ja)])[0].0, "ja");
+        assert_eq!(without_templates("a{{< b c=\"d\" >}}e{% f %}g{{ h"), "a e g{{ h");
     }
 
     #[test]

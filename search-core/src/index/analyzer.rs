@@ -304,7 +304,7 @@ pub(crate) fn is_english_stop(word: &str) -> bool {
 
 /// Whether `c` is read in pairs with its neighbours: a CJK ideograph, kana or
 /// hangul syllable (snippets mark such text a character at a time).
-pub(crate) fn is_paired(c: char) -> bool {
+pub fn is_paired(c: char) -> bool {
     class(c) == Class::Alone
 }
 
