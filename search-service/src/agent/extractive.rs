@@ -160,20 +160,21 @@ fn naming(svc: &Service, question: &str, hits: &[(u32, crate::service::SearchRes
 }
 
 /// The parts of a question: separate sentences that ask something, or clauses
-/// split by `;`. A question without parts is itself the one part.
+/// split by `;` (the full-width `？` and `；` of Chinese and Japanese too). A
+/// question without parts is itself the one part.
 pub fn split_question(question: &str, max_parts: usize) -> Vec<String> {
     let mut parts = Vec::new();
     let mut cur = String::new();
     for c in question.chars() {
         cur.push(c);
-        if c == '?' || c == ';' || c == '\n' {
+        if matches!(c, '?' | ';' | '\n' | '？' | '；') {
             parts.push(std::mem::take(&mut cur));
         }
     }
     parts.push(cur);
     let mut parts: Vec<String> = parts
         .into_iter()
-        .map(|p| p.trim().trim_end_matches(';').trim().to_string())
+        .map(|p| p.trim().trim_end_matches([';', '；']).trim().to_string())
         .filter(|p| !analyzer::terms(p).is_empty())
         .collect();
     if parts.is_empty() {
@@ -217,7 +218,7 @@ pub fn is_follow_up(part: &str) -> bool {
 /// what the conversation is about.
 pub fn contextual_parts(req: &ChatRequest, max_parts: usize) -> Vec<String> {
     let previous = req.messages.iter().rev().skip(1).find(|m| m.role == Role::User);
-    let context = previous.map(|p| p.content.trim().trim_end_matches(['?', '.', '!']).to_string());
+    let context = previous.map(|p| p.content.trim().trim_end_matches(['?', '.', '!', '？', '。', '！']).to_string());
     split_question(req.question(), max_parts)
         .into_iter()
         .map(|part| match &context {
@@ -777,6 +778,9 @@ mod tests {
         let many = split_question("wifi vpn? print scan? mail box? card pin?", 3);
         assert_eq!(many.len(), 3);
         assert_eq!(many[2], "mail box? card pin?");
+        // Chinese and Japanese end a question with the full-width mark and no space.
+        assert_eq!(split_question("如何重置密码？打印机在哪里？", 3), vec!["如何重置密码？", "打印机在哪里？"]);
+        assert_eq!(split_question("パスワード；プリンター", 3), vec!["パスワード", "プリンター"]);
     }
 
     #[test]
