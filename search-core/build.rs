@@ -9,7 +9,8 @@
 //!   folded the same way, sorted and without duplicates; and `STOPS`, NLTK's list
 //!   of each other language (`index::lang`), lowercased, with each word's folded
 //!   spelling beside it (a reader types "uber" for "über"), sorted, one string
-//!   of lines per language (a few bytes a word rather than a pointer pair).
+//!   of lines per language (a few bytes a word rather than a pointer pair),
+//!   with the question words NLTK's lists leave out ([`QUESTION_WORDS`]).
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -25,6 +26,86 @@ const BLOCKS: &[(u32, u32)] = &[(0x00A0, 0x036F), (0x1E00, 0x1EFF), (0x2000, 0x2
 const NLTK: &[&str] = &[
     "ar", "az", "da", "de", "el", "es", "fi", "fr", "hu", "id", "it", "kk", "ne", "nl", "no", "pt", "ro", "ru", "sl",
     "sv", "tg", "tr",
+];
+
+/// The words a question opens with that NLTK's list of the language leaves
+/// out, where English's has them all (*how, what, where, when, why, who,
+/// which*): French lacks *comment, où, quand, pourquoi, combien*, Spanish
+/// *cómo, dónde, cuándo*, Finnish *miten, kuinka, milloin* and its `-ko`
+/// questions (*voinko*, *onko*). Pages seldom use them, so a natural question
+/// read with them carried words no chunk has: BM25 and the "no results" rule
+/// counted them against the question (a Finnish "Miten vaihdan salasanani?"
+/// over a help centre's pages found nothing), and nothing told the query's
+/// language. Modal verbs are left out but for the asker's own (*puedo*,
+/// *posso*, *peux*): "pueden ser máquinas virtuales" is how a page answers
+/// "¿pueden ser máquinas virtuales?", and a stop word would lose the match.
+const QUESTION_WORDS: &[(&str, &[&str])] = &[
+    ("da", &["hvordan", "hvornår", "hvorfor", "hvem", "hvilken", "hvilket", "hvilke"]),
+    (
+        "de",
+        &[
+            "wann", "warum", "wer", "wen", "wem", "wessen", "wieso", "weshalb", "weswegen", "woher", "wohin", "wozu",
+            "wieviel", "wieviele",
+        ],
+    ),
+    (
+        "es",
+        &[
+            "cómo", "dónde", "cuándo", "cuál", "cuáles", "quién", "quiénes", "cuánto", "cuánta", "cuántos", "cuántas",
+            "puedo", "debo",
+        ],
+    ),
+    (
+        "fi",
+        &[
+            "miten",
+            "kuinka",
+            "milloin",
+            "minne",
+            "paljonko",
+            "montako",
+            "millainen",
+            "millaisen",
+            "millaista",
+            "voinko",
+            "voiko",
+            "voivatko",
+            "onko",
+            "ovatko",
+            "saako",
+            "saanko",
+            "pitääkö",
+            "täytyykö",
+            "tarvitseeko",
+            "tarvitsenko",
+        ],
+    ),
+    (
+        "fr",
+        &[
+            "comment",
+            "où",
+            "quand",
+            "pourquoi",
+            "combien",
+            "quoi",
+            "quel",
+            "quelle",
+            "quels",
+            "quelles",
+            "lequel",
+            "laquelle",
+            "lesquels",
+            "lesquelles",
+            "puis",
+            "peux",
+            "dois",
+        ],
+    ),
+    ("it", &["cosa", "quando", "quali", "posso", "devo"]),
+    ("nl", &["waar", "wanneer", "waarom", "welke", "welk"]),
+    ("no", &["hvilket"]),
+    ("pt", &["onde", "porque", "porquê", "quais", "quanto", "quanta", "quantos", "quantas", "posso", "devo"]),
 ];
 
 fn main() {
@@ -55,7 +136,8 @@ fn main() {
     );
     for code in NLTK {
         let mut words: Vec<String> = Vec::new();
-        for w in stop_words::get(code) {
+        let asked = QUESTION_WORDS.iter().filter(|q| q.0 == *code).flat_map(|q| q.1.iter().copied());
+        for w in stop_words::get(code).iter().copied().chain(asked) {
             let lower = w.trim().to_lowercase();
             if lower.is_empty() {
                 continue;
