@@ -288,20 +288,17 @@ fn without_comments(text: &str) -> String {
 fn without_templates(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
-    loop {
-        let open = [("{{", "}}"), ("{%", "%}")]
-            .into_iter()
-            .filter_map(|(o, c)| rest.find(o).map(|at| (at, c)))
-            .min_by_key(|&(at, _)| at);
-        let Some((at, close)) = open else { break };
-        match rest[at + 2..].find(close) {
-            Some(end) => {
-                out.push_str(&rest[..at]);
-                out.push(' ');
-                rest = &rest[at + 2 + end + 2..];
-            }
-            None => break,
-        }
+    // One scan for either opening, from where the last tag ended: looking for
+    // each opening apart rescanned the rest of a page for the one it does not
+    // have after every tag, quadratic in a page of many tags.
+    let opening =
+        |s: &str| s.match_indices('{').map(|(i, _)| i).find(|&i| matches!(s.as_bytes().get(i + 1), Some(b'{' | b'%')));
+    while let Some(at) = opening(rest) {
+        let close = if rest.as_bytes()[at + 1] == b'{' { "}}" } else { "%}" };
+        let Some(end) = rest[at + 2..].find(close) else { break };
+        out.push_str(&rest[..at]);
+        out.push(' ');
+        rest = &rest[at + 2 + end + 2..];
     }
     out.push_str(rest);
     out
@@ -454,6 +451,13 @@ mod tests {
             term_id=\"control-plane\" text=\"コントロールプレーン\" >}}を参照してください。{{% /note %}}";
         assert_eq!(tags(&[page("a.md", &[], ja)])[0].0, "ja");
         assert_eq!(without_templates("a{{< b c=\"d\" >}}e{% f %}g{{ h"), "a e g{{ h");
+        assert_eq!(without_templates("{a}{{%b%}}{%c%}d"), "{a}  d");
+        // A page of many tags and none of the other kind, or of lone braces,
+        // is read in one pass.
+        let many = "{{< t >}}x".repeat(200_000);
+        assert_eq!(without_templates(&many), " x".repeat(200_000));
+        let braces = "{ {x} ".repeat(200_000);
+        assert_eq!(without_templates(&braces), braces);
     }
 
     #[test]
