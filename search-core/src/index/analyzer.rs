@@ -19,8 +19,9 @@
 //! 5. **stem** with Snowball English.
 //!
 //! Other languages ([`terms_in`], [`super::lang`]) keep their letters through
-//! steps 1 to 5 (their own stop words and stemmer) and fold the stem to ASCII
-//! after.
+//! steps 1 to 5 (their own stop words and stemmer; Finnish stems then levelled
+//! across consonant gradation, [`super::gradation`]) and fold the stem to
+//! ASCII after.
 //!
 //! Why not a general-purpose tokenizer: this one has to ship in the browser's
 //! search engine too, where every kilobyte is downloaded before the first result.
@@ -43,7 +44,7 @@
 
 use std::sync::OnceLock;
 
-use super::lang::Lang;
+use super::lang::{Lang, LangStemmer};
 
 mod generated {
     include!(concat!(env!("OUT_DIR"), "/fold.rs"));
@@ -273,7 +274,7 @@ pub(crate) fn is_stop_in(w: &str, lang: Lang) -> bool {
 
 /// The term of one word of a language other than English, lowercased with its
 /// letters kept: its stem by `stemmer` (the language's), folded.
-pub(crate) fn term_of(stemmer: Option<&pagefind_stem::Stemmer>, w: &str) -> String {
+pub(crate) fn term_of(stemmer: Option<&LangStemmer>, w: &str) -> String {
     match stemmer {
         Some(s) => fold(&s.stem(w)),
         None => fold(w),

@@ -32,10 +32,8 @@
 //! part (the browser would fetch shards for each), and a long compound has a
 //! head or tail the pages use as a word (*Netzwerkrichtlinien* + *objekt*).
 
-use pagefind_stem::Stemmer;
-
 use super::analyzer;
-use super::lang::Lang;
+use super::lang::{Lang, LangStemmer};
 
 /// The shortest head, in letters (*neu*·planung).
 pub const MIN_HEAD: usize = 3;
@@ -104,7 +102,7 @@ fn bases<'w>(head: &'w str, links: &'static [&'static str]) -> impl Iterator<Ite
 
 /// The best split of `word` (lowercased, letters only) whose parts' terms
 /// both have a document frequency (`df`), if any.
-fn best_split(word: &str, lang: Lang, stemmer: Option<&Stemmer>, df: &dyn Fn(&str) -> usize) -> Option<Split> {
+fn best_split(word: &str, lang: Lang, stemmer: Option<&LangStemmer>, df: &dyn Fn(&str) -> usize) -> Option<Split> {
     let links = links(lang)?;
     let mut best: Option<Split> = None;
     for (head, tail) in cuts(word) {

@@ -132,12 +132,11 @@ impl Lang {
         !(self == Lang::EN || self == Lang::OTHER || self.is_cjk())
     }
 
-    /// The Snowball stemmer of the language, if it has one.
-    pub(crate) fn stemmer(self) -> Option<Stemmer> {
-        if self == Lang::EN || self.is_cjk() {
-            return Some(Stemmer::create(Algorithm::English));
-        }
-        other_stemmer(self.code()).map(Stemmer::create)
+    /// The stemmer of the language, if it has one.
+    pub(crate) fn stemmer(self) -> Option<LangStemmer> {
+        let algorithm =
+            if self == Lang::EN || self.is_cjk() { Algorithm::English } else { other_stemmer(self.code())? };
+        Some(LangStemmer { snowball: Stemmer::create(algorithm), levels_grades: self.code() == "fi" })
     }
 
     /// The language's stop words, lowercased (English's, the analyzer's own,
@@ -319,6 +318,25 @@ fn by_letters(query: &str, tied: &[Lang]) -> Option<Lang> {
 #[cfg(not(feature = "detect"))]
 fn by_letters(_: &str, _: &[Lang]) -> Option<Lang> {
     None
+}
+
+/// A language's stemmer: its Snowball algorithm, and for Finnish the stem
+/// then levelled across consonant gradation ([`super::gradation`]).
+pub(crate) struct LangStemmer {
+    snowball: Stemmer,
+    levels_grades: bool,
+}
+
+impl LangStemmer {
+    /// The stem of `word` (lowercase, letters kept).
+    pub(crate) fn stem(&self, word: &str) -> String {
+        let stem = self.snowball.stem(word);
+        if self.levels_grades {
+            super::gradation::level(&stem)
+        } else {
+            stem.into_owned()
+        }
+    }
 }
 
 /// The Snowball algorithm of a language besides English.

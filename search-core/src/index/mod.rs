@@ -27,6 +27,7 @@ pub mod bm25;
 pub mod compound;
 pub mod fragments;
 pub mod fusion;
+mod gradation;
 pub mod graph;
 pub mod highlight;
 pub mod lang;
@@ -51,7 +52,9 @@ pub const MAGIC: [u8; 8] = *b"KBINDEX\0";
 /// (`IndexInfo::languages`).
 /// 4: French, Italian, Catalan and Irish words lose an elided article
 /// (`l'applicazione` → `applicazione`; `analyzer`).
-pub const VERSION: u32 = 4;
+/// 5: Finnish stems are levelled across consonant gradation (`gradation`:
+/// `vaihdan` and `vaihtaa` → `vaiht`).
+pub const VERSION: u32 = 5;
 
 /// Why an index file cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
