@@ -7,7 +7,7 @@
 //! Northbridge.", "Here you will find…", "Welcome to…") is passed over for the
 //! next sentence, or the next paragraph.
 
-use search_core::index::highlight::{has_unspaced, word_count};
+use search_core::index::highlight::{has_unspaced, word_count, UNSPACED_ENDS};
 
 use crate::fence::Fence;
 
@@ -15,7 +15,8 @@ use crate::fence::Fence;
 /// `！` or `？` (Chinese and Japanese put no space after them).
 fn sentence_end(text: &str) -> usize {
     let latin = text.find(". ").map(|i| i + 1);
-    let unspaced = text.find(['。', '！', '？']).map(|i| i + '。'.len_utf8());
+    // Each of the marks is three bytes in UTF-8.
+    let unspaced = text.find(UNSPACED_ENDS).map(|i| i + '。'.len_utf8());
     match (latin, unspaced) {
         (Some(a), Some(b)) => a.min(b),
         (a, b) => a.or(b).unwrap_or(text.len()),

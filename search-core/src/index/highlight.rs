@@ -102,9 +102,15 @@ fn hiragana(unit: &str) -> bool {
     unit.chars().all(|c| ('\u{3041}'..='\u{309F}').contains(&c))
 }
 
-/// Whether `word` ends a sentence.
+/// The marks that end a sentence in Chinese and Japanese, full-width and with
+/// no space after them (`。`, `！`, `？`): what every reader of sentences in
+/// the workspace splits at besides `. `, `! ` and `? `.
+pub const UNSPACED_ENDS: [char; 3] = ['。', '！', '？'];
+
+/// Whether `word` ends a sentence (or the clause before a colon).
 fn ends_sentence(word: &str) -> bool {
-    word.ends_with(['.', '!', '?', ':', '。', '！', '？', '：']) && !word.ends_with("..")
+    let ends = word.ends_with(['.', '!', '?', ':', '：']) || word.ends_with(UNSPACED_ENDS);
+    ends && !word.ends_with("..")
 }
 
 /// How far before the window's first match a snippet may start, to begin at

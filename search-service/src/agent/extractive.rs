@@ -218,7 +218,8 @@ pub fn is_follow_up(part: &str) -> bool {
 /// what the conversation is about.
 pub fn contextual_parts(req: &ChatRequest, max_parts: usize) -> Vec<String> {
     let previous = req.messages.iter().rev().skip(1).find(|m| m.role == Role::User);
-    let context = previous.map(|p| p.content.trim().trim_end_matches(['?', '.', '!', '？', '。', '！']).to_string());
+    let end = |c: char| matches!(c, '?' | '.' | '!') || highlight::UNSPACED_ENDS.contains(&c);
+    let context = previous.map(|p| p.content.trim().trim_end_matches(end).to_string());
     split_question(req.question(), max_parts)
         .into_iter()
         .map(|part| match &context {

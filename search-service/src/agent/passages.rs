@@ -555,7 +555,7 @@ pub fn sentences(text: &str) -> Vec<String> {
         }
         // Chinese and Japanese end a sentence with full-width marks and no
         // space after them.
-        if !code && matches!(c, '。' | '！' | '？') {
+        if !code && highlight::UNSPACED_ENDS.contains(&c) {
             out.push(std::mem::take(&mut cur).trim().to_string());
             continue;
         }
