@@ -69,6 +69,13 @@ pub struct Metrics {
     pub k: usize,
     pub questions: usize,
     pub recall_at_k: f64,
+    /// The share of questions whose page is in the top k of a search that
+    /// matched: what the reader is shown (`/api/search` answers "no results"
+    /// to a search that did not match, however it ranked;
+    /// `search_core::index::relevance`). `None` for BEIR, searched without
+    /// the rule.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shown_at_k: Option<f64>,
     pub context_precision: f64,
     pub mrr_at_10: f64,
     pub ndcg_at_10: f64,
@@ -84,6 +91,7 @@ pub struct Metrics {
 pub struct CategoryMetrics {
     pub questions: usize,
     pub recall_at_k: f64,
+    pub shown_at_k: f64,
     pub context_precision: f64,
     pub mrr_at_10: f64,
     pub ndcg_at_10: f64,
@@ -93,15 +101,17 @@ pub struct CategoryMetrics {
 struct Acc {
     n: usize,
     recall: f64,
+    shown: f64,
     cp: f64,
     mrr: f64,
     ndcg: f64,
 }
 
 impl Acc {
-    fn add(&mut self, recall: f64, cp: f64, mrr: f64, ndcg: f64) {
+    fn add(&mut self, recall: f64, shown: f64, cp: f64, mrr: f64, ndcg: f64) {
         self.n += 1;
         self.recall += recall;
+        self.shown += shown;
         self.cp += cp;
         self.mrr += mrr;
         self.ndcg += ndcg;
@@ -112,6 +122,7 @@ impl Acc {
         CategoryMetrics {
             questions: self.n,
             recall_at_k: self.recall / d,
+            shown_at_k: self.shown / d,
             context_precision: self.cp / d,
             mrr_at_10: self.mrr / d,
             ndcg_at_10: self.ndcg / d,
@@ -206,14 +217,15 @@ pub fn eval_qa(
         let urls: Vec<String> = hits.iter().map(|h| svc.chunk(h.doc).map(|m| m.url).unwrap_or_default()).collect();
         let rel: Vec<bool> = urls.iter().map(|u| *u == target).collect();
         let recall = f64::from(u8::from(rel.iter().take(k).any(|&r| r)));
+        let shown = if ranked.evidence.matched() { recall } else { 0.0 };
         let cp = context_precision(&rel, k);
         let mut seen = HashSet::new();
         let pages: Vec<bool> = urls.iter().filter(|u| seen.insert(u.as_str())).map(|u| *u == target).collect();
         let mrr = reciprocal_rank(&pages, 10);
         let gains: Vec<f64> = pages.iter().map(|&r| f64::from(u8::from(r))).collect();
         let nd = ndcg(&gains, &[1.0], 10);
-        all.add(recall, cp, mrr, nd);
-        cats.entry(q.category.clone()).or_default().add(recall, cp, mrr, nd);
+        all.add(recall, shown, cp, mrr, nd);
+        cats.entry(q.category.clone()).or_default().add(recall, shown, cp, mrr, nd);
         if recall == 0.0 {
             misses.push(q.question.clone());
         }
@@ -224,6 +236,7 @@ pub fn eval_qa(
         k,
         questions: m.questions,
         recall_at_k: m.recall_at_k,
+        shown_at_k: Some(m.shown_at_k),
         context_precision: m.context_precision,
         mrr_at_10: m.mrr_at_10,
         ndcg_at_10: m.ndcg_at_10,
@@ -396,6 +409,7 @@ pub fn eval_beir(beir: &Beir, idx: &Index<'_>, qvecs: &[f32], mode: Mode, base: 
         k: 100,
         questions: beir.queries.len(),
         recall_at_k: recall_sum / n,
+        shown_at_k: None,
         context_precision: 0.0,
         mrr_at_10: mrr_sum / n,
         ndcg_at_10: ndcg_sum / n,

@@ -134,12 +134,42 @@ fn eval_scores_the_demo_questions() {
     let lines: Vec<Value> = stdout(&o).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(lines.len(), 2);
     for m in &lines {
-        for key in ["recall_at_k", "context_precision", "mrr_at_10", "ndcg_at_10", "per_category"] {
+        for key in ["recall_at_k", "shown_at_k", "context_precision", "mrr_at_10", "ndcg_at_10", "per_category"] {
             assert!(!m[key].is_null(), "{key} missing: {m}");
         }
         assert_eq!(m["questions"], 10);
         assert!(m["recall_at_k"].as_f64().unwrap() >= 0.9, "{m}");
+        // Every demo question matches: what is ranked is shown.
+        assert_eq!(m["shown_at_k"], m["recall_at_k"], "{m}");
         assert_eq!(m["per_category"]["natural"]["questions"], 6);
+    }
+}
+
+#[test]
+#[ignore = "needs the model (scripts/fetch-model): scripts/test runs it"]
+fn eval_counts_a_search_without_a_match_as_nothing_shown() {
+    let dir = tempfile::tempdir().unwrap();
+    let qa = dir.path().join("qa.csv");
+    // Keyboard mash around one word gets "no results", though BM25 ranks
+    // the parking pages first for the word; a real question is shown its page.
+    fs::write(
+        &qa,
+        "question,ground_truth,category,source_path,source_file\n\
+         parking xqzv blorf qqqq zzzz,,mash,,campus/parking/buying-a-parking-permit.md\n\
+         how do I buy a parking permit,,real,,campus/parking/buying-a-parking-permit.md\n",
+    )
+    .unwrap();
+    let o = run(&["eval", "--index", &index(), "--qa", qa.to_str().unwrap(), "--mode", "convex,bm25", "--json"]);
+    assert_ok(&o);
+    for line in stdout(&o).lines() {
+        let m: Value = serde_json::from_str(line).unwrap();
+        let cat = &m["per_category"];
+        assert_eq!(cat["mash"]["recall_at_k"], 1.0, "{m}");
+        assert_eq!(cat["mash"]["shown_at_k"], 0.0, "{m}");
+        assert_eq!(cat["real"]["recall_at_k"], 1.0, "{m}");
+        assert_eq!(cat["real"]["shown_at_k"], 1.0, "{m}");
+        assert_eq!(m["recall_at_k"], 1.0, "{m}");
+        assert_eq!(m["shown_at_k"], 0.5, "{m}");
     }
 }
 

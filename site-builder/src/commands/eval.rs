@@ -189,8 +189,11 @@ fn print_metrics(m: &eval::Metrics, json: bool, misses: bool) -> Result<(), Comm
         outln!("{}", serde_json::to_string(m)?);
         return Ok(());
     }
+    // What the reader is shown beside the ranking, when the search ran the
+    // "no results" rule: a page ranked for a search that did not match is lost.
+    let shown = m.shown_at_k.map(|s| format!(" (shown {s:.3})")).unwrap_or_default();
     outln!(
-        "{:<7} recall@{} {:.3}  context precision {:.3}  MRR@10 {:.3}  NDCG@10 {:.3}  ({} questions, p50 {:.1} ms)",
+        "{:<7} recall@{} {:.3}{shown}  context precision {:.3}  MRR@10 {:.3}  NDCG@10 {:.3}  ({} questions, p50 {:.1} ms)",
         m.mode,
         m.k,
         m.recall_at_k,
@@ -202,8 +205,9 @@ fn print_metrics(m: &eval::Metrics, json: bool, misses: bool) -> Result<(), Comm
     );
     for (cat, c) in &m.per_category {
         outln!(
-            "        {cat:<11} recall {:.3}  cp {:.3}  MRR {:.3}  NDCG {:.3}  ({})",
+            "        {cat:<11} recall {:.3} (shown {:.3})  cp {:.3}  MRR {:.3}  NDCG {:.3}  ({})",
             c.recall_at_k,
+            c.shown_at_k,
             c.context_precision,
             c.mrr_at_10,
             c.ndcg_at_10,
