@@ -10,7 +10,8 @@
 //!   of each other language (`index::lang`), lowercased, with each word's folded
 //!   spelling beside it (a reader types "uber" for "über"), sorted, one string
 //!   of lines per language (a few bytes a word rather than a pointer pair),
-//!   with the question words NLTK's lists leave out ([`QUESTION_WORDS`]).
+//!   with the question words NLTK's lists leave out ([`QUESTION_WORDS`]) and
+//!   the spoken forms of their pronouns and particles ([`SPOKEN`]).
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -108,6 +109,27 @@ const QUESTION_WORDS: &[(&str, &[&str])] = &[
     ("pt", &["onde", "porque", "porquê", "quais", "quanto", "quanta", "quantos", "quantas", "posso", "devo"]),
 ];
 
+/// The spoken forms of words NLTK's lists have in their written form, which
+/// a reader asking in everyday words types and no page writes: Finnish
+/// *mä, mun, mulla* for *minä, minun, minulla* (the colloquial pronouns of
+/// nearly every natural Finnish question) and *onks, voiks* for *onko,
+/// voiko*; French *ça* (*cela* is listed); German's modal particles *mal,
+/// halt, eh* and *nich, nix*. Read as content words they are words no chunk
+/// has, which BM25 and the "no results" rule count against the question.
+/// Left out: forms that fold into another word (*mää* is *maa*, "land";
+/// *sää*, *saa*, "gets").
+const SPOKEN: &[(&str, &[&str])] = &[
+    ("de", &["mal", "halt", "eh", "nich", "nix"]),
+    (
+        "fi",
+        &[
+            "mä", "sä", "mun", "sun", "mul", "sul", "mulla", "sulla", "mulle", "sulle", "multa", "sulta", "mua", "sua",
+            "meil", "teil", "onks", "oisko", "voiks", "voisko", "saaks",
+        ],
+    ),
+    ("fr", &["ça"]),
+];
+
 fn main() {
     let out = std::env::var("OUT_DIR").expect("cargo sets OUT_DIR");
     let mut fold =
@@ -136,7 +158,7 @@ fn main() {
     );
     for code in NLTK {
         let mut words: Vec<String> = Vec::new();
-        let asked = QUESTION_WORDS.iter().filter(|q| q.0 == *code).flat_map(|q| q.1.iter().copied());
+        let asked = QUESTION_WORDS.iter().chain(SPOKEN).filter(|q| q.0 == *code).flat_map(|q| q.1.iter().copied());
         for w in stop_words::get(code).iter().copied().chain(asked) {
             let lower = w.trim().to_lowercase();
             if lower.is_empty() {
