@@ -16,6 +16,7 @@
 //! and fold the stem afterwards, so `Lösung`, `losung` and `Loesung`'s stems meet
 //! where Snowball makes them meet, and a reader without the accent finds the word.
 
+use std::borrow::Cow;
 use std::sync::OnceLock;
 
 use pagefind_stem::{Algorithm, Stemmer};
@@ -328,13 +329,15 @@ pub(crate) struct LangStemmer {
 }
 
 impl LangStemmer {
-    /// The stem of `word` (lowercase, letters kept).
-    pub(crate) fn stem(&self, word: &str) -> String {
+    /// The stem of `word` (lowercase, letters kept): borrowed when the
+    /// stemmer leaves the word as it is, as Snowball's is (this runs for every
+    /// word of a page and each of a slipped word's edits).
+    pub(crate) fn stem<'a>(&self, word: &'a str) -> Cow<'a, str> {
         let stem = self.snowball.stem(word);
         if self.levels_grades {
-            super::gradation::level(&stem)
+            Cow::Owned(super::gradation::level(&stem))
         } else {
-            stem.into_owned()
+            stem
         }
     }
 }
