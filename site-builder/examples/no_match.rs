@@ -11,7 +11,8 @@
 //! results are withheld counts as lost), the questions lost, and, as the
 //! results page asks (20 results), how many pages an answerable question shows
 //! and how often its page is among them. `--dump`
-//! prints instead one line per query with its evidence (the calibration's input:
+//! prints instead one line per query with its evidence, whether its two sides
+//! agree, and the first ten pages ranked (the calibration's input:
 //! docs/benchmarks/no-match.md).
 
 use std::path::PathBuf;
@@ -31,6 +32,9 @@ struct Asked {
     matched: bool,
     cosine: Option<f32>,
     lexical: f32,
+    agree: bool,
+    /// The distinct pages ranked, best first (at most ten).
+    top: Vec<String>,
 }
 
 fn ask(svc: &Service<'_>, q: &str, params: SearchParams, target: Option<&str>) -> Result<Asked, String> {
@@ -45,8 +49,14 @@ fn ask(svc: &Service<'_>, q: &str, params: SearchParams, target: Option<&str>) -
     let hit5 = target.is_some_and(|t| urls.iter().take(5).any(|u| u == t));
     let hit_all = target.is_some_and(|t| urls.iter().any(|u| u == t));
     let pages = urls.iter().collect::<std::collections::HashSet<_>>().len();
+    let mut top: Vec<String> = Vec::new();
+    for u in &urls {
+        if top.len() < 10 && !top.contains(u) {
+            top.push(u.clone());
+        }
+    }
     let (matched, cosine, lexical) = (r.evidence.matched(), r.evidence.cosine, r.evidence.lexical);
-    Ok(Asked { hit5, hit_all, pages, matched, cosine, lexical })
+    Ok(Asked { hit5, hit_all, pages, matched, cosine, lexical, agree: r.evidence.agree, top })
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -79,7 +89,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             if dump {
                 let set = if target.is_some() { "answerable" } else { "nomatch" };
                 let line = serde_json::json!({"mode": name, "set": set, "q": q, "hit5": a.hit5,
-                    "matched": a.matched, "cosine": a.cosine, "lexical": a.lexical});
+                    "matched": a.matched, "cosine": a.cosine, "lexical": a.lexical, "agree": a.agree, "top": a.top,
+                    "target": target});
                 println!("{line}");
             }
             match target {

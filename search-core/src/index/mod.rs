@@ -707,6 +707,7 @@ impl<'a> Index<'a> {
         let mut evidence = relevance::Evidence {
             cosine: needs_dense.then(|| dense.first().map(|d| d.1)).flatten(),
             lexical: relevance::lexical_of(self, &readings, sparse.first().map(|s| s.0)),
+            agree: relevance::agree(&dense, &sparse, |d| self.page_of(d)),
         };
         if p.lang.is_some() {
             evidence = evidence.in_language(needs_dense && qvec.is_some(), !sparse.is_empty());
@@ -920,6 +921,27 @@ mod tests {
             let c = e5.candidates("", Some(&q), &p);
             assert_eq!(c.evidence.cosine, Some(b[0].1));
         }
+    }
+
+    #[test]
+    fn the_sides_agree_when_their_best_chunks_share_a_page() {
+        let (_, bytes) = sample(VectorStorage::I16);
+        let idx = Index::open(bytes.as_slice()).unwrap();
+        let p = SearchParams::defaults(4);
+        let near = |i: usize| {
+            let mut v = vec![0.1f32; 8];
+            v[i] = 1.0;
+            unit(&v)
+        };
+        // BM25's best for "eduroam" is a_0; the vector's best is a_1, the same page.
+        let c = idx.candidates("eduroam", Some(&near(1)), &p);
+        assert_eq!((c.dense[0].0, c.sparse[0].0), (1, 0));
+        assert!(c.evidence.agree);
+        // The vector's best on another page (b_0): no agreement.
+        assert!(!idx.candidates("eduroam", Some(&near(2)), &p).evidence.agree);
+        // One side only (no vector, or no word matched): nothing to agree.
+        assert!(!idx.candidates("eduroam", None, &SearchParams { mode: Mode::Bm25, ..p }).evidence.agree);
+        assert!(!idx.candidates("xqzv", Some(&near(0)), &p).evidence.agree);
     }
 
     #[test]

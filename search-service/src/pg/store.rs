@@ -6,7 +6,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;
 
 use search_core::index::lang::{Lang, Languages};
-use search_core::index::relevance::Evidence;
+use search_core::index::relevance::{self, Evidence};
 use search_core::index::{analyzer, bm25, compound, fusion, Candidates, ChunkMeta, Hit, IndexInfo, Mode, SearchParams};
 
 use super::lexical::{postings_of, Completions, DocPostings, Lexical};
@@ -257,6 +257,7 @@ impl Store {
         let mut evidence = Evidence {
             cosine: qvec.and((p.mode != Mode::Bm25).then(|| dense.first().map(|d| d.1)).flatten()),
             lexical: lex.evidence(&postings, sparse.first().map(|s| s.0)),
+            agree: relevance::agree(&dense, &sparse, |d| side.page.get(&d).copied().unwrap_or(u32::MAX)),
         };
         if p.lang.is_some() {
             evidence = evidence.in_language(qvec.is_some() && p.mode != Mode::Bm25, !sparse.is_empty());
