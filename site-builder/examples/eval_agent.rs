@@ -1,7 +1,7 @@
 //! Measures the extractive agent (the answer `/api/chat` gives without an LLM) on
 //! a QA set and on questions the knowledge base cannot answer:
 //!
-//!     cargo run --release -p site-builder --example eval_agent -- INDEX_DIR QA.csv
+//!     cargo run --release -p site-builder --example eval_agent -- INDEX_DIR QA.csv [OFF_TOPIC.txt]
 //!
 //! For each QA question: did it answer (not abstain), does a citation point to
 //! the question's source page, and was that page among the results the agent
@@ -11,6 +11,9 @@
 //! times: the default (`unknown_words`), without the unknown-word rule (the
 //! cosine bar alone, `cosine_only`) and with passages scored by their MiniLM
 //! cosine too (`passage_cosine`: what the encoder pass costs and gains).
+//! `OFF_TOPIC.txt` (one question a line, `#` comments; `eval/no-match.txt`,
+//! `bench/languages/help-centre-offtopic.txt`) adds questions in the knowledge
+//! base's own language that it does not answer: `own_off_topic_abstained`.
 //! Prints one JSON object.
 
 use std::path::PathBuf;
@@ -84,8 +87,10 @@ fn ask(
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let [dir, qa] = args.as_slice() else {
-        return Err("usage: eval_agent INDEX_DIR QA.csv".into());
+    let (dir, qa, own) = match args.as_slice() {
+        [dir, qa] => (dir, qa, Vec::new()),
+        [dir, qa, off] => (dir, qa, site_builder::eval::read_queries(&PathBuf::from(off))?),
+        _ => return Err("usage: eval_agent INDEX_DIR QA.csv [OFF_TOPIC.txt]".into()),
     };
     let s = Searcher::open(&PathBuf::from(dir).join("index.bin"), None)?;
     let svc = s.service()?;
@@ -95,7 +100,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let dense = extractive::Config { passage_cosine: true, ..on };
     let mut out = serde_json::Map::new();
     for (name, cfg) in [("unknown_words", &on), ("cosine_only", &off), ("passage_cosine", &dense)] {
-        out.insert(name.into(), measure(&svc, &questions, cfg));
+        let mut m = measure(&svc, &questions, cfg);
+        if !own.is_empty() {
+            let answered: Vec<&String> = own.iter().filter(|q| !ask(&svc, q, cfg).0.abstained).collect();
+            let share = 1.0 - answered.len() as f64 / own.len() as f64;
+            m["own_off_topic"] = serde_json::json!(own.len());
+            m["own_off_topic_abstained"] = serde_json::json!(share);
+            m["own_off_topic_answered"] = serde_json::json!(answered);
+        }
+        out.insert(name.into(), m);
     }
     println!("{}", serde_json::Value::Object(out));
     Ok(())

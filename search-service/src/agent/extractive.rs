@@ -13,8 +13,12 @@
 //!    [`Config::abstain_below`], or when that is weak and the part uses a word
 //!    no page has (a question about Netflix or a gym, asked of a help desk that
 //!    never mentions either, still finds pages about passwords or opening
-//!    hours). Neither cosine bar holds a part that names an identifier one of
-//!    its results has written (MiniLM reads code names poorly). The agent is
+//!    hours), unless the search's two sides put one page first: a question in
+//!    everyday words ("my wallet got nicked…") has words no page uses too, and
+//!    the words it shares with its page confirm what the vector found
+//!    (docs/benchmarks/no-match.md, "When both sides agree"). Neither cosine
+//!    bar holds a part that names an identifier one of its results has
+//!    written (MiniLM reads code names poorly). The agent is
 //!    the stricter of the two: it must not answer where search shows
 //!    nothing, and it declines more than search hides. When every
 //!    part is unanswered, abstain: say the knowledge base does not answer, and
@@ -100,6 +104,9 @@ struct Part {
     /// Whether the part's own words found a good match
     /// ([`search_core::index::relevance`]): the search's "no results" rule.
     matched: bool,
+    /// Whether the search's two sides put one page first
+    /// ([`search_core::index::relevance::Evidence::agree`]).
+    agree: bool,
     /// The part's words that no page uses ([`Service::unknown_words`]).
     unknown: Vec<String>,
     /// The results (places in `hits`) that have an identifier the part names
@@ -109,7 +116,10 @@ struct Part {
 
 impl Part {
     fn unanswered(&self, cfg: &Config) -> bool {
-        let weak = self.best < cfg.abstain_below || (self.best < cfg.weak_below && !self.unknown.is_empty());
+        // A word no page uses does not weaken a part whose search's two sides
+        // agree: the words it shares with the page confirm what the vector found.
+        let unknown = !self.unknown.is_empty() && !self.agree;
+        let weak = self.best < cfg.abstain_below || (self.best < cfg.weak_below && unknown);
         !self.matched || (weak && self.named.is_empty())
     }
 }
@@ -304,11 +314,11 @@ fn search(
     let q = Query { text: query, params: p, offset: 0, vector: Some(qvec), count_more: false };
     // The stages are timed by the caller, per part. A backend that cannot be
     // read finds nothing (the answer abstains) and says why.
-    let (ranked, matched) = match svc.rank_in_language(&q, &|| 0.0) {
-        Ok((r, _)) => (r.hits, r.evidence.matched()),
+    let (ranked, matched, agree) = match svc.rank_in_language(&q, &|| 0.0) {
+        Ok((r, _)) => (r.hits, r.evidence.matched(), r.evidence.agree),
         Err(e) => {
             emit(Event::Error { message: format!("search is unavailable: {e}") });
-            (Vec::new(), false)
+            (Vec::new(), false, false)
         }
     };
     let mut hl = Highlighter::new(query);
@@ -330,6 +340,7 @@ fn search(
         hits,
         best,
         matched,
+        agree,
         unknown: Vec::new(),
         named: Vec::new(),
     }
@@ -653,6 +664,28 @@ mod tests {
         assert!(pool.iter().any(|c| c.passage.text.contains("UDP port 4443")), "{:?}", pool.len());
         // A name no result has changes nothing.
         assert!(naming(&svc, "What does `VPN-999` mean?", &part.hits).is_empty());
+    }
+
+    #[test]
+    fn a_word_no_page_uses_does_not_weaken_a_part_whose_sides_agree() {
+        let (idx, enc) = help_desk();
+        let svc = Service::open(idx.as_slice(), enc.as_slice()).unwrap();
+        let question = "my wallet got nicked with the card in it, how do I get a new student card?";
+        let qvec = svc.encoder().encode_query(question);
+        let mut part = search(&svc, question, &qvec, None, 5, &mut |_| {});
+        assert!(part.matched);
+        // As e5 reads a question in everyday words: weak, with words no page has.
+        part.best = 0.35;
+        part.unknown = svc.unknown_words(question).unwrap();
+        assert!(part.unknown.iter().any(|w| w == "nicked"), "{:?}", part.unknown);
+        part.agree = false;
+        assert!(part.unanswered(&Config::default()));
+        // Both sides put one page first: the words it shares confirm it.
+        part.agree = true;
+        assert!(!part.unanswered(&Config::default()));
+        // The cosine floor still holds, agreeing or not.
+        part.best = 0.25;
+        assert!(part.unanswered(&Config::default()));
     }
 
     #[test]
