@@ -832,7 +832,7 @@ impl Engine {
         let mut evidence = relevance::Evidence {
             cosine: (p.mode != Mode::Bm25).then(|| dense_list.first().map(|d| d.1)).flatten(),
             lexical: relevance::lexical_of(self, &readings, sparse.first().map(|s| s.0)),
-            agree: relevance::agree(&dense_list, &sparse, |d| self.page_of(d)),
+            agree: relevance::agree(&dense_list, &sparse, |d| Some(self.page_of(d)).filter(|&p| p != u32::MAX)),
         };
         if p.lang.is_some() {
             evidence = evidence.in_language(p.mode != Mode::Bm25 && dense.is_some(), !sparse.is_empty());

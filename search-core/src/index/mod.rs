@@ -707,7 +707,7 @@ impl<'a> Index<'a> {
         let mut evidence = relevance::Evidence {
             cosine: needs_dense.then(|| dense.first().map(|d| d.1)).flatten(),
             lexical: relevance::lexical_of(self, &readings, sparse.first().map(|s| s.0)),
-            agree: relevance::agree(&dense, &sparse, |d| self.page_of(d)),
+            agree: relevance::agree(&dense, &sparse, |d| Some(self.page_of(d)).filter(|&p| p != u32::MAX)),
         };
         if p.lang.is_some() {
             evidence = evidence.in_language(needs_dense && qvec.is_some(), !sparse.is_empty());

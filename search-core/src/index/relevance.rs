@@ -206,10 +206,11 @@ impl Evidence {
 
 /// Whether the two sides agree ([`Evidence::agree`]): the best dense chunk and
 /// the best BM25 chunk (each list's first) are on one page, `page_of` telling
-/// a chunk's page as the engine at hand knows it.
-pub fn agree(dense: &[(u32, f32)], sparse: &[(u32, f32, f32)], page_of: impl Fn(u32) -> u32) -> bool {
-    match (dense.first(), sparse.first()) {
-        (Some(d), Some(s)) => page_of(d.0) == page_of(s.0),
+/// a chunk's page as the engine at hand knows it (`None`: unknown, which
+/// agrees with nothing).
+pub fn agree(dense: &[(u32, f32)], sparse: &[(u32, f32, f32)], page_of: impl Fn(u32) -> Option<u32>) -> bool {
+    match (dense.first().and_then(|d| page_of(d.0)), sparse.first().and_then(|s| page_of(s.0))) {
+        (Some(a), Some(b)) => a == b,
         _ => false,
     }
 }
@@ -339,11 +340,13 @@ mod tests {
 
     #[test]
     fn agreement_is_one_page_first_on_both_sides() {
-        let page = |d: u32| d / 2; // chunks 0 and 1 are page 0; 2 and 3 page 1
+        let page = |d: u32| Some(d / 2); // chunks 0 and 1 are page 0; 2 and 3 page 1
         assert!(agree(&[(1, 0.5)], &[(0, 3.0, 0.1), (2, 1.0, 0.1)], page));
         assert!(!agree(&[(2, 0.5), (0, 0.4)], &[(0, 3.0, 0.1)], page));
         assert!(!agree(&[], &[(0, 3.0, 0.1)], page));
         assert!(!agree(&[(0, 0.5)], &[], page));
+        // A page the engine cannot tell agrees with nothing, not with another unknown.
+        assert!(!agree(&[(1, 0.5)], &[(0, 3.0, 0.1)], |_| None));
     }
 
     #[test]
