@@ -102,7 +102,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for (name, cfg) in [("unknown_words", &on), ("cosine_only", &off), ("passage_cosine", &dense)] {
         let mut m = measure(&svc, &questions, cfg);
         if !own.is_empty() {
-            let answered: Vec<&String> = own.iter().filter(|q| !ask(&svc, q, cfg).0.abstained).collect();
+            let answered = answered_of(&svc, own.iter().map(String::as_str), cfg);
             let share = 1.0 - answered.len() as f64 / own.len() as f64;
             m["own_off_topic"] = serde_json::json!(own.len());
             m["own_off_topic_abstained"] = serde_json::json!(share);
@@ -112,6 +112,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     println!("{}", serde_json::Value::Object(out));
     Ok(())
+}
+
+/// The questions of `qs` the agent answers (does not abstain on).
+fn answered_of<'q>(
+    svc: &search_service::service::Service,
+    qs: impl Iterator<Item = &'q str>,
+    cfg: &extractive::Config,
+) -> Vec<&'q str> {
+    qs.filter(|q| !ask(svc, q, cfg).0.abstained).collect()
 }
 
 fn measure(
@@ -144,7 +153,7 @@ fn measure(
     }
     let abstained = |qs: &[&str]| qs.iter().filter(|q| ask(svc, q, cfg).0.abstained).count();
     let far = abstained(OFF_TOPIC);
-    let answered_near: Vec<&str> = NEAR_DOMAIN.iter().copied().filter(|q| !ask(svc, q, cfg).0.abstained).collect();
+    let answered_near = answered_of(svc, NEAR_DOMAIN.iter().copied(), cfg);
     let near = NEAR_DOMAIN.len() - answered_near.len();
     ms.sort_by(f64::total_cmp);
     serde_json::json!({
