@@ -12,7 +12,8 @@
 //! - the lexical side, [`Evidence::lexical`]: the mean of the share of the
 //!   query's idf that the vocabulary knows and the share that the best BM25
 //!   chunk matches (a term no chunk has counts with the idf of a term in no
-//!   chunk, the largest there is).
+//!   chunk, the largest there is; but the pair where two words of a Chinese
+//!   or Japanese run meet is not a term: [`seams`]).
 //!
 //! A search without a good match answers no results (`matched` false in the
 //! wire format); insights record it so, among the searches with no results.
@@ -258,13 +259,18 @@ pub fn lexical_of<P: Postings + ?Sized>(src: &P, readings: &[Vec<String>], best:
 /// [`lexical`] over a source that answers, for each term, its document
 /// frequency and whether the best BM25 chunk has it (`None`: no chunk has the
 /// term); `chunks` is the collection's size. The PostgreSQL tier answers from
-/// the rows it fetched.
+/// the rows it fetched. The seams between a CJK run's words ([`seams`]) are
+/// not terms of the query here.
 pub fn lexical_by(qterms: &[String], chunks: usize, term: impl Fn(&str) -> Option<(usize, bool)>) -> f32 {
+    let seams = seams(qterms, &term);
     let mut terms: Vec<&String> = qterms.iter().collect();
     terms.sort();
     terms.dedup();
     let (mut total, mut known, mut matched) = (0.0, 0.0, 0.0);
     for t in terms {
+        if seams.contains(&t.as_str()) {
+            continue;
+        }
         match term(t) {
             Some((df, in_best)) => {
                 let w = bm25::idf(df, chunks);
@@ -278,6 +284,40 @@ pub fn lexical_by(qterms: &[String], chunks: usize, term: impl Fn(&str) -> Optio
         }
     }
     lexical_share(total, known, matched)
+}
+
+/// The pairs of a query's CJK runs that no chunk has and that sit between two
+/// pairs some chunk has, the first's last character their first and the
+/// second's first their last: `群的` in 集群的数据 ("the cluster's data",
+/// read 集群 群的 的数 数据) when no chunk has it. Chinese and Japanese are read in overlapping pairs
+/// ([`super::analyzer`]), so a run of words also yields the pairs that join
+/// one word's end to the next one's start; such a pair is where two words
+/// meet, not a word the pages lack, and [`lexical_by`] leaves it out. A pair
+/// no chunk has at a run's edge, or beside another unknown pair, still counts
+/// as a word no page uses: a question about something else
+/// (`长城有多长`, "how long is the Great Wall") keeps its evidence.
+fn seams<'q>(qterms: &'q [String], term: &impl Fn(&str) -> Option<(usize, bool)>) -> Vec<&'q str> {
+    let pair = |t: &str| t.chars().count() == 2 && t.chars().all(super::analyzer::is_paired);
+    let known: Vec<bool> = qterms.iter().map(|t| pair(t) && term(t).is_some()).collect();
+    let chars = |t: &str| -> Option<(char, char)> {
+        let mut cs = t.chars();
+        Some((cs.next()?, cs.next()?))
+    };
+    let mut out = Vec::new();
+    for i in 1..qterms.len().saturating_sub(1) {
+        let t = qterms[i].as_str();
+        if !pair(t) || known[i] || !known[i - 1] || !known[i + 1] {
+            continue;
+        }
+        let joined = match (chars(&qterms[i - 1]), chars(t), chars(&qterms[i + 1])) {
+            (Some((_, a)), Some((b, c)), Some((d, _))) => a == b && c == d,
+            _ => false,
+        };
+        if joined {
+            out.push(t);
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -320,6 +360,30 @@ mod tests {
         assert!(Evidence { cosine: None, lexical: 0.5, agree: false }.matched());
         assert!(!Evidence { cosine: None, lexical: 0.45, agree: false }.matched());
         assert!(!Evidence::default().matched());
+    }
+
+    #[test]
+    fn the_seam_between_two_words_of_a_cjk_run_is_no_word_the_pages_lack() {
+        // 集群的数据: 集群, 的数 and 数据 are pairs some chunk has, 群的 is not.
+        let df = |t: &str| match t {
+            "集群" | "数据" => Some((5, true)),
+            "的数" => Some((40, false)),
+            "kubernetes" => Some((30, true)),
+            _ => None,
+        };
+        let q = |ts: &[&str]| ts.iter().map(|t| t.to_string()).collect::<Vec<_>>();
+        let run = lexical_by(&q(&["集群", "群的", "的数", "数据"]), 100, df);
+        assert_eq!(run, lexical_by(&q(&["集群", "的数", "数据"]), 100, df));
+        assert!(run > 0.9, "{run}");
+        // Unknown at a run's edge, or beside another unknown pair: a word no
+        // page uses ("长城有多长" on a Kubernetes site), which still counts.
+        let edge = lexical_by(&q(&["长城", "城集", "集群"]), 100, df);
+        assert!(edge < lexical_by(&q(&["集群"]), 100, df), "{edge}");
+        let two = lexical_by(&q(&["集群", "群的", "的的", "数据"]), 100, df);
+        assert!(two < lexical_by(&q(&["集群", "数据"]), 100, df), "{two}");
+        // Pairs that do not join (a Latin word between them) are not a seam.
+        let apart = lexical_by(&q(&["集群", "群的", "kubernetes", "的数"]), 100, df);
+        assert!(apart < lexical_by(&q(&["集群", "kubernetes", "的数"]), 100, df), "{apart}");
     }
 
     #[test]
