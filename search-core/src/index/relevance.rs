@@ -13,7 +13,8 @@
 //!   query's idf that the vocabulary knows and the share that the best BM25
 //!   chunk matches (a term no chunk has counts with the idf of a term in no
 //!   chunk, the largest there is; but the pair where two words of a Chinese
-//!   or Japanese run meet is not a term: [`seams`]).
+//!   or Japanese run meet, and a Korean question's ending, are not terms:
+//!   [`seams`], [`endings`]).
 //!
 //! A search without a good match answers no results (`matched` false in the
 //! wire format); insights record it so, among the searches with no results.
@@ -259,10 +260,11 @@ pub fn lexical_of<P: Postings + ?Sized>(src: &P, readings: &[Vec<String>], best:
 /// [`lexical`] over a source that answers, for each term, its document
 /// frequency and whether the best BM25 chunk has it (`None`: no chunk has the
 /// term); `chunks` is the collection's size. The PostgreSQL tier answers from
-/// the rows it fetched. The seams between a CJK run's words ([`seams`]) are
-/// not terms of the query here.
+/// the rows it fetched. The seams between a CJK run's words ([`seams`]) and
+/// a Korean word's ending ([`endings`]) are not terms of the query here.
 pub fn lexical_by(qterms: &[String], chunks: usize, term: impl Fn(&str) -> Option<(usize, bool)>) -> f32 {
-    let seams = seams(qterms, &term);
+    let mut seams = seams(qterms, &term);
+    seams.extend(endings(qterms, &term));
     let mut terms: Vec<&String> = qterms.iter().collect();
     terms.sort();
     terms.dedup();
@@ -315,6 +317,33 @@ fn seams<'q>(qterms: &'q [String], term: &impl Fn(&str) -> Option<(usize, bool)>
         };
         if joined {
             out.push(t);
+        }
+    }
+    out
+}
+
+/// The endings of a Korean question or request, as the last pair of its
+/// last word reads them: *되나요*, *싶어요*, *알려주세요*, *하려면*.
+/// Documentation is written in the plain style (`-다`, `-니다`), so a
+/// question's polite endings are on no page.
+const KOREAN_ENDINGS: &[&str] =
+    &["나요", "가요", "까요", "어요", "아요", "여요", "세요", "해요", "래요", "네요", "지요", "니까", "려면", "는지"];
+
+/// The pairs of a query's hangul words that are a Korean ending
+/// ([`KOREAN_ENDINGS`]) no chunk has, last in their word and after its stem
+/// (the pair before, joined to it): `나요` in *되나요* (read `되나 나요`).
+/// Korean writes its words apart but glues endings and particles to them,
+/// and the analyzer reads hangul in pairs; an ending the pages never use is
+/// the question's grammar, not a word the pages lack, and [`lexical_by`]
+/// leaves it out. The stem still counts, known or not (*자나요*, "does it
+/// sleep", keeps `자나`).
+fn endings<'q>(qterms: &'q [String], term: &impl Fn(&str) -> Option<(usize, bool)>) -> Vec<&'q str> {
+    let joined = |a: &str, b: &str| a.chars().nth(1).is_some_and(|c| b.starts_with(c));
+    let mut out = Vec::new();
+    for (i, t) in qterms.iter().enumerate().skip(1) {
+        let last = qterms.get(i + 1).is_none_or(|next| !joined(t, next));
+        if KOREAN_ENDINGS.contains(&t.as_str()) && last && joined(&qterms[i - 1], t) && term(t).is_none() {
+            out.push(t.as_str());
         }
     }
     out
@@ -384,6 +413,30 @@ mod tests {
         // Pairs that do not join (a Latin word between them) are not a seam.
         let apart = lexical_by(&q(&["集群", "群的", "kubernetes", "的数"]), 100, df);
         assert!(apart < lexical_by(&q(&["集群", "kubernetes", "的数"]), 100, df), "{apart}");
+    }
+
+    #[test]
+    fn a_korean_ending_the_pages_never_use_is_no_word_they_lack() {
+        // 노드가 응답하지 않나요: 노드, 응답, 답하 are on some page; 않나, 나요 on none.
+        let df = |t: &str| match t {
+            "노드" | "응답" => Some((5, true)),
+            "답하" => Some((20, true)),
+            _ => None,
+        };
+        let q = |ts: &[&str]| ts.iter().map(|t| t.to_string()).collect::<Vec<_>>();
+        let asked = lexical_by(&q(&["노드", "응답", "답하", "않나", "나요"]), 100, df);
+        assert_eq!(asked, lexical_by(&q(&["노드", "응답", "답하", "않나"]), 100, df));
+        assert!(asked > lexical_by(&q(&["노드", "응답", "답하", "않나", "xyzzy"]), 100, df));
+        // An ending some page uses is a term like any other.
+        let used = |t: &str| if t == "나요" { Some((3, false)) } else { df(t) };
+        let with = lexical_by(&q(&["노드", "응답", "답하", "않나", "나요"]), 100, used);
+        assert!(with < lexical_by(&q(&["노드", "응답", "답하", "않나"]), 100, used), "{with}");
+        // Only last in its word and after its stem: a word that is itself
+        // `가요` ("songs"), or a pair inside a word, still counts.
+        let alone = lexical_by(&q(&["노드", "가요"]), 100, df);
+        assert!(alone < lexical_by(&q(&["노드"]), 100, df), "{alone}");
+        let inside = lexical_by(&q(&["응답", "답나", "나요", "요청"]), 100, df);
+        assert!(inside < lexical_by(&q(&["응답", "답나", "요청"]), 100, df), "{inside}");
     }
 
     #[test]
