@@ -309,6 +309,12 @@ pub fn is_paired(c: char) -> bool {
     class(c) == Class::Alone
 }
 
+/// Whether `c` is a Han character (Chinese, or a Japanese kanji): the pairs
+/// of [`is_paired`] characters that are neither kana nor hangul.
+pub fn is_han(c: char) -> bool {
+    matches!(c, '\u{3400}'..='\u{4DBF}' | '\u{4E00}'..='\u{9FFF}' | '\u{F900}'..='\u{FAFF}')
+}
+
 /// Whether a word of [`words`] is a run of CJK characters.
 fn is_cjk_run(w: &str) -> bool {
     w.chars().next().is_some_and(|c| class(c) == Class::Alone)

@@ -291,32 +291,37 @@ pub fn lexical_by(qterms: &[String], chunks: usize, term: impl Fn(&str) -> Optio
 /// The pairs of a query's CJK runs that no chunk has and that sit between two
 /// pairs some chunk has, the first's last character their first and the
 /// second's first their last: `群的` in 集群的数据 ("the cluster's data",
-/// read 集群 群的 的数 数据) when no chunk has it. Chinese and Japanese are read in overlapping pairs
-/// ([`super::analyzer`]), so a run of words also yields the pairs that join
-/// one word's end to the next one's start; such a pair is where two words
-/// meet, not a word the pages lack, and [`lexical_by`] leaves it out. A pair
-/// no chunk has at a run's edge, or beside another unknown pair, still counts
-/// as a word no page uses: a question about something else
+/// read 集群 群的 的数 数据) when no chunk has it. Chinese and Japanese are
+/// read in overlapping pairs ([`super::analyzer`]), so a run of words also
+/// yields the pairs that join one word's end to the next one's start; such a
+/// pair is where two words meet, not a word the pages lack, and
+/// [`lexical_by`] leaves it out. In Chinese, a word of one character between
+/// two words (取 in 可以取哪些, "which can it take") gives two such pairs in a
+/// row (`以取 取哪`), left out alike when all their characters are Han; in
+/// Japanese that one character is mostly a particle (の, を), and leaving it
+/// out let off-topic questions through (docs/benchmarks/languages.md). A
+/// pair no chunk has at a run's edge, or among more unknown ones, still
+/// counts as a word no page uses: a question about something else
 /// (`长城有多长`, "how long is the Great Wall") keeps its evidence.
 fn seams<'q>(qterms: &'q [String], term: &impl Fn(&str) -> Option<(usize, bool)>) -> Vec<&'q str> {
     let pair = |t: &str| t.chars().count() == 2 && t.chars().all(super::analyzer::is_paired);
     let known: Vec<bool> = qterms.iter().map(|t| pair(t) && term(t).is_some()).collect();
-    let chars = |t: &str| -> Option<(char, char)> {
-        let mut cs = t.chars();
-        Some((cs.next()?, cs.next()?))
-    };
+    let unknown = |i: usize| pair(&qterms[i]) && !known[i];
+    // `a` then `b` in one run: `a`'s last character is `b`'s first.
+    let joined = |a: &str, b: &str| a.chars().nth(1).is_some_and(|c| b.starts_with(c));
+    let chain = |from: usize, to: usize| (from..to).all(|j| joined(&qterms[j], &qterms[j + 1]));
     let mut out = Vec::new();
-    for i in 1..qterms.len().saturating_sub(1) {
-        let t = qterms[i].as_str();
-        if !pair(t) || known[i] || !known[i - 1] || !known[i + 1] {
+    for i in 1..qterms.len() {
+        if !unknown(i) || !known[i - 1] {
             continue;
         }
-        let joined = match (chars(&qterms[i - 1]), chars(t), chars(&qterms[i + 1])) {
-            (Some((_, a)), Some((b, c)), Some((d, _))) => a == b && c == d,
-            _ => false,
-        };
-        if joined {
-            out.push(t);
+        if known.get(i + 1) == Some(&true) && chain(i - 1, i + 1) {
+            out.push(qterms[i].as_str());
+        } else if known.get(i + 2) == Some(&true) && unknown(i + 1) && chain(i - 1, i + 2) {
+            let han = qterms[i].chars().chain(qterms[i + 1].chars()).all(super::analyzer::is_han);
+            if han {
+                out.extend([qterms[i].as_str(), qterms[i + 1].as_str()]);
+            }
         }
     }
     out
@@ -410,6 +415,14 @@ mod tests {
         assert!(edge < lexical_by(&q(&["集群"]), 100, df), "{edge}");
         let two = lexical_by(&q(&["集群", "群的", "的的", "数据"]), 100, df);
         assert!(two < lexical_by(&q(&["集群", "数据"]), 100, df), "{two}");
+        // A one-character Chinese word between two words: two pairs in a row.
+        let one = lexical_by(&q(&["集群", "群取", "取的", "的数"]), 100, df);
+        assert_eq!(one, lexical_by(&q(&["集群", "的数"]), 100, df));
+        // Not with kana (a Japanese particle), nor three unknown pairs.
+        let kana = lexical_by(&q(&["集群", "群の", "の的", "的数"]), 100, df);
+        assert!(kana < one, "{kana}");
+        let three = lexical_by(&q(&["集群", "群取", "取吃", "吃的", "的数"]), 100, df);
+        assert!(three < one, "{three}");
         // Pairs that do not join (a Latin word between them) are not a seam.
         let apart = lexical_by(&q(&["集群", "群的", "kubernetes", "的数"]), 100, df);
         assert!(apart < lexical_by(&q(&["集群", "kubernetes", "的数"]), 100, df), "{apart}");
