@@ -307,8 +307,6 @@ fn seams<'q>(qterms: &'q [String], term: &impl Fn(&str) -> Option<(usize, bool)>
     let pair = |t: &str| t.chars().count() == 2 && t.chars().all(super::analyzer::is_paired);
     let known: Vec<bool> = qterms.iter().map(|t| pair(t) && term(t).is_some()).collect();
     let unknown = |i: usize| pair(&qterms[i]) && !known[i];
-    // `a` then `b` in one run: `a`'s last character is `b`'s first.
-    let joined = |a: &str, b: &str| a.chars().nth(1).is_some_and(|c| b.starts_with(c));
     let chain = |from: usize, to: usize| (from..to).all(|j| joined(&qterms[j], &qterms[j + 1]));
     let mut out = Vec::new();
     for i in 1..qterms.len() {
@@ -343,7 +341,6 @@ const KOREAN_ENDINGS: &[&str] =
 /// leaves it out. The stem still counts, known or not (*자나요*, "does it
 /// sleep", keeps `자나`).
 fn endings<'q>(qterms: &'q [String], term: &impl Fn(&str) -> Option<(usize, bool)>) -> Vec<&'q str> {
-    let joined = |a: &str, b: &str| a.chars().nth(1).is_some_and(|c| b.starts_with(c));
     let mut out = Vec::new();
     for (i, t) in qterms.iter().enumerate().skip(1) {
         let last = qterms.get(i + 1).is_none_or(|next| !joined(t, next));
@@ -352,6 +349,12 @@ fn endings<'q>(qterms: &'q [String], term: &impl Fn(&str) -> Option<(usize, bool
         }
     }
     out
+}
+
+/// Whether pair `b` follows pair `a` in one run of a query: `a`'s last
+/// character is `b`'s first (集群 then 群的).
+fn joined(a: &str, b: &str) -> bool {
+    a.chars().nth(1).is_some_and(|c| b.starts_with(c))
 }
 
 #[cfg(test)]
@@ -409,8 +412,9 @@ mod tests {
         let run = lexical_by(&q(&["集群", "群的", "的数", "数据"]), 100, df);
         assert_eq!(run, lexical_by(&q(&["集群", "的数", "数据"]), 100, df));
         assert!(run > 0.9, "{run}");
-        // Unknown at a run's edge, or beside another unknown pair: a word no
-        // page uses ("长城有多长" on a Kubernetes site), which still counts.
+        // Unknown at a run's edge, or beside another unknown pair that does
+        // not reach a known one: a word no page uses ("长城有多长" on a
+        // Kubernetes site), which still counts.
         let edge = lexical_by(&q(&["长城", "城集", "集群"]), 100, df);
         assert!(edge < lexical_by(&q(&["集群"]), 100, df), "{edge}");
         let two = lexical_by(&q(&["集群", "群的", "的的", "数据"]), 100, df);
