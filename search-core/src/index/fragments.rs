@@ -527,11 +527,11 @@ impl Engine {
         }
     }
 
-    /// The page of chunk `doc` (`u32::MAX` for a chunk the index does not have).
+    /// The page of chunk `doc` ([`relevance::NO_PAGE`] for a chunk the index does not have).
     fn page_of(&self, doc: u32) -> u32 {
         match self.run_starts.partition_point(|&s| s <= doc).checked_sub(1) {
             Some(r) if (doc as usize) < self.manifest.chunks => self.manifest.page_runs[r][0],
-            _ => u32::MAX,
+            _ => relevance::NO_PAGE,
         }
     }
 
@@ -832,7 +832,7 @@ impl Engine {
         let mut evidence = relevance::Evidence {
             cosine: (p.mode != Mode::Bm25).then(|| dense_list.first().map(|d| d.1)).flatten(),
             lexical: relevance::lexical_of(self, &readings, sparse.first().map(|s| s.0)),
-            agree: relevance::agree(&dense_list, &sparse, |d| Some(self.page_of(d)).filter(|&p| p != u32::MAX)),
+            agree: relevance::agree(&dense_list, &sparse, |d| self.page_of(d)),
         };
         if p.lang.is_some() {
             evidence = evidence.in_language(p.mode != Mode::Bm25 && dense.is_some(), !sparse.is_empty());

@@ -186,7 +186,7 @@ impl Lang {
             match c {
                 '\u{3040}'..='\u{30FF}' => kana = true,
                 '\u{AC00}'..='\u{D7AF}' | '\u{1100}'..='\u{11FF}' => hangul = true,
-                '\u{3400}'..='\u{4DBF}' | '\u{4E00}'..='\u{9FFF}' | '\u{F900}'..='\u{FAFF}' => han = true,
+                c if super::analyzer::is_han(c) => han = true,
                 _ => {}
             }
         }

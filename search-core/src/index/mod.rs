@@ -509,9 +509,10 @@ impl<'a> Index<'a> {
         })
     }
 
-    /// Page ordinal of chunk `doc`.
+    /// Page ordinal of chunk `doc` ([`relevance::NO_PAGE`] for a chunk the
+    /// index does not have).
     pub fn page_of(&self, doc: u32) -> u32 {
-        self.doc_page.get(doc as usize).copied().unwrap_or(u32::MAX)
+        self.doc_page.get(doc as usize).copied().unwrap_or(relevance::NO_PAGE)
     }
 
     /// The stored vector of chunk `doc` (f16 and int8 storage widened to f32);
@@ -707,7 +708,7 @@ impl<'a> Index<'a> {
         let mut evidence = relevance::Evidence {
             cosine: needs_dense.then(|| dense.first().map(|d| d.1)).flatten(),
             lexical: relevance::lexical_of(self, &readings, sparse.first().map(|s| s.0)),
-            agree: relevance::agree(&dense, &sparse, |d| Some(self.page_of(d)).filter(|&p| p != u32::MAX)),
+            agree: relevance::agree(&dense, &sparse, |d| self.page_of(d)),
         };
         if p.lang.is_some() {
             evidence = evidence.in_language(needs_dense && qvec.is_some(), !sparse.is_empty());

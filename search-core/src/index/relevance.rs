@@ -208,14 +208,21 @@ impl Evidence {
 
 /// Whether the two sides agree ([`Evidence::agree`]): the best dense chunk and
 /// the best BM25 chunk (each list's first) are on one page, `page_of` telling
-/// a chunk's page as the engine at hand knows it (`None`: unknown, which
+/// a chunk's page as the engine at hand knows it ([`NO_PAGE`]: unknown, which
 /// agrees with nothing).
-pub fn agree(dense: &[(u32, f32)], sparse: &[(u32, f32, f32)], page_of: impl Fn(u32) -> Option<u32>) -> bool {
-    match (dense.first().and_then(|d| page_of(d.0)), sparse.first().and_then(|s| page_of(s.0))) {
-        (Some(a), Some(b)) => a == b,
+pub fn agree(dense: &[(u32, f32)], sparse: &[(u32, f32, f32)], page_of: impl Fn(u32) -> u32) -> bool {
+    match (dense.first(), sparse.first()) {
+        (Some(d), Some(s)) => {
+            let (a, b) = (page_of(d.0), page_of(s.0));
+            a == b && a != NO_PAGE
+        }
         _ => false,
     }
 }
+
+/// The page of a chunk an engine does not have (`Index::page_of`, the
+/// browser's fragments): it agrees with nothing ([`agree`]).
+pub const NO_PAGE: u32 = u32::MAX;
 
 /// The lexical evidence of a query from its idf sums: `total` over all its
 /// terms (an unknown one at the idf of a term no chunk has), `known` over those
@@ -263,17 +270,21 @@ pub fn lexical_of<P: Postings + ?Sized>(src: &P, readings: &[Vec<String>], best:
 /// the rows it fetched. The seams between a CJK run's words ([`seams`]) and
 /// a Korean word's ending ([`endings`]) are not terms of the query here.
 pub fn lexical_by(qterms: &[String], chunks: usize, term: impl Fn(&str) -> Option<(usize, bool)>) -> f32 {
-    let mut seams = seams(qterms, &term);
-    seams.extend(endings(qterms, &term));
-    let mut terms: Vec<&String> = qterms.iter().collect();
-    terms.sort();
+    let mut terms: Vec<&str> = qterms.iter().map(String::as_str).collect();
+    terms.sort_unstable();
     terms.dedup();
+    // Each term looked up once (a posting list may be read to answer): the
+    // seams and endings ask only whether some chunk has it.
+    let found: Vec<Option<(usize, bool)>> = terms.iter().map(|t| term(t)).collect();
+    let has = |t: &str| terms.binary_search(&t).is_ok_and(|i| found[i].is_some());
+    let mut left_out = seams(qterms, &has);
+    left_out.extend(endings(qterms, &has));
     let (mut total, mut known, mut matched) = (0.0, 0.0, 0.0);
-    for t in terms {
-        if seams.contains(&t.as_str()) {
+    for (t, found) in terms.iter().zip(&found) {
+        if left_out.contains(t) {
             continue;
         }
-        match term(t) {
+        match *found {
             Some((df, in_best)) => {
                 let w = bm25::idf(df, chunks);
                 total += w;
@@ -303,9 +314,9 @@ pub fn lexical_by(qterms: &[String], chunks: usize, term: impl Fn(&str) -> Optio
 /// pair no chunk has at a run's edge, or among more unknown ones, still
 /// counts as a word no page uses: a question about something else
 /// (`长城有多长`, "how long is the Great Wall") keeps its evidence.
-fn seams<'q>(qterms: &'q [String], term: &impl Fn(&str) -> Option<(usize, bool)>) -> Vec<&'q str> {
+fn seams<'q>(qterms: &'q [String], has: &impl Fn(&str) -> bool) -> Vec<&'q str> {
     let pair = |t: &str| t.chars().count() == 2 && t.chars().all(super::analyzer::is_paired);
-    let known: Vec<bool> = qterms.iter().map(|t| pair(t) && term(t).is_some()).collect();
+    let known: Vec<bool> = qterms.iter().map(|t| pair(t) && has(t)).collect();
     let unknown = |i: usize| pair(&qterms[i]) && !known[i];
     let chain = |from: usize, to: usize| (from..to).all(|j| joined(&qterms[j], &qterms[j + 1]));
     let mut out = Vec::new();
@@ -340,11 +351,11 @@ const KOREAN_ENDINGS: &[&str] =
 /// the question's grammar, not a word the pages lack, and [`lexical_by`]
 /// leaves it out. The stem still counts, known or not (*자나요*, "does it
 /// sleep", keeps `자나`).
-fn endings<'q>(qterms: &'q [String], term: &impl Fn(&str) -> Option<(usize, bool)>) -> Vec<&'q str> {
+fn endings<'q>(qterms: &'q [String], has: &impl Fn(&str) -> bool) -> Vec<&'q str> {
     let mut out = Vec::new();
     for (i, t) in qterms.iter().enumerate().skip(1) {
         let last = qterms.get(i + 1).is_none_or(|next| !joined(t, next));
-        if KOREAN_ENDINGS.contains(&t.as_str()) && last && joined(&qterms[i - 1], t) && term(t).is_none() {
+        if KOREAN_ENDINGS.contains(&t.as_str()) && last && joined(&qterms[i - 1], t) && !has(t) {
             out.push(t.as_str());
         }
     }
@@ -474,13 +485,13 @@ mod tests {
 
     #[test]
     fn agreement_is_one_page_first_on_both_sides() {
-        let page = |d: u32| Some(d / 2); // chunks 0 and 1 are page 0; 2 and 3 page 1
+        let page = |d: u32| d / 2; // chunks 0 and 1 are page 0; 2 and 3 page 1
         assert!(agree(&[(1, 0.5)], &[(0, 3.0, 0.1), (2, 1.0, 0.1)], page));
         assert!(!agree(&[(2, 0.5), (0, 0.4)], &[(0, 3.0, 0.1)], page));
         assert!(!agree(&[], &[(0, 3.0, 0.1)], page));
         assert!(!agree(&[(0, 0.5)], &[], page));
         // A page the engine cannot tell agrees with nothing, not with another unknown.
-        assert!(!agree(&[(1, 0.5)], &[(0, 3.0, 0.1)], |_| None));
+        assert!(!agree(&[(1, 0.5)], &[(0, 3.0, 0.1)], |_| NO_PAGE));
     }
 
     #[test]

@@ -257,7 +257,7 @@ impl Store {
         let mut evidence = Evidence {
             cosine: qvec.and((p.mode != Mode::Bm25).then(|| dense.first().map(|d| d.1)).flatten()),
             lexical: lex.evidence(&postings, sparse.first().map(|s| s.0)),
-            agree: relevance::agree(&dense, &sparse, |d| side.page.get(&d).copied()),
+            agree: relevance::agree(&dense, &sparse, |d| side.page.get(&d).copied().unwrap_or(relevance::NO_PAGE)),
         };
         if p.lang.is_some() {
             evidence = evidence.in_language(qvec.is_some() && p.mode != Mode::Bm25, !sparse.is_empty());
