@@ -438,6 +438,13 @@ mod tests {
         assert!(kana < one, "{kana}");
         let three = lexical_by(&q(&["集群", "群取", "取吃", "吃的", "的数"]), 100, df);
         assert!(three < one, "{three}");
+        // Terms no analyzer writes (empty, one character, three, a lone
+        // surrogate's replacement) are read without a panic, as unknown words.
+        for odd in [&["", "集群", ""][..], &["集", "集群群", "群"], &["集群", "\u{FFFD}\u{FFFD}", "的数"], &["群的"]]
+        {
+            let l = lexical_by(&q(odd), 100, df);
+            assert!((0.0..=1.0).contains(&l), "{odd:?}: {l}");
+        }
         // Pairs that do not join (a Latin word between them) are not a seam.
         let apart = lexical_by(&q(&["集群", "群的", "kubernetes", "的数"]), 100, df);
         assert!(apart < lexical_by(&q(&["集群", "kubernetes", "的数"]), 100, df), "{apart}");
