@@ -50,6 +50,7 @@ fn genuine() -> &'static HashMap<String, Vec<u8>> {
                 version: None,
                 last_updated: None,
                 lang: "en".into(),
+                stands_in: Vec::new(),
                 text: t.to_string(),
                 index_text: t.to_string(),
             })

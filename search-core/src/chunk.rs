@@ -48,6 +48,14 @@ pub struct Chunk {
     /// for English (and in chunk sets written before languages).
     #[serde(default = "english", skip_serializing_if = "is_english")]
     pub lang: String,
+    /// The languages this chunk's page stands in for: a page in the knowledge
+    /// base's main language with no translation into them, which a search in
+    /// one of them shows as a translated site shows the untranslated page in
+    /// its main language (Docusaurus and Hugo fall back so). Only languages
+    /// the site is translated into (some page of them has a translation);
+    /// sorted; absent when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stands_in: Vec<String>,
     /// Display text: the original Markdown of the section part.
     pub text: String,
     /// Enriched text that is indexed and embedded.
@@ -126,6 +134,7 @@ mod tests {
             version: Some("3".into()),
             last_updated: None,
             lang: "en".into(),
+            stands_in: Vec::new(),
             text: "## Set up\nline\n".into(),
             index_text: "Source: Help / Wi-Fi\n\n## Set up\nline\n".into(),
         }

@@ -26,6 +26,7 @@ pub fn chunk(id: &str, page: &str, title: &str, text: &str) -> Chunk {
         version: None,
         last_updated: None,
         lang: "en".into(),
+        stands_in: Vec::new(),
         text: text.into(),
         index_text: text.into(),
     }

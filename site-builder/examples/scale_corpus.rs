@@ -153,6 +153,7 @@ fn chunk(passages: &[Passage], i: usize) -> Chunk {
         version: None,
         last_updated: None,
         lang: "en".into(),
+        stands_in: Vec::new(),
         text,
         index_text,
     }

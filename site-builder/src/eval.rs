@@ -294,6 +294,7 @@ pub fn load_beir(dir: &Path) -> Result<Beir, EvalError> {
             version: None,
             last_updated: None,
             lang: "en".into(),
+            stands_in: Vec::new(),
             text,
             index_text,
         });

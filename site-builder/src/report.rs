@@ -62,6 +62,11 @@ pub struct LanguageReport {
     /// Groups of pages that are translations of one another
     /// ([`crate::translations`]): each page of one links the others.
     pub translation_groups: usize,
+    /// For each language the site is translated into, how many pages of the
+    /// main language it has no translation of: a search in it shows them in
+    /// the main language ([`crate::translations::stand_ins`]).
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub untranslated: std::collections::BTreeMap<String, usize>,
     /// Every page: its file, its language and how that was found.
     pub per_page: Vec<PageLanguageLine>,
 }

@@ -59,6 +59,27 @@ impl Translations {
     }
 }
 
+/// The languages each page stands in for (`Chunk::stands_in`, by page
+/// index): a page in the main language `main` stands in for each language
+/// the site is translated into (a page of it has a translation) that its own
+/// group has no page in. A search in that language then shows it, as
+/// Docusaurus and Hugo show a translated site's readers the untranslated page
+/// in the default language. A page in another language stands in for none:
+/// a German reader is shown the English original, not the Korean translation.
+pub fn stand_ins(t: &Translations, tags: &[&str], main: &str) -> Vec<Vec<String>> {
+    let translated: BTreeSet<&str> = t.groups.iter().flatten().map(|&p| tags[p]).filter(|&l| l != main).collect();
+    (0..tags.len())
+        .map(|i| {
+            if tags[i] != main {
+                return Vec::new();
+            }
+            let has: BTreeSet<&str> =
+                t.group_of[i].map(|g| t.groups[g].iter().map(|&p| tags[p]).collect()).unwrap_or_default();
+            translated.iter().filter(|l| !has.contains(*l)).map(|l| l.to_string()).collect()
+        })
+        .collect()
+}
+
 /// Groups `pages` (each with its language tag, lowercased as
 /// [`crate::language`] writes it) into translations.
 pub fn group(pages: &[&Page], tags: &[&str]) -> Translations {
@@ -308,6 +329,30 @@ mod tests {
                 vec!["de/pages/a/c.md", "en/pages/a/c.md"],
             ]
         );
+    }
+
+    #[test]
+    fn a_main_language_page_stands_in_for_each_language_without_its_translation() {
+        let pages = [
+            (page("en/pages/a.md", &[]), "en"),
+            (page("de/pages/a.md", &[]), "de"),
+            (page("en/pages/b.md", &[]), "en"),
+            (page("fr/pages/b.md", &[]), "fr"),
+            (page("en/pages/only-english.md", &[]), "en"),
+            (page("ko/pages/only-korean.md", &[]), "ko"),
+        ];
+        let refs: Vec<&Page> = pages.iter().map(|(p, _)| p).collect();
+        let tags: Vec<&str> = pages.iter().map(|(_, t)| *t).collect();
+        let t = group(&refs, &tags);
+        // Korean has no translated page: the site is translated into de and fr.
+        let want: [&[&str]; 6] = [&["fr"], &[], &["de"], &[], &["de", "fr"], &[]];
+        assert_eq!(stand_ins(&t, &tags, "en"), want);
+        // Another main language: its pages stand in, English ones do not.
+        assert_eq!(stand_ins(&t, &tags, "de")[1], ["fr"]);
+        assert!(stand_ins(&t, &tags, "de")[4].is_empty());
+        // A site in one language, or with no translations, has no stand-ins.
+        let none = group(&refs[4..], &tags[4..]);
+        assert!(stand_ins(&none, &tags[4..], "en").iter().all(Vec::is_empty));
     }
 
     #[test]

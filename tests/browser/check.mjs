@@ -1318,6 +1318,14 @@ async function languagesStatic() {
   assert.match(await page.locator('#search-status').innerText(), /Keine passenden Seiten auf Deutsch; es werden Seiten in anderen Sprachen angezeigt/);
   assert.match(await page.locator('.search-result__lang').first().innerText(), /English/);
   assert.ok((await hrefs())[0].includes('en/parking'), `the English page: ${await hrefs()}`);
+  // The parking page has no German translation, so it stands in for one: a
+  // German search for its form finds it without leaving German, marked English.
+  await page.goto(`${SITE}/search.de.html?q=PK-7&lang=de`);
+  await page.locator('#search-status .search-status__lang').waitFor({ timeout: 15000 });
+  const standIn = await page.locator('#search-status').innerText();
+  assert.doesNotMatch(standIn, /Keine passenden Seiten/, standIn);
+  assert.ok((await hrefs())[0].includes('en/parking'), `the untranslated page: ${await hrefs()}`);
+  assert.match(await page.locator('.search-result__lang').first().innerText(), /English/);
   // Every language, on request: eduroam is on pages in both.
   await page.goto(`${SITE}/search.de.html?q=eduroam&lang=de`);
   await page.locator('#search-status .search-status__lang a').waitFor({ timeout: 15000 });

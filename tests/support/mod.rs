@@ -42,19 +42,21 @@ pub fn demo() -> &'static Demo {
     DEMO.get_or_init(|| built("content"))
 }
 
-/// A help centre in German and English (five pages, `de/` and `en/`), built
-/// once per test binary with MiniLM named (the browser engine and the query
-/// reading follow the pages' languages, not the model) and the browser
-/// engines of search-web/pkg; its `dist`.
+/// A help centre in German and English (five pages, `de/` and `en/`; the
+/// Wi-Fi and printing pages translations of one another by their
+/// `translationKey`, the parking page untranslated), built once per test
+/// binary with MiniLM named (the browser engine and the query reading follow
+/// the pages' languages, not the model) and the browser engines of
+/// search-web/pkg; its `dist`.
 pub fn two_languages() -> &'static Path {
     static DIST: OnceLock<PathBuf> = OnceLock::new();
     DIST.get_or_init(|| {
         let pages = [
-            ("de/wlan.md", "# WLAN verbinden\n\nVerbinden Sie Ihren Laptop mit dem WLAN eduroam. Melden Sie sich mit Ihrer Kennung und Ihrem Passwort an.\n"),
-            ("de/drucken.md", "# Drucken\n\nDokumente drucken Sie an jedem Drucker auf dem Campus. Die Kosten werden von Ihrem Guthaben abgezogen.\n"),
-            ("en/wifi.md", "# Connect to Wi-Fi\n\nConnect your laptop to the eduroam wireless network with your user name and password.\n"),
-            ("en/printing.md", "# Printing\n\nPrint your documents on any printer on campus. The cost is taken from your balance.\n"),
-            ("en/parking.md", "# Parking permits\n\nParking permits are sold per semester at the campus office.\n"),
+            ("de/wlan.md", "---\ntitle: WLAN verbinden\ntranslationKey: wifi\n---\n# WLAN verbinden\n\nVerbinden Sie Ihren Laptop mit dem WLAN eduroam. Melden Sie sich mit Ihrer Kennung und Ihrem Passwort an.\n"),
+            ("de/drucken.md", "---\ntitle: Drucken\ntranslationKey: printing\n---\n# Drucken\n\nDokumente drucken Sie an jedem Drucker auf dem Campus. Die Kosten werden von Ihrem Guthaben abgezogen.\n"),
+            ("en/wifi.md", "---\ntitle: Connect to Wi-Fi\ntranslationKey: wifi\n---\n# Connect to Wi-Fi\n\nConnect your laptop to the eduroam wireless network with your user name and password.\n"),
+            ("en/printing.md", "---\ntitle: Printing\ntranslationKey: printing\n---\n# Printing\n\nPrint your documents on any printer on campus. The cost is taken from your balance.\n"),
+            ("en/parking.md", "# Parking permits\n\nParking permits are sold per semester at the campus office: apply with form PK-7.\n"),
         ];
         let pages: Vec<(String, String)> = pages.iter().map(|&(f, t)| (f.into(), t.into())).collect();
         build_pages("two-languages", &pages)

@@ -79,6 +79,14 @@ pub struct Manifest {
     /// neighbours: a few runs per language).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub lang_runs: Vec<[u32; 2]>,
+    /// The sets of languages chunks stand in for
+    /// ([`super::IndexInfo::stand_in_sets`]). Empty when none does.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stand_in_sets: Vec<Vec<String>>,
+    /// Each chunk's stand-in set as runs `[number from 1 in stand_in_sets (0:
+    /// none), count]`, in chunk order (a page's chunks are neighbours).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stand_in_runs: Vec<[u32; 2]>,
 }
 
 /// Fragment names.
@@ -193,14 +201,7 @@ impl SpellingList {
 /// build writes them: the browser then reads a query's typos as the edge does.
 pub fn split_with(idx: &Index<'_>, shard_bytes: usize, dictionary: &[String]) -> Result<Fragments, IndexError> {
     let n = idx.len();
-    let mut page_runs: Vec<[u32; 2]> = Vec::new();
-    for d in 0..n as u32 {
-        let p = idx.page_of(d);
-        match page_runs.last_mut() {
-            Some(run) if run[0] == p => run[1] += 1,
-            _ => page_runs.push([p, 1]),
-        }
-    }
+    let page_runs = runs(n, |d| idx.page_of(d));
     let mut files = Vec::new();
     let lens: Vec<u8> = (0..n).flat_map(|d| idx.doc_len_of(d as u32).to_le_bytes()).collect();
     files.push((LENS.to_string(), lens));
@@ -255,16 +256,11 @@ pub fn split_with(idx: &Index<'_>, shard_bytes: usize, dictionary: &[String]) ->
         let meta = idx.chunk(d)?;
         files.push((record_name(d), serde_json::to_vec(&meta).map_err(|e| IndexError::Invalid(e.to_string()))?));
     }
-    let mut lang_runs: Vec<[u32; 2]> = Vec::new();
-    if !idx.info().chunk_languages.is_empty() {
-        for d in 0..n as u32 {
-            let l = u32::from(idx.lang_index(d));
-            match lang_runs.last_mut() {
-                Some(run) if run[0] == l => run[1] += 1,
-                _ => lang_runs.push([l, 1]),
-            }
-        }
-    }
+    let info = idx.info();
+    let lang_runs =
+        if info.chunk_languages.is_empty() { Vec::new() } else { runs(n, |d| u32::from(idx.lang_index(d))) };
+    let stand_in_runs =
+        if info.stand_in_sets.is_empty() { Vec::new() } else { runs(n, |d| u32::from(idx.stand_in_index(d))) };
     let p = idx.default_params(10);
     let manifest = Manifest {
         format: FORMAT,
@@ -278,13 +274,28 @@ pub fn split_with(idx: &Index<'_>, shard_bytes: usize, dictionary: &[String]) ->
         shards,
         completions,
         spelling,
-        languages: idx.info().languages.clone(),
-        chunk_languages: idx.info().chunk_languages.clone(),
+        languages: info.languages.clone(),
+        chunk_languages: info.chunk_languages.clone(),
         lang_runs,
+        stand_in_sets: info.stand_in_sets.clone(),
+        stand_in_runs,
     };
     let json = serde_json::to_vec(&manifest).map_err(|e| IndexError::Invalid(e.to_string()))?;
     files.insert(0, (MANIFEST.to_string(), json));
     Ok(Fragments { manifest, files })
+}
+
+/// `[value, count]` runs of `of` over chunks `0..n`, in chunk order.
+fn runs(n: usize, of: impl Fn(u32) -> u32) -> Vec<[u32; 2]> {
+    let mut runs: Vec<[u32; 2]> = Vec::new();
+    for d in 0..n as u32 {
+        let v = of(d);
+        match runs.last_mut() {
+            Some(run) if run[0] == v => run[1] += 1,
+            _ => runs.push([v, 1]),
+        }
+    }
+    runs
 }
 
 /// The spelling lists ([`Manifest::spelling`]) added to `files`; returns their
@@ -454,6 +465,8 @@ pub struct Engine {
     langs: super::lang::Languages,
     /// The first chunk of each language run ([`Manifest::lang_runs`]).
     lang_starts: Vec<u32>,
+    /// The first chunk of each stand-in run ([`Manifest::stand_in_runs`]).
+    stand_in_starts: Vec<u32>,
     /// The language searches are restricted to ([`Engine::set_language`]).
     lang: Option<LangTag>,
 }
@@ -482,6 +495,11 @@ impl Engine {
         } else {
             starts_of(&m.lang_runs, m.chunk_languages.len(), m.chunks, "language")?
         };
+        let stand_in_starts = if m.stand_in_sets.is_empty() && m.stand_in_runs.is_empty() {
+            Vec::new()
+        } else {
+            starts_of(&m.stand_in_runs, m.stand_in_sets.len() + 1, m.chunks, "stand-in")?
+        };
         let langs = super::lang::Languages::read(&m.languages, &m.chunk_languages).map_err(|code| {
             FragmentError::Manifest(format!(
                 "the site is in {code}, which this engine does not read; build the site with the engine that reads its languages"
@@ -497,6 +515,7 @@ impl Engine {
             records: HashMap::new(),
             langs,
             lang_starts,
+            stand_in_starts,
             lang: None,
         })
     }
@@ -511,20 +530,18 @@ impl Engine {
     /// Whether chunk `doc` is one `lang` asks for (every chunk without a
     /// filter), as [`Index`] filters it.
     fn in_language(&self, lang: Option<LangTag>) -> impl Fn(u32) -> bool + '_ {
-        let covered = lang.map(|tag| super::lang::covered(tag, &self.manifest.chunk_languages));
-        move |doc| match &covered {
+        let m = &self.manifest;
+        let keep = lang.map(|tag| super::lang::InLanguage::new(tag, &m.chunk_languages, &m.stand_in_sets));
+        move |doc| match &keep {
             None => true,
-            Some(c) => c.get(self.lang_of(doc)).copied().unwrap_or(false),
+            Some(k) => k.keeps(self.lang_of(doc), run_value(&self.stand_in_starts, &m.stand_in_runs, doc)),
         }
     }
 
     /// Chunk `doc`'s place in [`Manifest::chunk_languages`] (0 in an index of
     /// one language), by the language runs.
     fn lang_of(&self, doc: u32) -> usize {
-        match self.lang_starts.partition_point(|&s| s <= doc).checked_sub(1) {
-            Some(r) => self.manifest.lang_runs[r][0] as usize,
-            None => 0,
-        }
+        run_value(&self.lang_starts, &self.manifest.lang_runs, doc)
     }
 
     /// The page of chunk `doc` ([`relevance::NO_PAGE`] for a chunk the index does not have).
@@ -876,6 +893,15 @@ fn starts_of(runs: &[[u32; 2]], kinds: usize, chunks: usize, what: &str) -> Resu
     Ok(starts)
 }
 
+/// The value of the run holding chunk `doc` (`starts` from [`starts_of`]
+/// over `runs`); 0 without runs.
+fn run_value(starts: &[u32], runs: &[[u32; 2]], doc: u32) -> usize {
+    match starts.partition_point(|&s| s <= doc).checked_sub(1) {
+        Some(r) => runs[r][0] as usize,
+        None => 0,
+    }
+}
+
 /// The slot of a spelling list's initial (`a`..`z`).
 fn letter(c: char) -> Option<usize> {
     c.is_ascii_lowercase().then(|| (c as u8 - b'a') as usize)
@@ -1039,9 +1065,10 @@ mod tests {
     }
 
     /// Pages in German and English (one chunk of a German page detected as
-    /// English), split: a search in one language answers from its chunks as
-    /// the index does, and one with no match there answers from every
-    /// language and says so, as `Service::search` does.
+    /// English; the English parking page, untranslated, stands in for
+    /// German), split: a search in one language answers from its chunks and
+    /// its stand-ins as the index does, and one with no match there answers
+    /// from every language and says so, as `Service::search` does.
     #[test]
     #[cfg(feature = "languages")]
     fn a_search_in_one_language_answers_as_the_edge_does() {
@@ -1063,6 +1090,9 @@ mod tests {
                 let page = format!("p{i}");
                 let mut c = chunk(&format!("{page}_{part}"), &page, text, &format!("{text}. Teil {part} eduroam"));
                 c.lang = if german && part == 0 { "de" } else { "en" }.into();
+                if text.starts_with("Parking") {
+                    c.stands_in = vec!["de".into()];
+                }
                 c.index_text = c.text.clone();
                 chunks.push(c);
             }
@@ -1073,6 +1103,10 @@ mod tests {
         let frags = split(&idx, 128).unwrap();
         assert_eq!(frags.manifest.chunk_languages, ["de", "en"]);
         assert_eq!(frags.manifest.lang_runs.len(), 6, "{:?}", frags.manifest.lang_runs);
+        assert_eq!(frags.manifest.stand_in_sets, [["de"]]);
+        assert_eq!(frags.manifest.stand_in_runs, [[0, 12], [1, 2]]);
+        let stands_in_for =
+            |id: &str, tag: LangTag| chunks.iter().any(|c| c.id == id && c.stands_in.iter().any(|l| tag.covers(l)));
         let files: HashMap<String, Vec<u8>> = frags.files.into_iter().collect();
         let mut e = Engine::open(&files[MANIFEST]).unwrap();
         let ids = |r: &SearchResponse| r.results.iter().map(|r| r.chunk_id.clone()).collect::<Vec<_>>();
@@ -1101,7 +1135,9 @@ mod tests {
                     assert_eq!(got.lang.as_deref(), lang, "{q:?}");
                     assert_eq!(got.lang_fallback, None, "{q:?}");
                     let tag = lang.and_then(LangTag::parse);
-                    assert!(got.results.iter().all(|r| tag.is_none_or(|t| t.covers(&r.lang))), "{q:?} {lang:?}");
+                    let kept =
+                        |r: &SearchResult| tag.is_none_or(|t| t.covers(&r.lang) || stands_in_for(&r.chunk_id, t));
+                    assert!(got.results.iter().all(kept), "{q:?} {lang:?}");
                 } else {
                     // No match in the language: every language's answer, said.
                     let (all, all_matched) = edge(q, None);
@@ -1115,21 +1151,37 @@ mod tests {
             }
         }
         e.set_language(LangTag::parse("de"));
+        // The parking page has no German translation: a German search shows
+        // it (its words read in German: "permit" is one, "semester" is not).
+        let (r, _) = run(&mut e, &files, "permit", 5, 1, false);
+        assert_eq!((r.lang.as_deref(), r.lang_fallback.as_deref()), (Some("de"), None), "{r:?}");
+        assert_eq!((r.results[0].chunk_id.as_str(), r.results[0].lang.as_str()), ("p6_0", "en"), "{r:?}");
+        // An English question is read in German there (its words are no
+        // German page's, nor all the parking page's): every language, said.
         let (r, _) = run(&mut e, &files, "where do I buy a parking permit for the semester", 5, 1, false);
+        assert_eq!(r.lang_fallback.as_deref(), Some("de"), "{r:?}");
+        assert_eq!(r.results[0].chunk_id, "p6_0", "{r:?}");
+        // The Wi-Fi page has one (p0): its English words are not searched in
+        // German but by falling back to every language, said.
+        let (r, _) = run(&mut e, &files, "wireless network", 5, 1, false);
         assert_eq!(r.lang_fallback.as_deref(), Some("de"), "no German chunk has these words: {r:?}");
-        assert!(!r.results.is_empty());
+        assert_eq!(r.results[0].chunk_id, "p3_0", "{r:?}");
         let (r, _) = run(&mut e, &files, "Drucker Campus", 5, 1, false);
         assert_eq!((r.lang.as_deref(), r.results[0].chunk_id.as_str()), (Some("de"), "p1_0"));
-        // Runs that do not cover the chunks, or name a language the manifest
-        // does not list, are refused.
+        // Runs that do not cover the chunks, or name a language or stand-in
+        // set the manifest does not list, are refused.
         let m: Manifest = serde_json::from_slice(&files[MANIFEST]).unwrap();
-        for bad in [
-            Manifest { lang_runs: vec![[0, 3]], ..m.clone() },
-            Manifest { lang_runs: vec![[2, m.chunks as u32]], ..m.clone() },
-            Manifest { chunk_languages: Vec::new(), ..m.clone() },
+        let whole = m.chunks as u32;
+        for (bad, what) in [
+            (Manifest { lang_runs: vec![[0, 3]], ..m.clone() }, "language run"),
+            (Manifest { lang_runs: vec![[2, whole]], ..m.clone() }, "language run"),
+            (Manifest { chunk_languages: Vec::new(), ..m.clone() }, "language run"),
+            (Manifest { stand_in_runs: vec![[0, 3]], ..m.clone() }, "stand-in run"),
+            (Manifest { stand_in_runs: vec![[2, whole]], ..m.clone() }, "stand-in run"),
+            (Manifest { stand_in_sets: Vec::new(), ..m.clone() }, "stand-in run"),
         ] {
             let err = Engine::open(&serde_json::to_vec(&bad).unwrap()).err().unwrap().to_string();
-            assert!(err.contains("language run"), "{err}");
+            assert!(err.contains(what), "{err}");
         }
     }
 

@@ -644,6 +644,38 @@ pub fn covered(tag: LangTag, chunk_languages: &[String]) -> Vec<bool> {
     }
 }
 
+/// What a search in one language keeps: the chunks in it, and those whose
+/// page stands in for it (`Chunk::stands_in`: a page in the main language
+/// with no translation into it). The index file and the browser's fragments
+/// number a chunk's language by its place in `chunk_languages` and its
+/// stand-in set by its place in `stand_in_sets` from 1 (0: none); both read
+/// one byte a chunk and ask this.
+#[derive(Debug, Clone)]
+pub struct InLanguage {
+    own: Vec<bool>,
+    /// By set number: 0 (none) is `false`.
+    stands_in: Vec<bool>,
+}
+
+impl InLanguage {
+    pub fn new(tag: LangTag, chunk_languages: &[String], stand_in_sets: &[Vec<String>]) -> InLanguage {
+        let sets = stand_in_sets.iter().map(|set| set.iter().any(|t| tag.covers(t)));
+        InLanguage { own: covered(tag, chunk_languages), stands_in: std::iter::once(false).chain(sets).collect() }
+    }
+
+    /// Whether a chunk in language place `lang` with stand-in set `set` is kept.
+    pub fn keeps(&self, lang: usize, set: usize) -> bool {
+        self.own.get(lang).copied().unwrap_or(false) || self.stands_in.get(set).copied().unwrap_or(false)
+    }
+}
+
+/// [`InLanguage`] for one chunk whose record gives its language (`lang`,
+/// empty for English) and the languages its page stands in for: how the
+/// PostgreSQL tier, which reads both from the chunk's record, filters.
+pub fn keeps(tag: LangTag, lang: &str, stands_in: &[String]) -> bool {
+    tag.covers(lang) || stands_in.iter().any(|t| tag.covers(t))
+}
+
 /// Which places of `chunk_languages` (an index's
 /// [`super::IndexInfo::chunk_languages`]) hold chunks in `lang`: those whose
 /// terms a slip read in `lang` may become ([`super::typo::correct`]). Every

@@ -134,6 +134,12 @@ pub struct IndexInfo {
     /// written before), and then the index has no `doc.lang`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub chunk_languages: Vec<String>,
+    /// The sets of languages chunks stand in for (`Chunk::stands_in`): what
+    /// the `doc.stands_in` section's bytes number, from 1 (0: none). Empty
+    /// when no chunk stands in for a language (and in indexes written
+    /// before), and then the index has no `doc.stands_in`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stand_in_sets: Vec<Vec<String>>,
     /// The index format its terms were analysed at: [`VERSION`] in an index
     /// file (set on open from its checked container, whatever the record
     /// says) and in a PostgreSQL tenant published from one; 0 in a tenant
@@ -171,6 +177,10 @@ pub struct ChunkMeta {
     /// before languages).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub lang: String,
+    /// The languages the page stands in for (`Chunk::stands_in`): what the
+    /// PostgreSQL tier filters a search in one language by, beside `lang`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stands_in: Vec<String>,
 }
 
 impl ChunkMeta {
@@ -196,6 +206,7 @@ impl From<&Chunk> for ChunkMeta {
             anchor: c.anchor.clone(),
             text: c.text.clone(),
             lang: if c.lang == "en" { String::new() } else { c.lang.clone() },
+            stands_in: c.stands_in.clone(),
         }
     }
 }
@@ -231,6 +242,9 @@ pub struct Index<'a> {
     /// Each chunk's language, as its place in `info.chunk_languages` (empty:
     /// every chunk is English).
     doc_lang: &'a [u8],
+    /// Each chunk's stand-in set, by number in `info.stand_in_sets` from 1
+    /// (empty: no chunk stands in for a language).
+    doc_stands_in: &'a [u8],
 }
 
 /// One scored chunk.
@@ -416,6 +430,7 @@ impl<'a> Index<'a> {
             langs: languages(&info)?,
             cosine_scale: info.cosine_scale(),
             doc_lang: doc_languages(&c, &info)?,
+            doc_stands_in: doc_stand_ins(&c, &info)?,
             info,
         })
     }
@@ -617,13 +632,20 @@ impl<'a> Index<'a> {
         self.doc_lang.get(doc as usize).copied().unwrap_or(0)
     }
 
+    /// Chunk `doc`'s stand-in set, by number in `info.stand_in_sets` from 1
+    /// (0: none, and for a chunk the index does not have).
+    pub fn stand_in_index(&self, doc: u32) -> u8 {
+        self.doc_stands_in.get(doc as usize).copied().unwrap_or(0)
+    }
+
     /// Whether chunk `doc` is one `lang` asks for (every chunk without a
-    /// filter). Reads one byte; no allocation but the ≤ 256 flags of `covered`.
+    /// filter): in it, or standing in for it. Reads two bytes; no allocation
+    /// but the ≤ 256 flags of each table.
     fn in_language<'s>(&'s self, lang: Option<lang::LangTag>) -> impl Fn(u32) -> bool + 's {
-        let covered: Option<Vec<bool>> = lang.map(|tag| lang::covered(tag, &self.info.chunk_languages));
-        move |doc| match &covered {
+        let keep = lang.map(|tag| lang::InLanguage::new(tag, &self.info.chunk_languages, &self.info.stand_in_sets));
+        move |doc| match &keep {
             None => true,
-            Some(c) => c.get(usize::from(self.lang_index(doc))).copied().unwrap_or(false),
+            Some(k) => k.keeps(usize::from(self.lang_index(doc)), usize::from(self.stand_in_index(doc))),
         }
     }
 
@@ -777,6 +799,20 @@ fn doc_languages<'a>(c: &Container<'a>, info: &IndexInfo) -> Result<&'a [u8], In
         return Err(corrupt("doc.lang", msg).into());
     }
     Ok(langs)
+}
+
+/// The `doc.stands_in` section, each byte checked against
+/// `info.stand_in_sets`; empty when no chunk stands in for a language.
+fn doc_stand_ins<'a>(c: &Container<'a>, info: &IndexInfo) -> Result<&'a [u8], IndexError> {
+    if info.stand_in_sets.is_empty() {
+        return Ok(&[]);
+    }
+    let sets: &[u8] = c.exact("doc.stands_in", info.chunks)?;
+    if let Some(d) = sets.iter().position(|&s| usize::from(s) > info.stand_in_sets.len()) {
+        let msg = format!("chunk {d} stands in for set {}, the index names {}", sets[d], info.stand_in_sets.len());
+        return Err(corrupt("doc.stands_in", msg).into());
+    }
+    Ok(sets)
 }
 
 /// The languages `info` names, refused by name when this build cannot read

@@ -32,6 +32,7 @@ pub fn build(chunks: &[Chunk], vectors: &[f32], dim: usize, p: &BuildParams) -> 
     assert_eq!(vectors.len(), chunks.len() * dim, "one vector per chunk");
     let records = Records::of(chunks);
     let lexicon = Lexicon::of(chunks, &p.bm25);
+    let (stand_in_sets, doc_stands_in) = stand_ins(chunks);
     let info = IndexInfo {
         chunks: chunks.len(),
         pages: records.pages,
@@ -50,6 +51,7 @@ pub fn build(chunks: &[Chunk], vectors: &[f32], dim: usize, p: &BuildParams) -> 
         format: VERSION,
         languages: languages_of(chunks),
         chunk_languages: chunk_languages(chunks),
+        stand_in_sets,
     };
     let mut w = Writer::new(MAGIC, VERSION);
     w.add("info", serde_json::to_vec(&info).unwrap_or_default());
@@ -57,6 +59,9 @@ pub fn build(chunks: &[Chunk], vectors: &[f32], dim: usize, p: &BuildParams) -> 
     if !info.chunk_languages.is_empty() {
         let of = |c: &Chunk| info.chunk_languages.iter().position(|t| *t == c.lang).unwrap_or(0) as u8;
         w.add("doc.lang", chunks.iter().map(of).collect());
+    }
+    if !info.stand_in_sets.is_empty() {
+        w.add("doc.stands_in", doc_stands_in);
     }
     write_vectors(&mut w, vectors, dim, p.vectors);
     lexicon.write(&mut w);
@@ -79,6 +84,31 @@ fn chunk_languages(chunks: &[Chunk]) -> Vec<String> {
     }
     tags.truncate(256);
     tags
+}
+
+/// The distinct non-empty [`Chunk::stands_in`] sets, in the order first
+/// seen ([`IndexInfo::stand_in_sets`]), and each chunk's set by number from 1
+/// (0: none; the `doc.stands_in` section). At most 255 sets: a chunk whose
+/// set comes later stands in for none (its page then shows only in its own
+/// language, as before stand-ins).
+fn stand_ins(chunks: &[Chunk]) -> (Vec<Vec<String>>, Vec<u8>) {
+    let mut sets: Vec<Vec<String>> = Vec::new();
+    let numbers = chunks
+        .iter()
+        .map(|c| {
+            if c.stands_in.is_empty() {
+                return 0;
+            }
+            let at = sets.iter().position(|s| *s == c.stands_in).or_else(|| {
+                (sets.len() < usize::from(u8::MAX)).then(|| {
+                    sets.push(c.stands_in.clone());
+                    sets.len() - 1
+                })
+            });
+            at.map_or(0, |i| i as u8 + 1)
+        })
+        .collect();
+    (sets, numbers)
 }
 
 /// A language is one a query may be in from this share of the chunks.

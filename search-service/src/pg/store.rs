@@ -67,6 +67,8 @@ struct Side {
     cosine: HashMap<u32, f32>,
     /// The candidates not in English: their language tags (from `meta`).
     lang: HashMap<u32, String>,
+    /// The candidates that stand in for languages (`ChunkMeta::stands_in`).
+    stands_in: HashMap<u32, Vec<String>>,
     /// Each BM25 candidate's own lexical evidence (the query's, with it as the
     /// best chunk), and that of a candidate BM25 did not score: what decides
     /// whether a result is shown ([`Evidence::of_hit`]).
@@ -243,7 +245,10 @@ impl Store {
         docs.dedup();
         let (mut side, norms) = self.side(&t, &docs, qvec, p.lang.is_some())?;
         if let Some(tag) = p.lang {
-            let keep = |d: &u32| tag.covers(side.lang.get(d).map_or("", String::as_str));
+            let keep = |d: &u32| {
+                let stands_in = side.stands_in.get(d).map_or(&[][..], Vec::as_slice);
+                search_core::index::lang::keeps(tag, side.lang.get(d).map_or("", String::as_str), stands_in)
+            };
             dense_ids.retain(keep);
             postings.retain(|d, _| keep(d));
         }
@@ -464,6 +469,7 @@ impl Store {
             page: HashMap::new(),
             cosine: HashMap::new(),
             lang: HashMap::new(),
+            stands_in: HashMap::new(),
             lexical: HashMap::new(),
             lexical_none: 0.0,
         };
@@ -473,7 +479,7 @@ impl Store {
         }
         // Without a query vector (bm25) the cosine column is NULL; the
         // language is read from the record only for a search in one language.
-        let lang = if langs { "c.meta::json->>'lang'" } else { "NULL::text" };
+        let lang = if langs { "c.meta::json->>'lang', c.meta::json->>'stands_in'" } else { "NULL::text, NULL::text" };
         let stmt = format!(
             "SELECT c.doc, c.page_id, n.norm, -(c.embedding::vector <#> $3::text::vector)::float4, {lang} FROM {} c \
              JOIN kb_norms n ON n.tenant = c.tenant AND n.doc = c.doc WHERE c.doc = ANY($2::int4[]) AND c.tenant = $1::int4",
@@ -500,6 +506,10 @@ impl Store {
             }
             if let Some(Value::Text(lang)) = r.get(4) {
                 side.lang.insert(d as u32, lang.clone());
+            }
+            // A record this build wrote; one that does not read stands in for none.
+            if let Some(Value::Text(json)) = r.get(5) {
+                side.stands_in.insert(d as u32, serde_json::from_str(json).unwrap_or_default());
             }
         }
         Ok((side, norms))

@@ -166,6 +166,7 @@ pub(super) fn chunk_filter_enrich(
                 version: b.page.version.clone(),
                 last_updated: b.page.last_updated.clone(),
                 lang: crate::language::of_chunk(&b.lang, &rc.text),
+                stands_in: b.stands_in.clone(),
                 index_text: String::new(),
                 text: rc.text,
             };

@@ -161,6 +161,9 @@ pub(super) struct Built {
     summary: Option<String>,
     /// The page's language ([`crate::language`]).
     lang: crate::language::PageLanguage,
+    /// The languages the page stands in for (`Chunk::stands_in`,
+    /// [`crate::translations::stand_ins`]).
+    stands_in: Vec<String>,
     /// Some chunk of the page is in the index (the filters may drop every one
     /// of a stub): only such a page asks "Was this helpful?", since the API
     /// takes a rating only for a page the index knows.
@@ -195,6 +198,7 @@ pub fn build(opts: &BuildOptions) -> Result<Report, BuildError> {
     // Normalise and render.
     let mut built = render_pages(pages, &assets, opts, &mut report);
     report.pages.rendered = built.len();
+    let translations = translations_of(&mut built);
 
     // Chunk, filter, enrich.
     let chunks = chunk_filter_enrich(&built, &chunk_opts, opts.filters, judge.as_ref(), opts.progress, &mut report);
@@ -212,7 +216,8 @@ pub fn build(opts: &BuildOptions) -> Result<Report, BuildError> {
     let site = site_info(&tree, &built, opts, mkdocs.as_ref().and_then(|m| m.site_name.as_deref()));
     let site_dir = opts.out.join("site");
     let staging = Staging::new(&site_dir)?;
-    write_site(&staging, &templates, &tree, &built, &site, opts, &mut report)?;
+    let content = write::Content { tree: &tree, built: &built, translations: &translations, site: &site };
+    write_site(&staging, &templates, content, opts, &mut report)?;
     report.warnings.extend(crate::assets::active_content(
         &opts.content,
         built.iter().map(|b| (b.page.source.as_str(), &b.rendered.assets)),
@@ -245,6 +250,20 @@ pub fn build(opts: &BuildOptions) -> Result<Report, BuildError> {
     report.seconds = started.elapsed().as_secs_f64();
     write_atomic(&report_path, &report_json(&report))?;
     Ok(report)
+}
+
+/// Which pages are translations of one another ([`crate::translations`]),
+/// and the languages each page stands in for, set on it.
+fn translations_of(built: &mut [Built]) -> crate::translations::Translations {
+    let tags: Vec<&str> = built.iter().map(|b| b.lang.tag.as_str()).collect();
+    let pages: Vec<&Page> = built.iter().map(|b| &b.page).collect();
+    let translations = crate::translations::group(&pages, &tags);
+    let main = crate::i18n::main_language(tags.iter().copied());
+    let stands_in = crate::translations::stand_ins(&translations, &tags, &main);
+    for (b, s) in built.iter_mut().zip(stands_in) {
+        b.stands_in = s;
+    }
+    translations
 }
 
 /// Stage "browser search" ([`crate::browser::write`]): its report, or a

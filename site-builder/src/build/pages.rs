@@ -76,6 +76,7 @@ pub(super) fn render_pages(
             rendered,
             summary,
             lang,
+            stands_in: Vec::new(),
             indexed: false,
         });
         bar.inc(1);

@@ -35,19 +35,23 @@ struct Views<'a> {
     top_fit: usize,
     /// Each page's language tag, by page index.
     langs: Vec<&'a str>,
-    translations: Translations,
+    translations: &'a Translations,
     /// `--site-url` ending in `/`: where hreflang's absolute URLs start.
     base_url: String,
 }
 
 impl<'a> Views<'a> {
-    fn new(tree: &'a NavTree, built: &'a [Built], site: &'a SiteInfo, site_url: &str) -> Views<'a> {
+    fn new(
+        tree: &'a NavTree,
+        built: &'a [Built],
+        translations: &'a Translations,
+        site: &'a SiteInfo,
+        site_url: &str,
+    ) -> Views<'a> {
         let top_sections: Vec<Link> = tree.nodes[0].children.iter().map(|&c| node_link(tree, c)).collect();
         let titles: Vec<&str> = top_sections.iter().map(|l| l.title).collect();
         let top_fit = crate::nav::top_row_fit(&titles);
         let langs: Vec<&str> = built.iter().map(|b| b.lang.tag.as_str()).collect();
-        let pages: Vec<&Page> = built.iter().map(|b| &b.page).collect();
-        let translations = crate::translations::group(&pages, &langs);
         let base_url = if site_url.ends_with('/') { site_url.to_string() } else { format!("{site_url}/") };
         Views { tree, built, site, top_sections, top_fit, langs, translations, base_url }
     }
@@ -202,19 +206,30 @@ pub(super) fn root_path(site_url: &str) -> String {
     }
 }
 
+/// What the site is written from: the pages, their navigation and
+/// translations, and the site's own facts.
+pub(super) struct Content<'a> {
+    pub tree: &'a NavTree,
+    pub built: &'a [Built],
+    pub translations: &'a Translations,
+    pub site: &'a SiteInfo,
+}
+
 /// Renders every template into the staging folder.
 pub(super) fn write_site(
     staging: &Staging,
     templates: &Templates,
-    tree: &NavTree,
-    built: &[Built],
-    site: &SiteInfo,
+    content: Content<'_>,
     opts: &BuildOptions,
     report: &mut Report,
 ) -> Result<(), BuildError> {
-    let views = Views::new(tree, built, site, &opts.site_url);
-    report.languages.translation_groups = views.translations.groups.len();
-    report.warnings.extend(translation_conflicts(&views.translations, built));
+    let Content { tree, built, translations, site } = content;
+    let views = Views::new(tree, built, translations, site, &opts.site_url);
+    report.languages.translation_groups = translations.groups.len();
+    for lang in built.iter().flat_map(|b| &b.stands_in) {
+        *report.languages.untranslated.entry(lang.clone()).or_default() += 1;
+    }
+    report.warnings.extend(translation_conflicts(translations, built));
     let tag_urls = write_tag_pages(staging, templates, &views, report)?;
     let mut sitemap: Vec<SitemapEntry> = Vec::new();
     let bar = progress(opts.progress, built.len() as u64, "write");
