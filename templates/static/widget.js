@@ -861,6 +861,7 @@ code{padding:1px 5px;border-radius:5px;background:var(--kb-s2);font:13px ui-mono
 .kb-citations a:hover span+span{text-decoration:underline}
 .kb-n{margin:0;border-radius:6px}
 .kb-path{margin:2px 0 0 24px;font-size:12px}
+.kb-src-lang{color:var(--kb-mu);font-size:12px}
 .kb-actions{display:flex;flex-wrap:wrap;align-items:center;gap:4px;margin-top:12px}
 .kb-spacer{flex:1}
 .kb-act{min-width:30px;height:30px;padding:0 7px;border:1px solid transparent;border-radius:8px;color:var(--kb-mu);font-size:12.5px}
@@ -1128,6 +1129,20 @@ code{padding:1px 5px;border-radius:5px;background:var(--kb-s2);font:13px ui-mono
     if (g) g.replaceChildren(md(m === 'search' ? SEARCH_GREETING : GREETING));
   }
 
+  // A source in another language than the reader's (a page the reader's
+  // language has no translation of) says which, by the language's own name, as
+  // the results page does; '' for one in the reader's language.
+  function otherLanguage(tag) {
+    const t = typeof tag === 'string' && /^[a-z0-9]([a-z0-9_-]{0,13}[a-z0-9])?$/i.test(tag) ? tag.toLowerCase() : '';
+    const primary = (x) => String(x).split(/[-_]/)[0];
+    if (!t || primary(t) === primary(READER_LANG || L.lang)) return '';
+    try {
+      return new Intl.DisplayNames([t], { type: 'language' }).of(t) || t;
+    } catch (e) {
+      return t;
+    }
+  }
+
   function sources(list) {
     return h('div.kb-sources', null, [
       h('p.kb-sources-h', { text: L.sources }),
@@ -1135,7 +1150,9 @@ code{padding:1px 5px;border-radius:5px;background:var(--kb-s2);font:13px ui-mono
         const u = safeUrl(s.url), title = String(s.title || s.url || L.source);
         const path = [].concat(s.path || []).map(String).slice(1);
         if (path[path.length - 1] === title) path.pop();
-        const kids = [h('span.kb-n', { text: s.n }), h('span', { text: title })];
+        const other = otherLanguage(s.lang);
+        const kids = [h('span.kb-n', { text: s.n }), h('span', { text: title, lang: other ? s.lang : null }),
+          other ? h('span.kb-src-lang', { text: ' (' + other + ')' }) : null];
         return h('li', null, [
           u ? link(u, null, kids) : h('span', null, kids),
           path.length ? h('div.kb-path', { text: path.join(' › ') }) : null

@@ -1252,6 +1252,29 @@ async function languages() {
   await page.keyboard.press('Enter');
   for (let i = 0; i < 100 && !chats.length; i++) await page.waitForTimeout(50);
   assert.equal(chats.length >= 1 && chats[0].lang, 'de', JSON.stringify(chats));
+  // An answer citing a German page and an English one (a page German has no
+  // translation of): the English source says its language, in its own name.
+  await page.unroute('**/api/chat');
+  await page.route('**/api/chat', (route) => route.fulfill({
+    status: 200,
+    contentType: 'application/json',
+    body: JSON.stringify({
+      answer: 'Parkausweise gibt es im Campusbüro [1]; das Formular heißt PK-7 [2].',
+      citations: [
+        { n: 1, chunk_id: 'a_0', page_id: 'a', title: 'Parkausweise', path: ['KB', 'Parkausweise'], url: 'campus/parking/buying-a-parking-permit.html', snippet: '', lang: 'de' },
+        { n: 2, chunk_id: 'b_0', page_id: 'b', title: 'Parking permits', path: ['KB', 'Parking permits'], url: 'campus/parking/index.html', snippet: '', lang: 'en' },
+      ],
+      abstained: false, extractive: true, degraded: false,
+    }),
+  }));
+  await page.locator('#kb-widget-host textarea.kb-input').fill('Wo bekomme ich einen Parkausweis?');
+  await page.keyboard.press('Enter');
+  const marked = page.locator('#kb-widget-host .kb-citations .kb-src-lang');
+  await marked.first().waitFor({ timeout: 10000 });
+  assert.equal(await marked.count(), 1, 'only the English source is marked');
+  assert.equal(await marked.innerText(), '(English)');
+  assert.equal(await page.locator('#kb-widget-host .kb-citations li').nth(1).locator('span[lang="en"]').innerText(), 'Parking permits');
+  await shot(page, 'widget-source-in-another-language');
   assert.ok(b.errors.length === 0, `page errors: ${b.errors.join('; ')}`);
   await b.close();
   // A site in one language sends no `lang`.

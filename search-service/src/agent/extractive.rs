@@ -756,9 +756,9 @@ mod tests {
             let req = ChatRequest::parse(body.as_bytes()).unwrap();
             answer(&svc, &req, &open(), false, &|| 0.0, &mut |_| {})
         };
-        let cited = |lang: &str| ask(lang).citations.first().map(|c| c.page_id.clone()).unwrap_or_default();
-        assert_eq!(cited("de"), "wlan");
-        assert_eq!(cited("en"), "wifi");
+        let cited = |lang: &str| ask(lang).citations.first().map(|c| (c.page_id.clone(), c.lang.clone()));
+        assert_eq!(cited("de"), Some(("wlan".into(), "de".into())), "each source says its page's language");
+        assert_eq!(cited("en"), Some(("wifi".into(), "en".into())));
         // Its own words in that language too.
         assert!(ask("de").answer.starts_with("Aus der Wissensdatenbank:\n\n"), "{}", ask("de").answer);
         assert!(ask("en").answer.starts_with("From the knowledge base:\n\n"), "{}", ask("en").answer);
@@ -776,7 +776,7 @@ mod tests {
         );
         // A language the corpus lacks: the question's words decide (none here:
         // every language, the best page first).
-        assert!(["wifi", "wlan"].contains(&cited("fi").as_str()));
+        assert!(cited("fi").is_some_and(|(page, _)| ["wifi", "wlan"].contains(&page.as_str())));
     }
 
     #[test]

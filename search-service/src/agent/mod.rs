@@ -187,6 +187,10 @@ pub struct Source {
     pub url: String,
     /// HTML-escaped, terms in `<mark>`.
     pub snippet: String,
+    /// The page's language tag (`en`, `de`): a page of the main language
+    /// standing in for a translation the reader's language lacks is cited in
+    /// its own, and the widget says so.
+    pub lang: String,
 }
 
 impl Source {
@@ -200,6 +204,7 @@ impl Source {
             path: r.path.clone(),
             url: r.url.clone(),
             snippet: r.snippet.clone(),
+            lang: r.lang.clone(),
         }
     }
 }
