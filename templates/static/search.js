@@ -934,9 +934,15 @@
           'data-page-id': g.id,
           'aria-labelledby': titleId,
         });
+        // A page in another language than the one searched (one the reader's
+        // language has no translation of) says which, as the results page does.
+        var inOther = MULTILINGUAL && g.lang && g.lang !== LANG;
         group.appendChild(
           option('search-option--page', best.href, [
-            h('span', { class: 'search-option__title', id: titleId }, g.title),
+            h('span', { class: 'search-option__title', id: titleId, lang: inOther ? g.lang : null }, [
+              g.title,
+              inOther ? h('span', { class: 'search-option__lang' }, ' ' + langName(g.lang)) : null,
+            ]),
             g.crumbs ? h('span', { class: 'search-option__path' }, g.crumbs) : null,
             snippetLine(best, !best.intro),
           ])

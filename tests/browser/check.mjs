@@ -1272,7 +1272,7 @@ async function languages() {
   const marked = page.locator('#kb-widget-host .kb-citations .kb-src-lang');
   await marked.first().waitFor({ timeout: 10000 });
   assert.equal(await marked.count(), 1, 'only the English source is marked');
-  assert.equal(await marked.innerText(), '(English)');
+  assert.equal((await marked.innerText()).trim(), '(English)');
   assert.equal(await page.locator('#kb-widget-host .kb-citations li').nth(1).locator('span[lang="en"]').innerText(), 'Parking permits');
   await shot(page, 'widget-source-in-another-language');
   assert.ok(b.errors.length === 0, `page errors: ${b.errors.join('; ')}`);
@@ -1349,6 +1349,19 @@ async function languagesStatic() {
   assert.doesNotMatch(standIn, /Keine passenden Seiten/, standIn);
   assert.ok((await hrefs())[0].includes('en/parking'), `the untranslated page: ${await hrefs()}`);
   assert.match(await page.locator('.search-result__lang').first().innerText(), /English/);
+  // The dropdown on a German page marks it too.
+  await page.goto(`${SITE}/de/wlan.html`);
+  await page.locator('#search-input').click();
+  await page.keyboard.type('PK-7', { delay: 30 });
+  await page.waitForFunction(() => {
+    const p = document.getElementById('search-suggest');
+    return p && !p.hidden && !p.hasAttribute('aria-busy') && /Parking/.test(p.textContent);
+  }, null, { timeout: 15000 });
+  const option = page.locator('#search-suggest .search-option--page').first();
+  assert.match(await option.getAttribute('href'), /en\/parking/);
+  assert.equal((await option.locator('.search-option__lang').innerText()).trim(), 'English');
+  assert.equal(await option.locator('.search-option__title').getAttribute('lang'), 'en');
+  await shot(page, 'suggest-untranslated-page');
   // Every language, on request: eduroam is on pages in both.
   await page.goto(`${SITE}/search.de.html?q=eduroam&lang=de`);
   await page.locator('#search-status .search-status__lang a').waitFor({ timeout: 15000 });
