@@ -247,6 +247,9 @@ impl Report {
             "  pages    {} read, {} rendered, {} skipped, {} not published (drafts, partials)",
             p.read, p.rendered, p.skipped, p.unpublished
         );
+        if let Some(line) = self.languages_summary() {
+            let _ = writeln!(s, "{line}");
+        }
         let d = &self.dialects;
         if !d.pages.is_empty() {
             let read: Vec<String> = d.pages.iter().map(|(k, v)| format!("{k} {v}")).collect();
@@ -320,5 +323,46 @@ impl Report {
             let _ = writeln!(s, "  warnings {} (report.json: warnings)", self.warnings.len());
         }
         s
+    }
+
+    /// The summary's languages line, for a site in several: pages per
+    /// language, translation groups, and the pages of the main language each
+    /// translated-into language lacks, which its readers' searches show.
+    fn languages_summary(&self) -> Option<String> {
+        let l = &self.languages;
+        if l.pages.len() < 2 {
+            return None;
+        }
+        let counts = |m: &std::collections::BTreeMap<String, usize>| {
+            m.iter().map(|(k, v)| format!("{k} {v}")).collect::<Vec<_>>().join(", ")
+        };
+        let mut line = format!("  languages {}; {} translation group(s)", counts(&l.pages), l.translation_groups);
+        if !l.untranslated.is_empty() {
+            line.push_str(&format!(
+                "\n           untranslated, shown in the main language: {} (report.json: languages)",
+                counts(&l.untranslated)
+            ));
+        }
+        Some(line)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_summary_names_a_sites_languages_and_what_each_lacks() {
+        let mut r = Report::default();
+        r.languages.pages = [("en".to_string(), 201)].into();
+        assert!(!r.summary().contains("languages"), "one language: no line");
+        r.languages.pages = [("de".to_string(), 61), ("en".to_string(), 201)].into();
+        r.languages.translation_groups = 61;
+        r.languages.untranslated = [("de".to_string(), 140)].into();
+        let s = r.summary();
+        assert!(
+            s.contains("  languages de 61, en 201; 61 translation group(s)\n           untranslated, shown in the main language: de 140"),
+            "{s}"
+        );
     }
 }
