@@ -303,11 +303,16 @@ mod tests {
         p
     }
 
-    /// The groups as sources.
-    fn grouped(pages: &[(Page, &str)]) -> Vec<Vec<String>> {
+    /// The translations of `pages`, and their tags.
+    fn grouping<'p>(pages: &'p [(Page, &'p str)]) -> (Translations, Vec<&'p str>) {
         let refs: Vec<&Page> = pages.iter().map(|(p, _)| p).collect();
         let tags: Vec<&str> = pages.iter().map(|(_, t)| *t).collect();
-        let t = group(&refs, &tags);
+        (group(&refs, &tags), tags)
+    }
+
+    /// The groups as sources.
+    fn grouped(pages: &[(Page, &str)]) -> Vec<Vec<String>> {
+        let (t, _) = grouping(pages);
         t.groups.iter().map(|g| g.iter().map(|&i| pages[i].0.source.clone()).collect()).collect()
     }
 
@@ -341,9 +346,7 @@ mod tests {
             (page("en/pages/only-english.md", &[]), "en"),
             (page("ko/pages/only-korean.md", &[]), "ko"),
         ];
-        let refs: Vec<&Page> = pages.iter().map(|(p, _)| p).collect();
-        let tags: Vec<&str> = pages.iter().map(|(_, t)| *t).collect();
-        let t = group(&refs, &tags);
+        let (t, tags) = grouping(&pages);
         // Korean has no translated page: the site is translated into de and fr.
         let want: [&[&str]; 6] = [&["fr"], &[], &["de"], &[], &["de", "fr"], &[]];
         assert_eq!(stand_ins(&t, &tags, "en"), want);
@@ -351,8 +354,8 @@ mod tests {
         assert_eq!(stand_ins(&t, &tags, "de")[1], ["fr"]);
         assert!(stand_ins(&t, &tags, "de")[4].is_empty());
         // A site in one language, or with no translations, has no stand-ins.
-        let none = group(&refs[4..], &tags[4..]);
-        assert!(stand_ins(&none, &tags[4..], "en").iter().all(Vec::is_empty));
+        let (none, only) = grouping(&pages[4..]);
+        assert!(stand_ins(&none, &only, "en").iter().all(Vec::is_empty));
     }
 
     #[test]

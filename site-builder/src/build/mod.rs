@@ -39,6 +39,7 @@ use crate::parse::Page;
 use crate::render::Rendered;
 use crate::report::*;
 use crate::site::{TemplateError, Templates};
+use crate::translations::Translations;
 use crate::tree::{FolderRef, NavTree, Order, PageRef};
 use kb_dialect::Dialect;
 use search_core::index::{Bm25Params, Mode, VectorStorage};
@@ -198,7 +199,7 @@ pub fn build(opts: &BuildOptions) -> Result<Report, BuildError> {
     // Normalise and render.
     let mut built = render_pages(pages, &assets, opts, &mut report);
     report.pages.rendered = built.len();
-    let translations = translations_of(&mut built);
+    let translations = translations_of(&mut built, &mut report);
 
     // Chunk, filter, enrich.
     let chunks = chunk_filter_enrich(&built, &chunk_opts, opts.filters, judge.as_ref(), opts.progress, &mut report);
@@ -252,9 +253,10 @@ pub fn build(opts: &BuildOptions) -> Result<Report, BuildError> {
     Ok(report)
 }
 
-/// Which pages are translations of one another ([`crate::translations`]),
-/// and the languages each page stands in for, set on it.
-fn translations_of(built: &mut [Built]) -> crate::translations::Translations {
+/// Stage "translations": which pages are translations of one another
+/// ([`crate::translations`]), and the languages each page stands in for, set
+/// on it; the report's count of each, and a warning for each conflict.
+fn translations_of(built: &mut [Built], report: &mut Report) -> Translations {
     let tags: Vec<&str> = built.iter().map(|b| b.lang.tag.as_str()).collect();
     let pages: Vec<&Page> = built.iter().map(|b| &b.page).collect();
     let translations = crate::translations::group(&pages, &tags);
@@ -263,7 +265,33 @@ fn translations_of(built: &mut [Built]) -> crate::translations::Translations {
     for (b, s) in built.iter_mut().zip(stands_in) {
         b.stands_in = s;
     }
+    report.languages.translation_groups = translations.groups.len();
+    for lang in built.iter().flat_map(|b| &b.stands_in) {
+        *report.languages.untranslated.entry(lang.clone()).or_default() += 1;
+    }
+    report.warnings.extend(translation_conflicts(&translations, built));
     translations
+}
+
+/// Groups in which two pages of one language claim to translate the same
+/// page, as warnings: the switcher links the first of them.
+fn translation_conflicts<'a>(
+    translations: &'a Translations,
+    built: &'a [Built],
+) -> impl Iterator<Item = crate::report::Warning> + 'a {
+    translations.conflicts.iter().map(move |c| {
+        let files: Vec<&str> = c.pages.iter().map(|&p| built[p].page.source.as_str()).collect();
+        crate::report::Warning {
+            file: files[0].to_string(),
+            line: None,
+            message: format!(
+                "{} pages in language {} are translations of the same page ({}); the language switcher links the first",
+                files.len(),
+                c.lang,
+                files.join(", ")
+            ),
+        }
+    })
 }
 
 /// Stage "browser search" ([`crate::browser::write`]): its report, or a

@@ -225,11 +225,6 @@ pub(super) fn write_site(
 ) -> Result<(), BuildError> {
     let Content { tree, built, translations, site } = content;
     let views = Views::new(tree, built, translations, site, &opts.site_url);
-    report.languages.translation_groups = translations.groups.len();
-    for lang in built.iter().flat_map(|b| &b.stands_in) {
-        *report.languages.untranslated.entry(lang.clone()).or_default() += 1;
-    }
-    report.warnings.extend(translation_conflicts(translations, built));
     let tag_urls = write_tag_pages(staging, templates, &views, report)?;
     let mut sitemap: Vec<SitemapEntry> = Vec::new();
     let bar = progress(opts.progress, built.len() as u64, "write");
@@ -330,27 +325,6 @@ fn write_search_and_not_found(
     }
     staging.write("404.html", templates.render(&NotFoundContext { frame: anywhere })?.as_bytes())?;
     Ok(())
-}
-
-/// Groups in which two pages of one language claim to translate the same
-/// page, as warnings: the switcher links the first of them.
-fn translation_conflicts<'a>(
-    translations: &'a Translations,
-    built: &'a [Built],
-) -> impl Iterator<Item = crate::report::Warning> + 'a {
-    translations.conflicts.iter().map(move |c| {
-        let files: Vec<&str> = c.pages.iter().map(|&p| built[p].page.source.as_str()).collect();
-        crate::report::Warning {
-            file: files[0].to_string(),
-            line: None,
-            message: format!(
-                "{} pages in language {} are translations of the same page ({}); the language switcher links the first",
-                files.len(),
-                c.lang,
-                files.join(", ")
-            ),
-        }
-    })
 }
 
 /// What `page.html` shows of a built page.
