@@ -1066,12 +1066,9 @@ mod tests {
 
     /// Pages in German and English (one chunk of a German page detected as
     /// English; the English parking page, untranslated, stands in for
-    /// German), split: a search in one language answers from its chunks and
-    /// its stand-ins as the index does, and one with no match there answers
-    /// from every language and says so, as `Service::search` does.
-    #[test]
+    /// German): their chunks and index.
     #[cfg(feature = "languages")]
-    fn a_search_in_one_language_answers_as_the_edge_does() {
+    fn german_and_english() -> (Vec<crate::Chunk>, AlignedBytes) {
         let de = [
             "Verbinden Sie Ihren Laptop mit dem WLAN eduroam",
             "Drucken Sie Dokumente an jedem Drucker auf dem Campus",
@@ -1099,6 +1096,17 @@ mod tests {
         }
         let vecs: Vec<f32> = (0..chunks.len()).flat_map(|i| unit(&[1.0, i as f32, 0.0, 0.0])).collect();
         let bytes = AlignedBytes::new(&build(&chunks, &vecs, 4, &params(VectorStorage::F16)));
+        (chunks, bytes)
+    }
+
+    /// [`german_and_english`], split: a search in one language answers from
+    /// its chunks and its stand-ins as the index does, and one with no match
+    /// there answers from every language and says so, as `Service::search`
+    /// does.
+    #[test]
+    #[cfg(feature = "languages")]
+    fn a_search_in_one_language_answers_as_the_edge_does() {
+        let (chunks, bytes) = german_and_english();
         let idx = Index::open(bytes.as_slice()).unwrap();
         let frags = split(&idx, 128).unwrap();
         assert_eq!(frags.manifest.chunk_languages, ["de", "en"]);
@@ -1168,9 +1176,16 @@ mod tests {
         assert_eq!(r.results[0].chunk_id, "p3_0", "{r:?}");
         let (r, _) = run(&mut e, &files, "Drucker Campus", 5, 1, false);
         assert_eq!((r.lang.as_deref(), r.results[0].chunk_id.as_str()), (Some("de"), "p1_0"));
-        // Runs that do not cover the chunks, or name a language or stand-in
-        // set the manifest does not list, are refused.
-        let m: Manifest = serde_json::from_slice(&files[MANIFEST]).unwrap();
+    }
+
+    /// Runs that do not cover the chunks, or name a language or stand-in set
+    /// the manifest does not list, are refused.
+    #[test]
+    #[cfg(feature = "languages")]
+    fn runs_the_manifest_does_not_cover_are_refused() {
+        let (_, bytes) = german_and_english();
+        let idx = Index::open(bytes.as_slice()).unwrap();
+        let m = split(&idx, 128).unwrap().manifest;
         let whole = m.chunks as u32;
         for (bad, what) in [
             (Manifest { lang_runs: vec![[0, 3]], ..m.clone() }, "language run"),
