@@ -1350,6 +1350,27 @@ mod tests {
     }
 
     #[test]
+    fn a_stand_in_set_the_index_does_not_name_is_refused_by_name() {
+        let (mut chunks, _) = sample(VectorStorage::F32);
+        chunks[2].stands_in = vec!["de".into()];
+        let vecs: Vec<f32> =
+            (0..chunks.len()).flat_map(|i| unit(&[1.0, i as f32, 0.5, 0.0, 0.0, 0.0, 0.0, 0.0])).collect();
+        let good = build(&chunks, &vecs, 8, &params(VectorStorage::F32));
+        let aligned = AlignedBytes::new(&good);
+        let idx = Index::open(aligned.as_slice()).unwrap();
+        assert_eq!(idx.info().stand_in_sets, [["de"]]);
+        assert_eq!((0..4).map(|d| idx.stand_in_index(d)).collect::<Vec<_>>(), [0, 0, 1, 0]);
+        let c = Container::open(aligned.as_slice(), MAGIC, VERSION).unwrap();
+        let at = c.bytes("doc.stands_in").unwrap().as_ptr() as usize - aligned.as_slice().as_ptr() as usize;
+        for v in [2u8, u8::MAX] {
+            let mut b = good.clone();
+            b[at + 1] = v;
+            let err = Index::open(AlignedBytes::new(&b).as_slice()).err().expect("a set past the table opened");
+            assert!(err.to_string().contains("`doc.stands_in`"), "{err}");
+        }
+    }
+
+    #[test]
     fn a_corrupt_graph_is_refused_by_name() {
         use graph::{Graph, M, M0};
         let (chunks, _) = sample(VectorStorage::F32);
