@@ -93,6 +93,8 @@ pub struct Strings {
     pub list_and: &'static str,
     pub list_more: &'static str,
     pub browse_by_topic: &'static str,
+    /// The home page's heading when its sections are the site's languages.
+    pub browse_by_language: &'static str,
     /// `{n}`: the section's pages; then, for screen readers, `{title}`.
     pub view_all: &'static str,
     pub view_all_in: &'static str,

@@ -201,7 +201,7 @@ pub fn folder_language(name: &str, folders: &BTreeSet<String>) -> Option<String>
 
 /// The language a page's path names: a language folder at the top, or the one
 /// after `content/` (Hugo) or `i18n/` (Docusaurus).
-fn folder_tag(source: &str, folders: &BTreeSet<String>) -> Option<String> {
+pub fn folder_tag(source: &str, folders: &BTreeSet<String>) -> Option<String> {
     let segments: Vec<&str> = source.split('/').collect();
     if let [top, _, ..] = segments.as_slice() {
         if let Some(t) = is_language_folder(top).filter(|t| folders.contains(t)) {

@@ -32,23 +32,30 @@ fn size(tree: &NavTree, n: usize) -> usize {
 }
 
 /// The top-level section `node` is in (the node itself when it is one);
-/// `None` for the home node.
+/// `None` for the home node. On a site split by language the top sections
+/// are those of `node`'s language ([`NavTree::home_of`]).
 pub fn top_section(tree: &NavTree, node: usize) -> Option<usize> {
-    tree.ancestry(node).get(1).copied()
+    let path = tree.ancestry(node);
+    let home = tree.home_of(node);
+    let below = path.iter().position(|&n| n == home).map_or(1, |i| i + 1);
+    path.get(below).copied()
 }
 
 /// The sidebar of the page or section at `node`, or `None` when it would list
 /// nothing but the page itself. `home_title` names the whole site's sidebar.
 pub fn sidebar<'a>(tree: &'a NavTree, node: usize, home_title: &'a str) -> Option<Sidebar<'a>> {
-    let whole = size(tree, 0) <= WHOLE_TREE_MAX;
-    let root = if whole { 0 } else { top_section(tree, node)? };
+    // A language's home on a site split by language is the whole of what its
+    // reader browses.
+    let home = tree.home_of(node);
+    let whole = size(tree, home) <= WHOLE_TREE_MAX;
+    let root = if whole { home } else { top_section(tree, node)? };
     if tree.nodes[root].children.is_empty() {
         return None;
     }
     let at = Place { tree, current: node, path: tree.ancestry(node), full: whole || size(tree, root) <= SECTION_MAX };
     let entries = tree.nodes[root].children.iter().map(|&c| at.entry(c)).collect();
     let title = if root == 0 { home_title } else { tree.nodes[root].title.as_str() };
-    Some(Sidebar { title, url: at.url(root), current: root == node, whole: root == 0, nodes: entries })
+    Some(Sidebar { title, url: at.url(root), current: root == node, whole: root == home, nodes: entries })
 }
 
 /// Where a sidebar is shown: the page, the way to it, whether its section is
@@ -155,6 +162,28 @@ mod tests {
         assert_eq!(titles(&s.nodes[0].children), ["a1*", "a2"]);
         assert_eq!(titles(&s.nodes[1].children), ["b1"], "closed sections still list their pages");
         assert!(sidebar(&tree(&["H"]), 0, "Help").is_none(), "one page: nothing to navigate");
+    }
+
+    #[test]
+    fn a_reader_of_one_language_navigates_its_sections() {
+        let mut t = tree(&[
+            "Deutsch / Pages / Konzepte / Pods",
+            "Deutsch / Pages / Konzepte / Knoten",
+            "Deutsch / Pages / Tutorials / Start",
+            "English / Pages / Concepts / Pods",
+        ]);
+        t.find_language_homes(&["de", "de", "de", "en"], &[true; 4]);
+        let knoten = t.page_node[1];
+        let top = top_section(&t, knoten).unwrap();
+        assert_eq!(t.nodes[top].title, "Konzepte", "the language's section, not the language");
+        let s = sidebar(&t, knoten, "Help").unwrap();
+        assert_eq!((s.title, s.whole), ("Deutsch", true), "the whole of the reader's language");
+        assert_eq!(titles(&s.nodes), ["Konzepte", "Tutorials"]);
+        let p = pager(&t, knoten);
+        assert_eq!(p.prev.map(|l| l.title), Some("Konzepte"));
+        assert_eq!(p.next.map(|l| l.title), Some("Pods"), "within Konzepte, not into Tutorials");
+        let de = t.language_homes[0];
+        assert_eq!(top_section(&t, de), None, "a language's home is no section of itself");
     }
 
     #[test]

@@ -188,6 +188,9 @@ pub trait Context: serde::Serialize {
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct SiteInfo {
     pub title: String,
+    /// The title is the site's own (`--site-title`, `mkdocs.yml`, the root
+    /// page); else it is the default name, said in each page's language.
+    pub named: bool,
     pub page_count: usize,
     /// Build date, `YYYY-MM-DD`.
     pub built: String,
@@ -448,6 +451,8 @@ pub struct HomeContext<'a> {
     pub frame: Frame<'a>,
     pub page: Option<PageView<'a>>,
     pub sections: Vec<HomeSection<'a>>,
+    /// The sections are the site's languages ([`crate::tree::NavTree::language_homes`]).
+    pub languages: bool,
 }
 
 impl Context for HomeContext<'_> {
@@ -514,6 +519,7 @@ mod tests {
         let t = Templates::embedded().unwrap();
         let site = SiteInfo {
             title: "Help <&>".into(),
+            named: true,
             page_count: 1,
             built: "2026-01-01".into(),
             browser_semantic: false,
@@ -567,6 +573,7 @@ mod tests {
         let t = Templates::from_dir(dir.path()).unwrap();
         let site = SiteInfo {
             title: "Help".into(),
+            named: true,
             page_count: 0,
             built: "2026-01-01".into(),
             browser_semantic: false,
@@ -616,6 +623,7 @@ mod tests {
         let t = Templates::embedded().unwrap();
         let site = SiteInfo {
             title: "Hilfe <&>".into(),
+            named: true,
             page_count: 2,
             built: "2026-01-01".into(),
             browser_semantic: false,

@@ -68,6 +68,9 @@ pub struct NavTree {
     pub nodes: Vec<Node>,
     /// Node of each page, by page index.
     pub page_node: Vec<usize>,
+    /// The top sections that each hold one language of a site split by
+    /// language ([`NavTree::find_language_homes`]); empty for any other site.
+    pub language_homes: Vec<usize>,
 }
 
 /// What the tree needs to know about a page.
@@ -146,7 +149,7 @@ impl NavTree {
         }
 
         // One common root (the knowledge base's name): it is the home page.
-        let mut tree = NavTree { nodes, page_node };
+        let mut tree = NavTree { nodes, page_node, language_homes: Vec::new() };
         if tree.nodes[0].children.len() == 1 {
             let only = tree.nodes[0].children[0];
             tree.collapse_root_into(only);
@@ -222,6 +225,73 @@ impl NavTree {
                 ka.0 .0.cmp(&kb.0 .0).then(ka.0 .1.total_cmp(&kb.0 .1)).then(ka.1.cmp(&kb.1)).then(ka.2.cmp(&kb.2))
             });
             self.nodes[i].children = children;
+        }
+    }
+
+    /// Marks the top sections of a site split by language (k8s's `de/`, `en/`;
+    /// Hugo's `content/de/`): each holds pages of one language, no two the same
+    /// one (pages beside them at the top, an about page, may be in any), and
+    /// the folders say so. `langs` is each page's language tag, `in_folder`
+    /// whether its path is in a language's folder
+    /// ([`crate::language::folder_tag`]). A reader of one language then meets its sections in
+    /// the header, the sidebar and the pager, not the list of languages
+    /// ([`NavTree::home_of`]). A language's section whose only child is a
+    /// folder without a page (`de/pages/`, `de/docs/`) takes that folder's
+    /// children: the language is what names them, the wrapper adds a
+    /// breadcrumb and nothing else.
+    pub fn find_language_homes(&mut self, langs: &[&str], in_folder: &[bool]) {
+        let sections: Vec<usize> =
+            self.nodes[0].children.iter().copied().filter(|&c| !self.nodes[c].children.is_empty()).collect();
+        let mut languages: Vec<&str> = Vec::new();
+        for &c in &sections {
+            let pages = self.pages_under(c);
+            let Some(&lang) = pages.first().and_then(|&p| langs.get(p)) else { return };
+            if languages.contains(&lang) || pages.iter().any(|&p| langs.get(p) != Some(&lang)) {
+                return;
+            }
+            languages.push(lang);
+        }
+        // Sections of one language each may still be topics (a German
+        // `Studium`, an English `Research`): the folders must say so, all but
+        // one (Docusaurus's default locale, outside `i18n/`).
+        let said = |c: usize| self.pages_under(c).iter().all(|&p| in_folder.get(p) == Some(&true));
+        if sections.len() < 2 || sections.iter().filter(|&&c| said(c)).count() + 1 < sections.len() {
+            return;
+        }
+        for (&h, lang) in sections.iter().zip(languages) {
+            self.hoist_wrappers(h);
+            // A folder's name (Docusaurus's `i18n`, `docs`) says less than the
+            // language does; a page of its own names it as its author did.
+            if self.nodes[h].page.is_none() {
+                self.nodes[h].title = crate::i18n::native_name(lang);
+            }
+        }
+        self.language_homes = sections;
+    }
+
+    /// Gives `n` the children of its only child while that child is a folder
+    /// without a page of its own; the folder is left an orphan.
+    fn hoist_wrappers(&mut self, n: usize) {
+        while let [only] = self.nodes[n].children[..] {
+            if self.nodes[only].page.is_some() || self.nodes[only].children.is_empty() {
+                break;
+            }
+            let kids = std::mem::take(&mut self.nodes[only].children);
+            for &k in &kids {
+                self.nodes[k].parent = Some(n);
+            }
+            self.nodes[n].children = kids;
+            self.nodes[only].parent = None;
+        }
+    }
+
+    /// The node whose children are `n`'s top sections: its language's home
+    /// on a site split by language ([`NavTree::find_language_homes`]), else
+    /// the home node 0.
+    pub fn home_of(&self, n: usize) -> usize {
+        match self.ancestry(n).get(1) {
+            Some(&h) if self.language_homes.contains(&h) => h,
+            _ => 0,
         }
     }
 
@@ -311,6 +381,78 @@ mod tests {
         assert_eq!(Order::of_page(Some(3), Some(1.0)), Order::Nav(3));
         assert_eq!(Order::of_page(None, Some(1.0)), Order::Weight(1.0));
         assert_eq!(Order::of_page(None, Some(f64::NAN)), Order::Unordered);
+    }
+
+    /// k8s's layout: `de/pages/concepts/…`, `en/pages/…`, and a page at the root.
+    fn by_language() -> (NavTree, Vec<&'static str>) {
+        let t = tree(&[
+            ("Deutsch / Pages / Konzepte / Pods", "de/pages/concepts/pods.html"),
+            ("Deutsch / Pages / Tutorials / Start", "de/pages/tutorials/start.html"),
+            ("English / Pages / Concepts / Pods", "en/pages/concepts/pods.html"),
+            ("English / Pages / Concepts / Nodes", "en/pages/concepts/nodes.html"),
+            ("English / Pages / Reference / Glossary", "en/pages/reference/glossary.html"),
+            ("Source", "SOURCE.html"),
+        ]);
+        (t, vec!["de", "de", "en", "en", "en", "en"])
+    }
+
+    #[test]
+    fn a_site_split_by_language_has_a_home_per_language_without_its_wrapper() {
+        let (mut t, langs) = by_language();
+        t.find_language_homes(&langs, &[true; 6]);
+        assert_eq!(
+            t.language_homes.iter().map(|&h| t.nodes[h].title.as_str()).collect::<Vec<_>>(),
+            ["Deutsch", "English"]
+        );
+        let [de, en] = t.language_homes[..] else { panic!("two homes") };
+        assert_eq!(titles(&t, de), ["Konzepte", "Tutorials"], "the `pages` folder is gone from the way");
+        assert_eq!(titles(&t, en), ["Concepts", "Reference"]);
+        let pods = t.page_node[0];
+        let way: Vec<&str> = t.ancestry(pods).iter().map(|&n| t.nodes[n].title.as_str()).collect();
+        assert_eq!(way, ["", "Deutsch", "Konzepte", "Pods"]);
+        assert_eq!((t.home_of(pods), t.home_of(de), t.home_of(t.page_node[5]), t.home_of(0)), (de, de, 0, 0));
+        assert_eq!(t.sections().filter(|&n| t.nodes[n].title == "Pages").count(), 0, "no listing page for it");
+        assert_eq!(t.pages_under(0).len(), 6, "no page lost");
+    }
+
+    #[test]
+    fn a_docusaurus_site_has_its_default_locale_and_each_translation_as_homes() {
+        let mut t = tree(&[
+            ("Docs / Guides / Install", "docs/guides/install.html"),
+            ("Docs / Intro", "docs/intro.html"),
+            (
+                "I18n / De / Docusaurus plugin content docs / Current / Guides / Install",
+                "i18n/de/a/b/guides/install.html",
+            ),
+            ("I18n / De / Docusaurus plugin content docs / Current / Intro", "i18n/de/a/b/intro.html"),
+        ]);
+        t.find_language_homes(&["en", "en", "de", "de"], &[false, false, true, true]);
+        let [en, de] = t.language_homes[..] else { panic!("two homes") };
+        assert_eq!((t.nodes[en].title.as_str(), t.nodes[de].title.as_str()), ("English", "Deutsch"));
+        assert_eq!(titles(&t, de), ["Guides", "Intro"], "three wrapper folders hoisted");
+        assert_eq!(titles(&t, en), ["Guides", "Intro"]);
+    }
+
+    #[test]
+    fn a_site_whose_sections_share_a_language_has_no_language_homes() {
+        // Two English sections: topics, not languages.
+        let (mut t, _) = by_language();
+        t.find_language_homes(&["en"; 6], &[true; 6]);
+        assert!(t.language_homes.is_empty());
+        assert_eq!(titles(&t, t.nodes[0].children[0]), ["Pages"], "left as the source has it");
+        // A German and two English sections.
+        let mut t = tree(&[("Deutsch / a", "de/a.html"), ("English / b", "en/b.html"), ("Other / c", "o/c.html")]);
+        t.find_language_homes(&["de", "en", "en"], &[true; 3]);
+        assert!(t.language_homes.is_empty());
+        // A section mixing two languages is none of them.
+        let mut t = tree(&[("A / a", "a/a.html"), ("A / b", "a/b.html"), ("B / c", "b/c.html")]);
+        t.find_language_homes(&["de", "en", "fr"], &[true; 3]);
+        assert!(t.language_homes.is_empty());
+        // A German section and an English one whose languages no folder says:
+        // topics that happen to be written in one language each.
+        let (mut t, langs) = by_language();
+        t.find_language_homes(&langs, &[false; 6]);
+        assert!(t.language_homes.is_empty());
     }
 
     #[test]

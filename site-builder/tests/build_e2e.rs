@@ -659,7 +659,8 @@ fn the_demo_navigates_without_boilerplate() {
 }
 
 /// A help centre that names itself nowhere is called "Knowledge base" in its
-/// own language, as the rest of its chrome is.
+/// own language, as the rest of its chrome is; a page in another of its
+/// languages in that one.
 #[test]
 fn an_unnamed_site_is_named_in_its_main_language() {
     let tmp = tempfile::tempdir().unwrap();
@@ -676,6 +677,9 @@ fn an_unnamed_site_is_named_in_its_main_language() {
     let page = fs::read_to_string(out.join("site/fi/salasana.html")).unwrap();
     assert!(page.contains("brand__name\">Tietopankki<"), "{}", &page[..page.len().min(2000)]);
     assert!(page.contains("<title>Salasana · Tietopankki</title>"));
+    let german = fs::read_to_string(out.join("site/de/passwort.html")).unwrap();
+    assert!(german.contains("brand__name\">Wissensdatenbank<"), "{}", &german[..german.len().min(2000)]);
+    assert!(fs::read_to_string(out.join("site/index.html")).unwrap().contains("brand__name\">Tietopankki<"));
 }
 
 #[test]

@@ -1303,6 +1303,15 @@ async function languagesStatic() {
   await page.goto(`${SITE}/de/wlan.html`);
   assert.equal(await page.evaluate(() => document.documentElement.lang), 'de');
   assert.equal(await page.evaluate(() => document.documentElement.dataset.languages), 'de en');
+  // The site is split by language: a German page's header lists the German
+  // pages, its sidebar German only; the home lists the languages.
+  const row = () => page.locator('.site-nav__list a').allInnerTexts();
+  assert.deepEqual(await row(), ['Drucken', 'WLAN verbinden']);
+  assert.deepEqual(await page.locator('.sidebar__title').allInnerTexts(), ['Deutsch']);
+  await page.goto(`${SITE}/index.html`);
+  assert.deepEqual(await row(), ['Deutsch', 'English']);
+  assert.equal(await page.locator('#browse-heading').innerText(), 'Browse by language');
+  await page.goto(`${SITE}/de/wlan.html`);
   // Typing: the dropdown answers from German pages, German stems ("Druckern" → druck).
   await page.locator('#search-input').click();
   await page.keyboard.type('Druckern', { delay: 30 });

@@ -355,7 +355,13 @@ fn nav_tree(
             order: Order::of_page(None, Some(*position)),
         })
         .collect();
-    NavTree::build(&pages, &folders)
+    let mut tree = NavTree::build(&pages, &folders);
+    let langs: Vec<&str> = built.iter().map(|b| b.lang.tag.as_str()).collect();
+    let sources = || built.iter().map(|b| b.page.source.as_str());
+    let folders = crate::language::language_folders_of(sources());
+    let in_folder: Vec<bool> = sources().map(|s| crate::language::folder_tag(s, &folders).is_some()).collect();
+    tree.find_language_homes(&langs, &in_folder);
+    tree
 }
 
 /// The content folder exists and is a folder; a required browser engine is

@@ -31,8 +31,11 @@ struct Views<'a> {
     tree: &'a NavTree,
     built: &'a [Built],
     site: &'a SiteInfo,
-    top_sections: Vec<Link<'a>>,
-    top_fit: usize,
+    /// The site in each of its languages ([`localized`]), by language tag.
+    sites: &'a [(String, SiteInfo)],
+    /// The header's row of each home (the site's, node 0, and each language's
+    /// on a site split by language): its top sections and how many fit.
+    rows: Vec<(usize, Vec<Link<'a>>, usize)>,
     /// Each page's language tag, by page index.
     langs: Vec<&'a str>,
     translations: &'a Translations,
@@ -45,15 +48,19 @@ impl<'a> Views<'a> {
         tree: &'a NavTree,
         built: &'a [Built],
         translations: &'a Translations,
-        site: &'a SiteInfo,
+        sites: (&'a SiteInfo, &'a [(String, SiteInfo)]),
         site_url: &str,
     ) -> Views<'a> {
-        let top_sections: Vec<Link> = tree.nodes[0].children.iter().map(|&c| node_link(tree, c)).collect();
-        let titles: Vec<&str> = top_sections.iter().map(|l| l.title).collect();
-        let top_fit = crate::nav::top_row_fit(&titles);
+        let (site, localized) = sites;
+        let row = |home: usize| {
+            let links: Vec<Link> = tree.nodes[home].children.iter().map(|&c| node_link(tree, c)).collect();
+            let fit = crate::nav::top_row_fit(&links.iter().map(|l| l.title).collect::<Vec<_>>());
+            (home, links, fit)
+        };
+        let rows = std::iter::once(0).chain(tree.language_homes.iter().copied()).map(row).collect();
         let langs: Vec<&str> = built.iter().map(|b| b.lang.tag.as_str()).collect();
         let base_url = if site_url.ends_with('/') { site_url.to_string() } else { format!("{site_url}/") };
-        Views { tree, built, site, top_sections, top_fit, langs, translations, base_url }
+        Views { tree, built, site, sites: localized, rows, langs, translations, base_url }
     }
 
     /// The language of a listing of these pages: theirs when they share one,
@@ -84,11 +91,17 @@ impl<'a> Views<'a> {
             .collect()
     }
 
-    /// A node as a link; the home node is named after the site (the tree's
-    /// root has no title when the content has several roots).
-    fn link(&self, n: usize) -> Link<'a> {
+    /// The site as a page in `lang` names it.
+    fn site_in(&self, lang: &str) -> &'a SiteInfo {
+        self.sites.iter().find(|(l, _)| l == lang).map_or(self.site, |(_, s)| s)
+    }
+
+    /// A node as a link from a page in `lang`; the home node is named after
+    /// the site (the tree's root has no title when the content has several
+    /// roots).
+    fn link(&self, n: usize, lang: &str) -> Link<'a> {
         if n == 0 {
-            return Link { title: &self.site.title, url: HOME_URL };
+            return Link { title: &self.site_in(lang).title, url: HOME_URL };
         }
         node_link(self.tree, n)
     }
@@ -96,21 +109,39 @@ impl<'a> Views<'a> {
     /// The frame of a page with this `root` prefix, at `node` of the tree
     /// (`None`: not in it), in language `lang`.
     fn frame<'v>(&'v self, root: String, node: Option<usize>, lang: &'v str) -> Frame<'v> {
+        let home = node.map_or(0, |n| self.tree.home_of(n));
+        self.frame_at(root, node, home, lang)
+    }
+
+    /// The results page in `lang`: on a site split by language, with that
+    /// language's sections in the header.
+    fn results_frame<'v>(&'v self, lang: &'v str) -> Frame<'v> {
+        let home = self
+            .tree
+            .language_homes
+            .iter()
+            .copied()
+            .find(|&h| self.tree.pages_under(h).first().is_some_and(|&p| self.langs[p] == lang));
+        self.frame_at(String::new(), None, home.unwrap_or(0), lang)
+    }
+
+    fn frame_at<'v>(&'v self, root: String, node: Option<usize>, home: usize, lang: &'v str) -> Frame<'v> {
         let top = node.and_then(|n| crate::nav::top_section(self.tree, n));
+        let (_, top_sections, top_fit) = self.rows.iter().find(|r| r.0 == home).unwrap_or(&self.rows[0]);
         Frame {
             root,
-            site: self.site,
-            top_sections: &self.top_sections,
-            top_fit: self.top_fit,
+            site: self.site_in(lang),
+            top_sections,
+            top_fit: *top_fit,
             current_top: top.map(|t| self.tree.nodes[t].url.as_str()),
             locale: Locale::on_site(lang, self.site),
         }
     }
 
     /// The breadcrumbs of a node: home .. its parent.
-    fn crumbs(&self, node: usize) -> Vec<Link<'a>> {
+    fn crumbs(&self, node: usize, lang: &str) -> Vec<Link<'a>> {
         let chain = self.tree.ancestry(node);
-        chain[..chain.len().saturating_sub(1)].iter().map(|&n| self.link(n)).collect()
+        chain[..chain.len().saturating_sub(1)].iter().map(|&n| self.link(n, lang)).collect()
     }
 
     fn child(&self, c: usize) -> Child<'a> {
@@ -140,8 +171,8 @@ impl<'a> Views<'a> {
             frame: self.frame(root_prefix(&b.url), Some(node), self.langs[pi]),
             children_more: children.len() < total,
             children,
-            page: page_view(b, self.crumbs(node), self.versions(pi)),
-            sidebar: crate::nav::sidebar(self.tree, node, &self.site.title),
+            page: page_view(b, self.crumbs(node, self.langs[pi]), self.versions(pi)),
+            sidebar: crate::nav::sidebar(self.tree, node, &self.site_in(self.langs[pi]).title),
             pager: crate::nav::pager(self.tree, node),
         }
     }
@@ -149,10 +180,15 @@ impl<'a> Views<'a> {
     /// A section without a page of its own.
     fn section_context(&self, node: usize) -> SectionContext<'_> {
         let n = &self.tree.nodes[node];
+        let lang = self.listing_lang(self.tree.pages_under(node));
         SectionContext {
-            frame: self.frame(root_prefix(&n.url), Some(node), self.listing_lang(self.tree.pages_under(node))),
-            section: SectionView { title: &n.title, breadcrumbs: self.crumbs(node), children: self.children(node) },
-            sidebar: crate::nav::sidebar(self.tree, node, &self.site.title),
+            frame: self.frame(root_prefix(&n.url), Some(node), lang),
+            section: SectionView {
+                title: &n.title,
+                breadcrumbs: self.crumbs(node, lang),
+                children: self.children(node),
+            },
+            sidebar: crate::nav::sidebar(self.tree, node, &self.site_in(lang).title),
         }
     }
 }
@@ -169,14 +205,14 @@ fn node_link(tree: &NavTree, n: usize) -> Link<'_> {
 pub(super) fn site_info(tree: &NavTree, built: &[Built], opts: &BuildOptions, site_name: Option<&str>) -> SiteInfo {
     let root_page = built.iter().find(|b| b.url == HOME_URL).map(|b| b.page.title.as_str());
     let main_language = crate::i18n::main_language(built.iter().map(|b| b.lang.tag.as_str()));
-    let title = [opts.site_title.as_deref(), site_name, Some(tree.nodes[0].title.as_str()), root_page]
+    let named = [opts.site_title.as_deref(), site_name, Some(tree.nodes[0].title.as_str()), root_page]
         .into_iter()
         .flatten()
         .map(str::trim)
-        .find(|t| !t.is_empty())
-        .unwrap_or(crate::i18n::strings(&main_language).site_name);
+        .find(|t| !t.is_empty());
     SiteInfo {
-        title: title.to_string(),
+        title: named.unwrap_or(crate::i18n::strings(&main_language).site_name).to_string(),
+        named: named.is_some(),
         page_count: built.len(),
         built: today(),
         browser_semantic: opts.browser.as_ref().is_some_and(|b| b.semantic),
@@ -188,6 +224,18 @@ pub(super) fn site_info(tree: &NavTree, built: &[Built], opts: &BuildOptions, si
         },
         main_language,
     }
+}
+
+/// The site in each of its languages: the default name said in it ("Tietopankki"
+/// on a Finnish page of a help centre in four languages), for a site without a
+/// name of its own; none for a named one.
+fn localized(site: &SiteInfo) -> Vec<(String, SiteInfo)> {
+    if site.named {
+        return Vec::new();
+    }
+    let in_lang =
+        |l: &String| (l.clone(), SiteInfo { title: crate::i18n::strings(l).site_name.to_string(), ..site.clone() });
+    site.languages.iter().map(in_lang).collect()
 }
 
 /// The path of the site's root on its host, from `--site-url`
@@ -224,7 +272,8 @@ pub(super) fn write_site(
     report: &mut Report,
 ) -> Result<(), BuildError> {
     let Content { tree, built, translations, site } = content;
-    let views = Views::new(tree, built, translations, site, &opts.site_url);
+    let localized = localized(site);
+    let views = Views::new(tree, built, translations, (site, &localized), &opts.site_url);
     let tag_urls = write_tag_pages(staging, templates, &views, report)?;
     let mut sitemap: Vec<SitemapEntry> = Vec::new();
     let bar = progress(opts.progress, built.len() as u64, "write");
@@ -253,11 +302,12 @@ pub(super) fn write_site(
         .iter()
         .map(|&c| HomeSection {
             entry: views.child(c),
-            children: tree.nodes[c].children.iter().map(|&k| views.link(k)).collect(),
+            children: tree.nodes[c].children.iter().map(|&k| views.link(k, &site.main_language)).collect(),
         })
         .collect();
-    let page = home_page.map(|p| page_view(&built[p], views.crumbs(0), Vec::new()));
-    let home_ctx = HomeContext { frame: views.frame(String::new(), None, &views.site.main_language), page, sections };
+    let page = home_page.map(|p| page_view(&built[p], views.crumbs(0, &site.main_language), Vec::new()));
+    let frame = views.frame(String::new(), None, &views.site.main_language);
+    let home_ctx = HomeContext { frame, page, sections, languages: !tree.language_homes.is_empty() };
     staging.write(HOME_URL, templates.render(&home_ctx)?.as_bytes())?;
     report.site.html_pages += 1;
     sitemap.insert(0, (HOME_URL, home_page.and_then(|p| built[p].page.last_updated.as_deref()), Vec::new()));
@@ -266,7 +316,7 @@ pub(super) fn write_site(
     // The results page in each language of the site (the main one's is search.html).
     let at_root: Vec<_> = std::iter::once(views.site.main_language.as_str())
         .chain(views.site.languages.iter().map(String::as_str).filter(|l| *l != views.site.main_language))
-        .map(|l| views.frame(String::new(), None, l))
+        .map(|l| views.results_frame(l))
         .collect();
     write_search_and_not_found(staging, templates, tree, &at_root, anywhere)?;
     write_sitemap(staging, templates, &opts.site_url, sitemap)?;
@@ -292,7 +342,7 @@ fn write_tag_pages(
         let title = frame.locale.t.tag_title.replace("{tag}", &tag);
         let section = SectionView {
             title: &title,
-            breadcrumbs: vec![views.link(0)],
+            breadcrumbs: vec![views.link(0, lang)],
             children: children.into_iter().map(|c| views.child(c)).collect(),
         };
         let ctx = SectionContext { frame, section, sidebar: None };
@@ -457,6 +507,10 @@ mod tests {
 
     /// A knowledge base in three language folders, built without an index.
     fn built_site() -> (tempfile::TempDir, crate::report::Report) {
+        built_site_named(Some("Help"))
+    }
+
+    fn built_site_named(title: Option<&str>) -> (tempfile::TempDir, crate::report::Report) {
         let dir = tempfile::tempdir().unwrap();
         let content = dir.path().join("content");
         let pages = [
@@ -479,7 +533,7 @@ mod tests {
             strict: false,
             templates: None,
             site_url: "https://help.example.edu/docs".into(),
-            site_title: Some("Help".into()),
+            site_title: title.map(str::to_string),
             judge: JudgeChoice::Heuristic,
             llm: None,
             progress: false,
@@ -545,6 +599,56 @@ mod tests {
                 && !nodes.contains("lang-switch")
                 && !nodes.contains("hreflang")
         );
+    }
+
+    /// The header's row of sections in `html`: each link's text.
+    fn header_row(html: &str) -> Vec<String> {
+        let at = html.find("<ul class=\"site-nav__list\">").expect("a row of sections");
+        let row = &html[at..at + html[at..].find("</ul>").unwrap()];
+        row.split("\">").skip(2).filter_map(|s| s.split_once("</a>").map(|(t, _)| t.to_string())).collect()
+    }
+
+    #[test]
+    fn a_reader_meets_the_sections_of_the_pages_language() {
+        let (dir, _) = built_site();
+        let site = dir.path().join("out/site");
+        let read = |url: &str| std::fs::read_to_string(site.join(url)).unwrap();
+        // The top sections are the languages: the home lists them as such.
+        let home = read("index.html");
+        assert_eq!(header_row(&home), ["Deutsch", "English", "日本語"]);
+        assert!(home.contains(">Browse by language</h2>") && home.contains("Answers to your questions"), "{home}");
+        // A German page, the German listing and the German results page show
+        // the German pages; an English one the English pages.
+        for url in ["de/pods.html", "sections/deutsch.html", "search.de.html"] {
+            assert_eq!(header_row(&read(url)), ["Pods", "Umzug"], "{url}");
+        }
+        assert_eq!(header_row(&read("en/nodes.html")), ["Nodes", "Pods", "Services"]);
+        assert_eq!(header_row(&read("404.html")), ["Deutsch", "English", "日本語"]);
+    }
+
+    #[test]
+    fn a_site_without_a_name_is_named_in_each_pages_language() {
+        let (dir, _) = built_site_named(None);
+        let site = dir.path().join("out/site");
+        let read = |url: &str| std::fs::read_to_string(site.join(url)).unwrap();
+        let brand = |html: &str| {
+            let open = "<span class=\"brand__name\">";
+            let at = html.find(open).expect("the header's name") + open.len();
+            html[at..at + html[at..].find('<').unwrap()].to_string()
+        };
+        for (url, name) in [
+            ("de/pods.html", "Wissensdatenbank"),
+            ("ja/pods.html", "ナレッジベース"),
+            ("en/nodes.html", "Knowledge base"),
+            ("sections/deutsch.html", "Wissensdatenbank"),
+            ("search.de.html", "Wissensdatenbank"),
+            ("index.html", "Knowledge base"),
+        ] {
+            assert_eq!(brand(&read(url)), name, "{url}");
+        }
+        let de = read("de/pods.html");
+        assert!(de.contains("<title>Pods · Wissensdatenbank</title>"), "{de}");
+        assert!(de.contains(">Wissensdatenbank</a></li>"), "the first breadcrumb: {de}");
     }
 
     #[test]
