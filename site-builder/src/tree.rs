@@ -202,7 +202,11 @@ impl NavTree {
                 continue;
             }
             let chain: Vec<String> = self.ancestry(i).iter().skip(1).map(|&a| slugify(&self.nodes[a].title)).collect();
-            let base = format!("sections/{}", chain.join("--"));
+            // A title of no Latin letters (日本語, 한국어) slugs to nothing, and
+            // its listing was `sections/.html`, a hidden file to some hosts:
+            // the folder its pages share names it instead.
+            let name = if chain.iter().any(String::is_empty) { self.folder_slug(i) } else { chain.join("--") };
+            let base = format!("sections/{name}");
             let mut url = format!("{base}.html");
             let mut k = 1;
             while !used.insert(url.clone()) {
@@ -210,6 +214,30 @@ impl NavTree {
                 k += 1;
             }
             self.nodes[i].url = url;
+        }
+    }
+
+    /// The folder every page under `n` is in, to `n`'s depth in the tree (the
+    /// pages of 日本語 › ページ share `ja/pages/`, 日本語 is `ja`), as a slug;
+    /// `section` when they share none.
+    fn folder_slug(&self, n: usize) -> String {
+        let depth = self.ancestry(n).len() - 1;
+        let folders: Vec<Vec<&str>> = self
+            .pages_under(n)
+            .iter()
+            .map(|&p| {
+                let url = self.nodes[self.page_node[p]].url.as_str();
+                url.rsplit_once('/').map_or(Vec::new(), |(dir, _)| dir.split('/').collect())
+            })
+            .collect();
+        let Some(first) = folders.first() else { return "section".into() };
+        let shared =
+            (0..first.len().min(depth)).take_while(|&k| folders.iter().all(|f| f.get(k) == first.get(k))).count();
+        let slug: Vec<String> = first[..shared].iter().map(|s| slugify(s)).filter(|s| !s.is_empty()).collect();
+        if slug.is_empty() {
+            "section".into()
+        } else {
+            slug.join("--")
         }
     }
 
@@ -413,6 +441,23 @@ mod tests {
         assert_eq!((t.home_of(pods), t.home_of(de), t.home_of(t.page_node[5]), t.home_of(0)), (de, de, 0, 0));
         assert_eq!(t.sections().filter(|&n| t.nodes[n].title == "Pages").count(), 0, "no listing page for it");
         assert_eq!(t.pages_under(0).len(), 6, "no page lost");
+    }
+
+    #[test]
+    fn a_section_titled_in_another_script_is_named_by_its_folder() {
+        let t = tree(&[
+            ("日本語 / ページ / 概念 / ポッド", "ja/pages/concepts/pods.html"),
+            ("日本語 / ページ / 概念 / ノード", "ja/pages/concepts/nodes.html"),
+            ("한국어 / 개념 / 파드", "ko/concepts/pods.html"),
+            ("English / Pods", "en/pods.html"),
+            ("もの / a", "a.html"),
+        ]);
+        let url = |title: &str| t.nodes.iter().find(|n| n.title == title).map(|n| n.url.clone()).unwrap();
+        assert_eq!(url("日本語"), "sections/ja.html", "the folder its pages share, to its depth");
+        assert_eq!(url("概念"), "sections/ja--pages--concepts.html");
+        assert_eq!(url("한국어"), "sections/ko.html");
+        assert_eq!(url("English"), "sections/english.html", "a Latin title as before");
+        assert_eq!(url("もの"), "sections/section.html", "pages at the top share no folder");
     }
 
     #[test]
