@@ -113,16 +113,17 @@ impl<'a> Views<'a> {
         self.frame_at(root, node, home, lang)
     }
 
-    /// The results page in `lang`: on a site split by language, with that
-    /// language's sections in the header.
-    fn results_frame<'v>(&'v self, lang: &'v str) -> Frame<'v> {
+    /// The results page in `lang` and the home whose tree it lists: on a site
+    /// split by language, that language's, its sections in the header too.
+    fn results_frame<'v>(&'v self, lang: &'v str) -> (Frame<'v>, usize) {
         let home = self
             .tree
             .language_homes
             .iter()
             .copied()
-            .find(|&h| self.tree.pages_under(h).first().is_some_and(|&p| self.langs[p] == lang));
-        self.frame_at(String::new(), None, home.unwrap_or(0), lang)
+            .find(|&h| self.tree.pages_under(h).first().is_some_and(|&p| self.langs[p] == lang))
+            .unwrap_or(0);
+        (self.frame_at(String::new(), None, home, lang), home)
     }
 
     fn frame_at<'v>(&'v self, root: String, node: Option<usize>, home: usize, lang: &'v str) -> Frame<'v> {
@@ -354,13 +355,13 @@ fn write_tag_pages(
 }
 
 /// `search.html` and its version in each other language of the site (the
-/// no-JavaScript fallback: the whole tree; `at_root`: a frame per language,
-/// each naming its page) and `404.html`.
+/// no-JavaScript fallback: the tree under its home; `at_root`: a frame per
+/// language, each naming its page, and its home) and `404.html`.
 fn write_search_and_not_found(
     staging: &Staging,
     templates: &Templates,
     tree: &NavTree,
-    at_root: &[crate::site::Frame<'_>],
+    at_root: &[(crate::site::Frame<'_>, usize)],
     anywhere: crate::site::Frame<'_>,
 ) -> Result<(), BuildError> {
     use crate::site::{NotFoundContext, SearchContext, TreeNode};
@@ -368,8 +369,8 @@ fn write_search_and_not_found(
         let n = &tree.nodes[node];
         TreeNode { title: &n.title, url: &n.url, children: n.children.iter().map(|&c| subtree(tree, c)).collect() }
     }
-    for frame in at_root {
-        let tree_ctx = tree.nodes[0].children.iter().map(|&c| subtree(tree, c)).collect();
+    for (frame, home) in at_root {
+        let tree_ctx = tree.nodes[*home].children.iter().map(|&c| subtree(tree, c)).collect();
         let page = frame.locale.search_page.clone();
         staging.write(&page, templates.render(&SearchContext { frame: frame.clone(), tree: tree_ctx })?.as_bytes())?;
     }
@@ -623,6 +624,10 @@ mod tests {
             assert_eq!(header_row(&read(url)), ["Pods", "Umzug"], "{url}");
         }
         assert_eq!(header_row(&read("en/nodes.html")), ["Nodes", "Pods", "Services"]);
+        // The German results page's list of everything (no script, no
+        // results) is the German pages'.
+        let results = read("search.de.html");
+        assert!(results.contains("de/umzug.html") && !results.contains("en/nodes.html"), "{results}");
         assert_eq!(header_row(&read("404.html")), ["Deutsch", "English", "日本語"]);
     }
 
