@@ -12,6 +12,12 @@
  *    localStorage under kb-theme (theme.js applies it before the first paint).
  *  - The section sidebar: open on wide screens, scrolled to the current page.
  *  - The header's "More" menu: closed by Escape or a click elsewhere.
+ *  - A translated page read by someone whose browser prefers another of its
+ *    languages (navigator.languages, in order; `pt` takes `pt-br`): a note
+ *    above the switcher, in that language, links its version ("Diese Seite
+ *    auf Deutsch lesen"), as MDN does. Closing it is remembered per language
+ *    in localStorage (kb-lang-dismissed); a reader whose first language is
+ *    the page's sees none.
  *  - "Was this helpful?" ([data-page-feedback], under an article): shown only
  *    when the site has its API, as the chat widget finds out (its one probe of
  *    /api/health, window.kbWidget.probe(): 'chat' is an API, anything else —
@@ -25,7 +31,8 @@
  * site-builder's i18n module, under the names of T below), so the site's words
  * have one owner and English pages carry nothing extra.
  *
- * Hooks for tests: .code-block__copy, .code-block__lang, .toc a[aria-current],
+ * Hooks for tests: .lang-suggest (its link and .lang-suggest__close),
+ * .code-block__copy, .code-block__lang, .toc a[aria-current],
  * .theme-toggle[data-mode], html[data-theme], [data-page-feedback] (its
  * [data-rating] buttons, [data-page-feedback-form], [data-page-feedback-status]
  * with data-state="sent" once thanked).
@@ -306,6 +313,81 @@
     });
   }
 
+  // --- The reader's language -------------------------------------------------------
+
+  // "Read this page in …" and "Close", in the language they offer: the reader's,
+  // not the page's. The site's twelve languages; another is offered by its name.
+  var READ_IN = {
+    en: ['Read this page in English', 'Close'],
+    de: ['Diese Seite auf Deutsch lesen', 'Schließen'],
+    fr: ['Lire cette page en français', 'Fermer'],
+    es: ['Leer esta página en español', 'Cerrar'],
+    fi: ['Lue tämä sivu suomeksi', 'Sulje'],
+    sv: ['Läs den här sidan på svenska', 'Stäng'],
+    ja: ['このページを日本語で読む', '閉じる'],
+    zh: ['阅读本页的中文版', '关闭'],
+    pt: ['Ler esta página em português', 'Fechar'],
+    it: ['Leggi questa pagina in italiano', 'Chiudi'],
+    nl: ['Lees deze pagina in het Nederlands', 'Sluiten'],
+    ko: ['이 페이지를 한국어로 읽기', '닫기']
+  };
+  var DISMISSED = 'kb-lang-dismissed';
+
+  function primary(tag) { return String(tag || '').toLowerCase().split('-')[0]; }
+
+  // The switcher's link in the first language the reader prefers that the
+  // page has (exactly, else by its primary subtag); null when that is the
+  // page's own.
+  function preferredVersion(links) {
+    var prefs = navigator.languages && navigator.languages.length ? navigator.languages : [navigator.language];
+    for (var i = 0; i < prefs.length; i++) {
+      var want = String(prefs[i] || '').toLowerCase();
+      var hit = null;
+      for (var j = 0; j < links.length && !hit; j++) {
+        if (links[j].hreflang.toLowerCase() === want) hit = links[j];
+      }
+      for (var k = 0; k < links.length && !hit; k++) {
+        if (primary(links[k].hreflang) === primary(want)) hit = links[k];
+      }
+      if (hit) return hit.getAttribute('aria-current') === 'page' ? null : hit;
+    }
+    return null;
+  }
+
+  function dismissed() {
+    try { return (localStorage.getItem(DISMISSED) || '').split(' '); } catch (e) { return []; }
+  }
+
+  function suggestLanguage() {
+    var nav = document.querySelector('.lang-switch');
+    if (!nav) return;
+    var link = preferredVersion(nav.querySelectorAll('a[hreflang]'));
+    if (!link) return;
+    var lang = link.hreflang;
+    if (dismissed().indexOf(lang) >= 0) return;
+    var words = READ_IN[primary(lang)] || [link.textContent, '×'];
+    var note = document.createElement('div');
+    note.className = 'lang-suggest';
+    note.setAttribute('role', 'note');
+    note.lang = lang;
+    var a = document.createElement('a');
+    a.href = link.href;
+    a.hreflang = lang;
+    a.textContent = words[0];
+    var close = document.createElement('button');
+    close.type = 'button';
+    close.className = 'lang-suggest__close';
+    close.setAttribute('aria-label', words[1]);
+    close.textContent = '×';
+    close.addEventListener('click', function () {
+      try { localStorage.setItem(DISMISSED, dismissed().concat([lang]).join(' ').trim()); } catch (e) { /* kept for this view */ }
+      note.remove();
+    });
+    note.appendChild(a);
+    note.appendChild(close);
+    nav.parentNode.insertBefore(note, nav);
+  }
+
   // --- "Was this helpful?" -------------------------------------------------------
 
   // The widget's random per-browser id (its key and form, so a reader is one
@@ -414,6 +496,7 @@
   themeButton();
   sidebar();
   moreMenu();
+  suggestLanguage();
   // After every deferred script: widget.js (after this file) defines kbWidget.
   // A deferred script runs while readyState is already 'interactive', before
   // DOMContentLoaded; 'load' covers a page.js added after that event.

@@ -1056,20 +1056,25 @@ async function navigation() {
 // open, and the widget with an answer. WCAG 2.1 A and AA rules; every violation
 // is listed by rule and element. The site's CSP forbids injected scripts, so
 // this context bypasses it (axe only reads the page).
-async function a11y() {
+// axe-core's WCAG 2.1 A and AA violations on `page` as it is now, each as
+// "LABEL: rule (impact) at elements", added to `found`. The page's context
+// must bypass the site's CSP.
+async function axeCheck(page, label, found) {
   const axeSource = readFileSync(new URL('./node_modules/axe-core/axe.min.js', import.meta.url), 'utf8');
+  await page.addScriptTag({ content: axeSource });
+  const r = await page.evaluate(() =>
+    window.axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } }));
+  for (const v of r.violations) {
+    found.push(`${label}: ${v.id} (${v.impact}) at ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
+  }
+}
+
+async function a11y() {
   const found = [];
   for (const scheme of ['light', 'dark']) {
     const b = await browser({ colorScheme: scheme, bypassCSP: true });
     const page = b.context.pages()[0] || (await b.context.newPage());
-    const check = async (what) => {
-      await page.addScriptTag({ content: axeSource });
-      const r = await page.evaluate(() =>
-        window.axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } }));
-      for (const v of r.violations) {
-        found.push(`${scheme} ${what}: ${v.id} (${v.impact}) at ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
-      }
-    };
+    const check = (what) => axeCheck(page, `${scheme} ${what}`, found);
     for (const [what, path] of [
       ['home', '/index.html'],
       ['article', '/campus/parking/buying-a-parking-permit.html'],
@@ -1391,7 +1396,51 @@ async function languagesStatic() {
   assert.match(await page.locator('#search-status .search-status__lang').innerText(), /In English/);
   assert.ok(b.errors.length === 0, `page errors: ${b.errors.join('; ')}`);
   await b.close();
+  await languageSuggestion();
   console.log(`languages-static: ${german.length} German results, ${all.length} in every language`);
+}
+
+// A translated page offers its version in the reader's language (the
+// browser's), in that language; closing it is remembered; a page in the
+// reader's own language, or without a version in it, offers nothing.
+async function languageSuggestion() {
+  const found = [];
+  for (const scheme of ['light', 'dark']) {
+    const b = await browser({ locale: 'en-US', colorScheme: scheme, bypassCSP: true });
+    const page = b.context.pages()[0] || (await b.context.newPage());
+    await page.goto(`${SITE}/de/wlan.html`);
+    const note = page.locator('.lang-suggest');
+    await note.waitFor({ timeout: 5000 });
+    assert.equal(await note.getAttribute('lang'), 'en');
+    assert.equal(await note.locator('a').innerText(), 'Read this page in English');
+    assert.match(await note.locator('a').getAttribute('href'), /\/en\/wifi\.html$/);
+    await axeCheck(page, `${scheme} German page, English reader`, found);
+    if (scheme === 'light') await shot(page, 'language-suggestion');
+    await note.locator('.lang-suggest__close').click();
+    assert.equal(await note.count(), 0);
+    await page.reload();
+    await page.locator('.lang-switch').waitFor();
+    assert.equal(await page.locator('.lang-suggest').count(), 0, 'closed once, closed for English');
+    await page.goto(`${SITE}/en/wifi.html`);
+    await page.locator('.lang-switch').waitFor();
+    assert.equal(await page.locator('.lang-suggest').count(), 0, 'the reader\'s own language');
+    await b.close();
+  }
+  assert.deepEqual(found, [], `axe-core violations:\n${found.join('\n')}`);
+  const b = await browser({ locale: 'de-DE' });
+  const page = b.context.pages()[0] || (await b.context.newPage());
+  await page.goto(`${SITE}/en/wifi.html`);
+  const note = page.locator('.lang-suggest a');
+  await note.waitFor({ timeout: 5000 });
+  assert.equal(await note.innerText(), 'Diese Seite auf Deutsch lesen');
+  assert.equal(await page.locator('.lang-suggest__close').getAttribute('aria-label'), 'Schließen');
+  await note.click();
+  await page.waitForURL(/\/de\/wlan\.html$/);
+  assert.equal(await page.locator('.lang-suggest').count(), 0, 'the German page, for a German reader');
+  await page.goto(`${SITE}/en/parking.html`);
+  assert.equal(await page.locator('.lang-suggest').count(), 0, 'no German version: nothing to offer');
+  assert.ok(b.errors.length === 0, `page errors: ${b.errors.join('; ')}`);
+  await b.close();
 }
 
 // An English help desk with one Finnish page, on a static host: an English
