@@ -49,7 +49,10 @@ impl SearchResult {
         SearchResult {
             rank,
             url: if m.anchor.is_empty() { m.url.clone() } else { format!("{}#{}", m.url, m.anchor) },
-            snippet: hl.snippet(&m.text),
+            snippet: hl.snippet_in(
+                &m.text,
+                crate::index::lang::Lang::from_tag(m.lang()).unwrap_or(crate::index::lang::Lang::EN),
+            ),
             lang: m.lang().to_string(),
             chunk_id: m.id,
             page_id: m.page_id,

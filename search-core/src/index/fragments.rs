@@ -1051,9 +1051,15 @@ mod tests {
                 assert_eq!(got_hits, want, "{q:?} k {k} page {page}");
                 assert_eq!(got.has_more, has_more, "{q:?}");
                 assert!(got.results.iter().enumerate().all(|(i, r)| r.rank == (page - 1) * k + i + 1));
+                // Snippets as the index's own service cuts them: the ranking's
+                // terms (the word being typed as its completions), in the
+                // chunk's language.
+                let weights = idx.candidates(q, None, &p).weights;
+                let mut hl = crate::index::highlight::Highlighter::by_idf(q, &weights);
                 for (r, h) in got.results.iter().zip(&want) {
                     let m = idx.chunk(idx_doc(&idx, &h.0)).unwrap();
-                    assert_eq!(r.snippet, crate::index::highlight::snippet(&m.text, q));
+                    let lang = crate::index::lang::Lang::from_tag(m.lang()).unwrap();
+                    assert_eq!(r.snippet, hl.snippet_in(&m.text, lang), "{q:?}");
                 }
             }
         }

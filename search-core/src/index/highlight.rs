@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 
 use super::analyzer;
+use super::lang::Lang;
 
 /// Words of a snippet window.
 const WINDOW: usize = 40;
@@ -248,8 +249,9 @@ pub struct Highlighter {
     heads: Heads,
     /// Whether the query has exact (identifier) terms, `=` and the piece.
     exact: bool,
-    /// Whether a word, as written, yields a query term: the best one's number.
-    judged: HashMap<String, Option<usize>>,
+    /// Whether a word, as written in a text of a language, yields a query
+    /// term: the best one's number.
+    judged: HashMap<(Lang, String), Option<usize>>,
 }
 
 impl Highlighter {
@@ -261,8 +263,22 @@ impl Highlighter {
     /// [`Highlighter::weighted`] by the ranking's own term weights
     /// ([`super::Candidates::weights`]: (term, idf) of the terms the chunks
     /// have); a term without one is worth the least.
+    ///
+    /// The terms marked are the ranking's, as it read the query: a German
+    /// question's in German, where *die* and *des* are stop words (read in
+    /// English, *die* is a word, and every German snippet marked it). With no
+    /// weights (a dense search reads no words), the query's English reading.
     pub fn by_idf(query: &str, idf: &[(String, f32)]) -> Highlighter {
-        Highlighter::weighted(query, |t| idf.iter().find(|w| w.0 == t).map_or(0.0, |w| w.1))
+        let weight = |t: &str| idf.iter().find(|w| w.0 == t).map_or(0.0, |w| w.1);
+        if idf.is_empty() {
+            return Highlighter::weighted(query, weight);
+        }
+        // The query's English terms keep their order (it breaks ties) where
+        // the ranking has them; the ranking's others follow.
+        let mut terms: Vec<String> = analyzer::terms(query).into_iter().filter(|t| weight(t) > 0.0).collect();
+        let rest: Vec<String> = idf.iter().map(|w| w.0.clone()).filter(|t| !terms.contains(t)).collect();
+        terms.extend(rest);
+        Highlighter::of_terms(terms, weight)
     }
 
     /// A highlighter whose windows are worth the `weight` of the distinct query
@@ -270,7 +286,12 @@ impl Highlighter {
     /// beats one with two common ones ("drop a class and get my money back" is
     /// about `drop`, not `get` and `class`).
     pub fn weighted(query: &str, weight: impl Fn(&str) -> f32) -> Highlighter {
-        let terms = analyzer::terms(query);
+        Highlighter::of_terms(analyzer::terms(query), weight)
+    }
+
+    /// A highlighter of `terms`, numbered in their order, each worth its
+    /// `weight`.
+    fn of_terms(terms: Vec<String>, weight: impl Fn(&str) -> f32) -> Highlighter {
         let mut numbered: HashMap<String, usize> = HashMap::new();
         for t in terms {
             let next = numbered.len();
@@ -328,29 +349,39 @@ impl Highlighter {
         })
     }
 
-    /// The number of the most weighty query term `word` yields, if any.
-    fn matches(&mut self, word: &str) -> Option<usize> {
-        if !self.may_match(word) {
+    /// The number of the most weighty query term `word` (of a text in
+    /// `lang`) yields, if any. Only English reading (Latin words of Chinese,
+    /// Japanese and Korean texts included) is judged before the analyzer: the
+    /// other languages' rules (elision, folding, Finnish gradation) are not
+    /// held to [`Highlighter::may_match`]'s promise.
+    fn matches(&mut self, word: &str, lang: Lang) -> Option<usize> {
+        if (lang == Lang::EN || lang.is_cjk()) && !self.may_match(word) {
             return None;
         }
-        if let Some(&m) = self.judged.get(word) {
+        let key = (lang, word.to_string());
+        if let Some(&m) = self.judged.get(&key) {
             return m;
         }
-        let m = analyzer::terms(word)
+        let m = analyzer::terms_in(word, lang)
             .iter()
             .filter_map(|t| self.query.get(t).copied())
             .max_by_key(|&i| (self.weights[i], std::cmp::Reverse(i)));
-        self.judged.insert(word.to_string(), m);
+        self.judged.insert(key, m);
         m
     }
 
     /// A snippet of `text`: at most 40 words, `…` where cut, matches marked.
     pub fn snippet(&mut self, text: &str) -> String {
+        self.snippet_in(text, Lang::EN)
+    }
+
+    /// A snippet of `text`, written in `lang` and read as the index read it.
+    pub fn snippet_in(&mut self, text: &str, lang: Lang) -> String {
         let plain = plain_text(text);
         let words = plain_words(&plain);
         let mut hit: Vec<Option<usize>> =
-            words.iter().map(|u| if u.paired { None } else { self.matches(u.text) }).collect();
-        self.match_pairs(&words, &mut hit);
+            words.iter().map(|u| if u.paired { None } else { self.matches(u.text, lang) }).collect();
+        self.match_pairs(&words, &mut hit, lang);
         render(&words, &hit, &self.weights)
     }
 
@@ -359,7 +390,7 @@ impl Highlighter {
     /// hiragana, which writes Japanese particles and endings (`の`, `して`):
     /// `データとして` marks `データ`, though the question's `タと` and `して`
     /// are pairs the page has too.
-    fn match_pairs(&mut self, words: &[Unit], hit: &mut [Option<usize>]) {
+    fn match_pairs(&mut self, words: &[Unit], hit: &mut [Option<usize>], lang: Lang) {
         let mut i = 0;
         while i < words.len() {
             if !words[i].paired {
@@ -371,11 +402,11 @@ impl Highlighter {
                 end += 1;
             }
             if end - i == 1 {
-                hit[i] = self.matches(words[i].text);
+                hit[i] = self.matches(words[i].text, lang);
             }
             for a in i..end.saturating_sub(1) {
                 let pair = [words[a].text, words[a + 1].text].concat();
-                let Some(m) = self.matches(&pair) else { continue };
+                let Some(m) = self.matches(&pair, lang) else { continue };
                 for (h, u) in hit[a..a + 2].iter_mut().zip(&words[a..a + 2]) {
                     if !hiragana(u.text) && h.is_none_or(|o| self.weights[m] > self.weights[o]) {
                         *h = Some(m);
@@ -505,6 +536,22 @@ mod tests {
     use std::collections::HashSet;
 
     use super::*;
+
+    /// A German question's snippet marks its words as German reads them (a
+    /// noun without its case ending), not its stop words, which English reads
+    /// as words ("die").
+    #[cfg(feature = "languages")]
+    #[test]
+    fn a_german_query_marks_german_words_not_its_stop_words() {
+        let de = Lang::from_tag("de").unwrap();
+        let q = "Wo speichert Kubernetes die Daten des Clusters";
+        let weights: Vec<(String, f32)> = analyzer::terms_in(q, de).into_iter().map(|t| (t, 1.0)).collect();
+        let text = "Die Daten des Clusters liegen in etcd. Kubernetes speichert die Zustände der Cluster dort.";
+        let s = Highlighter::by_idf(q, &weights).snippet_in(text, de);
+        assert!(!s.contains(">Die<") && !s.contains(">die<") && !s.contains(">des<"), "{s}");
+        assert!(s.contains("<mark>speichert</mark>") && s.contains("<mark>Cluster</mark>"), "{s}");
+        assert!(snippet(text, q).contains("<mark>die</mark>"), "read in English, as before");
+    }
 
     #[test]
     fn the_sliding_window_finds_what_a_set_per_window_finds() {

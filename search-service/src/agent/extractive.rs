@@ -314,14 +314,16 @@ fn search(
     let q = Query { text: query, params: p, offset: 0, vector: Some(qvec), count_more: false };
     // The stages are timed by the caller, per part. A backend that cannot be
     // read finds nothing (the answer abstains) and says why.
-    let (ranked, matched, agree) = match svc.rank_in_language(&q, &|| 0.0) {
-        Ok((r, _)) => (r.hits, r.evidence.matched(), r.evidence.agree),
+    let (ranked, matched, agree, mut hl) = match svc.rank_in_language(&q, &|| 0.0) {
+        Ok((r, _)) => {
+            let hl = r.highlighter(query);
+            (r.hits, r.evidence.matched(), r.evidence.agree, hl)
+        }
         Err(e) => {
             emit(Event::Error { message: format!("search is unavailable: {e}") });
-            (Vec::new(), false, false)
+            (Vec::new(), false, false, Highlighter::new(query))
         }
     };
-    let mut hl = Highlighter::new(query);
     let hits: Vec<_> = ranked
         .into_iter()
         .enumerate()

@@ -24,7 +24,6 @@ use serde_json::{json, Value};
 use super::openai::{self, Reply, ReplyError, StreamParser, TOOL_NAME};
 use super::{extractive, ChatRequest, ChatTimings, Done, Event, Hit, Role, SearchStep, Source};
 use crate::service::{Query, Service};
-use search_core::index::highlight::Highlighter;
 use search_core::index::Mode;
 
 /// What the model writes first when the sources do not answer.
@@ -218,14 +217,16 @@ impl<'a> React<'a> {
         // Pages in the reader's language first, others when it has none.
         p.lang = self.svc.answer_language(self.req.lang, &query);
         let q = Query { text: &query, params: p, offset: 0, vector: None, count_more: false };
-        let hits = match self.svc.rank_in_language(&q, clock) {
-            Ok((r, _)) => r.hits,
+        let (hits, mut hl) = match self.svc.rank_in_language(&q, clock) {
+            Ok((r, _)) => {
+                let hl = r.highlighter(&query);
+                (r.hits, hl)
+            }
             Err(e) => {
                 self.search_ms += clock() - t;
                 return format!("error: the search is unavailable ({e}); answer that you cannot search right now");
             }
         };
-        let mut hl = Highlighter::new(&query);
         let results: Vec<_> = hits
             .iter()
             .enumerate()
