@@ -71,6 +71,17 @@ pub struct NavTree {
     /// The top sections that each hold one language of a site split by
     /// language ([`NavTree::find_language_homes`]); empty for any other site.
     pub language_homes: Vec<usize>,
+    /// How those homes changed the way to their pages ([`NavTree::shorten`]).
+    pub shortcuts: Vec<Shortcut>,
+}
+
+/// A way to pages that a language's home shortened: `from` (its titles down
+/// to the last wrapper folder it took the children of, `Deutsch / Pages`)
+/// now reads `to` (`Deutsch`; Docusaurus's `I18n / De / … / Current`, `Deutsch`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Shortcut {
+    pub from: Vec<String>,
+    pub to: Vec<String>,
 }
 
 /// What the tree needs to know about a page.
@@ -149,7 +160,7 @@ impl NavTree {
         }
 
         // One common root (the knowledge base's name): it is the home page.
-        let mut tree = NavTree { nodes, page_node, language_homes: Vec::new() };
+        let mut tree = NavTree { nodes, page_node, language_homes: Vec::new(), shortcuts: Vec::new() };
         if tree.nodes[0].children.len() == 1 {
             let only = tree.nodes[0].children[0];
             tree.collapse_root_into(only);
@@ -287,19 +298,26 @@ impl NavTree {
             return;
         }
         for (&h, lang) in sections.iter().zip(languages) {
-            self.hoist_wrappers(h);
+            let mut from = self.way(h);
+            from.extend(self.hoist_wrappers(h));
             // A folder's name (Docusaurus's `i18n`, `docs`) says less than the
             // language does; a page of its own names it as its author did.
             if self.nodes[h].page.is_none() {
                 self.nodes[h].title = crate::i18n::native_name(lang);
+            }
+            let to = self.way(h);
+            if from != to {
+                self.shortcuts.push(Shortcut { from, to });
             }
         }
         self.language_homes = sections;
     }
 
     /// Gives `n` the children of its only child while that child is a folder
-    /// without a page of its own; the folder is left an orphan.
-    fn hoist_wrappers(&mut self, n: usize) {
+    /// without a page of its own; the folder is left an orphan. Returns the
+    /// titles of the folders taken out of the way.
+    fn hoist_wrappers(&mut self, n: usize) -> Vec<String> {
+        let mut hoisted = Vec::new();
         while let [only] = self.nodes[n].children[..] {
             if self.nodes[only].page.is_some() || self.nodes[only].children.is_empty() {
                 break;
@@ -310,6 +328,25 @@ impl NavTree {
             }
             self.nodes[n].children = kids;
             self.nodes[only].parent = None;
+            hoisted.push(self.nodes[only].title.clone());
+        }
+        hoisted
+    }
+
+    /// The titles of the way to `n` as a page's chain names it: the home
+    /// node's only when it is the content's one root folder.
+    fn way(&self, n: usize) -> Vec<String> {
+        let path = self.ancestry(n);
+        let from_root = usize::from(self.nodes[0].title.is_empty());
+        path[from_root.min(path.len())..].iter().map(|&a| self.nodes[a].title.clone()).collect()
+    }
+
+    /// `path` (a page's chain: a search result's breadcrumbs) as the tree now
+    /// reads it, a language home's wrapper folders out of it
+    /// ([`NavTree::shortcuts`]).
+    pub fn shorten(&self, path: &mut Vec<String>) {
+        if let Some(s) = self.shortcuts.iter().find(|s| path.starts_with(&s.from)) {
+            path.splice(..s.from.len(), s.to.iter().cloned());
         }
     }
 
@@ -441,6 +478,13 @@ mod tests {
         assert_eq!((t.home_of(pods), t.home_of(de), t.home_of(t.page_node[5]), t.home_of(0)), (de, de, 0, 0));
         assert_eq!(t.sections().filter(|&n| t.nodes[n].title == "Pages").count(), 0, "no listing page for it");
         assert_eq!(t.pages_under(0).len(), 6, "no page lost");
+        // A result's breadcrumbs lose the wrapper as the site's do.
+        let mut path: Vec<String> = ["Deutsch", "Pages", "Konzepte", "Pods"].map(String::from).to_vec();
+        t.shorten(&mut path);
+        assert_eq!(path, ["Deutsch", "Konzepte", "Pods"]);
+        let mut source: Vec<String> = vec!["Source".into()];
+        t.shorten(&mut source);
+        assert_eq!(source, ["Source"]);
     }
 
     #[test]
@@ -476,6 +520,13 @@ mod tests {
         assert_eq!((t.nodes[en].title.as_str(), t.nodes[de].title.as_str()), ("English", "Deutsch"));
         assert_eq!(titles(&t, de), ["Guides", "Intro"], "three wrapper folders hoisted");
         assert_eq!(titles(&t, en), ["Guides", "Intro"]);
+        let mut path: Vec<String> =
+            ["I18n", "De", "Docusaurus plugin content docs", "Current", "Intro"].map(String::from).to_vec();
+        t.shorten(&mut path);
+        assert_eq!(path, ["Deutsch", "Intro"]);
+        let mut path: Vec<String> = ["Docs", "Intro"].map(String::from).to_vec();
+        t.shorten(&mut path);
+        assert_eq!(path, ["English", "Intro"]);
     }
 
     #[test]

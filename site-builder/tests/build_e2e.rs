@@ -682,6 +682,42 @@ fn an_unnamed_site_is_named_in_its_main_language() {
     assert!(fs::read_to_string(out.join("site/index.html")).unwrap().contains("brand__name\">Tietopankki<"));
 }
 
+/// The k8s layout (`de/pages/…`, `en/pages/…`): each language is a site of
+/// its own to its readers, and neither the site nor a search result names the
+/// `pages` folder on the way to a page; what is searched is the source's.
+#[test]
+fn a_site_in_language_folders_is_read_one_language_at_a_time() {
+    let tmp = tempfile::tempdir().unwrap();
+    let content = tmp.path().join("content");
+    let prose = "Ein Pod ist die kleinste Einheit, die Sie in Kubernetes erstellen und verwalten können. \
+        Er fasst einen oder mehrere Container zusammen, die sich Speicher und Netzwerk teilen, und \
+        beschreibt, wie diese Container gestartet werden.";
+    write(&content, "de/pages/konzepte/pods.md", format!("---\ntitle: Pods\n---\n{prose}\n"));
+    write(&content, "de/pages/aufgaben/start.md", format!("---\ntitle: Start\n---\n{prose}\n"));
+    let prose = "A Pod is the smallest unit you can create and manage in Kubernetes. It groups one \
+        or more containers that share storage and network, and says how to run them.";
+    write(&content, "en/pages/concepts/pods.md", format!("---\ntitle: Pods\n---\n{prose}\n"));
+    write(&content, "en/pages/tasks/start.md", format!("---\ntitle: Start\n---\n{prose}\n"));
+    let out = tmp.path().join("dist");
+    assert_ok(&build(&content, &out, &[]));
+    assert_eq!(top_menu(&out), ["Deutsch", "English"]);
+    let page = fs::read_to_string(out.join("site/de/pages/konzepte/pods.html")).unwrap();
+    let crumbs = page.split("class=\"breadcrumbs").nth(1).unwrap();
+    let crumbs = &crumbs[..crumbs.find("</nav>").unwrap()];
+    assert!(
+        crumbs.contains(">Deutsch</a>") && crumbs.contains(">Konzepte</a>") && !crumbs.contains("Pages"),
+        "{crumbs}"
+    );
+    let chunks: Vec<Chunk> = fs::read_to_string(out.join("chunks.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let pods = chunks.iter().find(|c| c.url == "de/pages/konzepte/pods.html").expect("the German page's chunk");
+    assert_eq!(pods.path, ["Deutsch", "Konzepte", "Pods"]);
+    assert!(pods.index_text.contains("Deutsch / Pages / Konzepte"), "searched as written: {}", pods.index_text);
+}
+
 #[test]
 fn pages_and_folders_go_in_their_sources_order() {
     let tmp = tempfile::tempdir().unwrap();

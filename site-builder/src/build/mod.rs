@@ -202,7 +202,7 @@ pub fn build(opts: &BuildOptions) -> Result<Report, BuildError> {
     let translations = translations_of(&mut built, &mut report);
 
     // Chunk, filter, enrich.
-    let chunks = chunk_filter_enrich(&built, &chunk_opts, opts.filters, judge.as_ref(), opts.progress, &mut report);
+    let mut chunks = chunk_filter_enrich(&built, &chunk_opts, opts.filters, judge.as_ref(), opts.progress, &mut report);
     let indexed: std::collections::HashSet<&str> = chunks.iter().map(|c| c.url.as_str()).collect();
     for b in &mut built {
         b.indexed = indexed.contains(b.url.as_str());
@@ -214,6 +214,9 @@ pub fn build(opts: &BuildOptions) -> Result<Report, BuildError> {
         None
     });
     let tree = nav_tree(&built, &assets, mkdocs.as_ref(), opts, &mut report);
+    // Results name a page's way as its site does; what is searched (each
+    // chunk's index text) keeps the source's.
+    chunks.iter_mut().for_each(|c| tree.shorten(&mut c.path));
     let site = site_info(&tree, &built, opts, mkdocs.as_ref().and_then(|m| m.site_name.as_deref()));
     let site_dir = opts.out.join("site");
     let staging = Staging::new(&site_dir)?;
