@@ -145,10 +145,12 @@ pub struct Ranked {
 }
 
 impl Ranked {
-    /// The snippet cutter for these results: windows weighed by the rarity
-    /// of the query's words, as the ranking weighed them.
+    /// The snippet cutter for these results of `query`: the words as searched
+    /// (its slips read as [`Ranked::corrected`] says), windows weighed by their
+    /// rarity, as the ranking weighed them.
     pub fn highlighter(&self, query: &str) -> Highlighter {
-        Highlighter::by_idf(query, &self.weights)
+        let searched = self.corrected.as_ref().map_or(query, |c| c.text.as_str());
+        Highlighter::by_idf(searched, &self.weights)
     }
 }
 
@@ -545,7 +547,7 @@ impl<'a> Service<'a> {
         }
         let t = clock();
         let searched = ranked.corrected.as_ref().map(|c| c.text.clone());
-        let mut hl = ranked.highlighter(searched.as_deref().unwrap_or(query));
+        let mut hl = ranked.highlighter(query);
         let results = ranked
             .hits
             .iter()

@@ -35,10 +35,9 @@ fn size(tree: &NavTree, n: usize) -> usize {
 /// `None` for the home node. On a site split by language the top sections
 /// are those of `node`'s language ([`NavTree::home_of`]).
 pub fn top_section(tree: &NavTree, node: usize) -> Option<usize> {
-    let path = tree.ancestry(node);
-    let home = tree.home_of(node);
-    let below = path.iter().position(|&n| n == home).map_or(1, |i| i + 1);
-    path.get(below).copied()
+    // A language's home is the ancestry's second node, the site's its first.
+    let below = if tree.home_of(node) == 0 { 1 } else { 2 };
+    tree.ancestry(node).get(below).copied()
 }
 
 /// The sidebar of the page or section at `node`, or `None` when it would list

@@ -282,6 +282,10 @@ impl NavTree {
         let sections: Vec<usize> =
             self.nodes[0].children.iter().copied().filter(|&c| !self.nodes[c].children.is_empty()).collect();
         let mut languages: Vec<&str> = Vec::new();
+        // Sections of one language each may still be topics (a German
+        // `Studium`, an English `Research`): the folders must say so, all but
+        // one (Docusaurus's default locale, outside `i18n/`).
+        let mut said = 0;
         for &c in &sections {
             let pages = self.pages_under(c);
             let Some(&lang) = pages.first().and_then(|&p| langs.get(p)) else { return };
@@ -289,12 +293,9 @@ impl NavTree {
                 return;
             }
             languages.push(lang);
+            said += usize::from(pages.iter().all(|&p| in_folder.get(p) == Some(&true)));
         }
-        // Sections of one language each may still be topics (a German
-        // `Studium`, an English `Research`): the folders must say so, all but
-        // one (Docusaurus's default locale, outside `i18n/`).
-        let said = |c: usize| self.pages_under(c).iter().all(|&p| in_folder.get(p) == Some(&true));
-        if sections.len() < 2 || sections.iter().filter(|&&c| said(c)).count() + 1 < sections.len() {
+        if sections.len() < 2 || said + 1 < sections.len() {
             return;
         }
         for (&h, lang) in sections.iter().zip(languages) {
