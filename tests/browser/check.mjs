@@ -553,7 +553,12 @@ async function staticSite() {
   await page.goto(`${SITE}/it-services/vpn.html`);
   await retype('eduraom certificate');
   await suggestions('eduroam');
-  assert.match(await page.locator('#search-suggest .search-status__corrected').innerText(), /eduroam certificate/);
+  // The panel may still show the answer to a word typed before the last one
+  // ("eduroam certi"): wait for the whole query's answer, then read it.
+  const corrected = page.locator('#search-suggest .search-status__corrected');
+  await page.waitForFunction(() => /certificate/.test(
+    (document.querySelector('#search-suggest .search-status__corrected') || {}).textContent || ''), null, { timeout: 15000 });
+  assert.match(await corrected.innerText(), /eduroam certificate/);
   // The widget on a static host is a search helper: it says so and answers with pages.
   await page.goto(`${SITE}/campus/parking/buying-a-parking-permit.html`);
   await page.locator('#kb-widget-host button.kb-launcher').click();
