@@ -14,7 +14,11 @@
 //!    detects as anything) in a language the analyzer reads (placeholder
 //!    "lorem ipsum" detects as Latin); a page in two languages is the language
 //!    of its first 3,000 characters of prose;
-//! 4. else the knowledge base's main language (the most pages' among those
+//! 4. else the language of the page's section: of the pages said or clearly
+//!    detected in its nearest folder that has at least two of them, when two
+//!    in three agree (a short page under Docusaurus's `docs/` beside
+//!    `i18n/de/` is English however many German pages the site has);
+//! 5. else the knowledge base's main language (the most pages' among those
 //!    said or detected), English when nothing tells.
 //!
 //! The result is a BCP 47 tag as written (`zh-cn`, `pt-br`: what `<html lang>`
@@ -38,6 +42,9 @@ pub enum How {
     File,
     Folder,
     Detected,
+    /// Too little prose to tell: the language of the pages around it
+    /// ([`section_languages`]).
+    Section,
     /// Nothing told: the knowledge base's main language.
     Default,
 }
@@ -67,22 +74,82 @@ pub fn resolve(pages: &[Page]) -> Vec<PageLanguage> {
     let detected: Vec<Option<(String, f64, usize)>> =
         pages.iter().zip(&said).map(|(p, s)| if s.is_some() { None } else { detect(&p.body) }).collect();
     let main = main_language(&said, &detected);
-    said.into_iter()
-        .zip(detected)
-        .map(|(s, d)| {
-            s.unwrap_or_else(|| match d {
-                Some((tag, confidence, letters))
-                    if tag == main
-                        || (confidence >= MIN_CONFIDENCE_OTHER
-                            && letters >= MIN_LETTERS_OTHER
-                            && Lang::from_tag(&tag).is_some_and(|l| l != Lang::OTHER)) =>
-                {
-                    page_language(&tag, How::Detected)
-                }
+    let clear: Vec<Option<&str>> = said
+        .iter()
+        .zip(&detected)
+        .map(|(s, d)| match (s, d) {
+            (Some(s), _) => Some(s.tag.as_str()),
+            (None, Some(d)) if is_clear(d) => Some(d.0.as_str()),
+            _ => None,
+        })
+        .collect();
+    let sections = section_languages(pages, &clear);
+    pages
+        .iter()
+        .zip(said.iter().zip(&detected))
+        .map(|(p, (s, d))| {
+            if let Some(s) = s {
+                return s.clone();
+            }
+            let section = || sections.of(&p.source);
+            match (d, section()) {
+                (Some(d), _) if is_clear(d) => page_language(&d.0, How::Detected),
+                (Some(d), Some(s)) if d.0 == s => page_language(s, How::Detected),
+                (_, Some(s)) => page_language(s, How::Section),
+                (Some(d), None) if d.0 == main => page_language(&d.0, How::Detected),
                 _ => page_language(&main, How::Default),
-            })
+            }
         })
         .collect()
+}
+
+/// Whether a detection is clear enough to call a page another language than
+/// the knowledge base's main one: enough prose, confident, a language the
+/// analyzer reads.
+fn is_clear((tag, confidence, letters): &(String, f64, usize)) -> bool {
+    *confidence >= MIN_CONFIDENCE_OTHER
+        && *letters >= MIN_LETTERS_OTHER
+        && Lang::from_tag(tag).is_some_and(|l| l != Lang::OTHER)
+}
+
+/// The pages whose language is clear (said, or clearly detected), counted by
+/// folder: a page with too little prose to tell takes its section's.
+struct SectionLanguages<'a> {
+    /// Folder (`docs/guides`, no trailing slash) → language → pages under it.
+    by_folder: BTreeMap<&'a str, BTreeMap<&'a str, usize>>,
+}
+
+/// The fewest clear pages a folder needs to speak for its others.
+const MIN_SECTION_PAGES: usize = 2;
+
+fn section_languages<'a>(pages: &'a [Page], clear: &[Option<&'a str>]) -> SectionLanguages<'a> {
+    let mut by_folder: BTreeMap<&str, BTreeMap<&str, usize>> = BTreeMap::new();
+    for (p, tag) in pages.iter().zip(clear) {
+        let Some(tag) = tag else { continue };
+        for folder in folders_of(&p.source) {
+            *by_folder.entry(folder).or_default().entry(tag).or_default() += 1;
+        }
+    }
+    SectionLanguages { by_folder }
+}
+
+/// A source's enclosing folders, nearest first, the root left out (the root's
+/// vote is the main language's).
+fn folders_of(source: &str) -> impl Iterator<Item = &str> {
+    source.char_indices().rev().filter(|&(_, c)| c == '/').map(move |(i, _)| &source[..i])
+}
+
+impl SectionLanguages<'_> {
+    /// The language of the nearest folder of `source` with at least
+    /// [`MIN_SECTION_PAGES`] clear pages, when two in three of them agree.
+    fn of(&self, source: &str) -> Option<&str> {
+        let counts = folders_of(source)
+            .filter_map(|f| self.by_folder.get(f))
+            .find(|c| c.values().sum::<usize>() >= MIN_SECTION_PAGES)?;
+        let total: usize = counts.values().sum();
+        let (tag, n) = counts.iter().max_by_key(|&(t, n)| (*n, std::cmp::Reverse(*t)))?;
+        (n * 3 >= total * 2).then_some(*tag)
+    }
 }
 
 /// The language of one chunk of a page: the page's, unless the page's was
@@ -425,6 +492,51 @@ mod tests {
         assert!(matches!(got[2].1, How::Detected | How::Default), "{got:?}");
         // Nothing at all: English.
         assert_eq!(tags(&[page("x.md", &[], "`x`")]), [("en".into(), How::Default)]);
+    }
+
+    #[test]
+    fn a_short_page_takes_its_sections_language_not_the_sites() {
+        // Docusaurus: the default locale's pages under `docs/`, German under
+        // `i18n/de/`, more German pages than English ones. A short English
+        // page under `docs/` is English, as its section is.
+        let de = |p: &str| page(&format!("i18n/de/docusaurus-plugin-content-docs/current/{p}"), &[], DE);
+        let short = "Run `npm start`. See the guide.";
+        let en = format!("{EN} {EN}");
+        let pages = [
+            de("a.md"),
+            de("b.md"),
+            de("c.md"),
+            de("d.md"),
+            page("docs/a.md", &[], &en),
+            page("docs/guides/b.md", &[], &en),
+            page("docs/guides/c.md", &[], short),
+            page("docs/d.md", &[], short),
+            page("intro.md", &[], short),
+        ];
+        let got = tags(&pages);
+        assert_eq!(got[0], ("de".into(), How::Folder));
+        assert_eq!(got[4], ("en".into(), How::Detected));
+        // `docs/guides/` has one clear page: its section is `docs/`.
+        assert_eq!(got[6], ("en".into(), How::Section), "{got:?}");
+        assert_eq!(got[7], ("en".into(), How::Section), "{got:?}");
+        // At the root, the site's main language.
+        assert_eq!(got[8].0, "de", "{got:?}");
+    }
+
+    #[test]
+    fn a_section_of_mixed_languages_speaks_for_no_page() {
+        let short = "Run `npm start`. See the guide.";
+        let (de, en) = (format!("{DE} {DE}"), format!("{EN} {EN}"));
+        let pages = [
+            page("x/a.md", &[], &de),
+            page("x/b.md", &[], &en),
+            page("x/c.md", &[], short),
+            page("y/a.md", &[], &de),
+            page("y/b.md", &[], &de),
+        ];
+        // x/ is split 1:1, so c.md takes the main language (German, 3 of 4).
+        assert_eq!(tags(&pages)[2].0, "de");
+        assert_eq!(tags(&pages)[2].1, How::Default);
     }
 
     #[test]
