@@ -260,6 +260,36 @@ pub fn language_folders_of<'a>(sources: impl Iterator<Item = &'a str>) -> BTreeS
     }
 }
 
+/// The top-level folders that each hold one language, whatever their names:
+/// `english/` beside `suomeksi/`, as a help desk names them (folder → tag).
+/// A folder counts when nine in ten of its pages (at least two) share a
+/// language, and only when at least two folders count and no two share a
+/// language: topics of one language (a German `Studium` beside `Forschung`)
+/// are no language folders. Pages at the root are in none. What
+/// [`language_folders_of`] reads from the names, this reads from the pages'
+/// languages once they are resolved.
+pub fn content_folders<'a>(pages: impl Iterator<Item = (&'a str, &'a str)>) -> BTreeMap<String, String> {
+    let mut by_top: BTreeMap<&str, BTreeMap<&str, usize>> = BTreeMap::new();
+    for (source, tag) in pages {
+        if let Some((top, _)) = source.split_once('/') {
+            *by_top.entry(top).or_default().entry(tag).or_default() += 1;
+        }
+    }
+    let mut out: BTreeMap<String, String> = BTreeMap::new();
+    for (top, counts) in by_top {
+        let total: usize = counts.values().sum();
+        let Some((tag, n)) = counts.into_iter().max_by_key(|&(t, n)| (n, std::cmp::Reverse(t))) else { continue };
+        if total >= 2 && n * 10 >= total * 9 {
+            out.insert(top.to_string(), tag.to_string());
+        }
+    }
+    let languages: BTreeSet<&String> = out.values().collect();
+    if out.len() < 2 || languages.len() < out.len() {
+        return BTreeMap::new();
+    }
+    out
+}
+
 /// The language a top-level folder stands for among `folders` (those of
 /// [`language_folders_of`]): `de/` → `de`.
 pub fn folder_language(name: &str, folders: &BTreeSet<String>) -> Option<String> {
@@ -537,6 +567,36 @@ mod tests {
         // x/ is split 1:1, so c.md takes the main language (German, 3 of 4).
         assert_eq!(tags(&pages)[2].0, "de");
         assert_eq!(tags(&pages)[2].1, How::Default);
+    }
+
+    #[test]
+    fn folders_holding_one_language_each_are_language_folders() {
+        let folders = |pages: &[(&'static str, &'static str)]| content_folders(pages.iter().copied());
+        let got = folders(&[
+            ("english/a.md", "en"),
+            ("english/b.md", "en"),
+            ("suomeksi/a.md", "fi"),
+            ("suomeksi/b.md", "fi"),
+            ("index.md", "en"),
+        ]);
+        assert_eq!(got, [("english", "en"), ("suomeksi", "fi")].map(|(f, t)| (f.to_string(), t.to_string())).into());
+        // Nine in ten is one language; a folder of one page is no folder of a language.
+        let mut pages = vec![("de/x.md", "de"); 9];
+        pages.extend([("de/y.md", "en"), ("en/x.md", "en"), ("en/y.md", "en"), ("misc/z.md", "fr")]);
+        assert_eq!(folders(&pages).len(), 2);
+        // Topics of one language each, two of them English: no language folders.
+        let topics = [
+            ("it/a.md", "en"),
+            ("it/b.md", "en"),
+            ("hr/a.md", "en"),
+            ("hr/b.md", "en"),
+            ("fi/a.md", "fi"),
+            ("fi/b.md", "fi"),
+        ];
+        assert!(folders(&topics).is_empty());
+        // One language folder alone, or mixed folders: none.
+        assert!(folders(&[("english/a.md", "en"), ("english/b.md", "en")]).is_empty());
+        assert!(folders(&[("a/x.md", "en"), ("a/y.md", "fi"), ("b/x.md", "fi"), ("b/y.md", "en")]).is_empty());
     }
 
     #[test]

@@ -124,21 +124,28 @@ pub fn group(pages: &[&Page], tags: &[&str]) -> Translations {
     out
 }
 
-/// The top-level folders named for the language of a page in them, when at
-/// least two are: as [`crate::language`] counts a top folder as a language's
-/// only beside another (a help desk's lone `it/` folder is IT, not Italian).
-fn top_language_folders(pages: &[&Page], tags: &[&str]) -> BTreeSet<String> {
-    let tops: BTreeSet<String> = pages
+/// The top-level folders that hold a language (folder as written → tag):
+/// those named for the language of a page in them, when at least two are, as
+/// [`crate::language`] counts a top folder as a language's only beside
+/// another (a help desk's lone `it/` folder is IT, not Italian); else those
+/// whose pages are each one language ([`crate::language::content_folders`]:
+/// `english/` beside `suomeksi/`).
+fn top_language_folders(pages: &[&Page], tags: &[&str]) -> BTreeMap<String, String> {
+    let named: BTreeMap<String, String> = pages
         .iter()
         .zip(tags)
         .filter_map(|(p, tag)| p.source.split_once('/').map(|(top, _)| top).filter(|top| names(top, tag)))
-        .map(normal)
+        .map(|top| (top.to_string(), normal(top)))
         .collect();
-    if tops.len() >= 2 {
-        tops
-    } else {
-        BTreeSet::new()
+    if named.len() >= 2 {
+        return named;
     }
+    // Hugo's `content/de/` and Docusaurus's `i18n/de/` pair their own way
+    // (Docusaurus's `docs/` beside `i18n/` is no pair of language folders).
+    if pages.iter().any(|p| crate::language::folder_tag(&p.source, &BTreeSet::new()).is_some()) {
+        return BTreeMap::new();
+    }
+    crate::language::content_folders(pages.iter().map(|p| p.source.as_str()).zip(tags.iter().copied()))
 }
 
 /// A page's path without its language, and which convention removed it.
@@ -151,7 +158,7 @@ struct Neutral {
 }
 
 /// The keys a page shares with its translations.
-fn keys(page: &Page, tag: &str, tops: &BTreeSet<String>) -> Vec<String> {
+fn keys(page: &Page, tag: &str, tops: &BTreeMap<String, String>) -> Vec<String> {
     let neutral = neutral_path(&page.source, tag, tops);
     let mut keys = vec![format!("{}:{}", neutral.kind, neutral.path)];
     let lower: BTreeMap<String, &Value> = page.meta.iter().map(|(k, v)| (k.to_ascii_lowercase(), v)).collect();
@@ -197,11 +204,11 @@ fn names(segment: &str, tag: &str) -> bool {
 /// `source` with its language folder (or, Hugo's other way, the language in
 /// its file name: `about.de.md`) taken out, by the first convention that
 /// names the page's own language.
-fn neutral_path(source: &str, tag: &str, tops: &BTreeSet<String>) -> Neutral {
+fn neutral_path(source: &str, tag: &str, tops: &BTreeMap<String, String>) -> Neutral {
     let named = crate::language::file_language(source).filter(|(_, t)| t == tag).map(|(base, _)| base);
     let source = named.as_deref().unwrap_or(source);
     let segments: Vec<&str> = source.split('/').collect();
-    if segments.len() >= 2 && names(segments[0], tag) && tops.contains(tag) {
+    if segments.len() >= 2 && tops.get(segments[0]).is_some_and(|t| t == tag) {
         return Neutral { kind: "top", path: segments[1..].join("/") };
     }
     for i in 0..segments.len().saturating_sub(2) {
@@ -485,7 +492,8 @@ mod tests {
 
     #[test]
     fn neutral_paths() {
-        let tops: BTreeSet<String> = ["de".to_string(), "en".to_string()].into();
+        let tops: BTreeMap<String, String> =
+            [("de", "de"), ("en", "en")].map(|(f, t)| (f.to_string(), t.to_string())).into();
         assert_eq!(neutral_path("de/x/y.md", "de", &tops), Neutral { kind: "top", path: "x/y.md".into() });
         // The folder names another language than the page's: no convention.
         assert_eq!(neutral_path("de/x.md", "en", &tops), Neutral { kind: "path", path: "de/x.md".into() });

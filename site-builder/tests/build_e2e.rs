@@ -718,6 +718,45 @@ fn a_site_in_language_folders_is_read_one_language_at_a_time() {
     assert!(pods.index_text.contains("Deutsch / Pages / Konzepte"), "searched as written: {}", pods.index_text);
 }
 
+/// A help desk's folders named in words (`english/`, `suomeksi/`), not by
+/// language code: each holds one language, so the site is split by language
+/// as one in `en/` and `fi/` is, pages at the same path under each are
+/// translations, and a page too short to detect takes its folder's language.
+#[test]
+fn folders_of_one_language_each_are_language_folders_whatever_their_names() {
+    let tmp = tempfile::tempdir().unwrap();
+    let content = tmp.path().join("content");
+    let fi = "Voit vaihtaa salasanasi käyttäjätilin asetuksista milloin tahansa. Uuden salasanan on oltava \
+        vähintään kaksitoista merkkiä pitkä, ja siinä on oltava sekä kirjaimia että numeroita. Vanhaa \
+        salasanaa ei voi käyttää uudelleen. Jos olet unohtanut salasanasi, voit tilata uuden salasanan \
+        sähköpostiisi kirjautumissivulta. Ota yhteyttä tukipalveluun, jos tilisi on lukittu.";
+    let en = "You can change your password in your account settings at any time. The new password must be \
+        at least twelve characters long and contain both letters and numbers. An old password cannot be \
+        used again. If you have forgotten your password, you can order a new one to your email from the \
+        login page. Contact the service desk if your account has been locked.";
+    // Detection calls a page another language than the main one from 400 letters.
+    write(&content, "suomeksi/tili/salasana.md", format!("---\ntitle: Salasana\n---\n{fi}\n\n{fi}\n"));
+    write(&content, "suomeksi/tili/tunnus.md", format!("---\ntitle: Tunnus\n---\n{fi}\n\n{fi}\n"));
+    write(&content, "suomeksi/tili/lyhyt.md", "---\ntitle: Lyhyt\n---\nKatso `passwd`.\n");
+    write(&content, "english/account/password.md", format!("---\ntitle: Password\n---\n{en}\n"));
+    write(&content, "english/account/username.md", format!("---\ntitle: Username\n---\n{en}\n"));
+    write(&content, "english/tili/salasana.md", format!("---\ntitle: Password (Finnish path)\n---\n{en}\n"));
+    let out = tmp.path().join("dist");
+    assert_ok(&build(&content, &out, &[]));
+    assert_eq!(top_menu(&out), ["English", "Suomi"]);
+    let r = report(&out);
+    let lang_of = |file: &str| {
+        let pages = r["languages"]["per_page"].as_array().unwrap();
+        pages.iter().find(|p| p["file"] == file).map(|p| (p["lang"].clone(), p["how"].clone())).unwrap()
+    };
+    assert_eq!(lang_of("suomeksi/tili/lyhyt.md"), ("fi".into(), "section".into()));
+    // The same path under each folder: one translation group.
+    assert_eq!(r["languages"]["translation_groups"], 1, "{}", r["languages"]);
+    let page = fs::read_to_string(out.join("site/suomeksi/tili/salasana.html")).unwrap();
+    assert!(page.contains("hreflang=\"en\"") && page.contains("english/tili/salasana.html"), "the switcher");
+    assert!(fs::read_to_string(out.join("site/suomeksi/tili/tunnus.html")).unwrap().contains("<html lang=\"fi\""));
+}
+
 #[test]
 fn pages_and_folders_go_in_their_sources_order() {
     let tmp = tempfile::tempdir().unwrap();

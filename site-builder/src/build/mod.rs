@@ -362,7 +362,14 @@ fn nav_tree(
     let langs: Vec<&str> = built.iter().map(|b| b.lang.tag.as_str()).collect();
     let sources = || built.iter().map(|b| b.page.source.as_str());
     let folders = crate::language::language_folders_of(sources());
-    let in_folder: Vec<bool> = sources().map(|s| crate::language::folder_tag(s, &folders).is_some()).collect();
+    // Folders named for their language (`de/`), or holding one each (`english/`).
+    let holding = crate::language::content_folders(sources().zip(langs.iter().copied()));
+    let in_folder: Vec<bool> = sources()
+        .map(|s| {
+            crate::language::folder_tag(s, &folders).is_some()
+                || s.split_once('/').is_some_and(|(top, _)| holding.contains_key(top))
+        })
+        .collect();
     tree.find_language_homes(&langs, &in_folder);
     tree
 }
