@@ -259,7 +259,7 @@ pub fn main_language<'a>(tags: impl IntoIterator<Item = &'a str>) -> String {
     for t in tags {
         *count.entry(t).or_default() += 1;
     }
-    count.into_iter().max_by_key(|&(t, n)| (n, std::cmp::Reverse(t))).map_or_else(|| "en".into(), |(t, _)| t.into())
+    crate::language::commonest(&count).map_or_else(|| "en".into(), |(t, _)| t.into())
 }
 
 /// The language of a listing (a section, a tag's page): its pages' language

@@ -91,8 +91,7 @@ pub fn resolve(pages: &[Page]) -> Vec<PageLanguage> {
             if let Some(s) = s {
                 return s.clone();
             }
-            let section = || sections.of(&p.source);
-            match (d, section()) {
+            match (d, sections.of(&p.source)) {
                 (Some(d), _) if is_clear(d) => page_language(&d.0, How::Detected),
                 (Some(d), Some(s)) if d.0 == s => page_language(s, How::Detected),
                 (_, Some(s)) => page_language(s, How::Section),
@@ -147,8 +146,8 @@ impl SectionLanguages<'_> {
             .filter_map(|f| self.by_folder.get(f))
             .find(|c| c.values().sum::<usize>() >= MIN_SECTION_PAGES)?;
         let total: usize = counts.values().sum();
-        let (tag, n) = counts.iter().max_by_key(|&(t, n)| (*n, std::cmp::Reverse(*t)))?;
-        (n * 3 >= total * 2).then_some(*tag)
+        let (tag, n) = commonest(counts)?;
+        (n * 3 >= total * 2).then_some(tag)
     }
 }
 
@@ -278,7 +277,7 @@ pub fn content_folders<'a>(pages: impl Iterator<Item = (&'a str, &'a str)>) -> B
     let mut out: BTreeMap<String, String> = BTreeMap::new();
     for (top, counts) in by_top {
         let total: usize = counts.values().sum();
-        let Some((tag, n)) = counts.into_iter().max_by_key(|&(t, n)| (n, std::cmp::Reverse(t))) else { continue };
+        let Some((tag, n)) = commonest(&counts) else { continue };
         if total >= 2 && n * 10 >= total * 9 {
             out.insert(top.to_string(), tag.to_string());
         }
@@ -403,14 +402,15 @@ fn without_templates(text: &str) -> String {
 
 /// The most pages' language among those said or detected (English when none).
 fn main_language(said: &[Option<PageLanguage>], detected: &[Option<(String, f64, usize)>]) -> String {
-    let mut count: BTreeMap<&str, usize> = BTreeMap::new();
-    for s in said.iter().flatten() {
-        *count.entry(s.tag.as_str()).or_default() += 1;
-    }
-    for (tag, _, _) in detected.iter().flatten() {
-        *count.entry(tag.as_str()).or_default() += 1;
-    }
-    count.into_iter().max_by_key(|&(t, n)| (n, std::cmp::Reverse(t))).map_or_else(|| "en".into(), |(t, _)| t.into())
+    let said = said.iter().flatten().map(|s| s.tag.as_str());
+    crate::i18n::main_language(said.chain(detected.iter().flatten().map(|(tag, _, _)| tag.as_str())))
+}
+
+/// The commonest tag of `counts` and its count; of several as common, the
+/// first in alphabetical order (every choice of a language by count breaks
+/// ties so: the site's main language, a section's, a language folder's).
+pub fn commonest<'a>(counts: &BTreeMap<&'a str, usize>) -> Option<(&'a str, usize)> {
+    counts.iter().map(|(&t, &n)| (t, n)).max_by_key(|&(t, n)| (n, std::cmp::Reverse(t)))
 }
 
 /// The ISO 639-1 code of an ISO 639-3 one where one exists (the rest stay as
